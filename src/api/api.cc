@@ -1,0 +1,390 @@
+#include "api/api.h"
+
+#include <spdlog/spdlog.h>
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+#include <string_view>
+#include <vector>
+
+#include "core/api_key.h"
+#include "core/ids.h"
+#include "core/text.h"
+#include "core/time.h"
+
+namespace docwright {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// --- Responses -------------------------------------------------------------------
+
+HttpResponse JsonResponse(int status, const Json& body) {
+  HttpResponse r;
+  r.status = status;
+  r.body = body.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return r;
+}
+
+HttpResponse ErrorResponse(int status, std::string_view message, std::string_view code) {
+  return JsonResponse(status, Json{{"error", message}, {"code", code}});
+}
+
+HttpResponse FromStatus(const Status& s) {
+  switch (s.code()) {
+    case Code::kInvalidArgument:
+      return ErrorResponse(400, s.message(), "invalid_request");
+    case Code::kNotFound:
+      return ErrorResponse(404, s.message(), "not_found");
+    case Code::kConflict:
+      return ErrorResponse(409, s.message(), "conflict");
+    case Code::kRateLimited: {
+      HttpResponse r = ErrorResponse(429, s.message(), "rate_limited");
+      r.headers.emplace_back("Retry-After", std::to_string(s.retry_after_seconds()));
+      return r;
+    }
+    case Code::kUnauthenticated: {
+      HttpResponse r = ErrorResponse(401, s.message(), "unauthorized");
+      r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"docwright\"");
+      return r;
+    }
+    case Code::kUnavailable: {
+      spdlog::warn("request failed: {}", s.message());
+      HttpResponse r = ErrorResponse(503, "the service is busy; try again", "unavailable");
+      r.headers.emplace_back("Retry-After", "1");
+      return r;
+    }
+    case Code::kOk:
+    case Code::kInternal:
+      break;
+  }
+  spdlog::error("request failed: {}", s.message());
+  return ErrorResponse(500, "internal error", "internal");
+}
+
+HttpResponse MethodNotAllowed(std::string_view allow) {
+  HttpResponse r = ErrorResponse(405, "method not allowed; allowed: " + std::string(allow),
+                                 "method_not_allowed");
+  r.headers.emplace_back("Allow", std::string(allow));
+  return r;
+}
+
+// --- Views -----------------------------------------------------------------------
+
+Json OptString(const std::optional<std::string>& s) { return s ? Json(*s) : Json(nullptr); }
+Json OptTime(const std::optional<UnixMillis>& t) {
+  return t ? Json(FormatRfc3339(*t)) : Json(nullptr);
+}
+
+Json JobView(const Job& j) {
+  // The spec: prLink is null while the job is active, even on a follow-up turn
+  // of a job that already has a pull request.
+  bool active = j.status == JobStatus::kActive;
+  return Json{
+      {"id", j.id},
+      {"status", ToString(j.status)},
+      {"source", Json{{"repository", j.repository}, {"ref", j.ref}}},
+      {"model", OptString(j.model)},
+      {"prLink", active ? Json(nullptr) : OptString(j.pr_link)},
+      {"createdAt", FormatRfc3339(j.created_at)},
+      {"archivedAt", OptTime(j.archived_at)},
+      {"updatedAt", FormatRfc3339(j.updated_at)},
+      {"error", OptString(j.error)},
+      {"summary", OptString(j.summary)},
+  };
+}
+
+Json MessageView(const Message& m) {
+  return Json{
+      {"seq", m.seq},
+      {"role", "user"},
+      {"prompt", m.prompt},
+      {"createdAt", FormatRfc3339(m.created_at)},
+      {"turn", Json{{"state", ToString(m.state)},
+                    {"attempts", m.attempts},
+                    {"summary", OptString(m.summary)},
+                    {"error", OptString(m.error)},
+                    {"finishedAt", OptTime(m.finished_at)}}},
+  };
+}
+
+// --- Request parsing ---------------------------------------------------------------
+
+std::string PercentDecode(std::string_view in, bool* ok) {
+  std::string out;
+  out.reserve(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    char c = in[i];
+    if (c == '%') {
+      if (i + 2 >= in.size()) {
+        *ok = false;
+        return {};
+      }
+      int v = 0;
+      auto r = std::from_chars(in.data() + i + 1, in.data() + i + 3, v, 16);
+      if (r.ec != std::errc() || r.ptr != in.data() + i + 3) {
+        *ok = false;
+        return {};
+      }
+      out.push_back(static_cast<char>(v));
+      i += 2;
+    } else if (c == '+') {
+      out.push_back(' ');
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+struct Target {
+  std::vector<std::string> segments;
+  std::vector<std::pair<std::string, std::string>> query;
+  bool ok = true;
+};
+
+Target ParseTarget(std::string_view target) {
+  Target t;
+  size_t q = target.find('?');
+  std::string_view path = target.substr(0, q);
+  std::string_view query = q == std::string_view::npos ? std::string_view() : target.substr(q + 1);
+  if (path.empty() || path[0] != '/') {
+    t.ok = false;
+    return t;
+  }
+  path.remove_prefix(1);
+  while (!path.empty()) {
+    size_t slash = path.find('/');
+    std::string_view seg = path.substr(0, slash);
+    t.segments.push_back(PercentDecode(seg, &t.ok));
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash + 1);
+    if (path.empty()) t.segments.emplace_back();  // a trailing slash is an empty segment
+  }
+  while (!query.empty()) {
+    size_t amp = query.find('&');
+    std::string_view pair = query.substr(0, amp);
+    size_t eq = pair.find('=');
+    std::string key = PercentDecode(pair.substr(0, eq), &t.ok);
+    std::string value =
+        eq == std::string_view::npos ? std::string() : PercentDecode(pair.substr(eq + 1), &t.ok);
+    if (!key.empty()) t.query.emplace_back(std::move(key), std::move(value));
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+  return t;
+}
+
+bool IsJsonContentType(std::string_view ct) {
+  std::string_view media = ct.substr(0, ct.find(';'));
+  while (!media.empty() && (media.back() == ' ' || media.back() == '\t')) media.remove_suffix(1);
+  while (!media.empty() && (media.front() == ' ' || media.front() == '\t')) media.remove_prefix(1);
+  if (media.size() != 16) return false;
+  for (size_t i = 0; i < media.size(); ++i) {
+    char c = media[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != "application/json"[i]) return false;
+  }
+  return true;
+}
+
+struct PromptBody {
+  std::string prompt;
+  std::optional<std::string> model;
+  bool draft = false;
+};
+
+Result<PromptBody> ParsePromptBody(const HttpRequest& req, bool allow_create_fields) {
+  if (!Utf8Length(req.body)) return Status::InvalidArgument("the request body is not valid UTF-8");
+  Json body = Json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) return Status::InvalidArgument("the request body is not valid JSON");
+  if (!body.is_object()) return Status::InvalidArgument("the request body must be a JSON object");
+  PromptBody out;
+  auto it = body.find("prompt");
+  if (it == body.end() || it->is_null()) return Status::InvalidArgument("prompt is required");
+  if (!it->is_string()) return Status::InvalidArgument("prompt must be a string");
+  out.prompt = it->get<std::string>();
+  if (IsBlank(out.prompt)) return Status::InvalidArgument("prompt must not be empty");
+  size_t chars = Utf8Length(out.prompt).value_or(0);
+  if (chars > kMaxPromptChars) {
+    return Status::InvalidArgument("prompt is too long: " + std::to_string(chars) +
+                                   " characters, the limit is " + std::to_string(kMaxPromptChars));
+  }
+  if (allow_create_fields) {
+    if (auto m = body.find("model"); m != body.end() && !m->is_null()) {
+      if (!m->is_string()) return Status::InvalidArgument("model must be a string");
+      std::string model = m->get<std::string>();
+      if (IsBlank(model) || model.size() > kMaxModelNameChars) {
+        return Status::InvalidArgument("model must be 1 to " + std::to_string(kMaxModelNameChars) +
+                                       " characters");
+      }
+      out.model = std::move(model);
+    }
+    if (auto d = body.find("draft"); d != body.end() && !d->is_null()) {
+      if (!d->is_boolean()) return Status::InvalidArgument("draft must be true or false");
+      out.draft = d->get<bool>();
+    }
+  }
+  return out;
+}
+
+HttpResponse UnsupportedMediaType() {
+  return ErrorResponse(415, "the request body must be JSON (Content-Type: application/json)",
+                       "unsupported_media_type");
+}
+
+}  // namespace
+
+Api::Api(Store& store, ApiOptions options, ApiHooks hooks)
+    : store_(store), options_(std::move(options)), hooks_(std::move(hooks)) {}
+
+HttpResponse Api::Handle(HttpRequest& req) {
+  Target t = ParseTarget(req.target);
+  if (!t.ok) return ErrorResponse(400, "malformed request target", "invalid_request");
+  const auto& seg = t.segments;
+  const std::string& method = req.method;
+
+  if (seg.size() == 1 && seg[0] == "healthz") {
+    if (method != "GET") return MethodNotAllowed("GET");
+    Status s = store_.Ping();
+    if (!s.ok()) return ErrorResponse(503, "the store is unavailable", "unavailable");
+    return JsonResponse(200, Json{{"status", "ok"}});
+  }
+
+  // /v2/agent/{projectId}/job[/{id}[/message|/messages|/archive]] and .../jobs
+  enum class Route { kNone, kCreate, kList, kGet, kMessage, kTranscript, kArchive };
+  Route route = Route::kNone;
+  std::string_view allow;
+  if (seg.size() >= 4 && seg[0] == "v2" && seg[1] == "agent") {
+    if (seg.size() == 4 && seg[3] == "job") {
+      route = Route::kCreate, allow = "POST";
+    } else if (seg.size() == 4 && seg[3] == "jobs") {
+      route = Route::kList, allow = "GET";
+    } else if (seg.size() == 5 && seg[3] == "job") {
+      route = Route::kGet, allow = "GET";
+    } else if (seg.size() == 6 && seg[3] == "job" && seg[5] == "message") {
+      route = Route::kMessage, allow = "POST";
+    } else if (seg.size() == 6 && seg[3] == "job" && seg[5] == "messages") {
+      route = Route::kTranscript, allow = "GET";
+    } else if (seg.size() == 6 && seg[3] == "job" && seg[5] == "archive") {
+      route = Route::kArchive, allow = "POST";
+    }
+  }
+  if (route == Route::kNone) return ErrorResponse(404, "no such endpoint", "not_found");
+  if (method != allow) return MethodNotAllowed(allow);
+
+  // Authenticate before anything about the project or job is looked at.
+  std::string_view auth = req.authorization;
+  constexpr std::string_view kBearer = "Bearer ";
+  if (auth.size() < kBearer.size() ||
+      !std::equal(kBearer.begin(), kBearer.end(), auth.begin(),
+                  [](char a, char b) { return std::tolower(a) == std::tolower(b); })) {
+    return FromStatus(Status::Unauthenticated(
+        "missing or malformed Authorization header; expected 'Bearer <API key>'"));
+  }
+  std::string_view secret = auth.substr(kBearer.size());
+  while (!secret.empty() && secret.front() == ' ') secret.remove_prefix(1);
+  while (!secret.empty() && secret.back() == ' ') secret.remove_suffix(1);
+  if (!LooksLikeApiKey(secret)) return FromStatus(Status::Unauthenticated("invalid API key"));
+  std::string hash = HashApiKey(secret);
+  auto key = store_.FindActiveApiKey(hash);
+  if (!key.ok()) {
+    if (key.status().code() == Code::kNotFound) {
+      return FromStatus(Status::Unauthenticated("invalid or revoked API key"));
+    }
+    return FromStatus(key.status());
+  }
+  if (!ConstantTimeEquals(key->secret_hash, hash)) {
+    return FromStatus(Status::Unauthenticated("invalid or revoked API key"));
+  }
+
+  Scope scope{key->org_id, seg[2]};
+  // Ids have one shape; anything else cannot exist, and needs no lookup.
+  if (!LooksLikeId(scope.project_id)) return ErrorResponse(404, "project not found", "not_found");
+  std::string job_id = seg.size() >= 5 ? seg[4] : std::string();
+  if (seg.size() >= 5 && !LooksLikeId(job_id)) {
+    auto project = store_.GetProject(scope);
+    if (!project.ok()) return FromStatus(project.status());
+    return ErrorResponse(404, "job not found", "not_found");
+  }
+
+  switch (route) {
+    case Route::kCreate: {
+      if (!IsJsonContentType(req.content_type)) return UnsupportedMediaType();
+      auto body = ParsePromptBody(req, /*allow_create_fields=*/true);
+      if (!body.ok()) return FromStatus(body.status());
+      NewJob nj{std::move(body->prompt), std::move(body->model), options_.default_model,
+                body->draft};
+      auto job = store_.CreateJob(scope, nj);
+      if (!job.ok()) return FromStatus(job.status());
+      if (hooks_.work_queued) hooks_.work_queued();
+      return JsonResponse(201, JobView(*job));
+    }
+    case Route::kGet: {
+      auto job = store_.GetJob(scope, job_id);
+      if (!job.ok()) return FromStatus(job.status());
+      return JsonResponse(200, JobView(*job));
+    }
+    case Route::kMessage: {
+      if (!IsJsonContentType(req.content_type)) return UnsupportedMediaType();
+      auto body = ParsePromptBody(req, /*allow_create_fields=*/false);
+      if (!body.ok()) return FromStatus(body.status());
+      auto job = store_.AddMessage(scope, job_id, body->prompt);
+      if (!job.ok()) return FromStatus(job.status());
+      if (hooks_.work_queued) hooks_.work_queued();
+      return JsonResponse(200, JobView(*job));
+    }
+    case Route::kArchive: {
+      if (!req.body.empty() && !IsJsonContentType(req.content_type)) {
+        return UnsupportedMediaType();
+      }
+      auto job = store_.ArchiveJob(scope, job_id);
+      if (!job.ok()) return FromStatus(job.status());
+      if (hooks_.job_archived) hooks_.job_archived(job->id);
+      return JsonResponse(200, JobView(*job));
+    }
+    case Route::kTranscript: {
+      auto messages = store_.ListMessages(scope, job_id);
+      if (!messages.ok()) return FromStatus(messages.status());
+      Json list = Json::array();
+      for (const Message& m : *messages) list.push_back(MessageView(m));
+      return JsonResponse(200, Json{{"jobId", job_id}, {"messages", std::move(list)}});
+    }
+    case Route::kList: {
+      JobQuery query;
+      for (const auto& [k, v] : t.query) {
+        if (k == "status") {
+          if (v.empty()) continue;
+          auto s = ParseJobStatus(v);
+          if (!s) {
+            return ErrorResponse(400, "status must be one of active, completed, archived, failed",
+                                 "invalid_request");
+          }
+          query.status = s;
+        } else if (k == "limit") {
+          int n = 0;
+          auto r = std::from_chars(v.data(), v.data() + v.size(), n);
+          if (r.ec != std::errc() || r.ptr != v.data() + v.size() || n < 1 || n > 100) {
+            return ErrorResponse(400, "limit must be an integer from 1 to 100", "invalid_request");
+          }
+          query.limit = n;
+        } else if (k == "cursor") {
+          if (v.empty()) continue;
+          if (!LooksLikeId(v)) return ErrorResponse(400, "invalid cursor", "invalid_request");
+          query.after_id = v;
+        }
+      }
+      auto page = store_.ListJobs(scope, query);
+      if (!page.ok()) return FromStatus(page.status());
+      Json jobs = Json::array();
+      for (const Job& j : page->jobs) jobs.push_back(JobView(j));
+      return JsonResponse(200, Json{{"jobs", std::move(jobs)},
+                                    {"nextCursor", OptString(page->next_after_id)}});
+    }
+    case Route::kNone:
+      break;
+  }
+  return ErrorResponse(404, "no such endpoint", "not_found");
+}
+
+}  // namespace docwright

@@ -1,0 +1,356 @@
+#include "api/http_server.h"
+
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+
+namespace docwright {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+
+namespace {
+
+std::string ErrorBody(std::string_view message) {
+  std::string out = "{\"error\":\"";
+  for (char c : message) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  out += "\"}";
+  return out;
+}
+
+}  // namespace
+
+class Session;
+
+// What sessions share with the server.
+struct ServerState {
+  HttpServerOptions options;
+  HttpHandler handler;
+  net::io_context ioc;
+  net::thread_pool blocking;
+  std::atomic<bool> stopping{false};
+  std::atomic<size_t> connections{0};
+
+  std::mutex sessions_mu;
+  std::unordered_map<Session*, std::weak_ptr<Session>> sessions;
+  std::function<void()> on_last_session_closed;
+
+  ServerState(HttpServerOptions o, HttpHandler h)
+      : options(std::move(o)),
+        handler(std::move(h)),
+        ioc(std::max(1, options.io_threads)),
+        blocking(static_cast<size_t>(std::max(1, options.blocking_threads))) {}
+};
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket&& socket, ServerState& state) : stream_(std::move(socket)), state_(state) {
+    state_.connections.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  ~Session() {
+    bool last = false;
+    {
+      std::lock_guard lock(state_.sessions_mu);
+      state_.sessions.erase(this);
+      last = state_.sessions.empty();
+    }
+    state_.connections.fetch_sub(1, std::memory_order_relaxed);
+    if (last && state_.stopping.load() && state_.on_last_session_closed) {
+      state_.on_last_session_closed();
+    }
+  }
+
+  void Start() {
+    {
+      std::lock_guard lock(state_.sessions_mu);
+      state_.sessions.emplace(this, weak_from_this());
+    }
+    net::dispatch(stream_.get_executor(),
+                  beast::bind_front_handler(&Session::DoRead, shared_from_this()));
+  }
+
+  // Called on shutdown, on the session's strand: an idle connection closes now, a
+  // busy one after its response.
+  void Stop() {
+    if (reading_ && (!parser_ || !parser_->got_some())) {
+      beast::error_code ec;
+      stream_.socket().cancel(ec);
+    }
+  }
+
+  net::any_io_executor executor() { return stream_.get_executor(); }
+
+ private:
+  void DoRead() {
+    if (state_.stopping.load()) return DoClose();
+    parser_.emplace();
+    parser_->body_limit(state_.options.body_limit);
+    parser_->header_limit(static_cast<std::uint32_t>(state_.options.header_limit));
+    stream_.expires_after(state_.options.read_timeout);
+    reading_ = true;
+    http::async_read(stream_, buffer_, *parser_,
+                     beast::bind_front_handler(&Session::OnRead, shared_from_this()));
+  }
+
+  void OnRead(beast::error_code ec, std::size_t) {
+    reading_ = false;
+    if (ec == http::error::body_limit) {
+      return WriteError(413, "the request body is larger than the limit of " +
+                                 std::to_string(state_.options.body_limit) + " bytes");
+    }
+    if (ec == http::error::header_limit) {
+      return WriteError(431, "the request headers are too large");
+    }
+    if (ec) {
+      // A clean close, a timeout, a reset, or garbage: nothing to answer unless
+      // the client sent something that was not HTTP.
+      bool protocol_error = ec.category() == http::make_error_code(http::error::end_of_stream).category() &&
+                            ec != http::error::end_of_stream && parser_ && parser_->got_some();
+      if (protocol_error) return WriteError(400, "malformed HTTP request");
+      return DoClose();
+    }
+
+    auto& req = parser_->get();
+    version_ = req.version();
+    keep_alive_ = req.keep_alive();
+    HttpRequest request;
+    request.method = std::string(req.method_string());
+    request.target = std::string(req.target());
+    if (auto it = req.find(http::field::authorization); it != req.end()) {
+      request.authorization = std::string(it->value());
+    }
+    if (auto it = req.find(http::field::content_type); it != req.end()) {
+      request.content_type = std::string(it->value());
+    }
+    request.body = std::move(req.body());
+
+    if (req.method() == http::verb::get) {
+      Write(Invoke(request));
+      return;
+    }
+    // Writes may wait on the disk: keep them off the I/O threads.
+    net::post(state_.blocking, [self = shared_from_this(), request = std::move(request)]() mutable {
+      HttpResponse response = self->Invoke(request);
+      net::post(self->stream_.get_executor(),
+                [self, response = std::move(response)]() mutable { self->Write(std::move(response)); });
+    });
+  }
+
+  HttpResponse Invoke(HttpRequest& request) {
+    try {
+      return state_.handler(request);
+    } catch (const std::exception& e) {
+      spdlog::error("request handler failed: {}", e.what());
+    } catch (...) {
+      spdlog::error("request handler failed");
+    }
+    return HttpResponse{500, ErrorBody("internal error"), "application/json", {}};
+  }
+
+  void WriteError(int status, std::string_view message) {
+    // The rest of the request is unread: the connection cannot be reused.
+    keep_alive_ = false;
+    drain_after_write_ = true;
+    Write(HttpResponse{status, ErrorBody(message), "application/json", {}});
+  }
+
+  void Write(HttpResponse response) {
+    res_.emplace(static_cast<http::status>(response.status), version_ ? version_ : 11);
+    auto& res = *res_;
+    res.set(http::field::server, "docwright");
+    res.set(http::field::content_type, response.content_type);
+    for (auto& [name, value] : response.headers) res.set(name, value);
+    res.body() = std::move(response.body);
+    res.keep_alive(keep_alive_ && !state_.stopping.load());
+    res.prepare_payload();
+    stream_.expires_after(state_.options.write_timeout);
+    http::async_write(stream_, res,
+                      beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
+  }
+
+  void OnWrite(beast::error_code ec, std::size_t) {
+    bool keep = res_ && res_->keep_alive();
+    res_.reset();
+    if (ec) return DoClose();
+    if (drain_after_write_) return DrainAndClose();
+    if (!keep) return DoClose();
+    DoRead();
+  }
+
+  // After an early error answer the client may still be sending its body; closing
+  // at once would reset the connection and could destroy the answer before the
+  // client reads it. Half-close, then discard what arrives, bounded in bytes and
+  // time.
+  void DrainAndClose() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    stream_.expires_after(std::chrono::seconds(5));
+    drain_budget_ = 16 << 20;
+    DrainSome();
+  }
+
+  void DrainSome() {
+    drain_buf_.resize(64 << 10);
+    stream_.async_read_some(
+        net::buffer(drain_buf_),
+        [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+          if (ec || n >= self->drain_budget_) return self->DoClose();
+          self->drain_budget_ -= n;
+          self->DrainSome();
+        });
+  }
+
+  void DoClose() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream_.socket().close(ec);
+  }
+
+  beast::tcp_stream stream_;
+  ServerState& state_;
+  beast::flat_buffer buffer_{8192};
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http::response<http::string_body>> res_;
+  unsigned version_ = 11;
+  bool keep_alive_ = true;
+  bool reading_ = false;
+  bool drain_after_write_ = false;
+  size_t drain_budget_ = 0;
+  std::string drain_buf_;
+};
+
+class HttpServer::Impl {
+ public:
+  Impl(HttpServerOptions options, HttpHandler handler)
+      : state_(std::move(options), std::move(handler)),
+        acceptor_(net::make_strand(state_.ioc)),
+        signals_(state_.ioc),
+        grace_timer_(state_.ioc) {
+    state_.on_last_session_closed = [this] {
+      net::post(state_.ioc, [this] { grace_timer_.cancel(); });
+    };
+  }
+
+  Status Listen() {
+    beast::error_code ec;
+    auto address = net::ip::make_address(state_.options.host, ec);
+    if (ec) return Status::InvalidArgument("invalid listen address: " + state_.options.host);
+    tcp::endpoint endpoint(address, state_.options.port);
+    acceptor_.open(endpoint.protocol(), ec);
+    if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(endpoint, ec);
+    if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
+    if (ec) {
+      return Status::Unavailable("cannot listen on " + state_.options.host + ":" +
+                                 std::to_string(state_.options.port) + ": " + ec.message());
+    }
+    port_ = acceptor_.local_endpoint().port();
+    return Status();
+  }
+
+  uint16_t port() const { return port_; }
+
+  void Run() {
+    if (state_.options.handle_signals) {
+      signals_.add(SIGINT);
+      signals_.add(SIGTERM);
+      signals_.async_wait([this](beast::error_code ec, int sig) {
+        if (ec) return;
+        spdlog::info("signal {} received: shutting down", sig);
+        BeginShutdown();
+      });
+    }
+    DoAccept();
+    std::vector<std::thread> threads;
+    for (int i = 1; i < state_.options.io_threads; ++i) {
+      threads.emplace_back([this] { state_.ioc.run(); });
+    }
+    state_.ioc.run();
+    for (auto& t : threads) t.join();
+    state_.blocking.join();
+  }
+
+  void Shutdown() {
+    net::post(acceptor_.get_executor(), [this] { BeginShutdown(); });
+  }
+
+ private:
+  void DoAccept() {
+    acceptor_.async_accept(net::make_strand(state_.ioc),
+                           beast::bind_front_handler(&Impl::OnAccept, this));
+  }
+
+  void OnAccept(beast::error_code ec, tcp::socket socket) {
+    if (state_.stopping.load()) return;
+    if (!ec) {
+      if (state_.connections.load(std::memory_order_relaxed) >= state_.options.max_connections) {
+        beast::error_code ignored;
+        socket.close(ignored);
+      } else {
+        socket.set_option(tcp::no_delay(true), ec);
+        std::make_shared<Session>(std::move(socket), state_)->Start();
+      }
+    }
+    DoAccept();
+  }
+
+  // Runs on the acceptor's strand.
+  void BeginShutdown() {
+    if (state_.stopping.exchange(true)) return;
+    beast::error_code ec;
+    acceptor_.close(ec);
+    signals_.cancel(ec);
+    std::vector<std::shared_ptr<Session>> live;
+    {
+      std::lock_guard lock(state_.sessions_mu);
+      for (auto& [ptr, weak] : state_.sessions) {
+        if (auto s = weak.lock()) live.push_back(std::move(s));
+      }
+    }
+    if (live.empty()) return;
+    for (auto& s : live) net::post(s->executor(), [s] { s->Stop(); });
+    // Sessions still busy when the grace period ends are cut off.
+    grace_timer_.expires_after(state_.options.shutdown_grace);
+    grace_timer_.async_wait([this](beast::error_code ec) {
+      if (!ec) {
+        spdlog::warn("shutdown: requests still running after the grace period; stopping");
+        state_.ioc.stop();
+      }
+    });
+  }
+
+  ServerState state_;
+  tcp::acceptor acceptor_;
+  net::signal_set signals_;
+  net::steady_timer grace_timer_;
+  uint16_t port_ = 0;
+};
+
+HttpServer::HttpServer(HttpServerOptions options, HttpHandler handler)
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(handler))) {}
+HttpServer::~HttpServer() = default;
+Status HttpServer::Listen() { return impl_->Listen(); }
+uint16_t HttpServer::port() const { return impl_->port(); }
+void HttpServer::Run() { impl_->Run(); }
+void HttpServer::Shutdown() { impl_->Shutdown(); }
+
+}  // namespace docwright

@@ -1,0 +1,78 @@
+// An asynchronous HTTP/1.1 server (Boost.Beast): keep-alive, bounded request
+// size and headers, timeouts for slow clients, a connection cap and graceful
+// shutdown. It knows nothing of the API: it hands each request to a handler.
+//
+// Handlers for GET run on the I/O threads (they must be quick); other methods run
+// on a separate pool, because they write durably and may wait on the disk.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+
+namespace docwright {
+
+struct HttpRequest {
+  std::string method;  // "GET", "POST", ...
+  std::string target;  // path and query, as sent
+  std::string authorization;
+  std::string content_type;
+  std::string body;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string body;
+  std::string content_type = "application/json";
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+using HttpHandler = std::function<HttpResponse(HttpRequest&)>;
+
+struct HttpServerOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = 8080;  // 0: any free port (see HttpServer::port())
+  int io_threads = 2;
+  int blocking_threads = 4;
+  size_t body_limit = 1 << 20;
+  size_t header_limit = 16 << 10;
+  size_t max_connections = 10000;
+  // A connection must deliver each whole request (or idle between keep-alive
+  // requests) within this time.
+  std::chrono::seconds read_timeout{30};
+  std::chrono::seconds write_timeout{30};
+  // On shutdown, in-flight requests get this long to finish.
+  std::chrono::seconds shutdown_grace{10};
+  // Shut down on SIGINT and SIGTERM.
+  bool handle_signals = false;
+};
+
+class HttpServer {
+ public:
+  HttpServer(HttpServerOptions options, HttpHandler handler);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds and listens.
+  Status Listen();
+  // The bound port (after Listen).
+  uint16_t port() const;
+  // Serves until shutdown has finished: stops accepting, lets in-flight requests
+  // finish (up to shutdown_grace), closes idle connections.
+  void Run();
+  // Starts a graceful shutdown; thread-safe.
+  void Shutdown();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace docwright

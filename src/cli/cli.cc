@@ -1,0 +1,401 @@
+#include "cli/cli.h"
+
+#include <signal.h>
+#include <spdlog/cfg/env.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "api/api.h"
+#include "api/http_server.h"
+#include "core/api_key.h"
+#include "core/job.h"
+#include "core/time.h"
+#include "runner/runner.h"
+#include "store/store.h"
+
+namespace docwright {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::optional<std::string> Env(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return std::nullopt;
+  return std::string(v);
+}
+
+std::string DefaultDataDir() {
+  if (auto xdg = Env("XDG_DATA_HOME")) return *xdg + "/docwright";
+  if (auto home = Env("HOME")) return *home + "/.local/share/docwright";
+  return "./docwright-data";
+}
+
+// Options every command takes.
+struct Common {
+  std::string data_dir = DefaultDataDir();
+  std::string database;
+  bool json = false;
+
+  std::string DatabaseUrl() const {
+    return database.empty() ? data_dir + "/docwright.db" : database;
+  }
+};
+
+void AddCommon(CLI::App* cmd, Common& c, bool with_json) {
+  cmd->add_option("--data-dir", c.data_dir, "where docwright keeps its data")
+      ->envname("DOCWRIGHT_DATA_DIR");
+  cmd->add_option("--database", c.database,
+                  "database URL (default: SQLite file in the data dir)")
+      ->envname("DOCWRIGHT_DATABASE_URL");
+  if (with_json) cmd->add_flag("--json", c.json, "print JSON instead of text");
+}
+
+// Parses "HOST:PORT", "[V6]:PORT" or ":PORT".
+bool ParseListen(const std::string& s, std::string* host, uint16_t* port) {
+  size_t colon = s.rfind(':');
+  if (colon == std::string::npos) return false;
+  std::string h = s.substr(0, colon);
+  if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
+  if (h.empty()) h = "0.0.0.0";
+  try {
+    size_t used = 0;
+    int p = std::stoi(s.substr(colon + 1), &used);
+    if (used != s.size() - colon - 1 || p < 0 || p > 65535) return false;
+    *port = static_cast<uint16_t>(p);
+  } catch (...) {
+    return false;
+  }
+  *host = h;
+  return true;
+}
+
+int Fail(const Status& s) {
+  std::cerr << "error: " << s.message() << "\n";
+  return 1;
+}
+
+Result<std::unique_ptr<Store>> Open(const Common& c) { return OpenStore(c.DatabaseUrl()); }
+
+Json ProjectJson(const Project& p) {
+  return Json{{"id", p.id},
+              {"orgId", p.org_id},
+              {"repository", p.repository},
+              {"ref", p.base_ref},
+              {"forge", ToString(p.forge)},
+              {"forgeApiUrl", p.forge_api_url ? Json(*p.forge_api_url) : Json(nullptr)},
+              {"forgeTokenSet", p.forge_token.has_value()},
+              {"model", p.model ? Json(*p.model) : Json(nullptr)},
+              {"rateLimitPerHour", p.rate_limit_per_hour},
+              {"createdAt", FormatRfc3339(p.created_at)}};
+}
+
+Json KeyJson(const ApiKey& k) {
+  return Json{{"id", k.id},
+              {"orgId", k.org_id},
+              {"name", k.name},
+              {"prefix", k.prefix},
+              {"createdAt", FormatRfc3339(k.created_at)},
+              {"revokedAt", k.revoked_at ? Json(FormatRfc3339(*k.revoked_at)) : Json(nullptr)}};
+}
+
+ModelConfig ReadModelConfig() {
+  return ModelConfig{Env("DOCWRIGHT_LLM_PROVIDER"), Env("DOCWRIGHT_LLM_BASE_URL"),
+                     Env("DOCWRIGHT_LLM_API_KEY"), Env("DOCWRIGHT_MODEL")};
+}
+
+struct ServeOptions {
+  std::string listen = "127.0.0.1:8080";
+  int workers = 2;
+  int io_threads = 0;
+  std::string public_url;
+  double lease_seconds = 30;
+};
+
+int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_agent,
+          bool with_http) {
+  std::string host;
+  uint16_t port = 0;
+  if (with_http && !ParseListen(o.listen, &host, &port)) {
+    return Fail(Status::InvalidArgument("--listen must be HOST:PORT, got " + o.listen));
+  }
+  if (o.workers < 0 || o.workers > 256) {
+    return Fail(Status::InvalidArgument("--workers must be from 0 to 256"));
+  }
+  if (o.lease_seconds < 0.05 || o.lease_seconds > 3600) {
+    return Fail(Status::InvalidArgument("--lease-seconds must be from 0.05 to 3600"));
+  }
+  auto store = Open(common);
+  if (!store.ok()) return Fail(store.status());
+
+  ModelConfig model = ReadModelConfig();
+  AgentChoice agent = make_agent(model);
+  spdlog::info("agent: {}", agent.description);
+
+  RunnerOptions ro;
+  ro.workers = o.workers;
+  ro.lease = std::chrono::milliseconds(static_cast<int64_t>(o.lease_seconds * 1000));
+  Runner runner(**store, *agent.agent, ro);
+
+  if (!with_http) {
+    // Workers only: wait for SIGINT or SIGTERM on this thread.
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    runner.Start();
+    spdlog::info("worker started with {} workers on {}", o.workers, common.DatabaseUrl());
+    int sig = 0;
+    sigwait(&set, &sig);
+    spdlog::info("signal {} received: stopping workers", sig);
+    runner.Stop();
+    return 0;
+  }
+
+  Api api(**store, ApiOptions{model.model},
+          ApiHooks{[&runner] { runner.Wake(); },
+                   [&runner](const std::string& id) { runner.CancelJob(id); }});
+  HttpServerOptions ho;
+  ho.host = host;
+  ho.port = port;
+  ho.io_threads =
+      o.io_threads > 0 ? o.io_threads : std::max(2u, std::thread::hardware_concurrency());
+  ho.handle_signals = true;
+  HttpServer server(ho, [&api](HttpRequest& r) { return api.Handle(r); });
+  Status s = server.Listen();
+  if (!s.ok()) return Fail(s);
+  std::string shown_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  spdlog::info("listening on http://{}:{} (data: {})", shown_host, server.port(),
+               common.DatabaseUrl());
+  runner.Start();
+  server.Run();
+  spdlog::info("HTTP server stopped; handing back running turns");
+  runner.Stop();
+  spdlog::info("stopped");
+  return 0;
+}
+
+}  // namespace
+
+int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
+  auto logger = spdlog::stderr_color_mt("docwright");
+  spdlog::set_default_logger(logger);
+  spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug etc.
+
+  CLI::App app{"docwright: background AI agent jobs on documentation repositories"};
+  app.require_subcommand(1);
+  Common common;
+  std::function<int()> action;
+
+  // serve / worker
+  ServeOptions so;
+  auto* serve = app.add_subcommand("serve", "run the HTTP API and workers");
+  AddCommon(serve, common, false);
+  serve->add_option("--listen", so.listen, "HOST:PORT to listen on")->envname("DOCWRIGHT_LISTEN");
+  serve->add_option("--workers", so.workers, "concurrent turns")->envname("DOCWRIGHT_WORKERS");
+  serve->add_option("--public-url", so.public_url, "URL clients reach this server at")
+      ->envname("DOCWRIGHT_PUBLIC_URL");
+  serve->add_option("--io-threads", so.io_threads, "HTTP threads (default: one per core)");
+  serve->add_option("--lease-seconds", so.lease_seconds,
+                    "how long a crashed worker's turn waits before it is re-run")
+      ->envname("DOCWRIGHT_LEASE_SECONDS");
+  serve->callback([&] { action = [&] { return Serve(common, so, make_agent, true); }; });
+
+  auto* worker = app.add_subcommand("worker", "run workers only (scale-out)");
+  AddCommon(worker, common, false);
+  worker->add_option("--workers", so.workers, "concurrent turns")->envname("DOCWRIGHT_WORKERS");
+  worker->add_option("--lease-seconds", so.lease_seconds,
+                     "how long a crashed worker's turn waits before it is re-run")
+      ->envname("DOCWRIGHT_LEASE_SECONDS");
+  worker->callback([&] { action = [&] { return Serve(common, so, make_agent, false); }; });
+
+  // org
+  auto* org = app.add_subcommand("org", "organisations");
+  org->require_subcommand(1);
+  std::string org_name;
+  auto* org_create = org->add_subcommand("create", "create an organisation; prints its id");
+  AddCommon(org_create, common, true);
+  org_create->add_option("--name", org_name, "organisation name")->required();
+  org_create->callback([&] {
+    action = [&]() -> int {
+      if (org_name.empty() || org_name.size() > 200) {
+        return Fail(Status::InvalidArgument("--name must be 1 to 200 characters"));
+      }
+      auto store = Open(common);
+      if (!store.ok()) return Fail(store.status());
+      auto o = (*store)->CreateOrg(org_name);
+      if (!o.ok()) return Fail(o.status());
+      if (common.json) {
+        std::cout << Json{{"id", o->id}, {"name", o->name},
+                          {"createdAt", FormatRfc3339(o->created_at)}}.dump()
+                  << "\n";
+      } else {
+        std::cout << "Created organisation \"" << o->name << "\".\n" << o->id << "\n";
+      }
+      return 0;
+    };
+  });
+
+  // key
+  auto* key = app.add_subcommand("key", "admin API keys");
+  key->require_subcommand(1);
+  std::string key_org, key_name = "default", key_id;
+  auto* key_create = key->add_subcommand("create", "create a key; prints it, once");
+  AddCommon(key_create, common, true);
+  key_create->add_option("--org", key_org, "organisation id")->required();
+  key_create->add_option("--name", key_name, "a name to recognise the key by");
+  key_create->callback([&] {
+    action = [&]() -> int {
+      if (key_name.empty() || key_name.size() > 200) {
+        return Fail(Status::InvalidArgument("--name must be 1 to 200 characters"));
+      }
+      auto store = Open(common);
+      if (!store.ok()) return Fail(store.status());
+      GeneratedApiKey k = GenerateApiKey(key_org, key_name);
+      Status s = (*store)->CreateApiKey(k.record);
+      if (!s.ok()) return Fail(s);
+      if (common.json) {
+        Json j = KeyJson(k.record);
+        j["key"] = k.secret;
+        std::cout << j.dump() << "\n";
+      } else {
+        std::cout << "Created API key " << k.record.id << " (\"" << k.record.name
+                  << "\"). Store it now: it is not shown again.\n"
+                  << k.secret << "\n";
+      }
+      return 0;
+    };
+  });
+  auto* key_list = key->add_subcommand("list", "list an organisation's keys");
+  AddCommon(key_list, common, true);
+  key_list->add_option("--org", key_org, "organisation id")->required();
+  key_list->callback([&] {
+    action = [&]() -> int {
+      auto store = Open(common);
+      if (!store.ok()) return Fail(store.status());
+      auto keys = (*store)->ListApiKeys(key_org);
+      if (!keys.ok()) return Fail(keys.status());
+      if (common.json) {
+        Json arr = Json::array();
+        for (const auto& k : *keys) arr.push_back(KeyJson(k));
+        std::cout << arr.dump() << "\n";
+      } else {
+        for (const auto& k : *keys) {
+          std::cout << k.id << "  " << k.prefix << "...  " << k.name << "  "
+                    << FormatRfc3339(k.created_at)
+                    << (k.revoked_at ? "  revoked " + FormatRfc3339(*k.revoked_at) : "") << "\n";
+        }
+      }
+      return 0;
+    };
+  });
+  auto* key_revoke = key->add_subcommand("revoke", "revoke a key; it stops working at once");
+  AddCommon(key_revoke, common, true);
+  key_revoke->add_option("KEY_ID", key_id, "id of the key")->required();
+  key_revoke->callback([&] {
+    action = [&]() -> int {
+      auto store = Open(common);
+      if (!store.ok()) return Fail(store.status());
+      Status s = (*store)->RevokeApiKey(key_id);
+      if (!s.ok()) return Fail(s);
+      if (common.json) {
+        std::cout << Json{{"id", key_id}, {"revoked", true}}.dump() << "\n";
+      } else {
+        std::cout << "Revoked API key " << key_id << ".\n";
+      }
+      return 0;
+    };
+  });
+
+  // project
+  auto* project = app.add_subcommand("project", "projects: a documentation repository each");
+  project->require_subcommand(1);
+  std::string p_org, p_repo, p_ref = "main", p_forge = "local", p_api_url, p_token, p_model;
+  int64_t p_rate = kDefaultRateLimitPerHour;
+  auto* project_create = project->add_subcommand("create", "create a project; prints its id");
+  AddCommon(project_create, common, true);
+  project_create->add_option("--org", p_org, "organisation id")->required();
+  project_create->add_option("--repository", p_repo, "URL or path of the docs repository")
+      ->required();
+  project_create->add_option("--ref", p_ref, "base branch of pull requests");
+  project_create->add_option("--forge", p_forge, "local, github, gitlab or gitea");
+  project_create->add_option("--forge-api-url", p_api_url, "API base URL of the forge");
+  project_create->add_option("--forge-token", p_token, "token for the forge and git pushes");
+  project_create->add_option("--model", p_model, "model for this project's jobs");
+  project_create->add_option("--rate-limit", p_rate, "jobs + messages per hour");
+  project_create->callback([&] {
+    action = [&]() -> int {
+      Project p;
+      p.org_id = p_org;
+      p.repository = p_repo;
+      p.base_ref = p_ref;
+      auto forge = ParseForge(p_forge);
+      if (!forge) return Fail(Status::InvalidArgument("--forge must be local, github, gitlab or gitea"));
+      p.forge = *forge;
+      if (p_repo.empty() || p_repo.size() > 2048) {
+        return Fail(Status::InvalidArgument("--repository must be 1 to 2048 characters"));
+      }
+      if (p_ref.empty() || p_ref.size() > 255) {
+        return Fail(Status::InvalidArgument("--ref must be 1 to 255 characters"));
+      }
+      if (p_rate < 1 || p_rate > 1000000) {
+        return Fail(Status::InvalidArgument("--rate-limit must be from 1 to 1000000"));
+      }
+      if (p.forge != Forge::kLocal && p_token.empty()) {
+        return Fail(Status::InvalidArgument("a " + p_forge + " project needs --forge-token"));
+      }
+      if (!p_api_url.empty()) p.forge_api_url = p_api_url;
+      if (!p_token.empty()) p.forge_token = p_token;
+      if (!p_model.empty()) p.model = p_model;
+      p.rate_limit_per_hour = p_rate;
+      auto store = Open(common);
+      if (!store.ok()) return Fail(store.status());
+      auto created = (*store)->CreateProject(p);
+      if (!created.ok()) return Fail(created.status());
+      if (common.json) {
+        std::cout << ProjectJson(*created).dump() << "\n";
+      } else {
+        std::cout << "Created project for " << created->repository << ".\n"
+                  << created->id << "\n";
+      }
+      return 0;
+    };
+  });
+  auto* project_list = project->add_subcommand("list", "list an organisation's projects");
+  AddCommon(project_list, common, true);
+  project_list->add_option("--org", p_org, "organisation id")->required();
+  project_list->callback([&] {
+    action = [&]() -> int {
+      auto store = Open(common);
+      if (!store.ok()) return Fail(store.status());
+      auto projects = (*store)->ListProjects(p_org);
+      if (!projects.ok()) return Fail(projects.status());
+      if (common.json) {
+        Json arr = Json::array();
+        for (const auto& p : *projects) arr.push_back(ProjectJson(p));
+        std::cout << arr.dump() << "\n";
+      } else {
+        for (const auto& p : *projects) {
+          std::cout << p.id << "  " << ToString(p.forge) << "  " << p.repository << "  "
+                    << p.base_ref << "\n";
+        }
+      }
+      return 0;
+    };
+  });
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return action ? action() : 0;
+}
+
+}  // namespace docwright

@@ -1,0 +1,32 @@
+// The docwright command line: serve, worker and the admin commands.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "runner/agent.h"
+
+namespace docwright {
+
+// The model settings of DESIGN.md section 6, read from the environment.
+struct ModelConfig {
+  std::optional<std::string> provider;  // "openai" or "anthropic"
+  std::optional<std::string> base_url;
+  std::optional<std::string> api_key;   // secret: never logged
+  std::optional<std::string> model;     // the server's default model
+};
+
+// Builds the agent that `serve` and `worker` run turns with. Returns the agent
+// and a one-line description of it for the start-up log.
+struct AgentChoice {
+  std::unique_ptr<Agent> agent;
+  std::string description;
+};
+using AgentFactory = std::function<AgentChoice(const ModelConfig&)>;
+
+// Runs the command line; returns the process exit code.
+int RunCli(int argc, char** argv, const AgentFactory& make_agent);
+
+}  // namespace docwright

@@ -1,0 +1,97 @@
+#include "core/job.h"
+
+#include "core/text.h"
+
+namespace docwright {
+
+std::string_view ToString(Forge f) {
+  switch (f) {
+    case Forge::kLocal: return "local";
+    case Forge::kGithub: return "github";
+    case Forge::kGitlab: return "gitlab";
+    case Forge::kGitea: return "gitea";
+  }
+  return "local";
+}
+
+std::optional<Forge> ParseForge(std::string_view s) {
+  if (s == "local") return Forge::kLocal;
+  if (s == "github") return Forge::kGithub;
+  if (s == "gitlab") return Forge::kGitlab;
+  if (s == "gitea" || s == "forgejo") return Forge::kGitea;
+  return std::nullopt;
+}
+
+std::string_view ToString(JobStatus s) {
+  switch (s) {
+    case JobStatus::kActive: return "active";
+    case JobStatus::kCompleted: return "completed";
+    case JobStatus::kArchived: return "archived";
+    case JobStatus::kFailed: return "failed";
+  }
+  return "failed";
+}
+
+std::optional<JobStatus> ParseJobStatus(std::string_view s) {
+  if (s == "active") return JobStatus::kActive;
+  if (s == "completed") return JobStatus::kCompleted;
+  if (s == "archived") return JobStatus::kArchived;
+  if (s == "failed") return JobStatus::kFailed;
+  return std::nullopt;
+}
+
+std::string_view ToString(TurnState s) {
+  switch (s) {
+    case TurnState::kQueued: return "queued";
+    case TurnState::kRunning: return "running";
+    case TurnState::kSucceeded: return "succeeded";
+    case TurnState::kFailed: return "failed";
+    case TurnState::kCancelled: return "cancelled";
+  }
+  return "failed";
+}
+
+std::optional<TurnState> ParseTurnState(std::string_view s) {
+  if (s == "queued") return TurnState::kQueued;
+  if (s == "running") return TurnState::kRunning;
+  if (s == "succeeded") return TurnState::kSucceeded;
+  if (s == "failed") return TurnState::kFailed;
+  if (s == "cancelled") return TurnState::kCancelled;
+  return std::nullopt;
+}
+
+Result<JobStatus> StatusAfterFollowUp(JobStatus current) {
+  if (current == JobStatus::kArchived) {
+    return Status::Conflict("the job is archived and takes no more messages");
+  }
+  return JobStatus::kActive;
+}
+
+JobStatus StatusAfterTurn(JobStatus current, bool turn_succeeded, bool more_turns_queued) {
+  if (current == JobStatus::kArchived) return JobStatus::kArchived;
+  if (more_turns_queued) return JobStatus::kActive;
+  return turn_succeeded ? JobStatus::kCompleted : JobStatus::kFailed;
+}
+
+std::optional<std::string> ResolveModel(const std::optional<std::string>& requested,
+                                        const std::optional<std::string>& project_model,
+                                        const std::optional<std::string>& server_default) {
+  if (requested) return requested;
+  if (project_model) return project_model;
+  return server_default;
+}
+
+std::string BranchNameFor(std::string_view job_id, std::string_view prompt) {
+  // The tail of a UUIDv7 is random; its head is a timestamp shared by jobs made in
+  // the same minute, so the tail is what tells branches apart.
+  std::string shortid;
+  for (auto it = job_id.rbegin(); it != job_id.rend() && shortid.size() < 8; ++it) {
+    if (*it != '-') shortid.insert(shortid.begin(), *it);
+  }
+  std::string slug = Slugify(prompt, 40);
+  std::string name = "docwright/" + shortid;
+  if (!slug.empty()) name += "-" + slug;
+  return name;
+}
+
+}  // namespace docwright

@@ -1,0 +1,119 @@
+// Domain types of docwright and the job state machine.
+//
+// A Job belongs to a Project, which belongs to an Org. Each prompt sent to a job
+// (the first one and every follow-up) is a Message and creates one Turn: the unit
+// of work a runner claims. Turns of one job run one at a time, in message order.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "core/time.h"
+
+namespace docwright {
+
+// Limits of the public API, in one place.
+inline constexpr size_t kMaxPromptChars = 65536;
+inline constexpr size_t kMaxModelNameChars = 200;
+inline constexpr int64_t kDefaultRateLimitPerHour = 100;
+inline constexpr int kMaxTurnAttempts = 3;
+
+struct Org {
+  std::string id;
+  std::string name;
+  UnixMillis created_at = 0;
+};
+
+struct ApiKey {
+  std::string id;
+  std::string org_id;
+  std::string name;
+  std::string prefix;       // the first characters of the key, to recognise it in lists
+  std::string secret_hash;  // SHA-256 of the whole key; the key itself is never stored
+  UnixMillis created_at = 0;
+  std::optional<UnixMillis> revoked_at;
+};
+
+enum class Forge { kLocal, kGithub, kGitlab, kGitea };
+std::string_view ToString(Forge f);
+std::optional<Forge> ParseForge(std::string_view s);
+
+struct Project {
+  std::string id;
+  std::string org_id;
+  std::string repository;  // URL or path of the documentation repository
+  std::string base_ref;    // branch pull requests target
+  Forge forge = Forge::kLocal;
+  std::optional<std::string> forge_api_url;
+  std::optional<std::string> forge_token;  // secret: never logged, never listed
+  std::optional<std::string> model;        // overrides the server's default model
+  int64_t rate_limit_per_hour = kDefaultRateLimitPerHour;
+  UnixMillis created_at = 0;
+};
+
+enum class JobStatus { kActive, kCompleted, kArchived, kFailed };
+std::string_view ToString(JobStatus s);
+std::optional<JobStatus> ParseJobStatus(std::string_view s);
+
+struct Job {
+  std::string id;
+  std::string project_id;
+  JobStatus status = JobStatus::kActive;
+  std::string repository;  // source.repository
+  std::string ref;         // source.ref: the branch the agent works on
+  std::optional<std::string> model;
+  bool draft = false;
+  std::optional<std::string> pr_link;
+  std::optional<std::string> summary;
+  std::optional<std::string> error;
+  UnixMillis created_at = 0;
+  UnixMillis updated_at = 0;
+  std::optional<UnixMillis> archived_at;
+};
+
+enum class TurnState { kQueued, kRunning, kSucceeded, kFailed, kCancelled };
+std::string_view ToString(TurnState s);
+std::optional<TurnState> ParseTurnState(std::string_view s);
+inline bool IsFinished(TurnState s) {
+  return s == TurnState::kSucceeded || s == TurnState::kFailed || s == TurnState::kCancelled;
+}
+
+// One prompt of a job and the outcome of the turn it created.
+struct Message {
+  std::string job_id;
+  int seq = 0;  // 1 for the creating prompt, then 2, 3, ... in arrival order
+  std::string prompt;
+  UnixMillis created_at = 0;
+  TurnState state = TurnState::kQueued;
+  int attempts = 0;
+  std::optional<std::string> summary;
+  std::optional<std::string> error;
+  std::optional<UnixMillis> finished_at;
+};
+
+// --- State machine -------------------------------------------------------------
+// Pure rules; the store applies them inside its transactions.
+
+// Status of a job after a follow-up message arrives. Archived jobs refuse it.
+Result<JobStatus> StatusAfterFollowUp(JobStatus current);
+
+// Status of a job whose turn just ended. `more_turns_queued`: later messages are
+// waiting, so the job stays active. An archived job stays archived.
+JobStatus StatusAfterTurn(JobStatus current, bool turn_succeeded, bool more_turns_queued);
+
+// The model a job uses: the one its creator asked for, else the project's, else
+// the server's default; nullopt when none is configured.
+std::optional<std::string> ResolveModel(const std::optional<std::string>& requested,
+                                        const std::optional<std::string>& project_model,
+                                        const std::optional<std::string>& server_default);
+
+// --- Naming --------------------------------------------------------------------
+
+// The branch a job works on: "docwright/<8 random chars of the id>-<slug>".
+std::string BranchNameFor(std::string_view job_id, std::string_view prompt);
+
+}  // namespace docwright

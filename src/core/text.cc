@@ -1,0 +1,83 @@
+#include "core/text.h"
+
+#include <cstdint>
+
+namespace docwright {
+
+std::optional<size_t> Utf8Length(std::string_view s) {
+  size_t count = 0;
+  size_t i = 0;
+  const size_t n = s.size();
+  while (i < n) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t len;
+    uint32_t cp;
+    if (c < 0x80) {
+      ++i;
+      ++count;
+      continue;
+    } else if ((c & 0xe0) == 0xc0) {
+      len = 2;
+      cp = c & 0x1f;
+    } else if ((c & 0xf0) == 0xe0) {
+      len = 3;
+      cp = c & 0x0f;
+    } else if ((c & 0xf8) == 0xf0) {
+      len = 4;
+      cp = c & 0x07;
+    } else {
+      return std::nullopt;
+    }
+    if (i + len > n) return std::nullopt;
+    for (size_t k = 1; k < len; ++k) {
+      unsigned char cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xc0) != 0x80) return std::nullopt;
+      cp = (cp << 6) | (cc & 0x3f);
+    }
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+        cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+      return std::nullopt;
+    }
+    i += len;
+    ++count;
+  }
+  return count;
+}
+
+bool IsBlank(std::string_view s) {
+  for (char c : s) {
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') return false;
+  }
+  return true;
+}
+
+std::string Slugify(std::string_view text, size_t max_len) {
+  std::string out;
+  bool pending_dash = false;
+  size_t last_word_end = 0;
+  for (char raw : text) {
+    char c = raw;
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    bool word_char = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (!word_char) {
+      if (!out.empty()) pending_dash = true;
+      continue;
+    }
+    if (pending_dash) {
+      last_word_end = out.size();
+      if (out.size() + 2 > max_len) break;
+      out.push_back('-');
+      pending_dash = false;
+    }
+    if (out.size() + 1 > max_len) {
+      // Cut at the previous word boundary if there is one.
+      if (last_word_end > 0) out.resize(last_word_end);
+      break;
+    }
+    out.push_back(c);
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
+}  // namespace docwright

@@ -1,0 +1,23 @@
+// Text helpers shared by the layers: UTF-8 validation and slugs.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace docwright {
+
+// The number of code points in `s` if it is well-formed UTF-8 (no overlongs, no
+// surrogates, nothing above U+10FFFF), else nullopt.
+std::optional<size_t> Utf8Length(std::string_view s);
+
+// True if `s` holds nothing but ASCII whitespace.
+bool IsBlank(std::string_view s);
+
+// Lowercase ASCII words of `text` joined by '-', at most `max_len` characters,
+// cut at a word boundary where possible. Empty if `text` has no ASCII letters or
+// digits.
+std::string Slugify(std::string_view text, size_t max_len);
+
+}  // namespace docwright

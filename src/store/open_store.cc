@@ -1,0 +1,37 @@
+#include <sys/stat.h>
+
+#include <filesystem>
+
+#include "store/sqlite_store.h"
+#include "store/store.h"
+
+namespace docwright {
+
+Result<std::unique_ptr<Store>> OpenStore(const std::string& url) {
+  if (url.rfind("postgres://", 0) == 0 || url.rfind("postgresql://", 0) == 0) {
+    return Status::InvalidArgument(
+        "PostgreSQL is not available in this build; use a SQLite path or sqlite:// URL");
+  }
+  std::string path = url;
+  if (path.rfind("sqlite://", 0) == 0) {
+    path = path.substr(9);
+  } else if (path.rfind("sqlite:", 0) == 0) {
+    path = path.substr(7);
+  }
+  if (path.empty()) return Status::InvalidArgument("the database URL names no file");
+  if (path.find("://") != std::string::npos) {
+    return Status::InvalidArgument("unsupported database URL scheme: " +
+                                   path.substr(0, path.find("://")));
+  }
+  std::error_code ec;
+  auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty() && !std::filesystem::exists(parent, ec)) {
+    std::filesystem::create_directories(parent, ec);
+    if (ec) return Status::Unavailable("cannot create " + parent.string() + ": " + ec.message());
+    // The database holds forge tokens and key hashes: only the owner may read it.
+    ::chmod(parent.c_str(), 0700);
+  }
+  return OpenSqliteStore(path);
+}
+
+}  // namespace docwright
