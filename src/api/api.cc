@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/json_writer.h"
 #include "core/api_key.h"
 #include "core/ids.h"
 #include "core/text.h"
@@ -76,22 +77,40 @@ Json OptTime(const std::optional<UnixMillis>& t) {
   return t ? Json(FormatRfc3339(*t)) : Json(nullptr);
 }
 
-Json JobView(const Job& j) {
+// The AgentJob object. Rendered directly: it is the body of every poll.
+void WriteJob(const Job& j, JsonWriter& w) {
   // The spec: prLink is null while the job is active, even on a follow-up turn
   // of a job that already has a pull request.
   bool active = j.status == JobStatus::kActive;
-  return Json{
-      {"id", j.id},
-      {"status", ToString(j.status)},
-      {"source", Json{{"repository", j.repository}, {"ref", j.ref}}},
-      {"model", OptString(j.model)},
-      {"prLink", active ? Json(nullptr) : OptString(j.pr_link)},
-      {"createdAt", FormatRfc3339(j.created_at)},
-      {"archivedAt", OptTime(j.archived_at)},
-      {"updatedAt", FormatRfc3339(j.updated_at)},
-      {"error", OptString(j.error)},
-      {"summary", OptString(j.summary)},
-  };
+  w.BeginObject();
+  w.Key("id").String(j.id);
+  w.Key("status").String(ToString(j.status));
+  w.Key("source").BeginObject();
+  w.Key("repository").String(j.repository);
+  w.Key("ref").String(j.ref);
+  w.EndObject();
+  w.Key("model").OptString(j.model);
+  w.Key("prLink").OptString(active ? std::nullopt : j.pr_link);
+  w.Key("createdAt").String(FormatRfc3339(j.created_at));
+  w.Key("archivedAt");
+  if (j.archived_at) {
+    w.String(FormatRfc3339(*j.archived_at));
+  } else {
+    w.Null();
+  }
+  w.Key("updatedAt").String(FormatRfc3339(j.updated_at));
+  w.Key("error").OptString(j.error);
+  w.Key("summary").OptString(j.summary);
+  w.EndObject();
+}
+
+HttpResponse JobResponse(int status, const Job& job) {
+  HttpResponse r;
+  r.status = status;
+  r.body.reserve(512);
+  JsonWriter w(&r.body);
+  WriteJob(job, w);
+  return r;
 }
 
 Json MessageView(const Message& m) {
@@ -110,7 +129,11 @@ Json MessageView(const Message& m) {
 
 // --- Request parsing ---------------------------------------------------------------
 
-std::string PercentDecode(std::string_view in, bool* ok) {
+// '+' means a space only in query strings.
+std::string PercentDecode(std::string_view in, bool plus_is_space, bool* ok) {
+  if (in.find_first_of(plus_is_space ? "%+" : "%") == std::string_view::npos) {
+    return std::string(in);
+  }
   std::string out;
   out.reserve(in.size());
   for (size_t i = 0; i < in.size(); ++i) {
@@ -128,7 +151,7 @@ std::string PercentDecode(std::string_view in, bool* ok) {
       }
       out.push_back(static_cast<char>(v));
       i += 2;
-    } else if (c == '+') {
+    } else if (c == '+' && plus_is_space) {
       out.push_back(' ');
     } else {
       out.push_back(c);
@@ -156,7 +179,7 @@ Target ParseTarget(std::string_view target) {
   while (!path.empty()) {
     size_t slash = path.find('/');
     std::string_view seg = path.substr(0, slash);
-    t.segments.push_back(PercentDecode(seg, &t.ok));
+    t.segments.push_back(PercentDecode(seg, false, &t.ok));
     if (slash == std::string_view::npos) break;
     path.remove_prefix(slash + 1);
     if (path.empty()) t.segments.emplace_back();  // a trailing slash is an empty segment
@@ -165,9 +188,9 @@ Target ParseTarget(std::string_view target) {
     size_t amp = query.find('&');
     std::string_view pair = query.substr(0, amp);
     size_t eq = pair.find('=');
-    std::string key = PercentDecode(pair.substr(0, eq), &t.ok);
+    std::string key = PercentDecode(pair.substr(0, eq), true, &t.ok);
     std::string value =
-        eq == std::string_view::npos ? std::string() : PercentDecode(pair.substr(eq + 1), &t.ok);
+        eq == std::string_view::npos ? std::string() : PercentDecode(pair.substr(eq + 1), true, &t.ok);
     if (!key.empty()) t.query.emplace_back(std::move(key), std::move(value));
     if (amp == std::string_view::npos) break;
     query.remove_prefix(amp + 1);
@@ -318,12 +341,12 @@ HttpResponse Api::Handle(HttpRequest& req) {
       auto job = store_.CreateJob(scope, nj);
       if (!job.ok()) return FromStatus(job.status());
       if (hooks_.work_queued) hooks_.work_queued();
-      return JsonResponse(201, JobView(*job));
+      return JobResponse(201, *job);
     }
     case Route::kGet: {
       auto job = store_.GetJob(scope, job_id);
       if (!job.ok()) return FromStatus(job.status());
-      return JsonResponse(200, JobView(*job));
+      return JobResponse(200, *job);
     }
     case Route::kMessage: {
       if (!IsJsonContentType(req.content_type)) return UnsupportedMediaType();
@@ -332,7 +355,7 @@ HttpResponse Api::Handle(HttpRequest& req) {
       auto job = store_.AddMessage(scope, job_id, body->prompt);
       if (!job.ok()) return FromStatus(job.status());
       if (hooks_.work_queued) hooks_.work_queued();
-      return JsonResponse(200, JobView(*job));
+      return JobResponse(200, *job);
     }
     case Route::kArchive: {
       if (!req.body.empty() && !IsJsonContentType(req.content_type)) {
@@ -341,7 +364,7 @@ HttpResponse Api::Handle(HttpRequest& req) {
       auto job = store_.ArchiveJob(scope, job_id);
       if (!job.ok()) return FromStatus(job.status());
       if (hooks_.job_archived) hooks_.job_archived(job->id);
-      return JsonResponse(200, JobView(*job));
+      return JobResponse(200, *job);
     }
     case Route::kTranscript: {
       auto messages = store_.ListMessages(scope, job_id);
@@ -376,10 +399,12 @@ HttpResponse Api::Handle(HttpRequest& req) {
       }
       auto page = store_.ListJobs(scope, query);
       if (!page.ok()) return FromStatus(page.status());
-      Json jobs = Json::array();
-      for (const Job& j : page->jobs) jobs.push_back(JobView(j));
-      return JsonResponse(200, Json{{"jobs", std::move(jobs)},
-                                    {"nextCursor", OptString(page->next_after_id)}});
+      HttpResponse r;
+      JsonWriter w(&r.body);
+      w.BeginObject().Key("jobs").BeginArray();
+      for (const Job& j : page->jobs) WriteJob(j, w);
+      w.EndArray().Key("nextCursor").OptString(page->next_after_id).EndObject();
+      return r;
     }
     case Route::kNone:
       break;

@@ -17,6 +17,7 @@
 #include "core/job.h"
 #include "core/time.h"
 #include "runner/runner.h"
+#include "store/cached_store.h"
 #include "store/store.h"
 
 namespace docwright {
@@ -115,6 +116,7 @@ struct ServeOptions {
   int io_threads = 0;
   std::string public_url;
   double lease_seconds = 30;
+  int cache_ms = 250;
 };
 
 int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_agent,
@@ -130,8 +132,15 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   if (o.lease_seconds < 0.05 || o.lease_seconds > 3600) {
     return Fail(Status::InvalidArgument("--lease-seconds must be from 0.05 to 3600"));
   }
-  auto store = Open(common);
-  if (!store.ok()) return Fail(store.status());
+  if (o.cache_ms < 0 || o.cache_ms > 60000) {
+    return Fail(Status::InvalidArgument("--cache-ms must be from 0 to 60000"));
+  }
+  auto opened = Open(common);
+  if (!opened.ok()) return Fail(opened.status());
+  std::unique_ptr<Store> store = std::move(*opened);
+  if (o.cache_ms > 0) {
+    store = NewCachedStore(std::move(store), CacheOptions{std::chrono::milliseconds(o.cache_ms)});
+  }
 
   ModelConfig model = ReadModelConfig();
   AgentChoice agent = make_agent(model);
@@ -140,7 +149,7 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   RunnerOptions ro;
   ro.workers = o.workers;
   ro.lease = std::chrono::milliseconds(static_cast<int64_t>(o.lease_seconds * 1000));
-  Runner runner(**store, *agent.agent, ro);
+  Runner runner(*store, *agent.agent, ro);
 
   if (!with_http) {
     // Workers only: wait for SIGINT or SIGTERM on this thread.
@@ -158,7 +167,7 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
     return 0;
   }
 
-  Api api(**store, ApiOptions{model.model},
+  Api api(*store, ApiOptions{model.model},
           ApiHooks{[&runner] { runner.Wake(); },
                    [&runner](const std::string& id) { runner.CancelJob(id); }});
   HttpServerOptions ho;
@@ -205,6 +214,10 @@ int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
   serve->add_option("--lease-seconds", so.lease_seconds,
                     "how long a crashed worker's turn waits before it is re-run")
       ->envname("DOCWRIGHT_LEASE_SECONDS");
+  serve->add_option("--cache-ms", so.cache_ms,
+                    "how long a job or key read may lag writes made by other processes "
+                    "(0: no cache)")
+      ->envname("DOCWRIGHT_CACHE_MS");
   serve->callback([&] { action = [&] { return Serve(common, so, make_agent, true); }; });
 
   auto* worker = app.add_subcommand("worker", "run workers only (scale-out)");

@@ -1,6 +1,7 @@
 #include "core/text.h"
 
 #include <cstdint>
+#include <cstring>
 
 namespace docwright {
 
@@ -9,6 +10,15 @@ std::optional<size_t> Utf8Length(std::string_view s) {
   size_t i = 0;
   const size_t n = s.size();
   while (i < n) {
+    // ASCII runs are the common case: skip them eight bytes at a time.
+    while (i + 8 <= n) {
+      uint64_t word;
+      std::memcpy(&word, s.data() + i, 8);
+      if (word & 0x8080808080808080ull) break;
+      i += 8;
+      count += 8;
+    }
+    if (i >= n) break;
     unsigned char c = static_cast<unsigned char>(s[i]);
     size_t len;
     uint32_t cp;

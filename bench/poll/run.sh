@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Polling benchmark: GET /v2/agent/{projectId}/job/{id} with a valid key against
+# nginx serving a static file of the same body size, both on this machine, both
+# measured by wrk in this run (keep-alive, 64 connections).
+#
+#   ./dw bench poll                 # defaults: 10 s per run, 3 rounds, wrk -t1
+# wrk runs one thread so that, on a 2-core machine, the load generator takes the
+# same share of CPU from both servers and neither is starved by it.
+#   DURATION=20s ROUNDS=5 ./dw bench poll
+#
+# Prints requests/s and p99 latency of each, the ratio, and whether the targets
+# (>= 70% of nginx's requests/s, p99 < 5 ms) are met.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+BIN="${DOCWRIGHT_BIN:-build/docwright}"
+DURATION="${DURATION:-10s}"
+ROUNDS="${ROUNDS:-3}"
+CONNECTIONS="${CONNECTIONS:-64}"
+THREADS="${THREADS:-1}"
+DW_PORT="${DW_PORT:-18471}"
+NGINX_PORT="${NGINX_PORT:-18472}"
+
+work=$(mktemp -d /tmp/dw-bench-poll.XXXXXX)
+chmod 755 "$work"
+dw_pid=""
+cleanup() {
+  [ -n "$dw_pid" ] && kill "$dw_pid" 2>/dev/null || true
+  [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+  sleep 0.2
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+data="$work/data"
+org=$("$BIN" org create --name bench --data-dir "$data" | tail -n1)
+key=$("$BIN" key create --org "$org" --data-dir "$data" | tail -n1)
+project=$("$BIN" project create --org "$org" --repository https://git.example/acme/docs \
+  --data-dir "$data" | tail -n1)
+
+# Two I/O threads, like nginx's two workers below; no agent workers are needed.
+"$BIN" serve --data-dir "$data" --listen "127.0.0.1:$DW_PORT" --io-threads 2 --workers 1 \
+  2>"$work/serve.log" &
+dw_pid=$!
+for _ in $(seq 100); do
+  curl -fsS "http://127.0.0.1:$DW_PORT/healthz" >/dev/null 2>&1 && break
+  sleep 0.05
+done
+
+auth="Authorization: Bearer $key"
+job=$(curl -fsS -X POST -H "$auth" -H 'Content-Type: application/json' \
+  -d '{"prompt":"Document the rate limits on the API reference page"}' \
+  "http://127.0.0.1:$DW_PORT/v2/agent/$project/job" | sed -E 's/^\{"id":"([^"]+)".*/\1/')
+url="http://127.0.0.1:$DW_PORT/v2/agent/$project/job/$job"
+# Wait for the turn to end so the body no longer changes.
+for _ in $(seq 100); do
+  body=$(curl -fsS -H "$auth" "$url")
+  case "$body" in *'"status":"active"'*) sleep 0.05 ;; *) break ;; esac
+done
+
+mkdir -p "$work/www"
+printf '%s' "$body" >"$work/www/job.json"
+chmod -R a+rX "$work/www"
+size=$(stat -c %s "$work/www/job.json")
+
+cat >"$work/nginx.conf" <<NGINX
+worker_processes 2;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  keepalive_requests 100000000;
+  types { application/json json; }
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    root $work/www;
+  }
+}
+NGINX
+nginx -c "$work/nginx.conf" -p "$work"
+for _ in $(seq 100); do
+  curl -fsS "http://127.0.0.1:$NGINX_PORT/job.json" >/dev/null 2>&1 && break
+  sleep 0.05
+done
+
+# "Requests/sec" and the 99th percentile (in ms) of one wrk run.
+measure() {
+  local out rps p99
+  out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -H "$auth" "$1")
+  rps=$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")
+  p99=$(awk '$1 == "99%" {v=$2; if (v ~ /us$/) {sub(/us$/,"",v); v=v/1000} else if (v ~ /ms$/) {sub(/ms$/,"",v)} else if (v ~ /s$/) {sub(/s$/,"",v); v=v*1000}; print v}' <<<"$out")
+  if grep -q "Non-2xx" <<<"$out"; then
+    echo "error: non-2xx responses from $1" >&2
+    echo "$out" >&2
+    exit 1
+  fi
+  echo "$rps $p99"
+}
+
+echo "body: $size bytes; wrk -t$THREADS -c$CONNECTIONS -d$DURATION; $ROUNDS rounds; $(nproc) cores"
+# Warm both up, then alternate so drift affects both alike.
+wrk -t"$THREADS" -c"$CONNECTIONS" -d2s -H "$auth" "$url" >/dev/null
+wrk -t"$THREADS" -c"$CONNECTIONS" -d2s "http://127.0.0.1:$NGINX_PORT/job.json" >/dev/null
+dw_all=() ; ng_all=() ; dw_p99s=()
+for r in $(seq "$ROUNDS"); do
+  read -r dw_rps dw_p99 < <(measure "$url")
+  read -r ng_rps ng_p99 < <(measure "http://127.0.0.1:$NGINX_PORT/job.json")
+  printf 'round %d: docwright %10.0f req/s p99 %6.2f ms | nginx %10.0f req/s p99 %6.2f ms\n' \
+    "$r" "$dw_rps" "$dw_p99" "$ng_rps" "$ng_p99"
+  dw_all+=("$dw_rps"); ng_all+=("$ng_rps"); dw_p99s+=("$dw_p99")
+done
+
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+dw_med=$(median "${dw_all[@]}")
+ng_med=$(median "${ng_all[@]}")
+p99_worst=$(printf '%s\n' "${dw_p99s[@]}" | sort -g | tail -n1)
+ratio=$(awk -v a="$dw_med" -v b="$ng_med" 'BEGIN {printf "%.2f", a / b}')
+verdict=$(awk -v r="$ratio" -v p="$p99_worst" 'BEGIN {print (r >= 0.70 && p < 5) ? "met" : "NOT met"}')
+echo "median: docwright $dw_med req/s, nginx $ng_med req/s, ratio $ratio; worst docwright p99 $p99_worst ms"
+echo "target (ratio >= 0.70, p99 < 5 ms): $verdict"

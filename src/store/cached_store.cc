@@ -1,0 +1,184 @@
+#include "store/cached_store.h"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+
+namespace docwright {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A map with per-entry expiry and a generation that every invalidation bumps:
+// a value read from the inner store before an invalidation is never cached after
+// it.
+template <typename V>
+class TtlCache {
+ public:
+  explicit TtlCache(CacheOptions o) : options_(o) {}
+
+  uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+
+  // Readers share the lock and copy the value outside it: polls of many
+  // connections hit the same entries at once.
+  std::shared_ptr<const V> Get(const std::string& key) {
+    std::shared_ptr<const Entry> entry;
+    {
+      std::shared_lock lock(mu_);
+      auto it = map_.find(key);
+      if (it == map_.end()) return nullptr;
+      entry = it->second;
+    }
+    if (entry->expires <= Clock::now()) return nullptr;
+    return std::shared_ptr<const V>(entry, &entry->value);
+  }
+
+  // Stores `value` unless an invalidation happened since `generation` was read.
+  void Put(const std::string& key, V value, uint64_t generation) {
+    auto now = Clock::now();
+    auto entry = std::make_shared<const Entry>(Entry{std::move(value), now + options_.ttl});
+    std::unique_lock lock(mu_);
+    if (generation != generation_.load(std::memory_order_relaxed)) return;
+    if (map_.size() >= options_.max_entries) {
+      std::erase_if(map_, [&](const auto& kv) { return kv.second->expires <= now; });
+      if (map_.size() >= options_.max_entries) map_.clear();
+    }
+    map_[key] = std::move(entry);
+  }
+
+  void Erase(const std::string& key) {
+    std::unique_lock lock(mu_);
+    generation_.fetch_add(1, std::memory_order_acq_rel);
+    map_.erase(key);
+  }
+
+  void Clear() {
+    std::unique_lock lock(mu_);
+    generation_.fetch_add(1, std::memory_order_acq_rel);
+    map_.clear();
+  }
+
+ private:
+  struct Entry {
+    V value;
+    Clock::time_point expires;
+  };
+  const CacheOptions options_;
+  std::shared_mutex mu_;
+  std::atomic<uint64_t> generation_{0};
+  std::unordered_map<std::string, std::shared_ptr<const Entry>> map_;
+};
+
+class CachedStore final : public Store {
+ public:
+  CachedStore(std::unique_ptr<Store> inner, CacheOptions o)
+      : inner_(std::move(inner)), keys_(o), jobs_(o) {}
+
+  // --- Cached reads ---
+
+  Result<ApiKey> FindActiveApiKey(const std::string& secret_hash) override {
+    if (auto hit = keys_.Get(secret_hash)) return *hit;
+    uint64_t gen = keys_.generation();
+    auto r = inner_->FindActiveApiKey(secret_hash);
+    if (r.ok()) keys_.Put(secret_hash, *r, gen);
+    return r;
+  }
+
+  Result<Job> GetJob(const Scope& scope, const std::string& job_id) override {
+    if (auto hit = jobs_.Get(job_id)) {
+      // Only a caller of the same organisation and project may see it; anyone
+      // else gets the inner store's answer (NotFound).
+      if (hit->org_id == scope.org_id && hit->job.project_id == scope.project_id) return hit->job;
+    }
+    uint64_t gen = jobs_.generation();
+    auto r = inner_->GetJob(scope, job_id);
+    if (r.ok()) jobs_.Put(job_id, ScopedJob{scope.org_id, *r}, gen);
+    return r;
+  }
+
+  // --- Writes that change a cached answer ---
+
+  Status RevokeApiKey(const std::string& key_id) override {
+    Status s = inner_->RevokeApiKey(key_id);
+    keys_.Clear();  // keys are cached by hash, not id; revocations are rare
+    return s;
+  }
+  Result<Job> AddMessage(const Scope& scope, const std::string& job_id,
+                         const std::string& prompt) override {
+    auto r = inner_->AddMessage(scope, job_id, prompt);
+    jobs_.Erase(job_id);
+    return r;
+  }
+  Result<Job> ArchiveJob(const Scope& scope, const std::string& job_id) override {
+    auto r = inner_->ArchiveJob(scope, job_id);
+    jobs_.Erase(job_id);
+    return r;
+  }
+  Result<std::optional<ClaimedTurn>> ClaimTurn(const std::string& worker_id,
+                                               std::chrono::milliseconds lease,
+                                               int max_attempts) override {
+    auto r = inner_->ClaimTurn(worker_id, lease, max_attempts);
+    // Claiming may fail jobs whose turns ran out of attempts; which ones is not
+    // reported, so drop every job when the claim got as far as writing.
+    if (!r.ok() || r->has_value()) jobs_.Clear();
+    return r;
+  }
+  Result<LeaseState> FinishTurn(int64_t turn_id, const std::string& worker_id,
+                                const TurnOutcome& outcome) override {
+    auto r = inner_->FinishTurn(turn_id, worker_id, outcome);
+    jobs_.Clear();  // the outcome's job is not named here; turns end rarely
+    return r;
+  }
+
+  // --- Pass-through ---
+
+  Result<Org> CreateOrg(const std::string& name) override { return inner_->CreateOrg(name); }
+  Result<Org> GetOrg(const std::string& id) override { return inner_->GetOrg(id); }
+  Status CreateApiKey(const ApiKey& key) override { return inner_->CreateApiKey(key); }
+  Result<std::vector<ApiKey>> ListApiKeys(const std::string& org_id) override {
+    return inner_->ListApiKeys(org_id);
+  }
+  Result<Project> CreateProject(Project p) override { return inner_->CreateProject(std::move(p)); }
+  Result<Project> GetProject(const Scope& scope) override { return inner_->GetProject(scope); }
+  Result<std::vector<Project>> ListProjects(const std::string& org_id) override {
+    return inner_->ListProjects(org_id);
+  }
+  Result<Job> CreateJob(const Scope& scope, const NewJob& job) override {
+    return inner_->CreateJob(scope, job);
+  }
+  Result<JobPage> ListJobs(const Scope& scope, const JobQuery& query) override {
+    return inner_->ListJobs(scope, query);
+  }
+  Result<std::vector<Message>> ListMessages(const Scope& scope,
+                                            const std::string& job_id) override {
+    return inner_->ListMessages(scope, job_id);
+  }
+  Result<LeaseState> RenewLease(int64_t turn_id, const std::string& worker_id,
+                                std::chrono::milliseconds lease) override {
+    return inner_->RenewLease(turn_id, worker_id, lease);
+  }
+  Status ReleaseTurn(int64_t turn_id, const std::string& worker_id) override {
+    return inner_->ReleaseTurn(turn_id, worker_id);
+  }
+  Status Ping() override { return inner_->Ping(); }
+
+ private:
+  struct ScopedJob {
+    std::string org_id;
+    Job job;
+  };
+
+  std::unique_ptr<Store> inner_;
+  TtlCache<ApiKey> keys_;
+  TtlCache<ScopedJob> jobs_;
+};
+
+}  // namespace
+
+std::unique_ptr<Store> NewCachedStore(std::unique_ptr<Store> inner, CacheOptions options) {
+  return std::make_unique<CachedStore>(std::move(inner), options);
+}
+
+}  // namespace docwright
