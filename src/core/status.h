@@ -70,6 +70,7 @@ class Result {
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
+  T&& operator*() && { return std::move(value()); }
 
  private:
   Status status_;

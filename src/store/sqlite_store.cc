@@ -113,13 +113,13 @@ using Value = std::variant<std::nullptr_t, int64_t, std::string_view>;
 Value V(const std::optional<std::string>& s) {
   return s ? Value(std::string_view(*s)) : Value(nullptr);
 }
-Value V(const std::optional<int64_t>& i) { return i ? Value(*i) : Value(nullptr); }
 Value V(const std::string& s) { return std::string_view(s); }
-Value V(std::string_view s) { return s; }
 Value V(int64_t i) { return i; }
 Value V(int i) { return static_cast<int64_t>(i); }
 
-// A prepared statement in use: bound on construction, reset on destruction.
+// A prepared statement in use: bound on construction, reset on destruction. Each
+// cached statement may have one Query at a time: finish with one before a helper
+// that runs the same statement.
 class Query {
  public:
   Query(sqlite3* db, sqlite3_stmt* stmt, std::initializer_list<Value> params)
@@ -334,7 +334,8 @@ SQL(kFindRunnable,
     "AND (t.state = 'queued' OR t.lease_expires_at <= ?1) "
     "AND NOT EXISTS (SELECT 1 FROM turns e WHERE e.job_id = t.job_id AND e.seq < t.seq "
     "AND e.state IN ('queued', 'running')) ORDER BY t.id LIMIT 1");
-SQL(kSelectTurn, "SELECT id, job_id, seq, state, attempts FROM turns WHERE id = ?1");
+SQL(kSelectTurn,
+    "SELECT id, job_id, seq, state, attempts, lease_owner FROM turns WHERE id = ?1");
 SQL(kClaimTurn,
     "UPDATE turns SET state = 'running', attempts = attempts + 1, lease_owner = ?2, "
     "lease_expires_at = ?3, started_at = COALESCE(started_at, ?4) WHERE id = ?1");
@@ -357,7 +358,6 @@ SQL(kSelectMessagesUpTo,
 SQL(kRenewLease,
     "UPDATE turns SET lease_expires_at = ?3 WHERE id = ?1 AND lease_owner = ?2 AND state = "
     "'running'");
-SQL(kTurnOwnerState, "SELECT state, lease_owner FROM turns WHERE id = ?1");
 SQL(kFinishTurn,
     "UPDATE turns SET state = ?2, summary = ?3, error = ?4, finished_at = ?5 WHERE id = ?1");
 SQL(kReleaseTurn,
@@ -756,28 +756,24 @@ class SqliteStore final : public Store {
                                 const TurnOutcome& outcome) override {
     std::optional<LeaseState> result;
     Status s = Write([&](Connection& c) -> Status {
-      std::string job_id;
+      std::string job_id, state, owner;
       int64_t seq = 0;
       {
         Query q(c.db(), Prepared(c, kSelectTurn), {V(turn_id)});
         if (!q.Next()) return q.status().ok() ? Status::NotFound("turn not found") : q.status();
         job_id = q.Text(1);
         seq = q.Int(2);
+        state = q.Text(3);
+        owner = q.Text(5);
       }
-      {
-        Query q(c.db(), Prepared(c, kTurnOwnerState), {V(turn_id)});
-        if (!q.Next()) return q.status();
-        if (q.Text(0) != "running" || q.Text(1) != worker_id) {
-          auto why = WhyNotHeld(c, turn_id);
-          if (!why.ok()) return why.status();
-          result = *why;
-          return Status();
-        }
+      if (state != "running" || owner != worker_id) {
+        result = state == "cancelled" ? LeaseState::kCancelled : LeaseState::kLost;
+        return Status();
       }
       UnixMillis now = NowMillis();
-      std::string state(ToString(outcome.succeeded ? TurnState::kSucceeded : TurnState::kFailed));
+      std::string ended(ToString(outcome.succeeded ? TurnState::kSucceeded : TurnState::kFailed));
       Status w = Run(c, kFinishTurn,
-                     {V(turn_id), V(state), V(outcome.summary), V(outcome.error), V(now)});
+                     {V(turn_id), V(ended), V(outcome.summary), V(outcome.error), V(now)});
       if (w.ok()) w = MoveJobAfterTurn(c, job_id, seq, outcome, now);
       if (!w.ok()) return w;
       result = LeaseState::kHeld;
@@ -894,9 +890,9 @@ class SqliteStore final : public Store {
   }
 
   static Result<LeaseState> WhyNotHeld(Connection& c, int64_t turn_id) {
-    Query q(c.db(), Prepared(c, kTurnOwnerState), {V(turn_id)});
+    Query q(c.db(), Prepared(c, kSelectTurn), {V(turn_id)});
     if (!q.Next()) return q.status().ok() ? Status::NotFound("turn not found") : q.status();
-    return q.Text(0) == "cancelled" ? LeaseState::kCancelled : LeaseState::kLost;
+    return q.Text(3) == "cancelled" ? LeaseState::kCancelled : LeaseState::kLost;
   }
 
   // Runs `fn` in a write transaction on the writer connection. Rolls back if `fn`

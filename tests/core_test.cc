@@ -1,0 +1,150 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "api/json_writer.h"
+#include "core/api_key.h"
+#include "core/ids.h"
+#include "core/job.h"
+#include "core/text.h"
+#include "core/time.h"
+
+namespace docwright {
+namespace {
+
+TEST(StateMachine, FollowUpReactivatesEveryJobButArchived) {
+  for (JobStatus s : {JobStatus::kActive, JobStatus::kCompleted, JobStatus::kFailed}) {
+    auto next = StatusAfterFollowUp(s);
+    ASSERT_TRUE(next.ok());
+    EXPECT_EQ(*next, JobStatus::kActive);
+  }
+  auto archived = StatusAfterFollowUp(JobStatus::kArchived);
+  ASSERT_FALSE(archived.ok());
+  EXPECT_EQ(archived.status().code(), Code::kConflict);
+}
+
+TEST(StateMachine, TurnEndDependsOnOutcomeAndQueue) {
+  EXPECT_EQ(StatusAfterTurn(JobStatus::kActive, true, false), JobStatus::kCompleted);
+  EXPECT_EQ(StatusAfterTurn(JobStatus::kActive, false, false), JobStatus::kFailed);
+  EXPECT_EQ(StatusAfterTurn(JobStatus::kActive, true, true), JobStatus::kActive);
+  EXPECT_EQ(StatusAfterTurn(JobStatus::kActive, false, true), JobStatus::kActive);
+  EXPECT_EQ(StatusAfterTurn(JobStatus::kArchived, true, false), JobStatus::kArchived);
+}
+
+TEST(StateMachine, StatusNamesRoundTrip) {
+  for (JobStatus s : {JobStatus::kActive, JobStatus::kCompleted, JobStatus::kArchived,
+                      JobStatus::kFailed}) {
+    EXPECT_EQ(ParseJobStatus(ToString(s)), s);
+  }
+  EXPECT_FALSE(ParseJobStatus("done"));
+  EXPECT_FALSE(ParseJobStatus("ACTIVE"));
+}
+
+TEST(Ids, AreUuidV7UniqueAndTimeOrdered) {
+  std::set<std::string> seen;
+  std::string prev;
+  for (int i = 0; i < 20000; ++i) {
+    std::string id = NewId();
+    ASSERT_TRUE(LooksLikeId(id)) << id;
+    EXPECT_EQ(id[14], '7') << id;  // version
+    EXPECT_NE(std::string("89ab").find(id[19]), std::string::npos) << id;  // variant
+    EXPECT_GT(id, prev);
+    prev = id;
+    seen.insert(id);
+  }
+  EXPECT_EQ(seen.size(), 20000u);
+  EXPECT_FALSE(LooksLikeId("not-an-id"));
+  EXPECT_FALSE(LooksLikeId("01A202EA-C260-7000-85E6-8F30178E2D79"));  // not canonical
+  EXPECT_FALSE(LooksLikeId("01a202ea-c260-7000-85e6-8f30178e2d7"));
+}
+
+TEST(Ids, RandomBase62HasFullAlphabetAndLength) {
+  std::string s = RandomBase62(4000);
+  EXPECT_EQ(s.size(), 4000u);
+  std::set<char> chars(s.begin(), s.end());
+  EXPECT_EQ(chars.size(), 62u);
+}
+
+TEST(Ids, ConstantTimeEquals) {
+  EXPECT_TRUE(ConstantTimeEquals("abc", "abc"));
+  EXPECT_FALSE(ConstantTimeEquals("abc", "abd"));
+  EXPECT_FALSE(ConstantTimeEquals("abc", "abcd"));
+  EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(ApiKeys, HaveTheDocumentedShapeAndAreStoredOnlyAsHash) {
+  GeneratedApiKey a = GenerateApiKey("org", "ci");
+  GeneratedApiKey b = GenerateApiKey("org", "ci");
+  EXPECT_NE(a.secret, b.secret);
+  EXPECT_TRUE(LooksLikeApiKey(a.secret));
+  EXPECT_EQ(a.secret.rfind("dw_", 0), 0u);
+  EXPECT_EQ(a.record.secret_hash, Sha256Hex(a.secret));
+  EXPECT_EQ(a.secret.rfind(a.record.prefix, 0), 0u);
+  EXPECT_LT(a.record.prefix.size(), a.secret.size() / 2);
+  EXPECT_EQ(a.record.secret_hash.find(a.secret), std::string::npos);
+  EXPECT_FALSE(LooksLikeApiKey("dw_short"));
+  EXPECT_FALSE(LooksLikeApiKey("xx_" + a.secret.substr(3)));
+  EXPECT_FALSE(LooksLikeApiKey(a.secret.substr(0, a.secret.size() - 1) + "!"));
+}
+
+TEST(Time, Rfc3339IsUtcWithMillisAndZ) {
+  EXPECT_EQ(FormatRfc3339(0), "1970-01-01T00:00:00.000Z");
+  EXPECT_EQ(FormatRfc3339(1700000000123), "2023-11-14T22:13:20.123Z");
+  EXPECT_EQ(FormatRfc3339(951782400007), "2000-02-29T00:00:00.007Z");
+}
+
+TEST(Text, Utf8LengthCountsCodePointsAndRejectsMalformed) {
+  EXPECT_EQ(Utf8Length(""), 0u);
+  EXPECT_EQ(Utf8Length("hello, world and more ascii"), 27u);
+  EXPECT_EQ(Utf8Length("h\xc3\xa9llo"), 5u);                // é
+  EXPECT_EQ(Utf8Length("\xe2\x82\xac\xf0\x9f\x98\x80"), 2u);  // € and an emoji
+  EXPECT_FALSE(Utf8Length("\xc0\x80"));                       // overlong NUL
+  EXPECT_FALSE(Utf8Length("\xed\xa0\x80"));                   // surrogate
+  EXPECT_FALSE(Utf8Length("\xf4\x90\x80\x80"));               // above U+10FFFF
+  EXPECT_FALSE(Utf8Length("abc\xe2\x82"));                    // truncated
+  EXPECT_FALSE(Utf8Length("\xff"));
+  EXPECT_FALSE(Utf8Length("12345678\x80"));                   // after the ASCII fast path
+}
+
+TEST(Text, BlankAndSlug) {
+  EXPECT_TRUE(IsBlank(" \t\n"));
+  EXPECT_TRUE(IsBlank(""));
+  EXPECT_FALSE(IsBlank(" x "));
+  EXPECT_EQ(Slugify("Fix the typo in the Quickstart!", 40), "fix-the-typo-in-the-quickstart");
+  EXPECT_EQ(Slugify("  --  ", 40), "");
+  EXPECT_EQ(Slugify("Document the rate limits of the API", 20), "document-the-rate");
+  EXPECT_LE(Slugify(std::string(100, 'a'), 40).size(), 40u);
+}
+
+TEST(Naming, BranchUsesRandomTailOfIdAndSlug) {
+  std::string id = "01a202ea-c483-7000-b7c4-c6f1ad82ddc7";
+  EXPECT_EQ(BranchNameFor(id, "Fix the typo"), "docwright/ad82ddc7-fix-the-typo");
+  EXPECT_EQ(BranchNameFor(id, "日本語"), "docwright/ad82ddc7");
+}
+
+TEST(Naming, ModelResolutionOrder) {
+  EXPECT_EQ(ResolveModel("a", "b", "c"), "a");
+  EXPECT_EQ(ResolveModel(std::nullopt, "b", "c"), "b");
+  EXPECT_EQ(ResolveModel(std::nullopt, std::nullopt, "c"), "c");
+  EXPECT_FALSE(ResolveModel(std::nullopt, std::nullopt, std::nullopt));
+}
+
+TEST(JsonWriter, EscapesAndAlwaysProducesValidJson) {
+  std::string out;
+  JsonWriter w(&out);
+  std::string tricky = "quote \" backslash \\ newline \n tab \t bell \x07 e\xcc\x81 bad \xff end";
+  w.BeginObject().Key("a").String(tricky).Key("n").Null().Key("i").Int(-5).Key("b").Bool(true);
+  w.Key("arr").BeginArray().String("x").Int(1).EndArray().EndObject();
+  auto parsed = nlohmann::json::parse(out);
+  EXPECT_EQ(parsed["n"], nullptr);
+  EXPECT_EQ(parsed["i"], -5);
+  EXPECT_EQ(parsed["b"], true);
+  EXPECT_EQ(parsed["arr"], nlohmann::json::parse(R"(["x",1])"));
+  std::string back = parsed["a"];
+  EXPECT_EQ(back.substr(0, 40), tricky.substr(0, 40));
+  EXPECT_NE(back.find("\xef\xbf\xbd"), std::string::npos);  // U+FFFD for the bad byte
+}
+
+}  // namespace
+}  // namespace docwright

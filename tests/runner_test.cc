@@ -1,0 +1,159 @@
+#include "runner/runner.h"
+
+#include <gtest/gtest.h>
+
+#include "fakes/scripted_agent.h"
+#include "store/store.h"
+#include "support/temp_dir.h"
+
+namespace docwright {
+namespace {
+
+using std::chrono::milliseconds;
+using testing::ScriptedAgent;
+using testing::WaitUntil;
+
+class RunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = std::move(*OpenStore(dir_ / "docwright.db"));
+    Org org = *store_->CreateOrg("acme");
+    Project p;
+    p.org_id = org.id;
+    p.repository = "/srv/docs.git";
+    p.base_ref = "main";
+    project_ = *store_->CreateProject(p);
+    scope_ = Scope{org.id, project_.id};
+  }
+
+  std::unique_ptr<Runner> StartRunner(milliseconds lease = milliseconds(30000)) {
+    RunnerOptions o;
+    o.workers = 2;
+    o.lease = lease;
+    o.poll_interval = milliseconds(20);
+    auto r = std::make_unique<Runner>(*store_, agent_, o);
+    r->Start();
+    return r;
+  }
+
+  Job Create(const std::string& prompt) { return *store_->CreateJob(scope_, NewJob{prompt}); }
+  Job Get(const std::string& id) { return *store_->GetJob(scope_, id); }
+  bool Reaches(const std::string& id, JobStatus s, milliseconds t = milliseconds(10000)) {
+    return WaitUntil([&] { return Get(id).status == s; }, t);
+  }
+  bool TurnState(const std::string& id, int seq, docwright::TurnState s) {
+    auto m = store_->ListMessages(scope_, id);
+    return m.ok() && static_cast<int>(m->size()) >= seq && (*m)[seq - 1].state == s;
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<Store> store_;
+  Project project_;
+  Scope scope_;
+  ScriptedAgent agent_;
+};
+
+TEST_F(RunnerTest, SuccessfulTurnCompletesJobWithPrAndSummary) {
+  auto runner = StartRunner();
+  Job j = Create("Fix the typo");
+  ASSERT_TRUE(Reaches(j.id, JobStatus::kCompleted));
+  Job done = Get(j.id);
+  EXPECT_EQ(done.pr_link, "http://forge.test/pulls/" + j.id);
+  ASSERT_TRUE(done.summary);
+  EXPECT_FALSE(done.error);
+}
+
+TEST_F(RunnerTest, NoChangeCompletesWithoutPr) {
+  auto runner = StartRunner();
+  Job j = Create("Nothing to do [nochange]");
+  ASSERT_TRUE(Reaches(j.id, JobStatus::kCompleted));
+  EXPECT_FALSE(Get(j.id).pr_link);
+}
+
+TEST_F(RunnerTest, FailingAndThrowingAgentsFailTheJobWithAnError) {
+  auto runner = StartRunner();
+  Job a = Create("[fail the docs site config is broken]");
+  Job b = Create("[throw]");
+  ASSERT_TRUE(Reaches(a.id, JobStatus::kFailed));
+  ASSERT_TRUE(Reaches(b.id, JobStatus::kFailed));
+  EXPECT_EQ(Get(a.id).error, "the docs site config is broken");
+  EXPECT_EQ(Get(b.id).error, "internal error while running the turn");
+}
+
+TEST_F(RunnerTest, FollowUpsRunAfterTheCurrentTurnInOrder) {
+  auto runner = StartRunner();
+  Job j = Create("first [sleep 300]");
+  ASSERT_TRUE(store_->AddMessage(scope_, j.id, "second").ok());
+  ASSERT_TRUE(store_->AddMessage(scope_, j.id, "third").ok());
+  ASSERT_TRUE(Reaches(j.id, JobStatus::kCompleted));
+  auto messages = *store_->ListMessages(scope_, j.id);
+  ASSERT_EQ(messages.size(), 3u);
+  for (const auto& m : messages) EXPECT_EQ(m.state, TurnState::kSucceeded);
+  // Each turn saw all earlier messages, so they ran in order.
+  EXPECT_NE(messages[2].summary->find("(2 earlier)"), std::string::npos) << *messages[2].summary;
+  EXPECT_LE(*messages[0].finished_at, *messages[1].finished_at);
+  EXPECT_LE(*messages[1].finished_at, *messages[2].finished_at);
+}
+
+TEST_F(RunnerTest, ArchiveCancelsTheRunningTurnAtOnce) {
+  auto runner = StartRunner();
+  Job j = Create("slow [sleep 60000]");
+  ASSERT_TRUE(WaitUntil([&] { return agent_.turns_started.load() == 1; }));
+  ASSERT_TRUE(store_->ArchiveJob(scope_, j.id).ok());
+  runner->CancelJob(j.id);
+  ASSERT_TRUE(WaitUntil([&] { return agent_.turns_cancelled.load() == 1; }, milliseconds(5000)));
+  EXPECT_EQ(Get(j.id).status, JobStatus::kArchived);
+  EXPECT_TRUE(TurnState(j.id, 1, TurnState::kCancelled));
+}
+
+TEST_F(RunnerTest, ArchiveByAnotherProcessCancelsAtTheNextHeartbeat) {
+  auto runner = StartRunner(milliseconds(300));
+  Job j = Create("slow [sleep 60000]");
+  ASSERT_TRUE(WaitUntil([&] { return agent_.turns_started.load() == 1; }));
+  ASSERT_TRUE(store_->ArchiveJob(scope_, j.id).ok());  // no CancelJob: only the store knows
+  ASSERT_TRUE(WaitUntil([&] { return agent_.turns_cancelled.load() == 1; }, milliseconds(5000)));
+  EXPECT_EQ(Get(j.id).status, JobStatus::kArchived);
+}
+
+TEST_F(RunnerTest, LeasesAreRenewedWhileATurnRunsLongerThanOneLease) {
+  auto runner = StartRunner(milliseconds(150));
+  Job j = Create("longer than a lease [sleep 700]");
+  ASSERT_TRUE(Reaches(j.id, JobStatus::kCompleted));
+  EXPECT_EQ(agent_.turns_started.load(), 1) << "the turn must not have been re-run";
+  EXPECT_EQ((*store_->ListMessages(scope_, j.id))[0].attempts, 1);
+}
+
+TEST_F(RunnerTest, StopHandsTheRunningTurnBack) {
+  auto runner = StartRunner();
+  Job j = Create("slow [sleep 60000]");
+  ASSERT_TRUE(WaitUntil([&] { return agent_.turns_started.load() == 1; }));
+  auto t0 = std::chrono::steady_clock::now();
+  runner->Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  auto again = store_->ClaimTurn("next", milliseconds(1000), kMaxTurnAttempts);
+  ASSERT_TRUE(again.ok() && again->has_value()) << "the lease must be released, not left to expire";
+  EXPECT_EQ((*again)->job.id, j.id);
+  EXPECT_EQ((*again)->attempt, 1);
+  EXPECT_EQ(Get(j.id).status, JobStatus::kActive);
+}
+
+TEST_F(RunnerTest, TurnOfACrashedWorkerIsReRunAfterItsLeaseExpires) {
+  Job j = Create("interrupted");
+  // A worker that claims and dies.
+  auto claimed = store_->ClaimTurn("dead-worker", milliseconds(200), kMaxTurnAttempts);
+  ASSERT_TRUE(claimed.ok() && claimed->has_value());
+  auto runner = StartRunner();
+  ASSERT_TRUE(Reaches(j.id, JobStatus::kCompleted));
+  EXPECT_EQ((*store_->ListMessages(scope_, j.id))[0].attempts, 2);
+}
+
+TEST_F(RunnerTest, ManyJobsAllFinish) {
+  auto runner = StartRunner();
+  std::vector<std::string> ids;
+  for (int i = 0; i < 50; ++i) ids.push_back(Create("job " + std::to_string(i)).id);
+  for (const auto& id : ids) ASSERT_TRUE(Reaches(id, JobStatus::kCompleted)) << id;
+  EXPECT_EQ(agent_.turns_started.load(), 50);
+}
+
+}  // namespace
+}  // namespace docwright

@@ -1,0 +1,362 @@
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "core/api_key.h"
+#include "core/ids.h"
+#include "store/cached_store.h"
+#include "store/sqlite_store.h"
+#include "support/temp_dir.h"
+
+namespace docwright {
+namespace {
+
+using testing::TempDir;
+using std::chrono::milliseconds;
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = Open();
+    org_ = *store_->CreateOrg("acme");
+    other_org_ = *store_->CreateOrg("globex");
+    project_ = NewProject(org_.id, 100);
+    other_project_ = NewProject(other_org_.id, 100);
+  }
+
+  std::unique_ptr<Store> Open() {
+    auto s = OpenStore(dir_ / "docwright.db");
+    EXPECT_TRUE(s.ok()) << s.status().message();
+    return std::move(*s);
+  }
+
+  Project NewProject(const std::string& org_id, int64_t rate_limit) {
+    Project p;
+    p.org_id = org_id;
+    p.repository = "https://git.example/acme/docs";
+    p.base_ref = "main";
+    p.rate_limit_per_hour = rate_limit;
+    auto created = store_->CreateProject(p);
+    EXPECT_TRUE(created.ok()) << created.status().message();
+    return *created;
+  }
+
+  Scope ScopeOf(const Project& p) { return Scope{p.org_id, p.id}; }
+
+  Job Create(const Project& p, const std::string& prompt = "Fix the typo") {
+    auto j = store_->CreateJob(ScopeOf(p), NewJob{prompt, std::nullopt, std::nullopt, false});
+    EXPECT_TRUE(j.ok()) << j.status().message();
+    return *j;
+  }
+
+  ClaimedTurn Claim(const std::string& worker, milliseconds lease = milliseconds(60000)) {
+    auto c = store_->ClaimTurn(worker, lease, kMaxTurnAttempts);
+    EXPECT_TRUE(c.ok()) << c.status().message();
+    EXPECT_TRUE(c->has_value());
+    return std::move(**c);
+  }
+
+  bool NothingToClaim() {
+    auto c = store_->ClaimTurn("probe", milliseconds(60000), kMaxTurnAttempts);
+    return c.ok() && !c->has_value();
+  }
+
+  TempDir dir_;
+  std::unique_ptr<Store> store_;
+  Org org_, other_org_;
+  Project project_, other_project_;
+};
+
+TEST_F(StoreTest, CreatedJobHasItsFirstMessageAndIsActive) {
+  Job j = Create(project_, "Document the rate limits");
+  EXPECT_EQ(j.status, JobStatus::kActive);
+  EXPECT_EQ(j.repository, project_.repository);
+  EXPECT_EQ(j.ref.rfind("docwright/", 0), 0u);
+  EXPECT_NE(j.ref.find("document-the-rate-limits"), std::string::npos);
+  EXPECT_FALSE(j.pr_link);
+  EXPECT_FALSE(j.archived_at);
+  auto got = store_->GetJob(ScopeOf(project_), j.id);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->id, j.id);
+  EXPECT_EQ(got->ref, j.ref);
+  auto messages = store_->ListMessages(ScopeOf(project_), j.id);
+  ASSERT_TRUE(messages.ok());
+  ASSERT_EQ(messages->size(), 1u);
+  EXPECT_EQ((*messages)[0].prompt, "Document the rate limits");
+  EXPECT_EQ((*messages)[0].state, TurnState::kQueued);
+}
+
+TEST_F(StoreTest, ModelComesFromJobThenProjectThenServer) {
+  Project with_model = project_;
+  with_model.model = "project-model";
+  with_model = *store_->CreateProject(with_model);
+  Scope s = ScopeOf(with_model);
+  EXPECT_EQ(store_->CreateJob(s, NewJob{"a", "job-model", "server", false})->model, "job-model");
+  EXPECT_EQ(store_->CreateJob(s, NewJob{"a", std::nullopt, "server", false})->model,
+            "project-model");
+  EXPECT_EQ(store_->CreateJob(ScopeOf(project_), NewJob{"a", std::nullopt, "server", false})->model,
+            "server");
+}
+
+TEST_F(StoreTest, OtherOrganisationsSeeNothing) {
+  Job j = Create(project_);
+  Scope intruder{other_org_.id, project_.id};
+  EXPECT_EQ(store_->GetProject(intruder).status().code(), Code::kNotFound);
+  EXPECT_EQ(store_->GetJob(intruder, j.id).status().code(), Code::kNotFound);
+  EXPECT_EQ(store_->ListJobs(intruder, JobQuery{}).status().code(), Code::kNotFound);
+  EXPECT_EQ(store_->AddMessage(intruder, j.id, "x").status().code(), Code::kNotFound);
+  EXPECT_EQ(store_->ArchiveJob(intruder, j.id).status().code(), Code::kNotFound);
+  EXPECT_EQ(store_->ListMessages(intruder, j.id).status().code(), Code::kNotFound);
+  EXPECT_EQ(store_->CreateJob(intruder, NewJob{"x"}).status().code(), Code::kNotFound);
+  // The intruder's own project does not reach the job either.
+  EXPECT_EQ(store_->GetJob(ScopeOf(other_project_), j.id).status().code(), Code::kNotFound);
+  // The error is the same as for a project that does not exist.
+  Scope nowhere{org_.id, NewId()};
+  EXPECT_EQ(store_->GetJob(nowhere, j.id).status().message(),
+            store_->GetJob(intruder, j.id).status().message());
+}
+
+TEST_F(StoreTest, DataSurvivesReopening) {
+  Job j = Create(project_);
+  ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), j.id, "and a follow-up").ok());
+  store_.reset();
+  store_ = Open();  // migrations run again and must be a no-op
+  auto got = store_->GetJob(ScopeOf(project_), j.id);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(store_->ListMessages(ScopeOf(project_), j.id)->size(), 2u);
+}
+
+TEST_F(StoreTest, RateLimitCountsCreatesAndMessagesPerProject) {
+  Project limited = NewProject(org_.id, 3);
+  Job j = Create(limited);
+  ASSERT_TRUE(store_->AddMessage(ScopeOf(limited), j.id, "second").ok());
+  Create(limited);
+  auto refused = store_->CreateJob(ScopeOf(limited), NewJob{"fourth"});
+  ASSERT_EQ(refused.status().code(), Code::kRateLimited);
+  EXPECT_GT(refused.status().retry_after_seconds(), 3500);
+  EXPECT_LE(refused.status().retry_after_seconds(), 3600);
+  EXPECT_EQ(store_->AddMessage(ScopeOf(limited), j.id, "fifth").status().code(),
+            Code::kRateLimited);
+  // Refused requests are not counted, and other projects are not affected.
+  EXPECT_EQ(store_->ListMessages(ScopeOf(limited), j.id)->size(), 2u);
+  Create(project_);
+}
+
+TEST_F(StoreTest, ListJobsPagesNewestFirstAndFilters) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < 5; ++i) ids.push_back(Create(project_, "job " + std::to_string(i)).id);
+  Create(other_project_);
+  std::vector<std::string> seen;
+  JobQuery q;
+  q.limit = 2;
+  for (int page = 0; page < 10; ++page) {
+    auto p = store_->ListJobs(ScopeOf(project_), q);
+    ASSERT_TRUE(p.ok());
+    for (auto& j : p->jobs) seen.push_back(j.id);
+    if (!p->next_after_id) break;
+    EXPECT_EQ(p->jobs.size(), 2u);
+    q.after_id = p->next_after_id;
+  }
+  std::vector<std::string> expected(ids.rbegin(), ids.rend());
+  EXPECT_EQ(seen, expected);
+
+  ASSERT_TRUE(store_->ArchiveJob(ScopeOf(project_), ids[1]).ok());
+  JobQuery archived;
+  archived.status = JobStatus::kArchived;
+  auto p = store_->ListJobs(ScopeOf(project_), archived);
+  ASSERT_EQ(p->jobs.size(), 1u);
+  EXPECT_EQ(p->jobs[0].id, ids[1]);
+  EXPECT_FALSE(p->next_after_id);
+}
+
+TEST_F(StoreTest, TurnsOfAJobRunInOrderOneAtATime) {
+  Job j = Create(project_, "first");
+  ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), j.id, "second").ok());
+  ClaimedTurn t1 = Claim("w1");
+  EXPECT_EQ(t1.message.prompt, "first");
+  EXPECT_EQ(t1.attempt, 1);
+  EXPECT_TRUE(t1.history.empty());
+  EXPECT_EQ(t1.project.id, project_.id);
+  EXPECT_TRUE(NothingToClaim()) << "the second turn must wait for the first";
+
+  auto done = store_->FinishTurn(t1.turn_id, "w1", TurnOutcome{true, "http://pr/1", "did one", {}});
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(*done, LeaseState::kHeld);
+  EXPECT_EQ(store_->GetJob(ScopeOf(project_), j.id)->status, JobStatus::kActive);
+
+  ClaimedTurn t2 = Claim("w2");
+  EXPECT_EQ(t2.message.prompt, "second");
+  ASSERT_EQ(t2.history.size(), 1u);
+  EXPECT_EQ(t2.history[0].summary, "did one");
+  ASSERT_TRUE(store_->FinishTurn(t2.turn_id, "w2", TurnOutcome{true, {}, "did two", {}}).ok());
+  Job after = *store_->GetJob(ScopeOf(project_), j.id);
+  EXPECT_EQ(after.status, JobStatus::kCompleted);
+  EXPECT_EQ(after.pr_link, "http://pr/1") << "a turn without a new PR keeps the job's PR";
+  EXPECT_EQ(after.summary, "did two");
+  EXPECT_FALSE(after.error);
+}
+
+TEST_F(StoreTest, FailedTurnFailsJobAndFollowUpReactivatesIt) {
+  Job j = Create(project_);
+  ClaimedTurn t = Claim("w");
+  ASSERT_TRUE(store_->FinishTurn(t.turn_id, "w", TurnOutcome{false, {}, {}, "model said no"}).ok());
+  Job failed = *store_->GetJob(ScopeOf(project_), j.id);
+  EXPECT_EQ(failed.status, JobStatus::kFailed);
+  EXPECT_EQ(failed.error, "model said no");
+  auto again = store_->AddMessage(ScopeOf(project_), j.id, "try again");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->status, JobStatus::kActive);
+  EXPECT_FALSE(again->error);
+}
+
+TEST_F(StoreTest, ExpiredLeaseIsReclaimedAndTheOldWorkerLosesIt) {
+  Job j = Create(project_);
+  ClaimedTurn t = Claim("crashed", milliseconds(1));
+  std::this_thread::sleep_for(milliseconds(5));
+  ClaimedTurn again = Claim("rescuer");
+  EXPECT_EQ(again.turn_id, t.turn_id);
+  EXPECT_EQ(again.attempt, 2);
+  EXPECT_EQ(*store_->RenewLease(t.turn_id, "crashed", milliseconds(1000)), LeaseState::kLost);
+  EXPECT_EQ(*store_->FinishTurn(t.turn_id, "crashed", TurnOutcome{true}), LeaseState::kLost);
+  EXPECT_EQ(store_->GetJob(ScopeOf(project_), j.id)->status, JobStatus::kActive);
+  EXPECT_EQ(*store_->RenewLease(t.turn_id, "rescuer", milliseconds(1000)), LeaseState::kHeld);
+}
+
+TEST_F(StoreTest, TurnIsFailedAfterMaxAttempts) {
+  Job j = Create(project_);
+  for (int i = 0; i < kMaxTurnAttempts; ++i) {
+    Claim("crash-" + std::to_string(i), milliseconds(1));
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  EXPECT_TRUE(NothingToClaim());
+  Job failed = *store_->GetJob(ScopeOf(project_), j.id);
+  EXPECT_EQ(failed.status, JobStatus::kFailed);
+  ASSERT_TRUE(failed.error);
+  EXPECT_NE(failed.error->find("interrupted 3 times"), std::string::npos) << *failed.error;
+}
+
+TEST_F(StoreTest, ReleasedTurnIsClaimableAtOnceWithoutSpendingAnAttempt) {
+  Create(project_);
+  ClaimedTurn t = Claim("stopping", milliseconds(60000));
+  ASSERT_TRUE(store_->ReleaseTurn(t.turn_id, "stopping").ok());
+  ClaimedTurn again = Claim("next");
+  EXPECT_EQ(again.turn_id, t.turn_id);
+  EXPECT_EQ(again.attempt, 1);
+}
+
+TEST_F(StoreTest, ArchiveCancelsTurnsAndRefusesFollowUps) {
+  Job j = Create(project_);
+  ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), j.id, "queued one").ok());
+  ClaimedTurn t = Claim("w");
+  auto archived = store_->ArchiveJob(ScopeOf(project_), j.id);
+  ASSERT_TRUE(archived.ok());
+  EXPECT_EQ(archived->status, JobStatus::kArchived);
+  ASSERT_TRUE(archived->archived_at);
+  EXPECT_EQ(*store_->RenewLease(t.turn_id, "w", milliseconds(1000)), LeaseState::kCancelled);
+  EXPECT_EQ(*store_->FinishTurn(t.turn_id, "w", TurnOutcome{true, "http://pr"}),
+            LeaseState::kCancelled);
+  EXPECT_TRUE(NothingToClaim()) << "queued turns of an archived job never run";
+  Job after = *store_->GetJob(ScopeOf(project_), j.id);
+  EXPECT_EQ(after.status, JobStatus::kArchived);
+  EXPECT_FALSE(after.pr_link);
+  EXPECT_EQ(store_->AddMessage(ScopeOf(project_), j.id, "more").status().code(), Code::kConflict);
+  // Archiving again is harmless and keeps the first time.
+  EXPECT_EQ(store_->ArchiveJob(ScopeOf(project_), j.id)->archived_at, archived->archived_at);
+}
+
+TEST_F(StoreTest, RevokedKeysAreNotFound) {
+  GeneratedApiKey k = GenerateApiKey(org_.id, "ci");
+  ASSERT_TRUE(store_->CreateApiKey(k.record).ok());
+  auto found = store_->FindActiveApiKey(k.record.secret_hash);
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(found->org_id, org_.id);
+  ASSERT_TRUE(store_->RevokeApiKey(k.record.id).ok());
+  EXPECT_EQ(store_->FindActiveApiKey(k.record.secret_hash).status().code(), Code::kNotFound);
+  EXPECT_EQ(store_->RevokeApiKey(NewId()).code(), Code::kNotFound);
+  auto keys = store_->ListApiKeys(org_.id);
+  ASSERT_EQ(keys->size(), 1u);
+  EXPECT_TRUE((*keys)[0].revoked_at);
+  GeneratedApiKey orphan = GenerateApiKey(NewId(), "x");
+  EXPECT_EQ(store_->CreateApiKey(orphan.record).code(), Code::kNotFound);
+}
+
+TEST_F(StoreTest, ConcurrentWritersLoseNothing) {
+  constexpr int kThreads = 8, kPerThread = 25;
+  Project roomy = NewProject(org_.id, 1000);
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kPerThread; ++i) {
+        auto j = store_->CreateJob(ScopeOf(roomy), NewJob{"p"});
+        if (!j.ok()) {
+          ADD_FAILURE() << j.status().message();
+          ++failures;
+          continue;
+        }
+        auto m = store_->AddMessage(ScopeOf(roomy), j->id, "f");
+        if (!m.ok()) {
+          ADD_FAILURE() << m.status().message();
+          ++failures;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  JobQuery q;
+  q.limit = 100;
+  size_t total = 0;
+  for (;;) {
+    auto page = store_->ListJobs(ScopeOf(roomy), q);
+    total += page->jobs.size();
+    if (!page->next_after_id) break;
+    q.after_id = page->next_after_id;
+  }
+  EXPECT_EQ(total, size_t{kThreads * kPerThread});
+}
+
+// --- The read cache in front of the store ---
+
+TEST_F(StoreTest, CacheSeesItsOwnWritesAtOnce) {
+  auto cached = NewCachedStore(Open(), CacheOptions{milliseconds(60000)});
+  Job j = *cached->CreateJob(ScopeOf(project_), NewJob{"p"});
+  EXPECT_EQ(cached->GetJob(ScopeOf(project_), j.id)->status, JobStatus::kActive);
+  auto claimed = cached->ClaimTurn("w", milliseconds(60000), 3);
+  ASSERT_TRUE(claimed.ok() && claimed->has_value());
+  ASSERT_TRUE(cached->FinishTurn((*claimed)->turn_id, "w", TurnOutcome{true, "http://pr"}).ok());
+  EXPECT_EQ(cached->GetJob(ScopeOf(project_), j.id)->status, JobStatus::kCompleted);
+  ASSERT_TRUE(cached->AddMessage(ScopeOf(project_), j.id, "more").ok());
+  EXPECT_EQ(cached->GetJob(ScopeOf(project_), j.id)->status, JobStatus::kActive);
+  ASSERT_TRUE(cached->ArchiveJob(ScopeOf(project_), j.id).ok());
+  EXPECT_EQ(cached->GetJob(ScopeOf(project_), j.id)->status, JobStatus::kArchived);
+}
+
+TEST_F(StoreTest, CacheNeverCrossesTenants) {
+  auto cached = NewCachedStore(Open(), CacheOptions{milliseconds(60000)});
+  Job j = Create(project_);
+  ASSERT_TRUE(cached->GetJob(ScopeOf(project_), j.id).ok());  // now cached
+  EXPECT_EQ(cached->GetJob(Scope{other_org_.id, project_.id}, j.id).status().code(),
+            Code::kNotFound);
+  EXPECT_EQ(cached->GetJob(ScopeOf(other_project_), j.id).status().code(), Code::kNotFound);
+}
+
+TEST_F(StoreTest, CacheSeesOtherProcessesWritesWithinItsTtl) {
+  auto cached = NewCachedStore(Open(), CacheOptions{milliseconds(100)});
+  Job j = Create(project_);
+  GeneratedApiKey k = GenerateApiKey(org_.id, "ci");
+  ASSERT_TRUE(store_->CreateApiKey(k.record).ok());
+  ASSERT_TRUE(cached->FindActiveApiKey(k.record.secret_hash).ok());
+  ASSERT_EQ(cached->GetJob(ScopeOf(project_), j.id)->status, JobStatus::kActive);
+  // Writes through another connection, as another process would make them.
+  ASSERT_TRUE(store_->RevokeApiKey(k.record.id).ok());
+  ASSERT_TRUE(store_->ArchiveJob(ScopeOf(project_), j.id).ok());
+  EXPECT_TRUE(testing::WaitUntil(
+      [&] { return !cached->FindActiveApiKey(k.record.secret_hash).ok(); }, milliseconds(2000)));
+  EXPECT_TRUE(testing::WaitUntil(
+      [&] { return cached->GetJob(ScopeOf(project_), j.id)->status == JobStatus::kArchived; },
+      milliseconds(2000)));
+}
+
+}  // namespace
+}  // namespace docwright
