@@ -227,7 +227,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   beast::tcp_stream stream_;
   ServerState& state_;
-  beast::flat_buffer buffer_{8192};
+  beast::flat_buffer buffer_;  // unbounded here: the parser enforces the header and body limits
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<http::response<http::string_body>> res_;
   unsigned version_ = 11;

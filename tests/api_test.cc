@@ -1,0 +1,550 @@
+// Black-box tests: the real binary on a loopback port with a fresh data dir,
+// spoken to over HTTP, and administered through its command line.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <regex>
+#include <set>
+#include <thread>
+
+#include "support/http_client.h"
+#include "support/server_process.h"
+#include "support/temp_dir.h"
+
+namespace docwright::testing {
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+const char* const kScripted = DOCWRIGHT_SCRIPTED_BIN;
+const char* const kReal = DOCWRIGHT_BIN;
+
+class ApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    org_a_ = Admin({"org", "create", "--name", "acme"}).LastLine();
+    key_a_ = Admin({"key", "create", "--org", org_a_, "--name", "ci"}).LastLine();
+    project_a_ = Admin({"project", "create", "--org", org_a_, "--repository",
+                        "https://git.example/acme/docs"})
+                     .LastLine();
+    org_b_ = Admin({"org", "create", "--name", "globex"}).LastLine();
+    key_b_ = Admin({"key", "create", "--org", org_b_}).LastLine();
+    project_b_ = Admin({"project", "create", "--org", org_b_, "--repository",
+                        "https://git.example/globex/docs"})
+                     .LastLine();
+    StartServer(kScripted, {"--lease-seconds", "1"});
+  }
+
+  void StartServer(const char* binary, std::vector<std::string> args) {
+    server_ = std::make_unique<ServerProcess>(binary, dir_.path(), std::move(args));
+    ASSERT_TRUE(server_->Start()) << server_->Log();
+    client_ = std::make_unique<HttpClient>(server_->port());
+  }
+
+  CommandResult Admin(std::vector<std::string> args, int expected_exit = 0) {
+    args.push_back("--data-dir");
+    args.push_back(dir_.path());
+    CommandResult r = RunCommand(kScripted, args);
+    EXPECT_EQ(r.exit_code, expected_exit) << r.out << r.err;
+    return r;
+  }
+
+  static Headers Auth(const std::string& key) { return {{"Authorization", "Bearer " + key}}; }
+
+  HttpResult Post(const std::string& target, const std::string& body, const std::string& key,
+                  const std::string& content_type = "application/json") {
+    Headers h = Auth(key);
+    if (!content_type.empty()) h.emplace_back("Content-Type", content_type);
+    return client_->Send("POST", target, body, h);
+  }
+  HttpResult Get(const std::string& target, const std::string& key) {
+    return client_->Send("GET", target, "", Auth(key));
+  }
+
+  static std::string Jobs(const std::string& project) { return "/v2/agent/" + project + "/job"; }
+  static std::string Job(const std::string& project, const std::string& id) {
+    return Jobs(project) + "/" + id;
+  }
+  static std::string Prompt(const std::string& p) { return json{{"prompt", p}}.dump(); }
+
+  json CreateJob(const std::string& prompt) {
+    HttpResult r = Post(Jobs(project_a_), Prompt(prompt), key_a_);
+    EXPECT_EQ(r.status, 201) << r.body;
+    return r.Json();
+  }
+
+  json WaitForEnd(const std::string& id, milliseconds timeout = milliseconds(20000)) {
+    json job;
+    bool ended = WaitUntil(
+        [&] {
+          HttpResult r = Get(Job(project_a_, id), key_a_);
+          job = r.Json();
+          return r.status == 200 && job["status"] != "active";
+        },
+        timeout);
+    EXPECT_TRUE(ended) << "job " << id << " still active: " << job.dump();
+    return job;
+  }
+
+  // Every error: its status, a JSON body with a non-empty "error", and a server
+  // that answers the next request normally.
+  void ExpectError(const HttpResult& r, int status, const std::string& context = "") {
+    EXPECT_EQ(r.status, status) << context << ": " << r.body;
+    json body = r.Json();
+    ASSERT_TRUE(body.is_object()) << context << ": " << r.body;
+    ASSERT_TRUE(body.contains("error") && body["error"].is_string()) << context << ": " << r.body;
+    EXPECT_FALSE(body["error"].get<std::string>().empty());
+    EXPECT_EQ(r.Header("content-type"), "application/json");
+    EXPECT_EQ(client_->Send("GET", "/healthz").status, 200) << "after " << context;
+  }
+
+  TempDir dir_;
+  std::string org_a_, key_a_, project_a_, org_b_, key_b_, project_b_;
+  std::unique_ptr<ServerProcess> server_;
+  std::unique_ptr<HttpClient> client_;
+};
+
+TEST_F(ApiTest, JobLifecycle) {
+  json job = CreateJob("Fix the typo in the quickstart");
+  std::string id = job["id"];
+  EXPECT_EQ(job["status"], "active");
+  EXPECT_EQ(job["prLink"], nullptr);
+  EXPECT_EQ(job["source"]["repository"], "https://git.example/acme/docs");
+  EXPECT_EQ(job["source"]["ref"].get<std::string>().rfind("docwright/", 0), 0u);
+
+  json done = WaitForEnd(id);
+  EXPECT_EQ(done["status"], "completed");
+  EXPECT_EQ(done["prLink"], "http://forge.test/pulls/" + id);
+  EXPECT_TRUE(done["summary"].is_string());
+  EXPECT_EQ(done["source"]["ref"], job["source"]["ref"]) << "the branch is fixed at creation";
+
+  HttpResult follow = Post(Job(project_a_, id) + "/message", Prompt("Also fix the API page"),
+                           key_a_);
+  ASSERT_EQ(follow.status, 200) << follow.body;
+  EXPECT_EQ(follow.Json()["status"], "active");
+  EXPECT_EQ(follow.Json()["prLink"], nullptr) << "prLink is null while active";
+  EXPECT_EQ(follow.Json()["id"], id);
+  json again = WaitForEnd(id);
+  EXPECT_EQ(again["status"], "completed");
+  EXPECT_EQ(again["prLink"], done["prLink"]);
+
+  HttpResult transcript = Get(Job(project_a_, id) + "/messages", key_a_);
+  ASSERT_EQ(transcript.status, 200);
+  json messages = transcript.Json()["messages"];
+  ASSERT_EQ(messages.size(), 2u);
+  EXPECT_EQ(messages[0]["prompt"], "Fix the typo in the quickstart");
+  EXPECT_EQ(messages[1]["prompt"], "Also fix the API page");
+  EXPECT_EQ(messages[1]["turn"]["state"], "succeeded");
+
+  HttpResult list = Get("/v2/agent/" + project_a_ + "/jobs", key_a_);
+  ASSERT_EQ(list.status, 200);
+  ASSERT_EQ(list.Json()["jobs"].size(), 1u);
+  EXPECT_EQ(list.Json()["jobs"][0]["id"], id);
+  EXPECT_EQ(list.Json()["nextCursor"], nullptr);
+
+  HttpResult archived = Post(Job(project_a_, id) + "/archive", "", key_a_, "");
+  ASSERT_EQ(archived.status, 200) << archived.body;
+  EXPECT_EQ(archived.Json()["status"], "archived");
+  EXPECT_TRUE(archived.Json()["archivedAt"].is_string());
+  ExpectError(Post(Job(project_a_, id) + "/message", Prompt("more"), key_a_), 409,
+              "follow-up to an archived job");
+  HttpResult twice = Post(Job(project_a_, id) + "/archive", "", key_a_, "");
+  EXPECT_EQ(twice.status, 200);
+  EXPECT_EQ(twice.Json()["archivedAt"], archived.Json()["archivedAt"]);
+  EXPECT_EQ(Get(Job(project_a_, id), key_a_).Json()["status"], "archived");
+}
+
+TEST_F(ApiTest, EveryJobFieldIsAlwaysPresent) {
+  json job = CreateJob("Document the rate limits");
+  std::set<std::string> keys;
+  for (auto& [k, v] : job.items()) keys.insert(k);
+  std::set<std::string> expected = {"id",         "status",    "source", "model",
+                                    "prLink",     "createdAt", "archivedAt", "updatedAt",
+                                    "error",      "summary"};
+  EXPECT_EQ(keys, expected);
+  EXPECT_EQ(job["archivedAt"], nullptr);
+  EXPECT_EQ(job["error"], nullptr);
+  EXPECT_EQ(job["model"], nullptr) << "no model is configured anywhere";
+  std::regex rfc3339(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)");
+  EXPECT_TRUE(std::regex_match(job["createdAt"].get<std::string>(), rfc3339)) << job;
+  EXPECT_TRUE(std::regex_match(job["id"].get<std::string>(),
+                               std::regex("[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-"
+                                          "[0-9a-f]{12}")));
+  json failed = WaitForEnd(CreateJob("[fail no such page]")["id"]);
+  EXPECT_EQ(failed["status"], "failed");
+  EXPECT_EQ(failed["error"], "no such page");
+  EXPECT_EQ(failed["prLink"], nullptr);
+}
+
+TEST_F(ApiTest, CreateExtensionsModelAndUnknownFields) {
+  HttpResult r = Post(Jobs(project_a_),
+                      R"({"prompt":"x","model":"claude-sonnet","draft":true,"extra":{"a":1}})",
+                      key_a_);
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(r.Json()["model"], "claude-sonnet");
+}
+
+TEST_F(ApiTest, BadBodiesAreRefusedWithAClearError) {
+  struct Case {
+    std::string name, content_type, body;
+    int status;
+  };
+  std::string too_long = Prompt(std::string(65537, 'a'));
+  std::vector<Case> cases = {
+      {"malformed JSON", "application/json", "{\"prompt\": ", 400},
+      {"not an object", "application/json", "[\"prompt\"]", 400},
+      {"a bare string", "application/json", "\"prompt\"", 400},
+      {"missing prompt", "application/json", "{}", 400},
+      {"null prompt", "application/json", "{\"prompt\":null}", 400},
+      {"empty prompt", "application/json", "{\"prompt\":\"\"}", 400},
+      {"blank prompt", "application/json", "{\"prompt\":\" \\n\\t \"}", 400},
+      {"number prompt", "application/json", "{\"prompt\":5}", 400},
+      {"array prompt", "application/json", "{\"prompt\":[\"a\"]}", 400},
+      {"invalid UTF-8", "application/json", "{\"prompt\":\"caf\xe9\"}", 400},
+      {"overlong UTF-8", "application/json", "{\"prompt\":\"\xc0\xaf\"}", 400},
+      {"prompt over 65536 characters", "application/json", too_long, 400},
+      {"model not a string", "application/json", "{\"prompt\":\"x\",\"model\":5}", 400},
+      {"draft not a bool", "application/json", "{\"prompt\":\"x\",\"draft\":\"yes\"}", 400},
+      {"empty body", "application/json", "", 400},
+      {"text/plain", "text/plain", Prompt("x"), 415},
+      {"no content type", "", Prompt("x"), 415},
+      {"form", "application/x-www-form-urlencoded", "prompt=x", 415},
+  };
+  json job = CreateJob("first");
+  for (const Case& c : cases) {
+    ExpectError(Post(Jobs(project_a_), c.body, key_a_, c.content_type), c.status,
+                "create: " + c.name);
+    if (c.name.find("model") != std::string::npos || c.name.find("draft") != std::string::npos) {
+      continue;  // create-only fields; a follow-up ignores them
+    }
+    ExpectError(Post(Job(project_a_, job["id"]) + "/message", c.body, key_a_, c.content_type),
+                c.status, "message: " + c.name);
+  }
+  HttpResult r = Post(Jobs(project_a_), too_long, key_a_);
+  EXPECT_NE(r.Json()["error"].get<std::string>().find("65536"), std::string::npos) << r.body;
+  // Nothing of the refused requests was stored.
+  EXPECT_EQ(Get("/v2/agent/" + project_a_ + "/jobs", key_a_).Json()["jobs"].size(), 1u);
+  EXPECT_EQ(Get(Job(project_a_, job["id"]) + "/messages", key_a_).Json()["messages"].size(), 1u);
+}
+
+TEST_F(ApiTest, PromptLimitCountsCharactersNotBytes) {
+  std::string e_acute = "\xc3\xa9";
+  std::string at_limit;
+  for (int i = 0; i < 65536; ++i) at_limit += e_acute;  // 131072 bytes, 65536 characters
+  HttpResult ok = Post(Jobs(project_a_), Prompt(at_limit), key_a_);
+  EXPECT_EQ(ok.status, 201) << ok.body.substr(0, 200);
+  ExpectError(Post(Jobs(project_a_), Prompt(at_limit + "x"), key_a_), 400, "65537 characters");
+  // Content-Type parameters and case do not matter.
+  EXPECT_EQ(Post(Jobs(project_a_), Prompt("x"), key_a_, "Application/JSON; charset=utf-8").status,
+            201);
+}
+
+TEST_F(ApiTest, BodyOverOneMebibyteIs413) {
+  std::string huge = Prompt(std::string((1 << 20) + 10, 'a'));
+  HttpResult r = Post(Jobs(project_a_), huge, key_a_);
+  ExpectError(r, 413, "body over 1 MiB");
+  EXPECT_EQ(Get("/v2/agent/" + project_a_ + "/jobs", key_a_).Json()["jobs"].size(), 0u);
+}
+
+TEST_F(ApiTest, UnknownRoutesAndMethods) {
+  ExpectError(Get("/v2/agent/" + project_a_ + "/nothing", key_a_), 404, "unknown route");
+  ExpectError(Get("/v1/agent/" + project_a_ + "/job", key_a_), 404, "v1");
+  ExpectError(Get("/", key_a_), 404, "root");
+  struct Case {
+    std::string method, target, allow;
+  };
+  std::string job = Job(project_a_, "01a202ea-c483-7000-b7c4-c6f1ad82ddc7");
+  for (const Case& c : std::vector<Case>{
+           {"GET", Jobs(project_a_), "POST"},
+           {"DELETE", job, "GET"},
+           {"PUT", job + "/message", "POST"},
+           {"GET", job + "/archive", "POST"},
+           {"POST", "/v2/agent/" + project_a_ + "/jobs", "GET"},
+           {"POST", "/healthz", "GET"},
+       }) {
+    HttpResult r = client_->Send(c.method, c.target, "", Auth(key_a_));
+    ExpectError(r, 405, c.method + " " + c.target);
+    EXPECT_EQ(r.Header("allow"), c.allow) << c.method << " " << c.target;
+  }
+}
+
+TEST_F(ApiTest, AuthenticationIsRequiredAndChecked) {
+  std::string target = Jobs(project_a_);
+  auto expect_401 = [&](const Headers& h, const std::string& what) {
+    HttpResult r = client_->Send("POST", target, Prompt("x"), h);
+    ExpectError(r, 401, what);
+    EXPECT_NE(r.Header("www-authenticate").find("Bearer"), std::string::npos) << what;
+  };
+  expect_401({{"Content-Type", "application/json"}}, "no Authorization");
+  expect_401({{"Authorization", "Basic dXNlcjpwYXNz"}, {"Content-Type", "application/json"}},
+             "Basic");
+  expect_401({{"Authorization", "Bearer"}, {"Content-Type", "application/json"}}, "empty");
+  expect_401({{"Authorization", "Bearer not-a-key"}, {"Content-Type", "application/json"}},
+             "malformed key");
+  std::string unknown = "dw_" + std::string(43, 'A');
+  expect_401({{"Authorization", "Bearer " + unknown}, {"Content-Type", "application/json"}},
+             "unknown key");
+  // 401 comes before anything about the project is revealed.
+  ExpectError(client_->Send("GET", Job(project_b_, "x")), 401, "no key, other project");
+  EXPECT_EQ(Get("/v2/agent/" + project_a_ + "/jobs", unknown).status, 401);
+  EXPECT_EQ(Get("/v2/agent/" + project_a_ + "/jobs", key_a_).status, 200);
+  // "bearer" in any case is accepted (RFC 7235: the scheme is case-insensitive).
+  EXPECT_EQ(client_->Send("GET", "/v2/agent/" + project_a_ + "/jobs", "",
+                          {{"Authorization", "bearer " + key_a_}})
+                .status,
+            200);
+}
+
+TEST_F(ApiTest, RevokedKeyStopsWorking) {
+  std::string key = Admin({"key", "create", "--org", org_a_, "--name", "temp"}).LastLine();
+  std::string list = "/v2/agent/" + project_a_ + "/jobs";
+  ASSERT_EQ(Get(list, key).status, 200);
+  json keys = json::parse(Admin({"key", "list", "--org", org_a_, "--json"}).out);
+  std::string key_id;
+  for (auto& k : keys) {
+    if (k["name"] == "temp") key_id = k["id"];
+  }
+  ASSERT_FALSE(key_id.empty());
+  Admin({"key", "revoke", key_id});
+  // The server sees revocations made by another process within its cache time.
+  EXPECT_TRUE(WaitUntil([&] { return Get(list, key).status == 401; }, milliseconds(3000)));
+  EXPECT_EQ(Get(list, key_a_).status, 200) << "other keys keep working";
+}
+
+TEST_F(ApiTest, OtherOrganisationsCannotSeeOrTouchAJob) {
+  json job = CreateJob("private work [nochange]");
+  std::string id = job["id"];
+  WaitForEnd(id);
+  std::string nonexistent_project = "01a202ea-0000-7000-8000-000000000000";
+  HttpResult never = Get(Job(nonexistent_project, id), key_b_);
+  ExpectError(never, 404, "nonexistent project");
+
+  HttpResult r = Get(Job(project_a_, id), key_b_);
+  ExpectError(r, 404, "get with another org's key");
+  EXPECT_EQ(r.body, never.body) << "must not reveal that the project exists";
+  ExpectError(Post(Jobs(project_a_), Prompt("steal"), key_b_), 404, "create");
+  ExpectError(Post(Job(project_a_, id) + "/message", Prompt("x"), key_b_), 404, "message");
+  ExpectError(Post(Job(project_a_, id) + "/archive", "", key_b_, ""), 404, "archive");
+  ExpectError(Get(Job(project_a_, id) + "/messages", key_b_), 404, "transcript");
+  ExpectError(Get("/v2/agent/" + project_a_ + "/jobs", key_b_), 404, "list");
+  // The job through org B's own project: the job is not B's.
+  ExpectError(Get(Job(project_b_, id), key_b_), 404, "via own project");
+  ExpectError(Post(Job(project_b_, id) + "/archive", "", key_b_, ""), 404, "archive via own");
+
+  json still = Get(Job(project_a_, id), key_a_).Json();
+  EXPECT_EQ(still["status"], "completed");
+  EXPECT_EQ(Get(Job(project_a_, id) + "/messages", key_a_).Json()["messages"].size(), 1u);
+  EXPECT_EQ(Get("/v2/agent/" + project_a_ + "/jobs", key_a_).Json()["jobs"].size(), 1u);
+}
+
+TEST_F(ApiTest, UnknownProjectsAndJobsAre404) {
+  ExpectError(Get(Job(project_a_, "01a202ea-c483-7000-b7c4-c6f1ad82ddc7"), key_a_), 404,
+              "unknown job");
+  ExpectError(Get(Job(project_a_, "..%2F..%2Fetc"), key_a_), 404, "malformed job id");
+  ExpectError(Get(Job("no-such-project", "x"), key_a_), 404, "malformed project id");
+  ExpectError(Post(Jobs("01a202ea-c483-7000-b7c4-c6f1ad82ddc7"), Prompt("x"), key_a_), 404,
+              "unknown project");
+}
+
+TEST_F(ApiTest, RateLimitAppliesToCreatesAndMessagesNotPolls) {
+  std::string limited = Admin({"project", "create", "--org", org_a_, "--repository", "/srv/x.git",
+                               "--rate-limit", "2"})
+                            .LastLine();
+  HttpResult first = Post(Jobs(limited), Prompt("one [nochange]"), key_a_);
+  ASSERT_EQ(first.status, 201);
+  std::string id = first.Json()["id"];
+  ASSERT_EQ(Post(Job(limited, id) + "/message", Prompt("two"), key_a_).status, 200);
+  for (int i = 0; i < 20; ++i) ASSERT_EQ(Get(Job(limited, id), key_a_).status, 200);
+  HttpResult refused = Post(Jobs(limited), Prompt("three"), key_a_);
+  ExpectError(refused, 429, "third create");
+  int retry_after = std::stoi(refused.Header("retry-after"));
+  EXPECT_GT(retry_after, 0);
+  EXPECT_LE(retry_after, 3600);
+  ExpectError(Post(Job(limited, id) + "/message", Prompt("four"), key_a_), 429, "message");
+  EXPECT_EQ(Post(Jobs(project_a_), Prompt("other project"), key_a_).status, 201);
+}
+
+TEST_F(ApiTest, ListPaginatesAndValidatesItsQuery) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < 5; ++i) ids.push_back(CreateJob("job " + std::to_string(i) + " [nochange]")["id"]);
+  std::string base = "/v2/agent/" + project_a_ + "/jobs";
+  std::vector<std::string> seen;
+  std::string cursor;
+  for (int page = 0; page < 5; ++page) {
+    HttpResult r = Get(base + "?limit=2" + (cursor.empty() ? "" : "&cursor=" + cursor), key_a_);
+    ASSERT_EQ(r.status, 200) << r.body;
+    json page_body = r.Json();
+    for (auto& j : page_body["jobs"]) seen.push_back(j["id"]);
+    if (page_body["nextCursor"].is_null()) break;
+    cursor = page_body["nextCursor"];
+  }
+  EXPECT_EQ(seen, std::vector<std::string>(ids.rbegin(), ids.rend()));
+  ASSERT_EQ(Post(Job(project_a_, ids[2]) + "/archive", "", key_a_, "").status, 200);
+  HttpResult archived = Get(base + "?status=archived", key_a_);
+  ASSERT_EQ(archived.Json()["jobs"].size(), 1u);
+  EXPECT_EQ(archived.Json()["jobs"][0]["id"], ids[2]);
+  for (const char* bad : {"?limit=0", "?limit=101", "?limit=ten", "?status=done",
+                          "?cursor=bogus", "?limit=5%"}) {
+    ExpectError(Get(base + bad, key_a_), 400, bad);
+  }
+}
+
+TEST_F(ApiTest, MalformedHttpIsAnsweredAndTheServerCarriesOn) {
+  HttpResult garbage = client_->SendRaw("THIS IS NOT HTTP\r\n\r\n");
+  EXPECT_EQ(garbage.status, 400);
+  std::string big_header = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " +
+                           std::string(20 << 10, 'a') + "\r\n\r\n";
+  EXPECT_EQ(client_->SendRaw(big_header).status, 431);
+  // Headers under the limit but over a typical buffer are fine.
+  std::string fair_header = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Fair: " +
+                            std::string(12 << 10, 'a') + "\r\n\r\n";
+  EXPECT_EQ(client_->SendRaw(fair_header).status, 200);
+  EXPECT_EQ(client_->Send("GET", "/healthz").status, 200);
+}
+
+TEST_F(ApiTest, KeepAliveServesManyRequestsOnOneConnection) {
+  std::string id = CreateJob("x [nochange]")["id"];
+  for (int i = 0; i < 200; ++i) ASSERT_EQ(Get(Job(project_a_, id), key_a_).status, 200);
+  EXPECT_EQ(client_->connections_opened(), 1);
+}
+
+TEST_F(ApiTest, ArchiveStopsTheRunningTurn) {
+  std::string id = CreateJob("long work [sleep 60000]")["id"];
+  std::string transcript = Job(project_a_, id) + "/messages";
+  ASSERT_TRUE(WaitUntil([&] {
+    return Get(transcript, key_a_).Json()["messages"][0]["turn"]["state"] == "running";
+  }));
+  ASSERT_EQ(Post(Job(project_a_, id) + "/archive", "", key_a_, "").status, 200);
+  EXPECT_EQ(Get(transcript, key_a_).Json()["messages"][0]["turn"]["state"], "cancelled");
+  EXPECT_TRUE(WaitUntil([&] { return server_->Log().find("stopped (archived") != std::string::npos; },
+                        milliseconds(5000)))
+      << server_->Log();
+  EXPECT_EQ(Get(Job(project_a_, id), key_a_).Json()["status"], "archived");
+}
+
+TEST_F(ApiTest, KillNineLosesNoAcknowledgedJobOrMessage) {
+  // Clients keep creating jobs and sending follow-ups while the server is killed.
+  std::mutex mu;
+  std::map<std::string, int> acked;  // job id -> acknowledged prompts
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 3; ++c) {
+    clients.emplace_back([&, port = server_->port()] {
+      HttpClient http(port);
+      Headers h = Auth(key_a_);
+      h.emplace_back("Content-Type", "application/json");
+      while (!stop) {
+        HttpResult r = http.Send("POST", Jobs(project_a_), Prompt("work [sleep 150]"), h);
+        if (r.status == 0) return;  // the server is gone
+        if (r.status != 201) continue;
+        std::string id = r.Json()["id"];
+        {
+          std::lock_guard lock(mu);
+          acked[id] = 1;
+        }
+        HttpResult m = http.Send("POST", Job(project_a_, id) + "/message", Prompt("more"), h);
+        if (m.status == 0) return;
+        if (m.status == 200) {
+          std::lock_guard lock(mu);
+          acked[id] = 2;
+        }
+      }
+    });
+  }
+  std::this_thread::sleep_for(milliseconds(700));
+  server_->Kill9();
+  stop = true;
+  for (auto& t : clients) t.join();
+  ASSERT_GT(acked.size(), 3u);
+
+  StartServer(kScripted, {"--lease-seconds", "1"});
+  for (const auto& [id, prompts] : acked) {
+    HttpResult r = Get(Job(project_a_, id) + "/messages", key_a_);
+    ASSERT_EQ(r.status, 200) << "acknowledged job " << id << " is lost";
+    EXPECT_GE(r.Json()["messages"].size(), static_cast<size_t>(prompts)) << id;
+  }
+  for (const auto& [id, prompts] : acked) {
+    json job = WaitForEnd(id, milliseconds(60000));
+    EXPECT_EQ(job["status"], "completed") << job.dump();
+  }
+}
+
+TEST_F(ApiTest, SigtermHandsTheRunningTurnBackForTheNextStart) {
+  server_->Terminate();
+  StartServer(kScripted, {"--lease-seconds", "120"});
+  std::string id = CreateJob("work [sleep 1500]")["id"];
+  std::string transcript = Job(project_a_, id) + "/messages";
+  ASSERT_TRUE(WaitUntil([&] {
+    return Get(transcript, key_a_).Json()["messages"][0]["turn"]["state"] == "running";
+  }));
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(server_->Terminate(), 0) << server_->Log();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  EXPECT_NE(server_->Log().find("handed back on shutdown"), std::string::npos) << server_->Log();
+  // Had the lease not been given back, the turn would wait 120 s.
+  StartServer(kScripted, {"--lease-seconds", "120"});
+  json job = WaitForEnd(id, milliseconds(15000));
+  EXPECT_EQ(job["status"], "completed");
+  EXPECT_EQ(Get(transcript, key_a_).Json()["messages"][0]["turn"]["attempts"], 1);
+}
+
+TEST_F(ApiTest, WithoutAModelJobsFailWithAClearError) {
+  server_->Terminate();
+  StartServer(kReal, {});
+  EXPECT_NE(server_->Log().find("no language model is configured"), std::string::npos);
+  json job = WaitForEnd(CreateJob("Fix the typo")["id"]);
+  EXPECT_EQ(job["status"], "failed");
+  EXPECT_NE(job["error"].get<std::string>().find("DOCWRIGHT_LLM_PROVIDER"), std::string::npos);
+}
+
+TEST_F(ApiTest, SecretsNeverReachTheLog) {
+  Admin({"project", "create", "--org", org_a_, "--repository", "https://git.example/x",
+         "--forge", "github", "--forge-token", "ghp_supersecret"});
+  CreateJob("x");
+  Get("/v2/agent/" + project_a_ + "/jobs", "dw_" + std::string(43, 'Z'));
+  server_->Terminate();
+  std::string log = server_->Log();
+  EXPECT_EQ(log.find(key_a_), std::string::npos);
+  EXPECT_EQ(log.find("ghp_supersecret"), std::string::npos);
+  EXPECT_EQ(log.find(std::string(43, 'Z')), std::string::npos);
+}
+
+TEST_F(ApiTest, AdminCommands) {
+  json org = json::parse(Admin({"org", "create", "--name", "initech", "--json"}).out);
+  ASSERT_TRUE(org["id"].is_string());
+  json key = json::parse(Admin({"key", "create", "--org", org["id"], "--json"}).out);
+  std::string secret = key["key"];
+  EXPECT_EQ(secret.rfind("dw_", 0), 0u);
+  std::string listed = Admin({"key", "list", "--org", org["id"]}).out;
+  EXPECT_EQ(listed.find(secret), std::string::npos) << "a key is shown only once";
+  EXPECT_NE(listed.find(key["prefix"].get<std::string>()), std::string::npos);
+
+  json project = json::parse(Admin({"project", "create", "--org", org["id"], "--repository",
+                                    "https://github.com/initech/docs", "--forge", "github",
+                                    "--forge-token", "ghp_x", "--model", "m1", "--rate-limit",
+                                    "7", "--json"})
+                                 .out);
+  EXPECT_EQ(project["forge"], "github");
+  EXPECT_EQ(project["rateLimitPerHour"], 7);
+  EXPECT_EQ(project["forgeTokenSet"], true);
+  std::string projects = Admin({"project", "list", "--org", org["id"], "--json"}).out;
+  EXPECT_NE(projects.find(project["id"].get<std::string>()), std::string::npos);
+  EXPECT_EQ(projects.find("ghp_x"), std::string::npos) << "tokens are never listed";
+
+  // Bad input: a clear message and a non-zero exit.
+  CommandResult bad_forge = Admin({"project", "create", "--org", org["id"], "--repository", "r",
+                                   "--forge", "svn"},
+                                  1);
+  EXPECT_NE(bad_forge.err.find("--forge"), std::string::npos);
+  CommandResult no_org = Admin({"project", "create", "--org", "01a202ea-0000-7000-8000-000000000000",
+                                "--repository", "r"},
+                               1);
+  EXPECT_NE(no_org.err.find("organisation not found"), std::string::npos) << no_org.err;
+  Admin({"project", "create", "--org", org["id"], "--repository", "r", "--rate-limit", "0"}, 1);
+  Admin({"project", "create", "--org", org["id"], "--repository", "r", "--forge", "gitlab"}, 1);
+}
+
+}  // namespace
+}  // namespace docwright::testing

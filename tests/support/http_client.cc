@@ -1,0 +1,102 @@
+#include "support/http_client.h"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+namespace docwright::testing {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+
+nlohmann::json HttpResult::Json() const {
+  return nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+}
+
+std::string HttpResult::Header(const std::string& name) const {
+  auto it = headers.find(name);
+  return it == headers.end() ? std::string() : it->second;
+}
+
+struct HttpClient::Impl {
+  uint16_t port;
+  net::io_context ioc;
+  std::optional<beast::tcp_stream> stream;
+  beast::flat_buffer buffer;
+
+  bool Connect() {
+    stream.emplace(ioc);
+    beast::error_code ec;
+    stream->socket().connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port), ec);
+    buffer.clear();
+    return !ec;
+  }
+
+  HttpResult Read() {
+    HttpResult out;
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(64 << 20);
+    beast::error_code ec;
+    http::read(*stream, buffer, parser, ec);
+    if (ec) {
+      stream.reset();
+      return out;
+    }
+    auto& res = parser.get();
+    out.status = res.result_int();
+    out.body = res.body();
+    for (auto& field : res) {
+      std::string name(field.name_string());
+      for (auto& c : name) c = static_cast<char>(std::tolower(c));
+      out.headers[name] = std::string(field.value());
+    }
+    if (!res.keep_alive()) stream.reset();
+    return out;
+  }
+};
+
+HttpClient::HttpClient(uint16_t port) : impl_(std::make_unique<Impl>()) { impl_->port = port; }
+HttpClient::~HttpClient() = default;
+
+HttpResult HttpClient::Send(const std::string& method, const std::string& target,
+                            const std::string& body,
+                            const std::vector<std::pair<std::string, std::string>>& headers) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (!impl_->stream) {
+      if (!impl_->Connect()) return {};
+      ++connections_;
+    }
+    http::request<http::string_body> req;
+    req.method_string(method);
+    req.target(target);
+    req.version(11);
+    req.set(http::field::host, "127.0.0.1");
+    for (auto& [k, v] : headers) req.set(k, v);
+    req.body() = body;
+    if (!body.empty() || method == "POST") req.prepare_payload();
+    beast::error_code ec;
+    http::write(*impl_->stream, req, ec);
+    if (ec) {
+      impl_->stream.reset();  // the server closed an idle connection: retry once
+      continue;
+    }
+    HttpResult r = impl_->Read();
+    if (r.status != 0 || attempt == 1) return r;
+  }
+  return {};
+}
+
+HttpResult HttpClient::SendRaw(const std::string& bytes) {
+  if (!impl_->Connect()) return {};
+  ++connections_;
+  beast::error_code ec;
+  net::write(impl_->stream->socket(), net::buffer(bytes), ec);
+  if (ec) return {};
+  return impl_->Read();
+}
+
+}  // namespace docwright::testing

@@ -1,0 +1,44 @@
+// A blocking HTTP/1.1 client over one keep-alive loopback connection, for
+// black-box tests. It can also send raw bytes, to test malformed requests.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace docwright::testing {
+
+struct HttpResult {
+  int status = 0;  // 0: no response (connection failed or closed)
+  std::string body;
+  std::map<std::string, std::string> headers;  // names in lowercase
+
+  nlohmann::json Json() const;
+  std::string Header(const std::string& lowercase_name) const;
+};
+
+class HttpClient {
+ public:
+  explicit HttpClient(uint16_t port);
+  ~HttpClient();
+
+  // Sends a request on the current connection (reconnecting if the server closed
+  // it) and reads the response.
+  HttpResult Send(const std::string& method, const std::string& target,
+                  const std::string& body = "",
+                  const std::vector<std::pair<std::string, std::string>>& headers = {});
+  // Writes `bytes` as they are on a fresh connection and reads one response.
+  HttpResult SendRaw(const std::string& bytes);
+  // How many TCP connections this client has opened.
+  int connections_opened() const { return connections_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  int connections_ = 0;
+};
+
+}  // namespace docwright::testing

@@ -1,0 +1,132 @@
+#include "support/server_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+namespace docwright::testing {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// fork + exec with stdout and stderr sent to files; returns the child's pid.
+pid_t Spawn(const std::string& binary, const std::vector<std::string>& args,
+            const std::string& out_path, const std::string& err_path) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+  int devnull = open("/dev/null", O_RDONLY);
+  dup2(devnull, 0);
+  dup2(out, 1);
+  dup2(err, 2);
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(binary.c_str()));
+  for (auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execv(binary.c_str(), argv.data());
+  _exit(127);
+}
+
+}  // namespace
+
+std::string CommandResult::LastLine() const {
+  std::istringstream in(out);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (!line.empty()) last = line;
+  }
+  return last;
+}
+
+CommandResult RunCommand(const std::string& binary, const std::vector<std::string>& args) {
+  char out_tmpl[] = "/tmp/docwright-cmd-out.XXXXXX";
+  char err_tmpl[] = "/tmp/docwright-cmd-err.XXXXXX";
+  close(mkstemp(out_tmpl));
+  close(mkstemp(err_tmpl));
+  pid_t pid = Spawn(binary, args, out_tmpl, err_tmpl);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = ReadFile(out_tmpl);
+  r.err = ReadFile(err_tmpl);
+  unlink(out_tmpl);
+  unlink(err_tmpl);
+  return r;
+}
+
+ServerProcess::ServerProcess(std::string binary, std::string data_dir, std::vector<std::string> args)
+    : binary_(std::move(binary)),
+      data_dir_(std::move(data_dir)),
+      log_path_(data_dir_ + "/serve.log"),
+      args_(std::move(args)) {}
+
+ServerProcess::~ServerProcess() {
+  if (pid_ > 0) Kill9();
+}
+
+bool ServerProcess::Start() {
+  std::vector<std::string> args = {"serve", "--data-dir", data_dir_, "--listen", "127.0.0.1:0"};
+  args.insert(args.end(), args_.begin(), args_.end());
+  // Each start appends to the log; the port is the one this start printed.
+  size_t log_offset = ReadFile(log_path_).size();
+  pid_ = Spawn(binary_, args, data_dir_ + "/serve.out", log_path_);
+  ++starts_;
+  static const std::regex kListening(R"(listening on http://127\.0\.0\.1:(\d+))");
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::string log = ReadFile(log_path_);
+    std::smatch m;
+    std::string fresh = log.size() > log_offset ? log.substr(log_offset) : std::string();
+    if (std::regex_search(fresh, m, kListening)) {
+      port_ = static_cast<uint16_t>(std::stoi(m[1]));
+      return true;
+    }
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+void ServerProcess::Kill9() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+}
+
+int ServerProcess::Terminate(std::chrono::milliseconds timeout) {
+  if (pid_ <= 0) return -1;
+  kill(pid_, SIGTERM);
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return -1;
+}
+
+std::string ServerProcess::Log() const { return ReadFile(log_path_); }
+
+}  // namespace docwright::testing

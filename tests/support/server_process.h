@@ -1,0 +1,49 @@
+// Runs the docwright binary as a child process, for black-box tests: admin
+// commands to completion, and the server in the background on a free loopback
+// port.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace docwright::testing {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+  // The last non-empty line of stdout: what `create` commands print their id on.
+  std::string LastLine() const;
+};
+
+CommandResult RunCommand(const std::string& binary, const std::vector<std::string>& args);
+
+class ServerProcess {
+ public:
+  // `args` follow "serve --data-dir DATA_DIR --listen 127.0.0.1:0".
+  ServerProcess(std::string binary, std::string data_dir, std::vector<std::string> args = {});
+  ~ServerProcess();  // kills the server if it still runs
+
+  // Starts the server and waits until it listens; false if it did not.
+  bool Start();
+  uint16_t port() const { return port_; }
+  pid_t pid() const { return pid_; }
+
+  void Kill9();
+  // Sends SIGTERM and waits; returns the exit code, or -1 on timeout.
+  int Terminate(std::chrono::milliseconds timeout = std::chrono::seconds(20));
+  std::string Log() const;
+
+ private:
+  std::string binary_, data_dir_, log_path_;
+  std::vector<std::string> args_;
+  pid_t pid_ = -1;
+  uint16_t port_ = 0;
+  int starts_ = 0;
+};
+
+}  // namespace docwright::testing
