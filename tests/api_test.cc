@@ -1,6 +1,10 @@
 // Black-box tests: the real binary on a loopback port with a fresh data dir,
 // spoken to over HTTP, and administered through its command line.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <regex>
@@ -401,6 +405,30 @@ TEST_F(ApiTest, MalformedHttpIsAnsweredAndTheServerCarriesOn) {
   std::string fair_header = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Fair: " +
                             std::string(12 << 10, 'a') + "\r\n\r\n";
   EXPECT_EQ(client_->SendRaw(fair_header).status, 200);
+  EXPECT_EQ(client_->Send("GET", "/healthz").status, 200);
+}
+
+TEST_F(ApiTest, SlowClientsAreCutOffAndOthersAreServed) {
+  server_->Terminate();
+  StartServer(kScripted, {"--request-timeout", "1"});
+  // A client that sends half a request and then nothing.
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(server_->port());
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  std::string partial = "POST /v2/agent/x/job HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{";
+  ASSERT_EQ(write(fd, partial.data(), partial.size()), static_cast<ssize_t>(partial.size()));
+  EXPECT_EQ(client_->Send("GET", "/healthz").status, 200) << "others are served meanwhile";
+  timeval tv{5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  char buf[256];
+  auto t0 = std::chrono::steady_clock::now();
+  ssize_t n = read(fd, buf, sizeof buf);  // 0 (closed) once the timeout hits
+  EXPECT_LE(n, 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(4000));
+  close(fd);
   EXPECT_EQ(client_->Send("GET", "/healthz").status, 200);
 }
 

@@ -117,6 +117,7 @@ struct ServeOptions {
   std::string public_url;
   double lease_seconds = 30;
   int cache_ms = 250;
+  int request_timeout_s = 30;
 };
 
 int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_agent,
@@ -131,6 +132,9 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   }
   if (o.lease_seconds < 0.05 || o.lease_seconds > 3600) {
     return Fail(Status::InvalidArgument("--lease-seconds must be from 0.05 to 3600"));
+  }
+  if (o.request_timeout_s < 1 || o.request_timeout_s > 3600) {
+    return Fail(Status::InvalidArgument("--request-timeout must be from 1 to 3600 seconds"));
   }
   if (o.cache_ms < 0 || o.cache_ms > 60000) {
     return Fail(Status::InvalidArgument("--cache-ms must be from 0 to 60000"));
@@ -176,6 +180,7 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   ho.io_threads =
       o.io_threads > 0 ? o.io_threads : std::max(2u, std::thread::hardware_concurrency());
   ho.handle_signals = true;
+  ho.read_timeout = ho.write_timeout = std::chrono::seconds(o.request_timeout_s);
   HttpServer server(ho, [&api](HttpRequest& r) { return api.Handle(r); });
   Status s = server.Listen();
   if (!s.ok()) return Fail(s);
@@ -218,6 +223,9 @@ int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
                     "how long a job or key read may lag writes made by other processes "
                     "(0: no cache)")
       ->envname("DOCWRIGHT_CACHE_MS");
+  serve->add_option("--request-timeout", so.request_timeout_s,
+                    "seconds a client has to send a whole request (or to idle between "
+                    "keep-alive requests) and to read the response");
   serve->callback([&] { action = [&] { return Serve(common, so, make_agent, true); }; });
 
   auto* worker = app.add_subcommand("worker", "run workers only (scale-out)");
