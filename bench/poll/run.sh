@@ -18,6 +18,7 @@ DURATION="${DURATION:-10s}"
 ROUNDS="${ROUNDS:-3}"
 CONNECTIONS="${CONNECTIONS:-64}"
 THREADS="${THREADS:-1}"
+SERVER_THREADS="${SERVER_THREADS:-1}"
 DW_PORT="${DW_PORT:-18471}"
 NGINX_PORT="${NGINX_PORT:-18472}"
 
@@ -38,8 +39,8 @@ key=$("$BIN" key create --org "$org" --data-dir "$data" | tail -n1)
 project=$("$BIN" project create --org "$org" --repository https://git.example/acme/docs \
   --data-dir "$data" | tail -n1)
 
-# Two I/O threads, like nginx's two workers below; no agent workers are needed.
-"$BIN" serve --data-dir "$data" --listen "127.0.0.1:$DW_PORT" --io-threads 2 --workers 1 \
+# The same number of I/O threads as nginx workers below; no agent workers are needed.
+"$BIN" serve --data-dir "$data" --listen "127.0.0.1:$DW_PORT" --io-threads "$SERVER_THREADS" --workers 1 \
   2>"$work/serve.log" &
 dw_pid=$!
 for _ in $(seq 100); do
@@ -64,7 +65,7 @@ chmod -R a+rX "$work/www"
 size=$(stat -c %s "$work/www/job.json")
 
 cat >"$work/nginx.conf" <<NGINX
-worker_processes 2;
+worker_processes $SERVER_THREADS;
 pid $work/nginx.pid;
 error_log $work/nginx-error.log;
 events { worker_connections 1024; }

@@ -8,7 +8,8 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -44,7 +45,12 @@ class Session;
 struct ServerState {
   HttpServerOptions options;
   HttpHandler handler;
-  net::io_context ioc;
+  // One single-threaded io_context per I/O thread, each connection bound to one of
+  // them (as nginx binds connections to workers): a session's handlers never run
+  // concurrently, so no strands, and no scheduler shared across threads.
+  std::vector<std::unique_ptr<net::io_context>> contexts;
+  std::vector<net::executor_work_guard<net::io_context::executor_type>> guards;
+  size_t next_context = 0;  // used by the acceptor only
   net::thread_pool blocking;
   std::atomic<bool> stopping{false};
   std::atomic<size_t> connections{0};
@@ -56,8 +62,14 @@ struct ServerState {
   ServerState(HttpServerOptions o, HttpHandler h)
       : options(std::move(o)),
         handler(std::move(h)),
-        ioc(std::max(1, options.io_threads)),
-        blocking(static_cast<size_t>(std::max(1, options.blocking_threads))) {}
+        blocking(static_cast<size_t>(std::max(1, options.blocking_threads))) {
+    for (int i = 0; i < std::max(1, options.io_threads); ++i) {
+      contexts.push_back(std::make_unique<net::io_context>(1));
+      guards.push_back(net::make_work_guard(*contexts.back()));
+    }
+  }
+
+  net::io_context& main() { return *contexts.front(); }
 };
 
 class Session : public std::enable_shared_from_this<Session> {
@@ -242,11 +254,11 @@ class HttpServer::Impl {
  public:
   Impl(HttpServerOptions options, HttpHandler handler)
       : state_(std::move(options), std::move(handler)),
-        acceptor_(net::make_strand(state_.ioc)),
-        signals_(state_.ioc),
-        grace_timer_(state_.ioc) {
+        acceptor_(state_.main()),
+        signals_(state_.main()),
+        grace_timer_(state_.main()) {
     state_.on_last_session_closed = [this] {
-      net::post(state_.ioc, [this] { grace_timer_.cancel(); });
+      net::post(state_.main(), [this] { grace_timer_.cancel(); });
     };
   }
 
@@ -281,10 +293,10 @@ class HttpServer::Impl {
     }
     DoAccept();
     std::vector<std::thread> threads;
-    for (int i = 1; i < state_.options.io_threads; ++i) {
-      threads.emplace_back([this] { state_.ioc.run(); });
+    for (size_t i = 1; i < state_.contexts.size(); ++i) {
+      threads.emplace_back([this, i] { state_.contexts[i]->run(); });
     }
-    state_.ioc.run();
+    state_.main().run();
     for (auto& t : threads) t.join();
     state_.blocking.join();
   }
@@ -295,7 +307,8 @@ class HttpServer::Impl {
 
  private:
   void DoAccept() {
-    acceptor_.async_accept(net::make_strand(state_.ioc),
+    auto& ctx = *state_.contexts[state_.next_context++ % state_.contexts.size()];
+    acceptor_.async_accept(ctx,
                            beast::bind_front_handler(&Impl::OnAccept, this));
   }
 
@@ -313,12 +326,14 @@ class HttpServer::Impl {
     DoAccept();
   }
 
-  // Runs on the acceptor's strand.
+  // Runs on the main context, where the acceptor lives.
   void BeginShutdown() {
     if (state_.stopping.exchange(true)) return;
     beast::error_code ec;
     acceptor_.close(ec);
     signals_.cancel(ec);
+    // Each context's run() returns once its last connection is gone.
+    for (auto& g : state_.guards) g.reset();
     std::vector<std::shared_ptr<Session>> live;
     {
       std::lock_guard lock(state_.sessions_mu);
@@ -333,7 +348,7 @@ class HttpServer::Impl {
     grace_timer_.async_wait([this](beast::error_code ec) {
       if (!ec) {
         spdlog::warn("shutdown: requests still running after the grace period; stopping");
-        state_.ioc.stop();
+        for (auto& ctx : state_.contexts) ctx->stop();
       }
     });
   }
