@@ -24,6 +24,11 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = net::ip::tcp;
+// Concrete executor types: the type-erased default costs on every handler.
+using Executor = net::io_context::executor_type;
+using Socket = net::basic_stream_socket<tcp, Executor>;
+using Stream = beast::basic_stream<tcp, Executor, beast::unlimited_rate_policy>;
+using Acceptor = net::basic_socket_acceptor<tcp, Executor>;
 
 namespace {
 
@@ -74,7 +79,7 @@ struct ServerState {
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket&& socket, ServerState& state) : stream_(std::move(socket)), state_(state) {
+  Session(Socket&& socket, ServerState& state) : stream_(std::move(socket)), state_(state) {
     state_.connections.fetch_add(1, std::memory_order_relaxed);
   }
 
@@ -109,7 +114,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
   }
 
-  net::any_io_executor executor() { return stream_.get_executor(); }
+  Executor executor() { return stream_.get_executor(); }
 
  private:
   void DoRead() {
@@ -237,7 +242,7 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_.socket().close(ec);
   }
 
-  beast::tcp_stream stream_;
+  Stream stream_;
   ServerState& state_;
   beast::flat_buffer buffer_;  // unbounded here: the parser enforces the header and body limits
   std::optional<http::request_parser<http::string_body>> parser_;
@@ -312,7 +317,7 @@ class HttpServer::Impl {
                            beast::bind_front_handler(&Impl::OnAccept, this));
   }
 
-  void OnAccept(beast::error_code ec, tcp::socket socket) {
+  void OnAccept(beast::error_code ec, Socket socket) {
     if (state_.stopping.load()) return;
     if (!ec) {
       if (state_.connections.load(std::memory_order_relaxed) >= state_.options.max_connections) {
@@ -354,7 +359,7 @@ class HttpServer::Impl {
   }
 
   ServerState state_;
-  tcp::acceptor acceptor_;
+  Acceptor acceptor_;
   net::signal_set signals_;
   net::steady_timer grace_timer_;
   uint16_t port_ = 0;
