@@ -100,6 +100,7 @@ class ApiTest : public ::testing::Test {
     ASSERT_TRUE(body.is_object()) << context << ": " << r.body;
     ASSERT_TRUE(body.contains("error") && body["error"].is_string()) << context << ": " << r.body;
     EXPECT_FALSE(body["error"].get<std::string>().empty());
+    EXPECT_TRUE(body.contains("code") && body["code"].is_string()) << context << ": " << r.body;
     EXPECT_EQ(r.Header("content-type"), "application/json");
     EXPECT_EQ(client_->Send("GET", "/healthz").status, 200) << "after " << context;
   }
@@ -398,6 +399,7 @@ TEST_F(ApiTest, ListPaginatesAndValidatesItsQuery) {
 TEST_F(ApiTest, MalformedHttpIsAnsweredAndTheServerCarriesOn) {
   HttpResult garbage = client_->SendRaw("THIS IS NOT HTTP\r\n\r\n");
   EXPECT_EQ(garbage.status, 400);
+  EXPECT_EQ(garbage.Json()["code"], "bad_request");
   std::string big_header = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " +
                            std::string(20 << 10, 'a') + "\r\n\r\n";
   EXPECT_EQ(client_->SendRaw(big_header).status, 431);
@@ -537,6 +539,42 @@ TEST_F(ApiTest, SecretsNeverReachTheLog) {
   EXPECT_EQ(log.find(key_a_), std::string::npos);
   EXPECT_EQ(log.find("ghp_supersecret"), std::string::npos);
   EXPECT_EQ(log.find(std::string(43, 'Z')), std::string::npos);
+}
+
+TEST_F(ApiTest, JobClientCommands) {
+  std::string url = "http://127.0.0.1:" + std::to_string(server_->port());
+  auto job = [&](std::vector<std::string> args, int expected_exit) {
+    args.insert(args.end(), {"--url", url, "--key", key_a_, "--project", project_a_});
+    CommandResult r = RunCommand(kScripted, args);
+    EXPECT_EQ(r.exit_code, expected_exit) << r.out << r.err;
+    return r;
+  };
+  std::string id = job({"job", "create", "--prompt", "Fix the typo"}, 0).LastLine();
+  ASSERT_EQ(Get(Job(project_a_, id), key_a_).status, 200) << id;
+  json done = json::parse(job({"job", "wait", id, "--interval", "50"}, 0).LastLine());
+  EXPECT_EQ(done["status"], "completed");
+  EXPECT_EQ(json::parse(job({"job", "get", id}, 0).LastLine())["id"], id);
+  json again = json::parse(
+      job({"job", "message", id, "--prompt", "And the API page", "--wait", "--interval", "50"}, 0)
+          .LastLine());
+  EXPECT_EQ(again["status"], "completed");
+  EXPECT_EQ(Get(Job(project_a_, id) + "/messages", key_a_).Json()["messages"].size(), 2u);
+
+  json failed = json::parse(
+      job({"job", "create", "--prompt", "[fail broken]", "--wait", "--interval", "50"}, 1)
+          .LastLine());
+  EXPECT_EQ(failed["error"], "broken");
+  CommandResult denied = RunCommand(
+      kScripted, {"job", "get", id, "--url", url, "--key", "dw_" + std::string(43, 'x'),
+                  "--project", project_a_});
+  EXPECT_EQ(denied.exit_code, 1);
+  EXPECT_NE(denied.err.find("HTTP 401"), std::string::npos) << denied.err;
+  CommandResult unreachable = RunCommand(
+      kScripted, {"job", "get", id, "--url", "http://127.0.0.1:1", "--key", key_a_, "--project",
+                  project_a_});
+  EXPECT_EQ(unreachable.exit_code, 1);
+  EXPECT_NE(unreachable.err.find("cannot reach"), std::string::npos) << unreachable.err;
+  EXPECT_EQ(unreachable.err.find(key_a_), std::string::npos);
 }
 
 TEST_F(ApiTest, AdminCommands) {

@@ -1,5 +1,7 @@
 #include "api/http_server.h"
 
+#include "api/json_writer.h"
+
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -32,13 +34,11 @@ using Acceptor = net::basic_socket_acceptor<tcp, Executor>;
 
 namespace {
 
-std::string ErrorBody(std::string_view message) {
-  std::string out = "{\"error\":\"";
-  for (char c : message) {
-    if (c == '"' || c == '\\') out.push_back('\\');
-    out.push_back(c);
-  }
-  out += "\"}";
+// The API's error shape, for the errors answered before a request reaches it.
+std::string ErrorBody(std::string_view message, std::string_view code) {
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject().Key("error").String(message).Key("code").String(code).EndObject();
   return out;
 }
 
@@ -132,17 +132,18 @@ class Session : public std::enable_shared_from_this<Session> {
     reading_ = false;
     if (ec == http::error::body_limit) {
       return WriteError(413, "the request body is larger than the limit of " +
-                                 std::to_string(state_.options.body_limit) + " bytes");
+                                 std::to_string(state_.options.body_limit) + " bytes",
+                        "payload_too_large");
     }
     if (ec == http::error::header_limit) {
-      return WriteError(431, "the request headers are too large");
+      return WriteError(431, "the request headers are too large", "headers_too_large");
     }
     if (ec) {
       // A clean close, a timeout, a reset, or garbage: nothing to answer unless
       // the client sent something that was not HTTP.
       bool protocol_error = ec.category() == http::make_error_code(http::error::end_of_stream).category() &&
                             ec != http::error::end_of_stream && parser_ && parser_->got_some();
-      if (protocol_error) return WriteError(400, "malformed HTTP request");
+      if (protocol_error) return WriteError(400, "malformed HTTP request", "bad_request");
       return DoClose();
     }
 
@@ -180,14 +181,14 @@ class Session : public std::enable_shared_from_this<Session> {
     } catch (...) {
       spdlog::error("request handler failed");
     }
-    return HttpResponse{500, ErrorBody("internal error"), "application/json", {}};
+    return HttpResponse{500, ErrorBody("internal error", "internal"), "application/json", {}};
   }
 
-  void WriteError(int status, std::string_view message) {
+  void WriteError(int status, std::string_view message, std::string_view code) {
     // The rest of the request is unread: the connection cannot be reused.
     keep_alive_ = false;
     drain_after_write_ = true;
-    Write(HttpResponse{status, ErrorBody(message), "application/json", {}});
+    Write(HttpResponse{status, ErrorBody(message, code), "application/json", {}});
   }
 
   void Write(HttpResponse response) {

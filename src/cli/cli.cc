@@ -13,6 +13,7 @@
 
 #include "api/api.h"
 #include "api/http_server.h"
+#include "cli/job_commands.h"
 #include "core/api_key.h"
 #include "core/job.h"
 #include "core/time.h"
@@ -347,7 +348,8 @@ int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
   project_create->add_option("--ref", p_ref, "base branch of pull requests");
   project_create->add_option("--forge", p_forge, "local, github, gitlab or gitea");
   project_create->add_option("--forge-api-url", p_api_url, "API base URL of the forge");
-  project_create->add_option("--forge-token", p_token, "token for the forge and git pushes");
+  project_create->add_option("--forge-token", p_token, "token for the forge and git pushes")
+      ->envname("DOCWRIGHT_FORGE_TOKEN");
   project_create->add_option("--model", p_model, "model for this project's jobs");
   project_create->add_option("--rate-limit", p_rate, "jobs + messages per hour");
   project_create->callback([&] {
@@ -410,6 +412,8 @@ int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
       return 0;
     };
   });
+
+  AddJobCommands(app, action);
 
   try {
     app.parse(argc, argv);
