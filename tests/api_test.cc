@@ -434,6 +434,34 @@ TEST_F(ApiTest, SlowClientsAreCutOffAndOthersAreServed) {
   EXPECT_EQ(client_->Send("GET", "/healthz").status, 200);
 }
 
+TEST_F(ApiTest, ExpectContinueGetsTheGoAheadBeforeTheBody) {
+  // A client that waits for "100 Continue" before sending the body, as curl and
+  // many HTTP libraries do for larger bodies.
+  std::string body = Prompt("Document the CLI [nochange]");
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(server_->port());
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  std::string head = "POST " + Jobs(project_a_) + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                     key_a_ + "\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n" +
+                     "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
+  ASSERT_EQ(write(fd, head.data(), head.size()), static_cast<ssize_t>(head.size()));
+  timeval tv{5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  char buf[4096];
+  ssize_t n = read(fd, buf, sizeof buf);
+  ASSERT_GT(n, 0);
+  EXPECT_EQ(std::string(buf, n).rfind("HTTP/1.1 100 Continue\r\n\r\n", 0), 0u)
+      << std::string(buf, n);
+  ASSERT_EQ(write(fd, body.data(), body.size()), static_cast<ssize_t>(body.size()));
+  n = read(fd, buf, sizeof buf);
+  ASSERT_GT(n, 0);
+  EXPECT_EQ(std::string(buf, n).rfind("HTTP/1.1 201", 0), 0u) << std::string(buf, n);
+  close(fd);
+}
+
 TEST_F(ApiTest, KeepAliveServesManyRequestsOnOneConnection) {
   std::string id = CreateJob("x [nochange]")["id"];
   for (int i = 0; i < 200; ++i) ASSERT_EQ(Get(Job(project_a_, id), key_a_).status, 200);

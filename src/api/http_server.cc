@@ -13,6 +13,7 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <mutex>
@@ -124,6 +125,28 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->header_limit(static_cast<std::uint32_t>(state_.options.header_limit));
     stream_.expires_after(state_.options.read_timeout);
     reading_ = true;
+    http::async_read_header(stream_, buffer_, *parser_,
+                            beast::bind_front_handler(&Session::OnHeader, shared_from_this()));
+  }
+
+  // The header is in. A client that sent "Expect: 100-continue" waits for our
+  // go-ahead before it sends the body; without one it would stall for a second.
+  void OnHeader(beast::error_code ec, std::size_t n) {
+    if (ec || parser_->is_done()) return OnRead(ec, n);
+    auto expect = parser_->get().find(http::field::expect);
+    if (expect != parser_->get().end() && beast::iequals(expect->value(), "100-continue")) {
+      static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+      net::async_write(stream_, net::buffer(kContinue.data(), kContinue.size()),
+                       [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                         if (ec) return self->DoClose();
+                         self->ReadBody();
+                       });
+      return;
+    }
+    ReadBody();
+  }
+
+  void ReadBody() {
     http::async_read(stream_, buffer_, *parser_,
                      beast::bind_front_handler(&Session::OnRead, shared_from_this()));
   }
