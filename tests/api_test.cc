@@ -1,9 +1,6 @@
 // Black-box tests: the real binary on a loopback port with a fresh data dir,
 // spoken to over HTTP, and administered through its command line.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -414,17 +411,11 @@ TEST_F(ApiTest, SlowClientsAreCutOffAndOthersAreServed) {
   server_->Terminate();
   StartServer(kScripted, {"--request-timeout", "1"});
   // A client that sends half a request and then nothing.
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(server_->port());
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  int fd = ConnectLoopback(server_->port(), std::chrono::seconds(5));
+  ASSERT_GE(fd, 0);
   std::string partial = "POST /v2/agent/x/job HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{";
   ASSERT_EQ(write(fd, partial.data(), partial.size()), static_cast<ssize_t>(partial.size()));
   EXPECT_EQ(client_->Send("GET", "/healthz").status, 200) << "others are served meanwhile";
-  timeval tv{5, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   char buf[256];
   auto t0 = std::chrono::steady_clock::now();
   ssize_t n = read(fd, buf, sizeof buf);  // 0 (closed) once the timeout hits
@@ -438,18 +429,12 @@ TEST_F(ApiTest, ExpectContinueGetsTheGoAheadBeforeTheBody) {
   // A client that waits for "100 Continue" before sending the body, as curl and
   // many HTTP libraries do for larger bodies.
   std::string body = Prompt("Document the CLI [nochange]");
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(server_->port());
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  int fd = ConnectLoopback(server_->port(), std::chrono::seconds(5));
+  ASSERT_GE(fd, 0);
   std::string head = "POST " + Jobs(project_a_) + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
                      key_a_ + "\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n" +
                      "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
   ASSERT_EQ(write(fd, head.data(), head.size()), static_cast<ssize_t>(head.size()));
-  timeval tv{5, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   char buf[4096];
   ssize_t n = read(fd, buf, sizeof buf);
   ASSERT_GT(n, 0);

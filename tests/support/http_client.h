@@ -2,6 +2,7 @@
 // black-box tests. It can also send raw bytes, to test malformed requests.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -19,6 +20,11 @@ struct HttpResult {
   nlohmann::json Json() const;
   std::string Header(const std::string& lowercase_name) const;
 };
+
+// A plain TCP connection to 127.0.0.1:`port` with a `read_timeout` on reads, for
+// tests that must control every byte and its timing; -1 on failure. The caller
+// closes it.
+int ConnectLoopback(uint16_t port, std::chrono::seconds read_timeout);
 
 class HttpClient {
  public:
