@@ -533,6 +533,24 @@ TEST_F(ApiTest, SigtermHandsTheRunningTurnBackForTheNextStart) {
   EXPECT_EQ(Get(transcript, key_a_).Json()["messages"][0]["turn"]["attempts"], 1);
 }
 
+TEST_F(ApiTest, SeparateWorkerProcessesRunTheTurns) {
+  // The API process runs no turns; a `docwright worker` on the same data dir does.
+  server_->Terminate();
+  StartServer(kScripted, {"--workers", "0"});
+  std::string id = CreateJob("Fix the typo")["id"];
+  std::this_thread::sleep_for(milliseconds(600));
+  EXPECT_EQ(Get(Job(project_a_, id), key_a_).Json()["status"], "active");
+
+  BackgroundProcess worker;
+  worker.Start(kScripted, {"worker", "--data-dir", dir_.path(), "--workers", "2"},
+               dir_ / "worker.out", dir_ / "worker.log");
+  // The API process sees the worker's outcome within its cache time.
+  json done = WaitForEnd(id);
+  EXPECT_EQ(done["status"], "completed");
+  EXPECT_EQ(done["prLink"], "http://forge.test/pulls/" + id);
+  EXPECT_EQ(worker.Terminate(), 0);
+}
+
 TEST_F(ApiTest, WithoutAModelJobsFailWithAClearError) {
   server_->Terminate();
   StartServer(kReal, {});

@@ -67,44 +67,25 @@ CommandResult RunCommand(const std::string& binary, const std::vector<std::strin
   return r;
 }
 
-ServerProcess::ServerProcess(std::string binary, std::string data_dir, std::vector<std::string> args)
-    : binary_(std::move(binary)),
-      data_dir_(std::move(data_dir)),
-      log_path_(data_dir_ + "/serve.log"),
-      args_(std::move(args)) {}
+BackgroundProcess::~BackgroundProcess() { Kill9(); }
 
-ServerProcess::~ServerProcess() {
-  if (pid_ > 0) Kill9();
+void BackgroundProcess::Start(const std::string& binary, const std::vector<std::string>& args,
+                              const std::string& out_path, const std::string& err_path) {
+  Kill9();
+  pid_ = Spawn(binary, args, out_path, err_path);
 }
 
-bool ServerProcess::Start() {
-  std::vector<std::string> args = {"serve", "--data-dir", data_dir_, "--listen", "127.0.0.1:0"};
-  args.insert(args.end(), args_.begin(), args_.end());
-  // Each start appends to the log; the port is the one this start printed.
-  size_t log_offset = ReadFile(log_path_).size();
-  pid_ = Spawn(binary_, args, data_dir_ + "/serve.out", log_path_);
-  ++starts_;
-  static const std::regex kListening(R"(listening on http://127\.0\.0\.1:(\d+))");
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (std::chrono::steady_clock::now() < deadline) {
-    std::string log = ReadFile(log_path_);
-    std::smatch m;
-    std::string fresh = log.size() > log_offset ? log.substr(log_offset) : std::string();
-    if (std::regex_search(fresh, m, kListening)) {
-      port_ = static_cast<uint16_t>(std::stoi(m[1]));
-      return true;
-    }
-    int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1;
-      return false;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+bool BackgroundProcess::Running() {
+  if (pid_ <= 0) return false;
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) == pid_) {
+    pid_ = -1;
+    return false;
   }
-  return false;
+  return true;
 }
 
-void ServerProcess::Kill9() {
+void BackgroundProcess::Kill9() {
   if (pid_ <= 0) return;
   kill(pid_, SIGKILL);
   int status = 0;
@@ -112,7 +93,7 @@ void ServerProcess::Kill9() {
   pid_ = -1;
 }
 
-int ServerProcess::Terminate(std::chrono::milliseconds timeout) {
+int BackgroundProcess::Terminate(std::chrono::milliseconds timeout) {
   if (pid_ <= 0) return -1;
   kill(pid_, SIGTERM);
   auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -125,6 +106,34 @@ int ServerProcess::Terminate(std::chrono::milliseconds timeout) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return -1;
+}
+
+ServerProcess::ServerProcess(std::string binary, std::string data_dir, std::vector<std::string> args)
+    : binary_(std::move(binary)),
+      data_dir_(std::move(data_dir)),
+      log_path_(data_dir_ + "/serve.log"),
+      args_(std::move(args)) {}
+
+bool ServerProcess::Start() {
+  std::vector<std::string> args = {"serve", "--data-dir", data_dir_, "--listen", "127.0.0.1:0"};
+  args.insert(args.end(), args_.begin(), args_.end());
+  // Each start appends to the log; the port is the one this start printed.
+  size_t log_offset = ReadFile(log_path_).size();
+  process_.Start(binary_, args, data_dir_ + "/serve.out", log_path_);
+  static const std::regex kListening(R"(listening on http://127\.0\.0\.1:(\d+))");
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::string log = ReadFile(log_path_);
+    std::smatch m;
+    std::string fresh = log.size() > log_offset ? log.substr(log_offset) : std::string();
+    if (std::regex_search(fresh, m, kListening)) {
+      port_ = static_cast<uint16_t>(std::stoi(m[1]));
+      return true;
+    }
+    if (!process_.Running()) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
 }
 
 std::string ServerProcess::Log() const { return ReadFile(log_path_); }

@@ -1,6 +1,6 @@
 // Runs the docwright binary as a child process, for black-box tests: admin
-// commands to completion, and the server in the background on a free loopback
-// port.
+// commands to completion, workers in the background, and the server in the
+// background on a free loopback port.
 #pragma once
 
 #include <sys/types.h>
@@ -22,28 +22,47 @@ struct CommandResult {
 
 CommandResult RunCommand(const std::string& binary, const std::vector<std::string>& args);
 
+// A command running in the background with stdout and stderr appended to files.
+class BackgroundProcess {
+ public:
+  BackgroundProcess() = default;
+  ~BackgroundProcess();  // kills it if it still runs
+  BackgroundProcess(const BackgroundProcess&) = delete;
+  BackgroundProcess& operator=(const BackgroundProcess&) = delete;
+
+  void Start(const std::string& binary, const std::vector<std::string>& args,
+             const std::string& out_path, const std::string& err_path);
+  // True while the process runs; reaps it once it has exited.
+  bool Running();
+  void Kill9();
+  // Sends SIGTERM and waits; returns the exit code, or -1 on timeout.
+  int Terminate(std::chrono::milliseconds timeout = std::chrono::seconds(20));
+  pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = -1;
+};
+
 class ServerProcess {
  public:
   // `args` follow "serve --data-dir DATA_DIR --listen 127.0.0.1:0".
   ServerProcess(std::string binary, std::string data_dir, std::vector<std::string> args = {});
-  ~ServerProcess();  // kills the server if it still runs
 
   // Starts the server and waits until it listens; false if it did not.
   bool Start();
   uint16_t port() const { return port_; }
-  pid_t pid() const { return pid_; }
 
-  void Kill9();
-  // Sends SIGTERM and waits; returns the exit code, or -1 on timeout.
-  int Terminate(std::chrono::milliseconds timeout = std::chrono::seconds(20));
+  void Kill9() { process_.Kill9(); }
+  int Terminate(std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+    return process_.Terminate(timeout);
+  }
   std::string Log() const;
 
  private:
   std::string binary_, data_dir_, log_path_;
   std::vector<std::string> args_;
-  pid_t pid_ = -1;
+  BackgroundProcess process_;
   uint16_t port_ = 0;
-  int starts_ = 0;
 };
 
 }  // namespace docwright::testing
