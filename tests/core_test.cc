@@ -119,8 +119,8 @@ TEST(Text, BlankAndSlug) {
 
 TEST(Naming, BranchUsesRandomTailOfIdAndSlug) {
   std::string id = "01a202ea-c483-7000-b7c4-c6f1ad82ddc7";
-  EXPECT_EQ(BranchNameFor(id, "Fix the typo"), "docwright/ad82ddc7-fix-the-typo");
-  EXPECT_EQ(BranchNameFor(id, "日本語"), "docwright/ad82ddc7");
+  EXPECT_EQ(BranchNameFor(id, "Fix the typo"), "docwright/c6f1ad82ddc7-fix-the-typo");
+  EXPECT_EQ(BranchNameFor(id, "日本語"), "docwright/c6f1ad82ddc7");
 }
 
 TEST(Naming, ModelResolutionOrder) {

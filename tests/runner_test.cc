@@ -89,10 +89,13 @@ TEST_F(RunnerTest, FollowUpsRunAfterTheCurrentTurnInOrder) {
   auto messages = *store_->ListMessages(scope_, j.id);
   ASSERT_EQ(messages.size(), 3u);
   for (const auto& m : messages) EXPECT_EQ(m.state, TurnState::kSucceeded);
-  // Each turn saw all earlier messages, so they ran in order.
-  EXPECT_NE(messages[2].summary->find("(2 earlier)"), std::string::npos) << *messages[2].summary;
-  EXPECT_LE(*messages[0].finished_at, *messages[1].finished_at);
-  EXPECT_LE(*messages[1].finished_at, *messages[2].finished_at);
+  // One at a time, in order: each turn starts after the previous one ended.
+  std::vector<std::string> expected;
+  for (int seq = 1; seq <= 3; ++seq) {
+    expected.push_back("start " + j.id + " " + std::to_string(seq));
+    expected.push_back("end " + j.id + " " + std::to_string(seq));
+  }
+  EXPECT_EQ(agent_.Events(), expected);
 }
 
 TEST_F(RunnerTest, ArchiveCancelsTheRunningTurnAtOnce) {
@@ -145,6 +148,42 @@ TEST_F(RunnerTest, TurnOfACrashedWorkerIsReRunAfterItsLeaseExpires) {
   auto runner = StartRunner();
   ASSERT_TRUE(Reaches(j.id, JobStatus::kCompleted));
   EXPECT_EQ((*store_->ListMessages(scope_, j.id))[0].attempts, 2);
+}
+
+TEST_F(RunnerTest, TurnsOfDifferentJobsRunInParallel) {
+  auto runner = StartRunner();
+  Job a = Create("a [sleep 400]");
+  Job b = Create("b [sleep 400]");
+  ASSERT_TRUE(Reaches(a.id, JobStatus::kCompleted));
+  ASSERT_TRUE(Reaches(b.id, JobStatus::kCompleted));
+  auto events = agent_.Events();
+  ASSERT_EQ(events.size(), 4u);
+  // Two workers: both started before either ended.
+  EXPECT_EQ(events[0].rfind("start", 0), 0u);
+  EXPECT_EQ(events[1].rfind("start", 0), 0u);
+}
+
+TEST_F(RunnerTest, AResultThatArrivesWithAShutdownIsStillRecorded) {
+  // An agent that finishes its work although it was asked to stop.
+  struct Stubborn : Agent {
+    std::atomic<bool> started{false};
+    TurnResult RunTurn(const TurnInput&, CancelToken& cancel) override {
+      started = true;
+      while (!cancel.cancelled()) std::this_thread::sleep_for(milliseconds(5));
+      return TurnResult{true, "http://pr/done", "finished anyway", {}};
+    }
+  } stubborn;
+  RunnerOptions o;
+  o.workers = 1;
+  o.poll_interval = milliseconds(20);
+  Runner runner(*store_, stubborn, o);
+  runner.Start();
+  Job j = Create("x");
+  ASSERT_TRUE(WaitUntil([&] { return stubborn.started.load(); }));
+  runner.Stop();
+  Job after = Get(j.id);
+  EXPECT_EQ(after.status, JobStatus::kCompleted) << "a finished turn must not be re-run";
+  EXPECT_EQ(after.pr_link, "http://pr/done");
 }
 
 TEST_F(RunnerTest, ManyJobsAllFinish) {

@@ -2,7 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
+#include <variant>
 #include <nlohmann/json.hpp>
 #include <string_view>
 #include <vector>
@@ -198,6 +201,17 @@ Target ParseTarget(std::string_view target) {
   return t;
 }
 
+constexpr int kMaxPageSize = 100;
+
+// A whole decimal integer in [lo, hi].
+bool ParseIntParam(std::string_view v, int lo, int hi, int* out) {
+  int n = 0;
+  auto r = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (r.ec != std::errc() || r.ptr != v.data() + v.size() || n < lo || n > hi) return false;
+  *out = n;
+  return true;
+}
+
 bool IsJsonContentType(std::string_view ct) {
   std::string_view media = ct.substr(0, ct.find(';'));
   while (!media.empty() && (media.back() == ' ' || media.back() == '\t')) media.remove_suffix(1);
@@ -261,40 +275,51 @@ HttpResponse UnsupportedMediaType() {
 Api::Api(Store& store, ApiOptions options, ApiHooks hooks)
     : store_(store), options_(std::move(options)), hooks_(std::move(hooks)) {}
 
-HttpResponse Api::Handle(HttpRequest& req) {
-  Target t = ParseTarget(req.target);
-  if (!t.ok) return ErrorResponse(400, "malformed request target", "invalid_request");
-  const auto& seg = t.segments;
-  const std::string& method = req.method;
+// --- Routing and authentication --------------------------------------------------
 
-  if (seg.size() == 1 && seg[0] == "healthz") {
-    if (method != "GET") return MethodNotAllowed("GET");
-    Status s = store_.Ping();
-    if (!s.ok()) return ErrorResponse(503, "the store is unavailable", "unavailable");
-    return JsonResponse(200, Json{{"status", "ok"}});
-  }
+namespace {
+enum class Route { kNone, kHealth, kCreate, kList, kGet, kMessage, kTranscript, kArchive };
+}  // namespace
 
-  // /v2/agent/{projectId}/job[/{id}[/message|/messages|/archive]] and .../jobs
-  enum class Route { kNone, kCreate, kList, kGet, kMessage, kTranscript, kArchive };
+// A request that names a known endpoint with an allowed method and carries a
+// valid key, with what it names.
+struct Api::Resolved {
   Route route = Route::kNone;
+  Target target;
+  Scope scope;
+  std::string job_id;
+};
+
+std::variant<HttpResponse, Api::Resolved> Api::Resolve(const HttpRequest& req) {
+  Resolved r;
+  r.target = ParseTarget(req.target);
+  if (!r.target.ok) return ErrorResponse(400, "malformed request target", "invalid_request");
+  const auto& seg = r.target.segments;
+  // HEAD is GET without the body (the HTTP server drops it).
+  std::string_view method = req.method == "HEAD" ? std::string_view("GET") : req.method;
+
+  // /healthz, and /v2/agent/{projectId}/job[/{id}[/message|/messages|/archive]], .../jobs
   std::string_view allow;
-  if (seg.size() >= 4 && seg[0] == "v2" && seg[1] == "agent") {
+  if (seg.size() == 1 && seg[0] == "healthz") {
+    r.route = Route::kHealth, allow = "GET";
+  } else if (seg.size() >= 4 && seg[0] == "v2" && seg[1] == "agent") {
     if (seg.size() == 4 && seg[3] == "job") {
-      route = Route::kCreate, allow = "POST";
+      r.route = Route::kCreate, allow = "POST";
     } else if (seg.size() == 4 && seg[3] == "jobs") {
-      route = Route::kList, allow = "GET";
+      r.route = Route::kList, allow = "GET";
     } else if (seg.size() == 5 && seg[3] == "job") {
-      route = Route::kGet, allow = "GET";
+      r.route = Route::kGet, allow = "GET";
     } else if (seg.size() == 6 && seg[3] == "job" && seg[5] == "message") {
-      route = Route::kMessage, allow = "POST";
+      r.route = Route::kMessage, allow = "POST";
     } else if (seg.size() == 6 && seg[3] == "job" && seg[5] == "messages") {
-      route = Route::kTranscript, allow = "GET";
+      r.route = Route::kTranscript, allow = "GET";
     } else if (seg.size() == 6 && seg[3] == "job" && seg[5] == "archive") {
-      route = Route::kArchive, allow = "POST";
+      r.route = Route::kArchive, allow = "POST";
     }
   }
-  if (route == Route::kNone) return ErrorResponse(404, "no such endpoint", "not_found");
-  if (method != allow) return MethodNotAllowed(allow);
+  if (r.route == Route::kNone) return ErrorResponse(404, "no such endpoint", "not_found");
+  if (method != allow) return MethodNotAllowed(allow == "GET" ? "GET, HEAD" : allow);
+  if (r.route == Route::kHealth) return r;
 
   // Authenticate before anything about the project or job is looked at.
   std::string_view auth = req.authorization;
@@ -321,17 +346,46 @@ HttpResponse Api::Handle(HttpRequest& req) {
     return FromStatus(Status::Unauthenticated("invalid or revoked API key"));
   }
 
-  Scope scope{key->org_id, seg[2]};
+  r.scope = Scope{key->org_id, seg[2]};
   // Ids have one shape; anything else cannot exist, and needs no lookup.
-  if (!LooksLikeId(scope.project_id)) return ErrorResponse(404, "project not found", "not_found");
-  std::string job_id = seg.size() >= 5 ? seg[4] : std::string();
-  if (seg.size() >= 5 && !LooksLikeId(job_id)) {
-    auto project = store_.GetProject(scope);
-    if (!project.ok()) return FromStatus(project.status());
-    return ErrorResponse(404, "job not found", "not_found");
+  if (!LooksLikeId(r.scope.project_id)) return ErrorResponse(404, "project not found", "not_found");
+  if (seg.size() >= 5) {
+    r.job_id = seg[4];
+    if (!LooksLikeId(r.job_id)) {
+      auto project = store_.GetProject(r.scope);
+      if (!project.ok()) return FromStatus(project.status());
+      return ErrorResponse(404, "job not found", "not_found");
+    }
   }
+  return r;
+}
+
+std::optional<HttpResponse> Api::Precheck(const HttpRequest& req) {
+  auto resolved = Resolve(req);
+  if (auto* refusal = std::get_if<HttpResponse>(&resolved)) return std::move(*refusal);
+  return std::nullopt;
+}
+
+bool Api::IsQuick(const HttpRequest& req) {
+  // The poll, /v2/agent/{projectId}/job/{id}, is answered from the read cache, and
+  // /healthz from memory; listings and transcripts read more and go to the pool.
+  std::string_view path = std::string_view(req.target).substr(0, req.target.find('?'));
+  if (path == "/healthz") return true;
+  return std::count(path.begin(), path.end(), '/') == 5 && path.rfind("/v2/agent/", 0) == 0 &&
+         path.find("/job/") != std::string_view::npos;
+}
+
+HttpResponse Api::Handle(HttpRequest& req) {
+  auto resolved = Resolve(req);
+  if (auto* refusal = std::get_if<HttpResponse>(&resolved)) return std::move(*refusal);
+  auto& [route, t, scope, job_id] = std::get<Resolved>(resolved);
 
   switch (route) {
+    case Route::kHealth: {
+      Status s = store_.Ping();
+      if (!s.ok()) return ErrorResponse(503, "the store is unavailable", "unavailable");
+      return JsonResponse(200, Json{{"status", "ok"}});
+    }
     case Route::kCreate: {
       if (!IsJsonContentType(req.content_type)) return UnsupportedMediaType();
       auto body = ParsePromptBody(req, /*allow_create_fields=*/true);
@@ -367,11 +421,22 @@ HttpResponse Api::Handle(HttpRequest& req) {
       return JobResponse(200, *job);
     }
     case Route::kTranscript: {
-      auto messages = store_.ListMessages(scope, job_id);
-      if (!messages.ok()) return FromStatus(messages.status());
+      MessageQuery query;
+      for (const auto& [k, v] : t.query) {
+        if (k == "limit" && !ParseIntParam(v, 1, kMaxPageSize, &query.limit)) {
+          return ErrorResponse(400, "limit must be an integer from 1 to 100", "invalid_request");
+        }
+        if (k == "cursor" && !v.empty() && !ParseIntParam(v, 1, INT32_MAX, &query.after_seq)) {
+          return ErrorResponse(400, "invalid cursor", "invalid_request");
+        }
+      }
+      auto page = store_.ListMessages(scope, job_id, query);
+      if (!page.ok()) return FromStatus(page.status());
       Json list = Json::array();
-      for (const Message& m : *messages) list.push_back(MessageView(m));
-      return JsonResponse(200, Json{{"jobId", job_id}, {"messages", std::move(list)}});
+      for (const Message& m : page->messages) list.push_back(MessageView(m));
+      Json next = page->next_after_seq ? Json(std::to_string(*page->next_after_seq)) : Json(nullptr);
+      return JsonResponse(200, Json{{"jobId", job_id}, {"messages", std::move(list)},
+                                    {"nextCursor", std::move(next)}});
     }
     case Route::kList: {
       JobQuery query;
@@ -385,12 +450,9 @@ HttpResponse Api::Handle(HttpRequest& req) {
           }
           query.status = s;
         } else if (k == "limit") {
-          int n = 0;
-          auto r = std::from_chars(v.data(), v.data() + v.size(), n);
-          if (r.ec != std::errc() || r.ptr != v.data() + v.size() || n < 1 || n > 100) {
+          if (!ParseIntParam(v, 1, kMaxPageSize, &query.limit)) {
             return ErrorResponse(400, "limit must be an integer from 1 to 100", "invalid_request");
           }
-          query.limit = n;
         } else if (k == "cursor") {
           if (v.empty()) continue;
           if (!LooksLikeId(v)) return ErrorResponse(400, "invalid cursor", "invalid_request");

@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <variant>
 
 #include "api/http_server.h"
 #include "store/store.h"
@@ -25,10 +26,15 @@ class Api {
  public:
   Api(Store& store, ApiOptions options, ApiHooks hooks);
 
-  // Thread-safe.
+  // The three HttpHandlers of the server; thread-safe.
   HttpResponse Handle(HttpRequest& request);
+  std::optional<HttpResponse> Precheck(const HttpRequest& request);
+  static bool IsQuick(const HttpRequest& request);
 
  private:
+  struct Resolved;
+  std::variant<HttpResponse, Resolved> Resolve(const HttpRequest& request);
+
   Store& store_;
   ApiOptions options_;
   ApiHooks hooks_;

@@ -3,6 +3,7 @@
 #include "api/json_writer.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 
 #include <atomic>
 #include <boost/asio/dispatch.hpp>
@@ -48,16 +49,11 @@ std::string ErrorBody(std::string_view message, std::string_view code) {
 class Session;
 
 // What sessions share with the server.
+// Members are destroyed bottom-up: the contexts go first, and destroying them
+// destroys the sessions still queued in them, which use the members above.
 struct ServerState {
   HttpServerOptions options;
-  HttpHandler handler;
-  // One single-threaded io_context per I/O thread, each connection bound to one of
-  // them (as nginx binds connections to workers): a session's handlers never run
-  // concurrently, so no strands, and no scheduler shared across threads.
-  std::vector<std::unique_ptr<net::io_context>> contexts;
-  std::vector<net::executor_work_guard<net::io_context::executor_type>> guards;
-  size_t next_context = 0;  // used by the acceptor only
-  net::thread_pool blocking;
+  HttpHandlers handlers;
   std::atomic<bool> stopping{false};
   std::atomic<size_t> connections{0};
 
@@ -65,9 +61,17 @@ struct ServerState {
   std::unordered_map<Session*, std::weak_ptr<Session>> sessions;
   std::function<void()> on_last_session_closed;
 
-  ServerState(HttpServerOptions o, HttpHandler h)
+  net::thread_pool blocking;
+  // One single-threaded io_context per I/O thread, each connection bound to one of
+  // them (as nginx binds connections to workers): a session's handlers never run
+  // concurrently, so no strands, and no scheduler shared across threads.
+  std::vector<std::unique_ptr<net::io_context>> contexts;
+  std::vector<net::executor_work_guard<net::io_context::executor_type>> guards;
+  size_t next_context = 0;  // used by the acceptor only
+
+  ServerState(HttpServerOptions o, HttpHandlers h)
       : options(std::move(o)),
-        handler(std::move(h)),
+        handlers(std::move(h)),
         blocking(static_cast<size_t>(std::max(1, options.blocking_threads))) {
     for (int i = 0; i < std::max(1, options.io_threads); ++i) {
       contexts.push_back(std::make_unique<net::io_context>(1));
@@ -133,6 +137,17 @@ class Session : public std::enable_shared_from_this<Session> {
   // go-ahead before it sends the body; without one it would stall for a second.
   void OnHeader(beast::error_code ec, std::size_t n) {
     if (ec || parser_->is_done()) return OnRead(ec, n);
+    // A body is coming: refuse what will be refused anyway (unknown route, no
+    // valid key) before accepting up to a mebibyte from an unknown client.
+    if (state_.handlers.precheck) {
+      HttpRequest head = RequestFromHeader();
+      if (auto early = state_.handlers.precheck(head)) {
+        version_ = parser_->get().version();
+        keep_alive_ = false;
+        drain_after_write_ = true;
+        return Write(std::move(*early));
+      }
+    }
     auto expect = parser_->get().find(http::field::expect);
     if (expect != parser_->get().end() && beast::iequals(expect->value(), "100-continue")) {
       static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -173,32 +188,45 @@ class Session : public std::enable_shared_from_this<Session> {
     auto& req = parser_->get();
     version_ = req.version();
     keep_alive_ = req.keep_alive();
-    HttpRequest request;
-    request.method = std::string(req.method_string());
-    request.target = std::string(req.target());
-    if (auto it = req.find(http::field::authorization); it != req.end()) {
-      request.authorization = std::string(it->value());
-    }
-    if (auto it = req.find(http::field::content_type); it != req.end()) {
-      request.content_type = std::string(it->value());
-    }
+    head_only_ = req.method() == http::verb::head;
+    HttpRequest request = RequestFromHeader();
     request.body = std::move(req.body());
 
-    if (req.method() == http::verb::get) {
+    bool quick = (req.method() == http::verb::get || head_only_) &&
+                 (!state_.handlers.is_quick || state_.handlers.is_quick(request));
+    if (quick) {
       Write(Invoke(request));
       return;
     }
-    // Writes may wait on the disk: keep them off the I/O threads.
-    net::post(state_.blocking, [self = shared_from_this(), request = std::move(request)]() mutable {
+    // Writes and larger reads may wait on the disk: keep them off the I/O threads.
+    // The work guard keeps this connection's context running until the answer is
+    // back, also during shutdown.
+    net::post(state_.blocking, [self = shared_from_this(), request = std::move(request),
+                                guard = net::make_work_guard(stream_.get_executor())]() mutable {
       HttpResponse response = self->Invoke(request);
       net::post(self->stream_.get_executor(),
                 [self, response = std::move(response)]() mutable { self->Write(std::move(response)); });
+      guard.reset();
     });
+  }
+
+  HttpRequest RequestFromHeader() const {
+    const auto& req = parser_->get();
+    HttpRequest r;
+    r.method = std::string(req.method_string());
+    r.target = std::string(req.target());
+    if (auto it = req.find(http::field::authorization); it != req.end()) {
+      r.authorization = std::string(it->value());
+    }
+    if (auto it = req.find(http::field::content_type); it != req.end()) {
+      r.content_type = std::string(it->value());
+    }
+    return r;
   }
 
   HttpResponse Invoke(HttpRequest& request) {
     try {
-      return state_.handler(request);
+      return state_.handlers.handle(request);
     } catch (const std::exception& e) {
       spdlog::error("request handler failed: {}", e.what());
     } catch (...) {
@@ -220,9 +248,13 @@ class Session : public std::enable_shared_from_this<Session> {
     res.set(http::field::server, "docwright");
     res.set(http::field::content_type, response.content_type);
     for (auto& [name, value] : response.headers) res.set(name, value);
-    res.body() = std::move(response.body);
     res.keep_alive(keep_alive_ && !state_.stopping.load());
-    res.prepare_payload();
+    if (head_only_) {
+      res.content_length(response.body.size());  // what a GET would carry; no body
+    } else {
+      res.body() = std::move(response.body);
+      res.prepare_payload();
+    }
     stream_.expires_after(state_.options.write_timeout);
     http::async_write(stream_, res,
                       beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
@@ -275,20 +307,27 @@ class Session : public std::enable_shared_from_this<Session> {
   bool keep_alive_ = true;
   bool reading_ = false;
   bool drain_after_write_ = false;
+  bool head_only_ = false;
   size_t drain_budget_ = 0;
   std::string drain_buf_;
 };
 
 class HttpServer::Impl {
  public:
-  Impl(HttpServerOptions options, HttpHandler handler)
-      : state_(std::move(options), std::move(handler)),
+  Impl(HttpServerOptions options, HttpHandlers handlers)
+      : state_(std::move(options), std::move(handlers)),
         acceptor_(state_.main()),
         signals_(state_.main()),
-        grace_timer_(state_.main()) {
+        grace_timer_(state_.main()),
+        accept_retry_(state_.main()) {
     state_.on_last_session_closed = [this] {
       net::post(state_.main(), [this] { grace_timer_.cancel(); });
     };
+  }
+
+  ~Impl() {
+    // Sessions still queued die with their contexts; nothing must be posted then.
+    state_.on_last_session_closed = nullptr;
   }
 
   Status Listen() {
@@ -343,7 +382,16 @@ class HttpServer::Impl {
 
   void OnAccept(beast::error_code ec, Socket socket) {
     if (state_.stopping.load()) return;
-    if (!ec) {
+    if (ec) {
+      // Out of file descriptors, typically: accepting again at once would spin.
+      spdlog::warn("accept failed: {}; pausing new connections for 100 ms", ec.message());
+      accept_retry_.expires_after(std::chrono::milliseconds(100));
+      accept_retry_.async_wait([this](beast::error_code wait_ec) {
+        if (!wait_ec && !state_.stopping.load()) DoAccept();
+      });
+      return;
+    }
+    {
       if (state_.connections.load(std::memory_order_relaxed) >= state_.options.max_connections) {
         beast::error_code ignored;
         socket.close(ignored);
@@ -361,6 +409,7 @@ class HttpServer::Impl {
     beast::error_code ec;
     acceptor_.close(ec);
     signals_.cancel(ec);
+    accept_retry_.cancel();
     // Each context's run() returns once its last connection is gone.
     for (auto& g : state_.guards) g.reset();
     std::vector<std::shared_ptr<Session>> live;
@@ -386,11 +435,25 @@ class HttpServer::Impl {
   Acceptor acceptor_;
   net::signal_set signals_;
   net::steady_timer grace_timer_;
+  net::steady_timer accept_retry_;
   uint16_t port_ = 0;
 };
 
-HttpServer::HttpServer(HttpServerOptions options, HttpHandler handler)
-    : impl_(std::make_unique<Impl>(std::move(options), std::move(handler))) {}
+size_t MaxConnectionsForFdLimit(size_t wanted) {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return std::min<size_t>(wanted, 768);
+  if (lim.rlim_cur < lim.rlim_max) {
+    rlimit raised = lim;
+    raised.rlim_cur = lim.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) lim = raised;
+  }
+  constexpr size_t kReserve = 256;  // database connections, logs, the forge, git
+  size_t fds = lim.rlim_cur == RLIM_INFINITY ? wanted + kReserve : static_cast<size_t>(lim.rlim_cur);
+  return std::max<size_t>(16, std::min(wanted, fds > kReserve * 2 ? fds - kReserve : fds / 2));
+}
+
+HttpServer::HttpServer(HttpServerOptions options, HttpHandlers handlers)
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(handlers))) {}
 HttpServer::~HttpServer() = default;
 Status HttpServer::Listen() { return impl_->Listen(); }
 uint16_t HttpServer::port() const { return impl_->port(); }

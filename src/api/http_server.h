@@ -2,14 +2,16 @@
 // size and headers, timeouts for slow clients, a connection cap and graceful
 // shutdown. It knows nothing of the API: it hands each request to a handler.
 //
-// Handlers for GET run on the I/O threads (they must be quick); other methods run
-// on a separate pool, because they write durably and may wait on the disk.
+// Quick requests (the poll) are answered on the I/O threads; the rest run on a
+// separate pool, because they write durably or read more and may wait on the disk.
+// HEAD is answered as GET without the body.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,7 +35,18 @@ struct HttpResponse {
   std::vector<std::pair<std::string, std::string>> headers;
 };
 
-using HttpHandler = std::function<HttpResponse(HttpRequest&)>;
+// What the application provides. All three are called from several threads.
+struct HttpHandlers {
+  // Answers a request.
+  std::function<HttpResponse(HttpRequest&)> handle;
+  // Sees a request whose body is still unread (its `body` is empty): returns an
+  // answer to send at once instead of reading the body (an unknown route, a
+  // missing key), or nullopt to go on. Optional.
+  std::function<std::optional<HttpResponse>(const HttpRequest&)> precheck;
+  // True if `handle` answers this GET or HEAD from memory, so it may run on the
+  // I/O thread; everything else runs on the blocking pool. Optional.
+  std::function<bool(const HttpRequest&)> is_quick;
+};
 
 struct HttpServerOptions {
   std::string host = "127.0.0.1";
@@ -42,7 +55,7 @@ struct HttpServerOptions {
   int blocking_threads = 4;
   size_t body_limit = 1 << 20;
   size_t header_limit = 16 << 10;
-  size_t max_connections = 10000;
+  size_t max_connections = 10000;  // see MaxConnectionsForFdLimit
   // A connection must deliver each whole request (or idle between keep-alive
   // requests) within this time.
   std::chrono::seconds read_timeout{30};
@@ -53,9 +66,13 @@ struct HttpServerOptions {
   bool handle_signals = false;
 };
 
+// Raises the soft limit on open files to the hard limit, and returns how many
+// connections fit under it with room left for the database and logs.
+size_t MaxConnectionsForFdLimit(size_t wanted);
+
 class HttpServer {
  public:
-  HttpServer(HttpServerOptions options, HttpHandler handler);
+  HttpServer(HttpServerOptions options, HttpHandlers handlers);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

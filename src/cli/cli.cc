@@ -182,7 +182,10 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
       o.io_threads > 0 ? o.io_threads : std::max(2u, std::thread::hardware_concurrency());
   ho.handle_signals = true;
   ho.read_timeout = ho.write_timeout = std::chrono::seconds(o.request_timeout_s);
-  HttpServer server(ho, [&api](HttpRequest& r) { return api.Handle(r); });
+  ho.max_connections = MaxConnectionsForFdLimit(ho.max_connections);
+  HttpServer server(ho, HttpHandlers{[&api](HttpRequest& r) { return api.Handle(r); },
+                                     [&api](const HttpRequest& r) { return api.Precheck(r); },
+                                     &Api::IsQuick});
   Status s = server.Listen();
   if (!s.ok()) return Fail(s);
   std::string shown_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;

@@ -83,9 +83,10 @@ std::optional<std::string> ResolveModel(const std::optional<std::string>& reques
 
 std::string BranchNameFor(std::string_view job_id, std::string_view prompt) {
   // The tail of a UUIDv7 is random; its head is a timestamp shared by jobs made in
-  // the same minute, so the tail is what tells branches apart.
+  // the same minute, so the tail is what tells branches apart. 48 random bits keep
+  // two jobs with the same prompt on one repository apart.
   std::string shortid;
-  for (auto it = job_id.rbegin(); it != job_id.rend() && shortid.size() < 8; ++it) {
+  for (auto it = job_id.rbegin(); it != job_id.rend() && shortid.size() < 12; ++it) {
     if (*it != '-') shortid.insert(shortid.begin(), *it);
   }
   std::string slug = Slugify(prompt, 40);

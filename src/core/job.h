@@ -113,7 +113,7 @@ std::optional<std::string> ResolveModel(const std::optional<std::string>& reques
 
 // --- Naming --------------------------------------------------------------------
 
-// The branch a job works on: "docwright/<8 random chars of the id>-<slug>".
+// The branch a job works on: "docwright/<12 random hex digits of the id>-<slug>".
 std::string BranchNameFor(std::string_view job_id, std::string_view prompt);
 
 }  // namespace docwright

@@ -61,14 +61,18 @@ struct TurnResult {
   std::optional<std::string> pr_link;
   std::optional<std::string> summary;
   std::optional<std::string> error;  // for the job record: clear, and free of secrets
+  // The agent stopped early because `cancel` was set; the rest is meaningless.
+  // A turn that ran to its end is recorded even if `cancel` was set meanwhile.
+  bool interrupted = false;
 };
 
 class Agent {
  public:
   virtual ~Agent() = default;
   // Carries out one turn. Runs on a worker thread; may be called concurrently for
-  // different jobs. Must return soon after `cancel` is set (the result is then
-  // discarded). Must not throw; the runner treats an exception as a failed turn.
+  // different jobs. Must return soon after `cancel` is set, with `interrupted`
+  // set if it stopped short. Must not throw; the runner treats an exception as a
+  // failed turn.
   virtual TurnResult RunTurn(const TurnInput& input, CancelToken& cancel) = 0;
 };
 

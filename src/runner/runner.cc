@@ -40,7 +40,7 @@ class Runner::Impl {
       std::lock_guard lock(mu_);
       if (!started_ || stopping_) return;
       stopping_ = true;
-      for (auto& [turn_id, running] : running_) running.cancel->Cancel(CancelToken::Reason::kShutdown);
+      for (auto& [run_id, running] : running_) running.cancel->Cancel(CancelToken::Reason::kShutdown);
     }
     work_cv_.notify_all();
     heartbeat_cv_.notify_all();
@@ -59,16 +59,22 @@ class Runner::Impl {
 
   void CancelJob(const std::string& job_id) {
     std::lock_guard lock(mu_);
-    for (auto& [turn_id, running] : running_) {
+    for (auto& [run_id, running] : running_) {
       if (running.job_id == job_id) running.cancel->Cancel(CancelToken::Reason::kArchived);
     }
   }
 
  private:
+  using Clock = std::chrono::steady_clock;
+
+  // A claimed turn being run here. Keyed by a run id: the same turn may be claimed
+  // again by another worker of this process after a lost lease.
   struct Running {
+    int64_t turn_id = 0;
     std::string job_id;
     std::string worker_id;
     std::shared_ptr<CancelToken> cancel;
+    Clock::time_point renewed_at;  // the last successful claim or renewal
   };
 
   void WorkerLoop(const std::string& worker_id) {
@@ -100,10 +106,12 @@ class Runner::Impl {
 
   void RunTurn(const std::string& worker_id, ClaimedTurn turn) {
     auto cancel = std::make_shared<CancelToken>();
+    uint64_t run_id;
     {
       std::lock_guard lock(mu_);
       if (stopping_) cancel->Cancel(CancelToken::Reason::kShutdown);
-      running_[turn.turn_id] = Running{turn.job.id, worker_id, cancel};
+      run_id = ++last_run_id_;
+      running_[run_id] = Running{turn.turn_id, turn.job.id, worker_id, cancel, Clock::now()};
     }
     spdlog::info("job {}: turn {} started (attempt {})", turn.job.id, turn.message.seq,
                  turn.attempt);
@@ -111,6 +119,7 @@ class Runner::Impl {
     TurnInput input{std::move(turn.job), std::move(turn.project), std::move(turn.message),
                     std::move(turn.history), turn.attempt};
     TurnResult result;
+    result.interrupted = true;  // unless the agent runs
     if (!cancel->cancelled()) {
       try {
         result = agent_.RunTurn(input, *cancel);
@@ -124,43 +133,55 @@ class Runner::Impl {
 
     {
       std::lock_guard lock(mu_);
-      running_.erase(turn.turn_id);
+      running_.erase(run_id);
     }
 
-    switch (cancel->reason()) {
-      case CancelToken::Reason::kShutdown: {
-        Status s = store_.ReleaseTurn(turn.turn_id, worker_id);
-        if (!s.ok()) spdlog::warn("job {}: cannot release turn: {}", input.job.id, s.message());
-        spdlog::info("job {}: turn {} handed back on shutdown", input.job.id, input.message.seq);
-        return;
+    if (result.interrupted) {
+      switch (cancel->reason()) {
+        case CancelToken::Reason::kShutdown: {
+          Status s = store_.ReleaseTurn(turn.turn_id, worker_id);
+          if (!s.ok()) spdlog::warn("job {}: cannot release turn: {}", input.job.id, s.message());
+          spdlog::info("job {}: turn {} handed back on shutdown", input.job.id, input.message.seq);
+          return;
+        }
+        case CancelToken::Reason::kArchived:
+          spdlog::info("job {}: turn {} stopped: the job was archived", input.job.id,
+                       input.message.seq);
+          return;
+        case CancelToken::Reason::kLeaseLost:
+          spdlog::warn("job {}: turn {} stopped: its lease was lost", input.job.id,
+                       input.message.seq);
+          return;
+        case CancelToken::Reason::kNone:
+          // Interrupted without being asked to: a bug in the agent. Fail the turn
+          // rather than leave it to be re-run.
+          result = TurnResult{false, {}, {}, "the turn stopped unexpectedly"};
+          break;
       }
-      case CancelToken::Reason::kArchived:
-      case CancelToken::Reason::kLeaseLost:
-        spdlog::info("job {}: turn {} stopped (archived or lease lost)", input.job.id,
-                     input.message.seq);
-        return;
-      case CancelToken::Reason::kNone:
-        break;
     }
 
+    // The turn ran to its end: record it, even if a cancellation came meanwhile
+    // (the store ignores it if the job was archived or the lease is gone).
     if (!result.succeeded && !result.error) result.error = "the turn failed";
     TurnOutcome outcome{result.succeeded, result.pr_link, result.summary,
                         result.succeeded ? std::nullopt : result.error};
-    // A transient store failure must not lose the outcome: retry for a while.
+    // A transient store failure must not lose the outcome: retry for a while, and
+    // briefly when shutting down. If all fail, the lease expires and the turn is
+    // re-run: nothing is lost.
     for (int attempt = 0;; ++attempt) {
       auto finished = store_.FinishTurn(turn.turn_id, worker_id, outcome);
       if (finished.ok()) {
-        if (*finished != LeaseState::kHeld) {
-          spdlog::warn("job {}: turn {} outcome discarded: the lease was lost", input.job.id,
-                       input.message.seq);
-        } else {
+        if (*finished == LeaseState::kHeld) {
           spdlog::info("job {}: turn {} {}", input.job.id, input.message.seq,
                        result.succeeded ? "succeeded" : "failed");
+        } else {
+          spdlog::warn("job {}: turn {} outcome discarded: {}", input.job.id, input.message.seq,
+                       *finished == LeaseState::kCancelled ? "the job was archived"
+                                                           : "the lease was lost");
         }
         return;
       }
-      if (attempt >= 20) {
-        // The lease will expire and the turn re-run: nothing is lost.
+      if (attempt >= (IsStopping() ? 2 : 20)) {
         spdlog::error("job {}: cannot record the outcome: {}", input.job.id,
                       finished.status().message());
         return;
@@ -170,23 +191,34 @@ class Runner::Impl {
   }
 
   // One thread renews every lease this process holds, at a third of the lease
-  // time, and cancels turns whose lease is gone or whose job was archived.
+  // time, and cancels turns whose lease is gone or whose job was archived. A turn
+  // whose lease could not be renewed for a whole lease time is cancelled too:
+  // another worker may hold it by now, and two must never run it at once.
   void HeartbeatLoop() {
     const auto interval = std::max(options_.lease / 3, std::chrono::milliseconds(10));
     std::unique_lock lock(mu_);
     while (!stopping_) {
       heartbeat_cv_.wait_for(lock, interval, [&] { return stopping_; });
       if (stopping_) break;
-      std::vector<std::pair<int64_t, Running>> snapshot(running_.begin(), running_.end());
+      std::vector<std::pair<uint64_t, Running>> snapshot(running_.begin(), running_.end());
       lock.unlock();
-      for (auto& [turn_id, running] : snapshot) {
-        auto state = store_.RenewLease(turn_id, running.worker_id, options_.lease);
+      for (auto& [run_id, running] : snapshot) {
+        auto renew_started = Clock::now();
+        auto state = store_.RenewLease(running.turn_id, running.worker_id, options_.lease);
         if (!state.ok()) {
           spdlog::warn("job {}: cannot renew lease: {}", running.job_id, state.status().message());
+          if (Clock::now() - running.renewed_at >= options_.lease) {
+            running.cancel->Cancel(CancelToken::Reason::kLeaseLost);
+          }
         } else if (*state == LeaseState::kCancelled) {
           running.cancel->Cancel(CancelToken::Reason::kArchived);
         } else if (*state == LeaseState::kLost) {
           running.cancel->Cancel(CancelToken::Reason::kLeaseLost);
+        } else {
+          std::lock_guard relock(mu_);
+          if (auto it = running_.find(run_id); it != running_.end()) {
+            it->second.renewed_at = renew_started;
+          }
         }
       }
       lock.lock();
@@ -204,7 +236,8 @@ class Runner::Impl {
   int wakeups_ = 0;
   bool started_ = false;
   bool stopping_ = false;
-  std::map<int64_t, Running> running_;
+  uint64_t last_run_id_ = 0;
+  std::map<uint64_t, Running> running_;
   std::vector<std::thread> threads_;
 };
 

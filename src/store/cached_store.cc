@@ -120,9 +120,11 @@ class CachedStore final : public Store {
                                                std::chrono::milliseconds lease,
                                                int max_attempts) override {
     auto r = inner_->ClaimTurn(worker_id, lease, max_attempts);
-    // Claiming may fail jobs whose turns ran out of attempts; which ones is not
-    // reported, so drop every job when the claim got as far as writing.
-    if (!r.ok() || r->has_value()) jobs_.Clear();
+    // Claiming may fail jobs whose turns ran out of attempts, also when it then
+    // finds nothing to run; which ones is not reported, so drop every job. Idle
+    // workers claim a few times a second: each costs one database read per polled
+    // job.
+    jobs_.Clear();
     return r;
   }
   Result<LeaseState> FinishTurn(int64_t turn_id, const std::string& worker_id,
@@ -151,9 +153,10 @@ class CachedStore final : public Store {
   Result<JobPage> ListJobs(const Scope& scope, const JobQuery& query) override {
     return inner_->ListJobs(scope, query);
   }
-  Result<std::vector<Message>> ListMessages(const Scope& scope,
-                                            const std::string& job_id) override {
-    return inner_->ListMessages(scope, job_id);
+  using Store::ListMessages;
+  Result<MessagePage> ListMessages(const Scope& scope, const std::string& job_id,
+                                   const MessageQuery& query) override {
+    return inner_->ListMessages(scope, job_id, query);
   }
   Result<LeaseState> RenewLease(int64_t turn_id, const std::string& worker_id,
                                 std::chrono::milliseconds lease) override {

@@ -388,10 +388,10 @@ SQL(kListJobs,
     "j.summary, j.error, j.created_at, j.updated_at, j.archived_at FROM jobs j "
     "WHERE j.project_id = ?1 AND (?2 IS NULL OR j.status = ?2) AND (?3 IS NULL OR j.id < ?3) "
     "ORDER BY j.id DESC LIMIT ?4");
-SQL(kSelectAllMessages,
+SQL(kSelectMessagesPage,
     "SELECT m.job_id, m.seq, m.prompt, m.created_at, t.state, t.attempts, t.summary, t.error, "
     "t.finished_at FROM messages m JOIN turns t ON t.job_id = m.job_id AND t.seq = m.seq "
-    "WHERE m.job_id = ?1 ORDER BY m.seq");
+    "WHERE m.job_id = ?1 AND m.seq > ?2 ORDER BY m.seq LIMIT ?3");
 
 #undef SQL
 
@@ -641,16 +641,22 @@ class SqliteStore final : public Store {
     return std::move(*updated);
   }
 
-  Result<std::vector<Message>> ListMessages(const Scope& scope,
-                                            const std::string& job_id) override {
-    return Read<std::vector<Message>>([&](Connection& c) -> Result<std::vector<Message>> {
+  using Store::ListMessages;
+  Result<MessagePage> ListMessages(const Scope& scope, const std::string& job_id,
+                                   const MessageQuery& query) override {
+    return Read<MessagePage>([&](Connection& c) -> Result<MessagePage> {
       auto job = LoadJob(c, scope, job_id);
       if (!job.ok()) return job.status();
-      std::vector<Message> out;
-      Query q(c.db(), Prepared(c, kSelectAllMessages), {V(job_id)});
-      while (q.Next()) out.push_back(ReadMessage(q));
+      MessagePage page;
+      Query q(c.db(), Prepared(c, kSelectMessagesPage),
+              {V(job_id), V(query.after_seq), V(int64_t{query.limit} + 1)});
+      while (q.Next()) page.messages.push_back(ReadMessage(q));
       if (!q.status().ok()) return q.status();
-      return out;
+      if (static_cast<int64_t>(page.messages.size()) > query.limit) {
+        page.messages.pop_back();
+        page.next_after_seq = page.messages.back().seq;
+      }
+      return page;
     });
   }
 

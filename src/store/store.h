@@ -45,6 +45,16 @@ struct JobPage {
   std::optional<std::string> next_after_id;  // set when more jobs follow
 };
 
+struct MessageQuery {
+  int after_seq = 0;  // exclusive
+  int limit = 100;
+};
+
+struct MessagePage {
+  std::vector<Message> messages;
+  std::optional<int> next_after_seq;  // set when more messages follow
+};
+
 // A turn a runner holds a lease on.
 struct ClaimedTurn {
   int64_t turn_id = 0;
@@ -102,8 +112,17 @@ class Store {
                                  const std::string& prompt) = 0;
   // Archives the job and cancels its unfinished turns. Idempotent.
   virtual Result<Job> ArchiveJob(const Scope& scope, const std::string& job_id) = 0;
-  virtual Result<std::vector<Message>> ListMessages(const Scope& scope,
-                                                    const std::string& job_id) = 0;
+  // The job's messages in order, a page at a time.
+  virtual Result<MessagePage> ListMessages(const Scope& scope, const std::string& job_id,
+                                           const MessageQuery& query) = 0;
+  // All of them; for tests and tools on small jobs.
+  Result<std::vector<Message>> ListMessages(const Scope& scope, const std::string& job_id) {
+    MessageQuery q;
+    q.limit = 1 << 30;
+    auto page = ListMessages(scope, job_id, q);
+    if (!page.ok()) return page.status();
+    return std::move(page->messages);
+  }
 
   // --- Turns: the work queue ---
   // Claims the oldest runnable turn: queued, or running with an expired lease,

@@ -22,13 +22,26 @@ std::optional<std::string> Directive(const std::string& text, const std::string&
 
 }  // namespace
 
+void ScriptedAgent::Record(const std::string& what, const TurnInput& input) {
+  std::lock_guard lock(mu_);
+  events_.push_back(what + " " + input.job.id + " " + std::to_string(input.message.seq));
+}
+
 TurnResult ScriptedAgent::RunTurn(const TurnInput& input, CancelToken& cancel) {
   turns_started.fetch_add(1);
+  Record("start", input);
+  struct End {
+    ScriptedAgent* self;
+    const TurnInput& input;
+    ~End() { self->Record("end", input); }
+  } end{this, input};
   const std::string& prompt = input.message.prompt;
   if (auto ms = Directive(prompt, "sleep")) {
     if (cancel.WaitFor(std::chrono::milliseconds(std::stoll(*ms)))) {
       turns_cancelled.fetch_add(1);
-      return TurnResult{false, {}, {}, "cancelled"};
+      TurnResult r;
+      r.interrupted = true;
+      return r;
     }
   }
   if (Directive(prompt, "throw")) throw std::runtime_error("scripted failure");

@@ -8,6 +8,9 @@
 #pragma once
 
 #include <atomic>
+#include <mutex>
+#include <string>
+#include <vector>
 
 #include "runner/agent.h"
 
@@ -19,6 +22,17 @@ class ScriptedAgent final : public Agent {
 
   std::atomic<int> turns_started{0};
   std::atomic<int> turns_cancelled{0};
+
+  // "start <job> <seq>" and "end <job> <seq>", in the order they happened.
+  std::vector<std::string> Events() {
+    std::lock_guard lock(mu_);
+    return events_;
+  }
+
+ private:
+  void Record(const std::string& what, const TurnInput& input);
+  std::mutex mu_;
+  std::vector<std::string> events_;
 };
 
 }  // namespace docwright::testing

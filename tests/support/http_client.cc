@@ -57,9 +57,10 @@ struct HttpClient::Impl {
     return !ec;
   }
 
-  HttpResult Read() {
+  HttpResult Read(bool head_request = false) {
     HttpResult out;
     http::response_parser<http::string_body> parser;
+    parser.skip(head_request);  // a response to HEAD has no body, whatever its length says
     parser.body_limit(64 << 20);
     beast::error_code ec;
     http::read(*stream, buffer, parser, ec);
@@ -105,7 +106,7 @@ HttpResult HttpClient::Send(const std::string& method, const std::string& target
       impl_->stream.reset();  // the server closed an idle connection: retry once
       continue;
     }
-    HttpResult r = impl_->Read();
+    HttpResult r = impl_->Read(method == "HEAD");
     if (r.status != 0 || attempt == 1) return r;
   }
   return {};

@@ -51,6 +51,7 @@ class ServerProcess {
   // Starts the server and waits until it listens; false if it did not.
   bool Start();
   uint16_t port() const { return port_; }
+  pid_t pid() const { return process_.pid(); }
 
   void Kill9() { process_.Kill9(); }
   int Terminate(std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
