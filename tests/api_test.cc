@@ -519,7 +519,7 @@ TEST_F(ApiTest, KillNineLosesNoAcknowledgedJobOrMessage) {
       Headers h = Auth(key_a_);
       h.emplace_back("Content-Type", "application/json");
       while (!stop) {
-        HttpResult r = http.Send("POST", Jobs(roomy), Prompt("work [sleep 150]"), h);
+        HttpResult r = http.Send("POST", Jobs(roomy), Prompt("work [sleep 30]"), h);
         if (r.status == 0) return;  // the server is gone
         if (r.status != 201) continue;
         std::string id = r.Json()["id"];
