@@ -1,0 +1,650 @@
+#include "git/git.h"
+
+#include <fcntl.h>
+#include <git2.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <mutex>
+
+namespace docwright::git {
+namespace {
+
+// --- RAII over libgit2 handles ---------------------------------------------------
+
+template <typename T, void (*Free)(T*)>
+struct Deleter {
+  void operator()(T* p) const {
+    if (p) Free(p);
+  }
+};
+using RepoPtr = std::unique_ptr<git_repository, Deleter<git_repository, git_repository_free>>;
+using RemotePtr = std::unique_ptr<git_remote, Deleter<git_remote, git_remote_free>>;
+using CommitPtr = std::unique_ptr<git_commit, Deleter<git_commit, git_commit_free>>;
+using TreePtr = std::unique_ptr<git_tree, Deleter<git_tree, git_tree_free>>;
+using EntryPtr = std::unique_ptr<git_tree_entry, Deleter<git_tree_entry, git_tree_entry_free>>;
+using BlobPtr = std::unique_ptr<git_blob, Deleter<git_blob, git_blob_free>>;
+using SigPtr = std::unique_ptr<git_signature, Deleter<git_signature, git_signature_free>>;
+using RefPtr = std::unique_ptr<git_reference, Deleter<git_reference, git_reference_free>>;
+using OdbPtr = std::unique_ptr<git_odb, Deleter<git_odb, git_odb_free>>;
+
+// libgit2 needs one process-wide initialisation; it is never undone.
+void EnsureLibrary() {
+  static const int once = git_libgit2_init();
+  (void)once;
+}
+
+// "https://user:secret@host/x" -> "https://***@host/x": URLs may carry credentials.
+std::string Redact(std::string text) {
+  for (size_t scheme = text.find("://"); scheme != std::string::npos;
+       scheme = text.find("://", scheme + 3)) {
+    size_t start = scheme + 3;
+    size_t end = text.find_first_of("/ \t\n'\"", start);
+    size_t at = text.rfind('@', end == std::string::npos ? text.size() : end);
+    if (at != std::string::npos && at >= start) text.replace(start, at - start, "***");
+  }
+  return text;
+}
+
+std::string LastError() {
+  const git_error* e = git_error_last();
+  return Redact(e && e->message ? e->message : "unknown error");
+}
+
+Status Fail(const std::string& what, int rc) {
+  std::string message = what + ": " + LastError();
+  if (rc == GIT_EAUTH) return Status::Unauthenticated(what + ": the remote refused the credentials");
+  if (rc == GIT_ENOTFOUND) return Status::NotFound(message);
+  const git_error* e = git_error_last();
+  if (e && (e->klass == GIT_ERROR_NET || e->klass == GIT_ERROR_OS || e->klass == GIT_ERROR_SSL ||
+            e->klass == GIT_ERROR_HTTP || e->klass == GIT_ERROR_SSH)) {
+    return Status::Unavailable(message);
+  }
+  return Status::Internal(message);
+}
+
+std::string Hex(const git_oid& oid) {
+  char buf[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(buf, sizeof buf, &oid);
+  return buf;
+}
+
+Result<git_oid> ParseOid(const std::string& hex) {
+  git_oid oid;
+  if (hex.size() != GIT_OID_HEXSZ || git_oid_fromstr(&oid, hex.c_str()) != 0) {
+    return Status::InvalidArgument("not a commit id: " + hex);
+  }
+  return oid;
+}
+
+Status CheckBranch(const std::string& branch) {
+  int valid = 0;
+  std::string ref = "refs/heads/" + branch;
+  if (branch.empty() || git_reference_name_is_valid(&valid, ref.c_str()) != 0 || !valid) {
+    return Status::InvalidArgument("not a valid branch name: " + branch);
+  }
+  return Status();
+}
+
+// Gives the token once per operation: libgit2 asks again after a refusal, and
+// answering again would loop.
+struct AuthState {
+  const Credentials* credentials;
+  int asked = 0;
+};
+
+int ProvideCredentials(git_credential** out, const char*, const char* username_from_url,
+                       unsigned int allowed, void* payload) {
+  auto* auth = static_cast<AuthState*>(payload);
+  if (auth->asked++ > 0 || !auth->credentials->token) return GIT_EAUTH;
+  if (!(allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT)) return GIT_PASSTHROUGH;
+  const char* user =
+      username_from_url ? username_from_url : auth->credentials->token_user.c_str();
+  return git_credential_userpass_plaintext_new(out, user, auth->credentials->token->c_str());
+}
+
+// An exclusive lock on the mirror across processes (`docwright worker`s share it).
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path)
+      : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {
+    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+  }
+  ~FileLock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the lock
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+bool IsBlobMode(git_filemode_t mode) {
+  return mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE;
+}
+
+EntryKind KindOf(git_filemode_t mode) {
+  switch (mode) {
+    case GIT_FILEMODE_TREE: return EntryKind::kDirectory;
+    case GIT_FILEMODE_LINK: return EntryKind::kSymlink;
+    case GIT_FILEMODE_COMMIT: return EntryKind::kSubmodule;
+    default: return EntryKind::kFile;
+  }
+}
+
+}  // namespace
+
+Result<std::string> CheckPath(std::string_view path) {
+  if (path.empty()) return Status::InvalidArgument("the path is empty");
+  if (path.front() == '/') {
+    return Status::InvalidArgument("absolute paths are not allowed; use a path relative to the "
+                                   "repository root: " + std::string(path));
+  }
+  if (path.size() > 4096 || path.find('\0') != std::string_view::npos) {
+    return Status::InvalidArgument("not a valid path");
+  }
+  std::string out;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t slash = path.find('/', start);
+    std::string_view seg = path.substr(start, slash == std::string_view::npos ? path.npos : slash - start);
+    if (seg == "..") return Status::InvalidArgument("paths may not contain '..': " + std::string(path));
+    if (seg == ".git") return Status::InvalidArgument("the .git directory is not accessible");
+    if (!seg.empty() && seg != ".") {
+      if (!out.empty()) out.push_back('/');
+      out.append(seg);
+    }
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
+  }
+  if (out.empty()) return Status::InvalidArgument("the path names the repository root");
+  return out;
+}
+
+// --- Snapshot ----------------------------------------------------------------------
+
+struct Snapshot::Impl {
+  RepoPtr repo;
+  TreePtr root;
+
+  // The entry at `path`; NotFound if none.
+  Result<EntryPtr> Entry(const std::string& path) const {
+    git_tree_entry* e = nullptr;
+    int rc = git_tree_entry_bypath(&e, root.get(), path.c_str());
+    if (rc == GIT_ENOTFOUND) return Status::NotFound("no such file or directory: " + path);
+    if (rc != 0) return Fail("cannot read " + path, rc);
+    return EntryPtr(e);
+  }
+
+  // The tree of directory `dir` ("" for the root).
+  Result<TreePtr> Tree(const std::string& dir) const {
+    if (dir.empty()) {
+      git_tree* copy = nullptr;
+      if (git_tree_dup(&copy, root.get()) != 0) return Fail("cannot read the root", -1);
+      return TreePtr(copy);
+    }
+    auto entry = Entry(dir);
+    if (!entry.ok()) return entry.status();
+    if (git_tree_entry_filemode(entry->get()) != GIT_FILEMODE_TREE) {
+      return Status::InvalidArgument("not a directory: " + dir);
+    }
+    git_tree* t = nullptr;
+    int rc = git_tree_lookup(&t, repo.get(), git_tree_entry_id(entry->get()));
+    if (rc != 0) return Fail("cannot read " + dir, rc);
+    return TreePtr(t);
+  }
+
+  // The raw bytes of the blob at `path`, up to `limit`.
+  Result<std::string> Raw(const std::string& path, size_t limit, bool* binary) const {
+    auto entry = Entry(path);
+    if (!entry.ok()) return entry.status();
+    git_filemode_t mode = git_tree_entry_filemode(entry->get());
+    if (mode == GIT_FILEMODE_TREE) return Status::InvalidArgument(path + " is a directory");
+    if (mode == GIT_FILEMODE_LINK) {
+      return Status::InvalidArgument(path + " is a symbolic link; links are not followed");
+    }
+    if (mode == GIT_FILEMODE_COMMIT) {
+      return Status::InvalidArgument(path + " is a submodule; submodules are not read");
+    }
+    // Check the size from the object header before loading the object.
+    git_odb* raw_odb = nullptr;
+    if (git_repository_odb(&raw_odb, repo.get()) != 0) return Fail("cannot read " + path, -1);
+    OdbPtr odb(raw_odb);
+    size_t size = 0;
+    git_object_t type;
+    int rc = git_odb_read_header(&size, &type, odb.get(), git_tree_entry_id(entry->get()));
+    if (rc != 0) return Fail("cannot read " + path, rc);
+    if (size > limit) {
+      return Status::InvalidArgument(path + " is too large to read: " + std::to_string(size) +
+                                     " bytes, the limit is " + std::to_string(limit));
+    }
+    git_blob* b = nullptr;
+    rc = git_blob_lookup(&b, repo.get(), git_tree_entry_id(entry->get()));
+    if (rc != 0) return Fail("cannot read " + path, rc);
+    BlobPtr blob(b);
+    if (binary) *binary = git_blob_is_binary(blob.get());
+    return std::string(static_cast<const char*>(git_blob_rawcontent(blob.get())),
+                       static_cast<size_t>(git_blob_rawsize(blob.get())));
+  }
+};
+
+Snapshot::Snapshot(std::unique_ptr<Impl> impl, std::string commit)
+    : impl_(std::move(impl)), commit_(std::move(commit)) {}
+Snapshot::~Snapshot() = default;
+
+Result<FileContent> Snapshot::Read(const std::string& path) const {
+  auto p = CheckPath(path);
+  if (!p.ok()) return p.status();
+  bool binary = false;
+  auto raw = impl_->Raw(*p, kMaxReadBytes, &binary);
+  if (!raw.ok()) return raw.status();
+  if (binary) return FileContent{"", true};
+  return FileContent{std::move(*raw), false};
+}
+
+Result<std::vector<DirEntry>> Snapshot::List(const std::string& dir) const {
+  std::string d;
+  if (!dir.empty() && dir != "." && dir != "/") {
+    auto p = CheckPath(dir);
+    if (!p.ok()) return p.status();
+    d = *p;
+  }
+  auto tree = impl_->Tree(d);
+  if (!tree.ok()) return tree.status();
+  std::vector<DirEntry> out;
+  size_t n = git_tree_entrycount(tree->get());
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const git_tree_entry* e = git_tree_entry_byindex(tree->get(), i);
+    out.push_back(DirEntry{git_tree_entry_name(e), KindOf(git_tree_entry_filemode(e))});
+  }
+  std::sort(out.begin(), out.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+  return out;
+}
+
+Result<std::vector<std::string>> Snapshot::Walk(const std::string& dir, size_t limit) const {
+  std::string d;
+  if (!dir.empty() && dir != "." && dir != "/") {
+    auto p = CheckPath(dir);
+    if (!p.ok()) return p.status();
+    d = *p;
+  }
+  auto tree = impl_->Tree(d);
+  if (!tree.ok()) return tree.status();
+  struct Walk {
+    std::string prefix;
+    size_t limit;
+    std::vector<std::string> paths;
+  } walk{d.empty() ? "" : d + "/", limit, {}};
+  git_tree_walk(
+      tree->get(), GIT_TREEWALK_PRE,
+      [](const char* root, const git_tree_entry* e, void* payload) -> int {
+        auto* w = static_cast<Walk*>(payload);
+        if (!IsBlobMode(git_tree_entry_filemode(e))) return 0;
+        if (w->paths.size() >= w->limit) return -1;  // stop
+        w->paths.push_back(w->prefix + root + git_tree_entry_name(e));
+        return 0;
+      },
+      &walk);
+  std::sort(walk.paths.begin(), walk.paths.end());
+  return std::move(walk.paths);
+}
+
+bool Snapshot::IsFile(const std::string& path) const {
+  auto p = CheckPath(path);
+  if (!p.ok()) return false;
+  auto e = impl_->Entry(*p);
+  return e.ok() && IsBlobMode(git_tree_entry_filemode(e->get()));
+}
+
+// --- Workspace ---------------------------------------------------------------------
+
+Result<FileContent> Workspace::Read(const std::string& path) const {
+  auto p = CheckPath(path);
+  if (!p.ok()) return p.status();
+  if (auto it = edits_.find(*p); it != edits_.end()) {
+    if (!it->second) return Status::NotFound("no such file or directory: " + *p);
+    return FileContent{*it->second, false};
+  }
+  return base_.Read(*p);
+}
+
+bool Workspace::IsFile(const std::string& path) const {
+  auto p = CheckPath(path);
+  if (!p.ok()) return false;
+  if (auto it = edits_.find(*p); it != edits_.end()) return it->second.has_value();
+  return base_.IsFile(*p);
+}
+
+Result<std::vector<DirEntry>> Workspace::List(const std::string& dir) const {
+  std::string d;
+  if (!dir.empty() && dir != "." && dir != "/") {
+    auto p = CheckPath(dir);
+    if (!p.ok()) return p.status();
+    d = *p;
+  }
+  std::map<std::string, EntryKind> entries;
+  auto base = base_.List(d);
+  bool base_has_dir = base.ok();
+  if (base.ok()) {
+    for (auto& e : *base) entries[e.name] = e.kind;
+  } else if (base.status().code() != Code::kNotFound) {
+    return base.status();
+  }
+  std::string prefix = d.empty() ? "" : d + "/";
+  bool edits_touch_dir = false;
+  for (const auto& [path, content] : edits_) {
+    if (path.rfind(prefix, 0) != 0) continue;
+    std::string rest = path.substr(prefix.size());
+    size_t slash = rest.find('/');
+    std::string name = rest.substr(0, slash);
+    if (slash != std::string::npos) {
+      if (content) entries[name] = EntryKind::kDirectory, edits_touch_dir = true;
+      continue;
+    }
+    edits_touch_dir = true;
+    if (content) {
+      entries[name] = EntryKind::kFile;
+    } else {
+      entries.erase(name);
+    }
+  }
+  if (!base_has_dir && !edits_touch_dir) return base.status();
+  // A directory whose files were all deleted disappears, as it would in git. Only
+  // directories with deletions under them need a look.
+  for (auto it = entries.begin(); it != entries.end();) {
+    std::string sub = prefix + it->first + "/";
+    bool deletions = false, additions = false;
+    for (auto e = edits_.lower_bound(sub); e != edits_.end() && e->first.rfind(sub, 0) == 0; ++e) {
+      (e->second ? additions : deletions) = true;
+    }
+    bool gone = false;
+    if (it->second == EntryKind::kDirectory && deletions && !additions) {
+      gone = true;
+      auto files = base_.Walk(prefix + it->first, kMaxReadBytes);
+      for (const auto& f : files.ok() ? *files : std::vector<std::string>{}) {
+        if (edits_.find(f) == edits_.end()) {
+          gone = false;
+          break;
+        }
+      }
+    }
+    it = gone ? entries.erase(it) : std::next(it);
+  }
+  std::vector<DirEntry> out;
+  for (auto& [name, kind] : entries) out.push_back(DirEntry{name, kind});
+  return out;
+}
+
+Status Workspace::Write(const std::string& path, std::string content) {
+  auto p = CheckPath(path);
+  if (!p.ok()) return p.status();
+  if (content.size() > kMaxReadBytes) {
+    return Status::InvalidArgument("the content is too large: " + std::to_string(content.size()) +
+                                   " bytes, the limit is " + std::to_string(kMaxReadBytes));
+  }
+  // Neither the path itself may be a directory, nor any parent a file.
+  auto listed = List(*p);
+  if (listed.ok()) return Status::InvalidArgument(*p + " is a directory");
+  for (size_t slash = p->find('/'); slash != std::string::npos; slash = p->find('/', slash + 1)) {
+    std::string parent = p->substr(0, slash);
+    if (IsFile(parent)) return Status::InvalidArgument(parent + " is a file, not a directory");
+  }
+  edits_[*p] = std::move(content);
+  return Status();
+}
+
+Status Workspace::Delete(const std::string& path) {
+  auto p = CheckPath(path);
+  if (!p.ok()) return p.status();
+  if (!IsFile(*p)) return Status::NotFound("no such file: " + *p);
+  if (base_.IsFile(*p)) {
+    edits_[*p] = std::nullopt;
+  } else {
+    edits_.erase(*p);
+  }
+  return Status();
+}
+
+Status Workspace::Move(const std::string& from, const std::string& to) {
+  auto f = CheckPath(from);
+  if (!f.ok()) return f.status();
+  auto t = CheckPath(to);
+  if (!t.ok()) return t.status();
+  if (*f == *t) return Status();
+  if (!IsFile(*f)) return Status::NotFound("no such file: " + *f);
+  if (IsFile(*t)) return Status::Conflict(*t + " already exists");
+  std::string content;
+  if (auto it = edits_.find(*f); it != edits_.end()) {
+    content = *it->second;
+  } else {
+    // Binary files move too: take the raw bytes.
+    auto raw = base_.impl_->Raw(*f, kMaxReadBytes, nullptr);
+    if (!raw.ok()) return raw.status();
+    content = std::move(*raw);
+  }
+  Status s = Write(*t, std::move(content));
+  if (!s.ok()) return s;
+  return Delete(*f);
+}
+
+std::map<std::string, std::optional<std::string>> Workspace::Changes() const {
+  std::map<std::string, std::optional<std::string>> out;
+  for (const auto& [path, content] : edits_) {
+    if (content && base_.IsFile(path)) {
+      auto before = base_.impl_->Raw(path, kMaxReadBytes, nullptr);
+      if (before.ok() && *before == *content) continue;
+    }
+    out.emplace(path, content);
+  }
+  return out;
+}
+
+// --- Mirror -----------------------------------------------------------------------
+
+struct Mirror::Impl {
+  std::mutex mu;
+  std::string path;
+  std::string url;
+  Credentials credentials;
+  RepoPtr repo;
+
+  Result<RemotePtr> Remote() {
+    // Anonymous: the URL (which may carry credentials) is never written to config.
+    git_remote* r = nullptr;
+    int rc = git_remote_create_anonymous(&r, repo.get(), url.c_str());
+    if (rc != 0) return Fail("invalid remote", rc);
+    return RemotePtr(r);
+  }
+  std::string LockPath() const { return path + "/docwright.lock"; }
+};
+
+Mirror::Mirror(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Mirror::~Mirror() = default;
+
+Result<std::unique_ptr<Mirror>> Mirror::Open(const std::string& path, const std::string& remote_url,
+                                             Credentials credentials) {
+  EnsureLibrary();
+  auto impl = std::make_unique<Impl>();
+  impl->path = path;
+  impl->url = remote_url;
+  impl->credentials = std::move(credentials);
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) return Status::Unavailable("cannot create " + path + ": " + ec.message());
+  FileLock lock(impl->LockPath());
+  git_repository* r = nullptr;
+  int rc = git_repository_open_bare(&r, path.c_str());
+  if (rc == GIT_ENOTFOUND) rc = git_repository_init(&r, path.c_str(), /*is_bare=*/1);
+  if (rc != 0) return Fail("cannot open the mirror at " + path, rc);
+  impl->repo.reset(r);
+  return std::unique_ptr<Mirror>(new Mirror(std::move(impl)));
+}
+
+Result<std::string> Mirror::FetchBranch(const std::string& branch) {
+  Status valid = CheckBranch(branch);
+  if (!valid.ok()) return valid;
+  std::lock_guard guard(impl_->mu);
+  FileLock lock(impl_->LockPath());
+  auto remote = impl_->Remote();
+  if (!remote.ok()) return remote.status();
+  std::string spec = "+refs/heads/" + branch + ":refs/remotes/origin/" + branch;
+  char* specs[] = {spec.data()};
+  git_strarray refspecs{specs, 1};
+  git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
+  AuthState auth{&impl_->credentials};
+  opts.callbacks.credentials = ProvideCredentials;
+  opts.callbacks.payload = &auth;
+  opts.prune = GIT_FETCH_PRUNE;
+  opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+  int rc = git_remote_fetch(remote->get(), &refspecs, &opts, nullptr);
+  if (rc != 0) return Fail("cannot fetch " + branch + " from the remote", rc);
+  git_oid head;
+  std::string ref = "refs/remotes/origin/" + branch;
+  rc = git_reference_name_to_id(&head, impl_->repo.get(), ref.c_str());
+  if (rc == GIT_ENOTFOUND) {
+    return Status::NotFound("the remote has no branch " + branch +
+                            " (is the repository empty, or the branch misnamed?)");
+  }
+  if (rc != 0) return Fail("cannot resolve " + branch, rc);
+  return Hex(head);
+}
+
+Result<std::unique_ptr<Snapshot>> Mirror::OpenSnapshot(const std::string& commit) {
+  auto oid = ParseOid(commit);
+  if (!oid.ok()) return oid.status();
+  // A handle of its own: snapshots are read from other threads than the mirror's.
+  git_repository* r = nullptr;
+  int rc = git_repository_open_bare(&r, impl_->path.c_str());
+  if (rc != 0) return Fail("cannot open the mirror", rc);
+  auto impl = std::make_unique<Snapshot::Impl>();
+  impl->repo.reset(r);
+  git_commit* c = nullptr;
+  rc = git_commit_lookup(&c, impl->repo.get(), &*oid);
+  if (rc != 0) return Fail("no such commit " + commit, rc);
+  CommitPtr commit_ptr(c);
+  git_tree* t = nullptr;
+  rc = git_commit_tree(&t, commit_ptr.get());
+  if (rc != 0) return Fail("cannot read the tree of " + commit, rc);
+  impl->root.reset(t);
+  return std::unique_ptr<Snapshot>(new Snapshot(std::move(impl), commit));
+}
+
+Result<std::string> Mirror::Commit(const Workspace& work, const Identity& author,
+                                   const std::string& message) {
+  auto changes = work.Changes();
+  if (changes.empty()) return Status::InvalidArgument("there are no changes to commit");
+  std::lock_guard guard(impl_->mu);
+  git_repository* repo = impl_->repo.get();
+  auto parent_oid = ParseOid(work.base().commit());
+  if (!parent_oid.ok()) return parent_oid.status();
+  git_commit* pc = nullptr;
+  int rc = git_commit_lookup(&pc, repo, &*parent_oid);
+  if (rc != 0) return Fail("cannot find the base commit", rc);
+  CommitPtr parent(pc);
+  git_tree* bt = nullptr;
+  rc = git_commit_tree(&bt, parent.get());
+  if (rc != 0) return Fail("cannot read the base tree", rc);
+  TreePtr base_tree(bt);
+
+  std::vector<git_tree_update> updates;
+  updates.reserve(changes.size());
+  for (const auto& [path, content] : changes) {
+    git_tree_update u{};
+    u.path = path.c_str();
+    if (!content) {
+      u.action = GIT_TREE_UPDATE_REMOVE;
+    } else {
+      u.action = GIT_TREE_UPDATE_UPSERT;
+      rc = git_blob_create_from_buffer(&u.id, repo, content->data(), content->size());
+      if (rc != 0) return Fail("cannot store " + path, rc);
+      // Keep an executable file executable.
+      git_tree_entry* e = nullptr;
+      u.filemode = GIT_FILEMODE_BLOB;
+      if (git_tree_entry_bypath(&e, base_tree.get(), path.c_str()) == 0) {
+        EntryPtr entry(e);
+        if (git_tree_entry_filemode(e) == GIT_FILEMODE_BLOB_EXECUTABLE) {
+          u.filemode = GIT_FILEMODE_BLOB_EXECUTABLE;
+        }
+      }
+    }
+    updates.push_back(u);
+  }
+  git_oid tree_oid;
+  rc = git_tree_create_updated(&tree_oid, repo, base_tree.get(), updates.size(), updates.data());
+  if (rc != 0) return Fail("cannot build the new tree", rc);
+  git_tree* nt = nullptr;
+  rc = git_tree_lookup(&nt, repo, &tree_oid);
+  if (rc != 0) return Fail("cannot read the new tree", rc);
+  TreePtr new_tree(nt);
+  git_signature* s = nullptr;
+  rc = git_signature_now(&s, author.name.c_str(), author.email.c_str());
+  if (rc != 0) return Fail("invalid author identity", rc);
+  SigPtr sig(s);
+  const git_commit* parents[] = {parent.get()};
+  git_oid commit_oid;
+  rc = git_commit_create(&commit_oid, repo, nullptr, sig.get(), sig.get(), "UTF-8",
+                         message.c_str(), new_tree.get(), 1, parents);
+  if (rc != 0) return Fail("cannot create the commit", rc);
+  return Hex(commit_oid);
+}
+
+Status Mirror::Push(const std::string& commit, const std::string& branch) {
+  Status valid = CheckBranch(branch);
+  if (!valid.ok()) return valid;
+  auto oid = ParseOid(commit);
+  if (!oid.ok()) return oid.status();
+  std::lock_guard guard(impl_->mu);
+  FileLock lock(impl_->LockPath());
+  git_repository* repo = impl_->repo.get();
+  // libgit2 pushes references, not bare commits: point a private ref at it.
+  std::string local = "refs/docwright/push/" + branch;
+  git_reference* ref = nullptr;
+  int rc = git_reference_create(&ref, repo, local.c_str(), &*oid, /*force=*/1, nullptr);
+  if (rc != 0) return Fail("cannot prepare the push", rc);
+  RefPtr ref_ptr(ref);
+
+  auto remote = impl_->Remote();
+  if (!remote.ok()) return remote.status();
+  std::string spec = local + ":refs/heads/" + branch;  // no '+': fast-forwards only
+  char* specs[] = {spec.data()};
+  git_strarray refspecs{specs, 1};
+  git_push_options opts = GIT_PUSH_OPTIONS_INIT;
+  struct PushState {
+    AuthState auth;
+    std::string rejected;
+  } state{AuthState{&impl_->credentials}, {}};
+  opts.callbacks.credentials = [](git_credential** out, const char* url, const char* user,
+                                  unsigned int allowed, void* payload) {
+    return ProvideCredentials(out, url, user, allowed, &static_cast<PushState*>(payload)->auth);
+  };
+  opts.callbacks.push_update_reference = [](const char*, const char* status, void* payload) {
+    if (status) static_cast<PushState*>(payload)->rejected = status;
+    return 0;
+  };
+  opts.callbacks.payload = &state;
+  rc = git_remote_push(remote->get(), &refspecs, &opts);
+  if (rc == GIT_ENONFASTFORWARD ||
+      (rc == 0 && (state.rejected.find("fast-forward") != std::string::npos ||
+                   state.rejected.find("fetch first") != std::string::npos))) {
+    return Status::Conflict("the remote branch " + branch +
+                            " has moved since this turn started; fetch and try again");
+  }
+  if (rc != 0) return Fail("cannot push " + branch, rc);
+  if (!state.rejected.empty()) {
+    return Status::Unavailable("the remote refused the push of " + branch + ": " +
+                               Redact(state.rejected));
+  }
+  // The mirror now knows the remote's new head.
+  std::string tracking = "refs/remotes/origin/" + branch;
+  git_reference* t = nullptr;
+  if (git_reference_create(&t, repo, tracking.c_str(), &*oid, 1, nullptr) == 0) {
+    git_reference_free(t);
+  }
+  return Status();
+}
+
+}  // namespace docwright::git

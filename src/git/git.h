@@ -1,0 +1,136 @@
+// The git engine (libgit2): a bare mirror of a project's repository, snapshots
+// read straight from git objects, an in-memory overlay of edits, commits built
+// from the base tree plus the overlay, and pushes.
+//
+// No working tree is ever checked out: starting a job costs a fetch and a tree
+// lookup, whatever the size of the repository.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace docwright::git {
+
+// How to authenticate to the remote. Secrets never appear in logs or errors.
+struct Credentials {
+  std::optional<std::string> token;  // HTTPS: sent as the password of a Basic login
+  std::string token_user = "x-access-token";
+};
+
+struct Identity {
+  std::string name = "docwright";
+  std::string email = "docwright@localhost";
+};
+
+// A repository path: repo-relative, '/'-separated, no "." or ".." segments, not
+// inside ".git". Returns the normalised form ("a/b.md"), or InvalidArgument with a
+// message fit to show the model.
+Result<std::string> CheckPath(std::string_view path);
+
+enum class EntryKind { kFile, kDirectory, kSymlink, kSubmodule };
+
+struct DirEntry {
+  std::string name;
+  EntryKind kind = EntryKind::kFile;
+};
+
+// One file's content as the agent may see it.
+struct FileContent {
+  std::string text;
+  bool binary = false;  // true: `text` is empty; binary files are never read
+};
+
+inline constexpr size_t kMaxReadBytes = 1 << 20;  // larger files are refused
+
+class Mirror;
+
+// A read-only view of one commit's tree, read from git objects. Thread-compatible.
+class Snapshot {
+ public:
+  ~Snapshot();
+  const std::string& commit() const { return commit_; }
+
+  // NotFound if there is no such file; InvalidArgument for a directory, a
+  // symlink or submodule (never followed), or a file over kMaxReadBytes.
+  Result<FileContent> Read(const std::string& path) const;
+  // Entries of a directory ("" for the root), sorted by name.
+  Result<std::vector<DirEntry>> List(const std::string& dir) const;
+  // Every file path under `dir` (recursively), sorted; at most `limit`.
+  Result<std::vector<std::string>> Walk(const std::string& dir, size_t limit) const;
+  bool IsFile(const std::string& path) const;
+
+ private:
+  friend class Mirror;
+  friend class Workspace;
+  struct Impl;
+  Snapshot(std::unique_ptr<Impl> impl, std::string commit);
+  std::unique_ptr<Impl> impl_;
+  std::string commit_;
+};
+
+// Edits over a snapshot, kept in memory. Reads see the edits.
+class Workspace {
+ public:
+  explicit Workspace(const Snapshot& base) : base_(base) {}
+
+  Result<FileContent> Read(const std::string& path) const;
+  Result<std::vector<DirEntry>> List(const std::string& dir) const;
+  bool IsFile(const std::string& path) const;
+
+  Status Write(const std::string& path, std::string content);
+  Status Delete(const std::string& path);
+  Status Move(const std::string& from, const std::string& to);
+
+  // Path -> new content, or nullopt for a deletion. Writes that restore the base
+  // content are dropped.
+  std::map<std::string, std::optional<std::string>> Changes() const;
+  const Snapshot& base() const { return base_; }
+
+ private:
+  const Snapshot& base_;
+  std::map<std::string, std::optional<std::string>> edits_;
+};
+
+// A bare mirror of one remote repository, on disk. One Mirror object per process
+// and path; its methods are serialised internally.
+class Mirror {
+ public:
+  // Opens the bare repository at `path`, creating it if needed, for `remote_url`
+  // (a local path, file://, http(s)://).
+  static Result<std::unique_ptr<Mirror>> Open(const std::string& path,
+                                              const std::string& remote_url,
+                                              Credentials credentials);
+  ~Mirror();
+
+  // Fetches `branch` from the remote (incrementally) and returns its head commit.
+  // NotFound if the remote has no such branch (or is empty); Unauthenticated for
+  // refused credentials; Unavailable when the remote cannot be reached.
+  Result<std::string> FetchBranch(const std::string& branch);
+
+  Result<std::unique_ptr<Snapshot>> OpenSnapshot(const std::string& commit);
+
+  // A commit whose tree is the base's with the workspace's changes applied (only
+  // the changed paths' trees are rewritten) and whose parent is the base commit.
+  // InvalidArgument when there are no changes.
+  Result<std::string> Commit(const Workspace& work, const Identity& author,
+                             const std::string& message);
+
+  // Sets the remote's `branch` to `commit` if that is a fast-forward of what the
+  // remote has now (or the branch is new). Conflict if the remote branch moved
+  // elsewhere meanwhile: fetch, rebuild, and try again.
+  Status Push(const std::string& commit, const std::string& branch);
+
+ private:
+  struct Impl;
+  explicit Mirror(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace docwright::git

@@ -1,0 +1,263 @@
+// The git engine against real repositories: a bare "remote" on disk, filled and
+// changed by the git command line as a person would.
+#include "git/git.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "support/temp_dir.h"
+
+namespace docwright::git {
+namespace {
+
+// Runs a shell command; fails the test if it fails. Returns its stdout, trimmed.
+std::string Sh(const std::string& cmd) {
+  std::string out;
+  FILE* p = popen(("set -e; " + cmd + " 2>&1").c_str(), "r");
+  std::array<char, 4096> buf{};
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+  int rc = pclose(p);
+  EXPECT_EQ(rc, 0) << cmd << "\n" << out;
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+const char* const kGit = "git -c user.name=Person -c user.email=person@example.com "
+                         "-c init.defaultBranch=main -c advice.detachedHead=false";
+
+class GitTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    remote_ = dir_ / "remote.git";
+    seed_ = dir_ / "seed";
+    Sh(std::string(kGit) + " init -q --bare " + remote_);
+    Sh(std::string(kGit) + " clone -q " + remote_ + " " + seed_ + " 2>/dev/null || true");
+    Write("docs/index.md", "---\ntitle: Home\n---\n# Welcome\n");
+    Write("docs/guide/install.md", "# Install\nRun the installer.\n");
+    Write("docs/guide/usage.md", "# Usage\n");
+    Write("mint.json", "{\"name\": \"Acme\"}\n");
+    Write("script.sh", "#!/bin/sh\necho hi\n");
+    Sh("chmod +x " + seed_ + "/script.sh");
+    Sh("head -c 300 /dev/urandom > " + seed_ + "/logo.png");
+    Sh("head -c 2000000 /dev/zero | tr '\\0' 'a' > " + seed_ + "/big.txt");
+    Sh("ln -s /etc/passwd " + seed_ + "/passwd.md");
+    Sh("cd " + seed_ + " && " + kGit + " add -A && " + kGit + " commit -qm init");
+    // A submodule entry (a gitlink), as a repository that vendors another has.
+    std::string head = Sh("cd " + seed_ + " && git rev-parse HEAD");
+    Sh("cd " + seed_ + " && git update-index --add --cacheinfo 160000," + head + ",vendor/theme");
+    Sh("cd " + seed_ + " && " + kGit + " commit -qm vendor && " + kGit + " push -q origin main");
+    head_ = Sh("cd " + seed_ + " && git rev-parse HEAD");
+  }
+
+  void Write(const std::string& path, const std::string& content) {
+    std::filesystem::create_directories(std::filesystem::path(seed_ + "/" + path).parent_path());
+    std::ofstream(seed_ + "/" + path) << content;
+  }
+
+  std::unique_ptr<Mirror> OpenMirror(const std::string& url) {
+    auto m = Mirror::Open(dir_ / "mirrors/p1.git", url, Credentials{});
+    EXPECT_TRUE(m.ok()) << m.status().message();
+    return std::move(*m);
+  }
+
+  std::string RemoteFile(const std::string& rev_path) {
+    return Sh("git --git-dir=" + remote_ + " show " + rev_path);
+  }
+
+  testing::TempDir dir_;
+  std::string remote_, seed_, head_;
+};
+
+TEST(GitPath, OnlyRepoRelativePathsInsideTheTree) {
+  EXPECT_EQ(*CheckPath("docs/index.md"), "docs/index.md");
+  EXPECT_EQ(*CheckPath("./docs//index.md"), "docs/index.md");
+  for (const char* bad : {"", "/etc/passwd", "../x", "docs/../../x", ".git/config", "a/.git/HEAD",
+                          ".", "./"}) {
+    EXPECT_FALSE(CheckPath(bad).ok()) << bad;
+  }
+}
+
+TEST_F(GitTest, FetchesIntoABareMirrorAndReadsFromObjects) {
+  auto mirror = OpenMirror(remote_);
+  auto head = mirror->FetchBranch("main");
+  ASSERT_TRUE(head.ok()) << head.status().message();
+  EXPECT_EQ(*head, head_);
+  // A bare mirror: no checkout anywhere.
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "mirrors/p1.git/HEAD"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "mirrors/p1.git/docs"));
+
+  auto snap = mirror->OpenSnapshot(*head);
+  ASSERT_TRUE(snap.ok());
+  auto index = (*snap)->Read("docs/index.md");
+  ASSERT_TRUE(index.ok());
+  EXPECT_EQ(index->text, "---\ntitle: Home\n---\n# Welcome\n");
+  auto root = (*snap)->List("");
+  ASSERT_TRUE(root.ok());
+  std::vector<std::string> names;
+  for (auto& e : *root) names.push_back(e.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"big.txt", "docs", "logo.png", "mint.json",
+                                             "passwd.md", "script.sh", "vendor"}));
+  auto files = (*snap)->Walk("docs", 100);
+  ASSERT_TRUE(files.ok());
+  EXPECT_EQ(*files, (std::vector<std::string>{"docs/guide/install.md", "docs/guide/usage.md",
+                                              "docs/index.md"}));
+  EXPECT_EQ((*snap)->Walk("", 2)->size(), 2u) << "bounded";
+  EXPECT_EQ((*snap)->Read("docs/nope.md").status().code(), Code::kNotFound);
+  EXPECT_EQ((*snap)->Read("../etc/passwd").status().code(), Code::kInvalidArgument);
+}
+
+TEST_F(GitTest, LinksSubmodulesBinariesAndHugeFilesAreNeverReadWhole) {
+  auto mirror = OpenMirror(remote_);
+  auto snap = std::move(*mirror->OpenSnapshot(*mirror->FetchBranch("main")));
+  auto link = snap->Read("passwd.md");
+  ASSERT_FALSE(link.ok());
+  EXPECT_NE(link.status().message().find("symbolic link"), std::string::npos);
+  auto sub = snap->Read("vendor/theme");
+  ASSERT_FALSE(sub.ok());
+  EXPECT_NE(sub.status().message().find("submodule"), std::string::npos);
+  EXPECT_FALSE(snap->List("vendor/theme").ok()) << "a submodule is not a directory to enter";
+  auto big = snap->Read("big.txt");
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.status().message().find("too large"), std::string::npos);
+  auto png = snap->Read("logo.png");
+  ASSERT_TRUE(png.ok());
+  EXPECT_TRUE(png->binary);
+  EXPECT_TRUE(png->text.empty());
+}
+
+TEST_F(GitTest, BadRemotesAndBranchesGiveClearErrors) {
+  auto mirror = OpenMirror(remote_);
+  auto missing = mirror->FetchBranch("no-such-branch");
+  EXPECT_EQ(missing.status().code(), Code::kNotFound) << missing.status().message();
+  EXPECT_EQ(mirror->FetchBranch("bad..name").status().code(), Code::kInvalidArgument);
+
+  Sh("git init -q --bare " + dir_ / "empty.git");
+  auto empty = Mirror::Open(dir_ / "mirrors/empty.git", dir_ / "empty.git", Credentials{});
+  ASSERT_TRUE(empty.ok());
+  auto none = (*empty)->FetchBranch("main");
+  EXPECT_EQ(none.status().code(), Code::kNotFound);
+  EXPECT_NE(none.status().message().find("empty"), std::string::npos);
+
+  auto gone = Mirror::Open(dir_ / "mirrors/gone.git", dir_ / "nowhere.git", Credentials{});
+  ASSERT_TRUE(gone.ok());
+  auto unreachable = (*gone)->FetchBranch("main");
+  EXPECT_FALSE(unreachable.ok());
+  EXPECT_NE(unreachable.status().message().find("cannot fetch"), std::string::npos);
+}
+
+TEST_F(GitTest, WorkspaceEditsCommitOnTopOfTheBaseAndPushANewBranch) {
+  auto mirror = OpenMirror(remote_);
+  auto snap = std::move(*mirror->OpenSnapshot(*mirror->FetchBranch("main")));
+  Workspace work(*snap);
+  ASSERT_TRUE(work.Write("docs/guide/install.md", "# Install\nUse the package manager.\n").ok());
+  ASSERT_TRUE(work.Write("docs/cli/index.md", "# CLI\n").ok());
+  ASSERT_TRUE(work.Delete("docs/guide/usage.md").ok());
+  ASSERT_TRUE(work.Move("logo.png", "images/logo.png").ok());
+  EXPECT_EQ(work.Write("docs", "x").code(), Code::kInvalidArgument) << "a directory";
+  EXPECT_EQ(work.Write("mint.json/x.md", "x").code(), Code::kInvalidArgument) << "under a file";
+  EXPECT_EQ(work.Write("/abs.md", "x").code(), Code::kInvalidArgument);
+  EXPECT_EQ(work.Delete("docs/none.md").code(), Code::kNotFound);
+  EXPECT_EQ(work.Move("mint.json", "docs/index.md").code(), Code::kConflict);
+
+  // Reads and listings see the edits.
+  EXPECT_EQ(work.Read("docs/cli/index.md")->text, "# CLI\n");
+  EXPECT_EQ(work.Read("docs/guide/usage.md").status().code(), Code::kNotFound);
+  std::vector<std::string> docs;
+  auto listed = work.List("docs");
+  ASSERT_TRUE(listed.ok());
+  for (auto& e : *listed) docs.push_back(e.name);
+  EXPECT_EQ(docs, (std::vector<std::string>{"cli", "guide", "index.md"}));
+  EXPECT_EQ(work.Changes().size(), 5u);
+
+  auto commit = mirror->Commit(work, Identity{"docwright", "bot@docwright.test"}, "Update install docs");
+  ASSERT_TRUE(commit.ok()) << commit.status().message();
+  ASSERT_TRUE(mirror->Push(*commit, "docwright/abc-update-install").ok());
+
+  std::string branch = "docwright/abc-update-install";
+  EXPECT_EQ(RemoteFile(branch + ":docs/guide/install.md"), "# Install\nUse the package manager.");
+  EXPECT_EQ(RemoteFile(branch + ":docs/cli/index.md"), "# CLI");
+  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " ls-tree -r --name-only " + branch + " docs/guide"),
+            "docs/guide/install.md");
+  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " rev-parse " + branch + ":images/logo.png"),
+            Sh("git --git-dir=" + remote_ + " rev-parse main:logo.png"))
+      << "a moved binary keeps its bytes";
+  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " rev-parse " + branch + "^"), head_);
+  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " log -1 --format=%an%n%s " + branch),
+            "docwright\nUpdate install docs");
+  // Untouched entries are the very same objects: only changed paths were rewritten.
+  for (const char* same : {"big.txt", "script.sh", "passwd.md", "vendor/theme", "mint.json"}) {
+    EXPECT_EQ(Sh("git --git-dir=" + remote_ + " ls-tree " + branch + " " + same),
+              Sh("git --git-dir=" + remote_ + " ls-tree main " + same))
+        << same;
+  }
+  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " rev-parse main"), head_) << "main is untouched";
+}
+
+TEST_F(GitTest, NothingToCommitIsAnError) {
+  auto mirror = OpenMirror(remote_);
+  auto snap = std::move(*mirror->OpenSnapshot(*mirror->FetchBranch("main")));
+  Workspace work(*snap);
+  ASSERT_TRUE(work.Write("mint.json", "{\"name\": \"Acme\"}\n").ok());  // the same content
+  EXPECT_TRUE(work.Changes().empty());
+  EXPECT_EQ(mirror->Commit(work, Identity{}, "x").status().code(), Code::kInvalidArgument);
+}
+
+TEST_F(GitTest, PushRefusesToOverwriteWorkPushedMeanwhile) {
+  auto mirror = OpenMirror(remote_);
+  std::string branch = "docwright/abc-typo";
+  {
+    auto snap = std::move(*mirror->OpenSnapshot(*mirror->FetchBranch("main")));
+    Workspace work(*snap);
+    ASSERT_TRUE(work.Write("docs/index.md", "# Welcome!\n").ok());
+    ASSERT_TRUE(mirror->Push(*mirror->Commit(work, Identity{}, "first turn"), branch).ok());
+  }
+  // The follow-up turn starts from the branch head...
+  auto turn_head = mirror->FetchBranch(branch);
+  ASSERT_TRUE(turn_head.ok());
+  // ...meanwhile a person pushes to the pull request's branch.
+  Sh("cd " + seed_ + " && " + kGit + " fetch -q origin " + branch + " && " + kGit +
+     " checkout -q -b review FETCH_HEAD && echo 'reviewed' > docs/review.md && " + kGit +
+     " add -A && " + kGit + " commit -qm review && " + kGit + " push -q origin HEAD:" + branch);
+  auto snap = std::move(*mirror->OpenSnapshot(*turn_head));
+  Workspace work(*snap);
+  ASSERT_TRUE(work.Write("docs/guide/usage.md", "# Usage\nMore.\n").ok());
+  auto stale = mirror->Commit(work, Identity{}, "second turn");
+  ASSERT_TRUE(stale.ok());
+  Status refused = mirror->Push(*stale, branch);
+  EXPECT_EQ(refused.code(), Code::kConflict) << refused.message();
+  EXPECT_EQ(RemoteFile(branch + ":docs/review.md"), "reviewed") << "the person's work survives";
+
+  // Retried from the new head, the same edit goes on top of the person's commit.
+  auto new_head = mirror->FetchBranch(branch);
+  ASSERT_TRUE(new_head.ok());
+  EXPECT_NE(*new_head, *turn_head);
+  auto snap2 = std::move(*mirror->OpenSnapshot(*new_head));
+  Workspace again(*snap2);
+  ASSERT_TRUE(again.Write("docs/guide/usage.md", "# Usage\nMore.\n").ok());
+  ASSERT_TRUE(mirror->Push(*mirror->Commit(again, Identity{}, "second turn"), branch).ok());
+  EXPECT_EQ(RemoteFile(branch + ":docs/review.md"), "reviewed");
+  EXPECT_EQ(RemoteFile(branch + ":docs/guide/usage.md"), "# Usage\nMore.");
+}
+
+TEST_F(GitTest, FileUrlsWorkAndCredentialsNeverAppearInErrors) {
+  auto mirror = Mirror::Open(dir_ / "mirrors/f.git", "file://" + remote_, Credentials{});
+  ASSERT_TRUE(mirror.ok());
+  EXPECT_EQ(*(*mirror)->FetchBranch("main"), head_);
+  auto secret = Mirror::Open(dir_ / "mirrors/s.git", "http://user:hunter2@127.0.0.1:1/x.git",
+                             Credentials{"tok_secret"});
+  ASSERT_TRUE(secret.ok());
+  auto r = (*secret)->FetchBranch("main");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message().find("hunter2"), std::string::npos) << r.status().message();
+  EXPECT_EQ(r.status().message().find("tok_secret"), std::string::npos);
+  EXPECT_EQ(std::string(Sh("cat " + dir_ / "mirrors/s.git/config")).find("hunter2"),
+            std::string::npos)
+      << "the remote URL is not stored";
+}
+
+}  // namespace
+}  // namespace docwright::git
