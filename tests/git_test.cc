@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/git_http_server.h"
 #include "support/temp_dir.h"
 
 namespace docwright::git {
@@ -257,6 +258,49 @@ TEST_F(GitTest, FileUrlsWorkAndCredentialsNeverAppearInErrors) {
   EXPECT_EQ(std::string(Sh("cat " + dir_ / "mirrors/s.git/config")).find("hunter2"),
             std::string::npos)
       << "the remote URL is not stored";
+}
+
+TEST_F(GitTest, SmartHttpWithATokenFetchesAndPushes) {
+  testing::GitHttpServer server(dir_.path(), "tok_right");
+  auto mirror = Mirror::Open(dir_ / "mirrors/http.git", server.Url("remote.git"),
+                             Credentials{"tok_right"});
+  ASSERT_TRUE(mirror.ok());
+  auto head = (*mirror)->FetchBranch("main");
+  ASSERT_TRUE(head.ok()) << head.status().message();
+  EXPECT_EQ(*head, head_);
+  auto snap = std::move(*(*mirror)->OpenSnapshot(*head));
+  Workspace work(*snap);
+  ASSERT_TRUE(work.Write("docs/http.md", "# Over HTTP\n").ok());
+  auto commit = (*mirror)->Commit(work, Identity{}, "over http");
+  ASSERT_TRUE(commit.ok());
+  Status pushed = (*mirror)->Push(*commit, "docwright/http");
+  ASSERT_TRUE(pushed.ok()) << pushed.message();
+  EXPECT_EQ(RemoteFile("docwright/http:docs/http.md"), "# Over HTTP");
+  EXPECT_GT(server.requests(), 2);
+}
+
+TEST_F(GitTest, SmartHttpWithAWrongOrNoTokenIsRefusedClearly) {
+  testing::GitHttpServer server(dir_.path(), "tok_right");
+  for (const auto& creds : {Credentials{"tok_wrong"}, Credentials{}}) {
+    auto mirror = Mirror::Open(dir_ / "mirrors/denied.git", server.Url("remote.git"), creds);
+    ASSERT_TRUE(mirror.ok());
+    auto r = (*mirror)->FetchBranch("main");
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), Code::kUnauthenticated) << r.status().message();
+    EXPECT_EQ(r.status().message().find("tok_wrong"), std::string::npos);
+  }
+  // A push with the wrong token is refused the same way, and changes nothing.
+  auto good = Mirror::Open(dir_ / "mirrors/good.git", remote_, Credentials{});
+  auto snap = std::move(*(*good)->OpenSnapshot(*(*good)->FetchBranch("main")));
+  Workspace work(*snap);
+  ASSERT_TRUE(work.Write("x.md", "x").ok());
+  auto commit = (*good)->Commit(work, Identity{}, "x");
+  ASSERT_TRUE(commit.ok());
+  auto wrong = Mirror::Open(dir_ / "mirrors/good.git", server.Url("remote.git"),
+                            Credentials{"tok_wrong"});
+  Status refused = (*wrong)->Push(*commit, "docwright/denied");
+  EXPECT_EQ(refused.code(), Code::kUnauthenticated) << refused.message();
+  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " branch --list docwright/denied"), "");
 }
 
 }  // namespace

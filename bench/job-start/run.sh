@@ -15,8 +15,9 @@ cd "$(dirname "$0")/../.."
 
 BENCH="${JOB_START_BENCH:-build/bench/job_start_bench}"
 SIZES="${SIZES:-1000 10000 100000}"
+START_RUNS="${START_RUNS:-201}"
 RUNS="${RUNS:-15}"
-CLONES="${CLONES:-5}"
+CLONES="${CLONES:-3}"
 work=$(mktemp -d /tmp/dw-bench-job-start.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
@@ -49,7 +50,7 @@ declare -A start_ms
 for n in $SIZES; do
   remote="$work/remote-$n.git"
   generate "$n" "$remote"
-  read -r med best < <("$BENCH" start "$work/mirror-$n.git" "$remote" main "$RUNS")
+  read -r med best < <("$BENCH" start "$work/mirror-$n.git" "$remote" main "$START_RUNS")
   clones=()
   for c in $(seq "$CLONES"); do
     rm -rf "$work/clone"
