@@ -481,6 +481,10 @@ TEST_F(ApiTest, HeadIsGetWithoutTheBody) {
   // The connection is still in step: the next request gets its own answer.
   EXPECT_EQ(Get(Job(project_a_, id), key_a_).Json()["id"], id);
   EXPECT_EQ(client_->connections_opened(), 1);
+  // A request refused from its header alone, right after a HEAD, has its body.
+  client_->Send("HEAD", Job(project_a_, id), "", Auth(key_a_));
+  HttpResult refused = Post(Jobs(project_a_), Prompt("x"), "dw_" + std::string(43, 'N'));
+  ExpectError(refused, 401, "refused after HEAD");
 }
 
 TEST_F(ApiTest, KeepAliveServesManyRequestsOnOneConnection) {

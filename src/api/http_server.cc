@@ -125,6 +125,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void DoRead() {
     if (state_.stopping.load()) return DoClose();
     parser_.emplace();
+    head_only_ = false;
     parser_->body_limit(state_.options.body_limit);
     parser_->header_limit(static_cast<std::uint32_t>(state_.options.header_limit));
     stream_.expires_after(state_.options.read_timeout);
@@ -142,6 +143,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (state_.handlers.precheck) {
       HttpRequest head = RequestFromHeader();
       if (auto early = state_.handlers.precheck(head)) {
+        reading_ = false;
         version_ = parser_->get().version();
         keep_alive_ = false;
         drain_after_write_ = true;
