@@ -26,12 +26,13 @@ class RunnerTest : public ::testing::Test {
     scope_ = Scope{org.id, project_.id};
   }
 
-  std::unique_ptr<Runner> StartRunner(milliseconds lease = milliseconds(30000)) {
+  std::unique_ptr<Runner> StartRunner(milliseconds lease = milliseconds(30000),
+                                      Agent* agent = nullptr, int workers = 2) {
     RunnerOptions o;
-    o.workers = 2;
+    o.workers = workers;
     o.lease = lease;
     o.poll_interval = milliseconds(20);
-    auto r = std::make_unique<Runner>(*store_, agent_, o);
+    auto r = std::make_unique<Runner>(*store_, agent ? *agent : agent_, o);
     r->Start();
     return r;
   }
@@ -173,14 +174,10 @@ TEST_F(RunnerTest, AResultThatArrivesWithAShutdownIsStillRecorded) {
       return TurnResult{true, "http://pr/done", "finished anyway", {}};
     }
   } stubborn;
-  RunnerOptions o;
-  o.workers = 1;
-  o.poll_interval = milliseconds(20);
-  Runner runner(*store_, stubborn, o);
-  runner.Start();
+  auto runner = StartRunner(milliseconds(30000), &stubborn, 1);
   Job j = Create("x");
   ASSERT_TRUE(WaitUntil([&] { return stubborn.started.load(); }));
-  runner.Stop();
+  runner->Stop();
   Job after = Get(j.id);
   EXPECT_EQ(after.status, JobStatus::kCompleted) << "a finished turn must not be re-run";
   EXPECT_EQ(after.pr_link, "http://pr/done");

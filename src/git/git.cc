@@ -164,6 +164,14 @@ Result<std::string> CheckPath(std::string_view path) {
   return out;
 }
 
+namespace {
+// A directory argument: "" (also "." or "/") for the root, else a checked path.
+Result<std::string> CheckDir(const std::string& dir) {
+  if (dir.empty() || dir == "." || dir == "/") return std::string();
+  return CheckPath(dir);
+}
+}  // namespace
+
 // --- Snapshot ----------------------------------------------------------------------
 
 struct Snapshot::Impl {
@@ -246,12 +254,9 @@ Result<FileContent> Snapshot::Read(const std::string& path) const {
 }
 
 Result<std::vector<DirEntry>> Snapshot::List(const std::string& dir) const {
-  std::string d;
-  if (!dir.empty() && dir != "." && dir != "/") {
-    auto p = CheckPath(dir);
-    if (!p.ok()) return p.status();
-    d = *p;
-  }
+  auto checked = CheckDir(dir);
+  if (!checked.ok()) return checked.status();
+  const std::string& d = *checked;
   auto tree = impl_->Tree(d);
   if (!tree.ok()) return tree.status();
   std::vector<DirEntry> out;
@@ -266,12 +271,9 @@ Result<std::vector<DirEntry>> Snapshot::List(const std::string& dir) const {
 }
 
 Result<std::vector<std::string>> Snapshot::Walk(const std::string& dir, size_t limit) const {
-  std::string d;
-  if (!dir.empty() && dir != "." && dir != "/") {
-    auto p = CheckPath(dir);
-    if (!p.ok()) return p.status();
-    d = *p;
-  }
+  auto checked = CheckDir(dir);
+  if (!checked.ok()) return checked.status();
+  const std::string& d = *checked;
   auto tree = impl_->Tree(d);
   if (!tree.ok()) return tree.status();
   struct Walk {
@@ -320,12 +322,9 @@ bool Workspace::IsFile(const std::string& path) const {
 }
 
 Result<std::vector<DirEntry>> Workspace::List(const std::string& dir) const {
-  std::string d;
-  if (!dir.empty() && dir != "." && dir != "/") {
-    auto p = CheckPath(dir);
-    if (!p.ok()) return p.status();
-    d = *p;
-  }
+  auto checked = CheckDir(dir);
+  if (!checked.ok()) return checked.status();
+  const std::string& d = *checked;
   std::map<std::string, EntryKind> entries;
   auto base = base_.List(d);
   bool base_has_dir = base.ok();
