@@ -746,6 +746,12 @@ TEST_F(ApiTest, AdminCommands) {
   EXPECT_NE(no_org.err.find("organisation not found"), std::string::npos) << no_org.err;
   Admin({"project", "create", "--org", org["id"], "--repository", "r", "--rate-limit", "0"}, 1);
   Admin({"project", "create", "--org", org["id"], "--repository", "r", "--forge", "gitlab"}, 1);
+  CommandResult no_workers = RunCommand(kScripted, {"worker", "--data-dir", dir_.path(), "--workers", "0"});
+  EXPECT_EQ(no_workers.exit_code, 1);
+  EXPECT_NE(no_workers.err.find("--workers"), std::string::npos);
+  CommandResult threads = RunCommand(kScripted, {"serve", "--data-dir", dir_.path(), "--io-threads", "100000"});
+  EXPECT_EQ(threads.exit_code, 1);
+  EXPECT_NE(threads.err.find("--io-threads"), std::string::npos);
 }
 
 }  // namespace

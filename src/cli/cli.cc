@@ -128,8 +128,12 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   if (with_http && !ParseListen(o.listen, &host, &port)) {
     return Fail(Status::InvalidArgument("--listen must be HOST:PORT, got " + o.listen));
   }
-  if (o.workers < 0 || o.workers > 256) {
-    return Fail(Status::InvalidArgument("--workers must be from 0 to 256"));
+  if (o.workers < (with_http ? 0 : 1) || o.workers > 256) {
+    return Fail(Status::InvalidArgument(with_http ? "--workers must be from 0 to 256"
+                                                  : "--workers must be from 1 to 256"));
+  }
+  if (o.io_threads < 0 || o.io_threads > 256) {
+    return Fail(Status::InvalidArgument("--io-threads must be from 1 to 256 (0: one per core)"));
   }
   if (o.lease_seconds < 0.05 || o.lease_seconds > 3600) {
     return Fail(Status::InvalidArgument("--lease-seconds must be from 0.05 to 3600"));
@@ -143,7 +147,7 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   auto opened = Open(common);
   if (!opened.ok()) return Fail(opened.status());
   std::unique_ptr<Store> store = std::move(*opened);
-  if (o.cache_ms > 0) {
+  if (with_http && o.cache_ms > 0) {  // only API reads use it
     store = NewCachedStore(std::move(store), CacheOptions{std::chrono::milliseconds(o.cache_ms)});
   }
 
