@@ -65,6 +65,18 @@ class GitTest : public ::testing::Test {
     return std::move(*m);
   }
 
+  // The branch head after a fetch that must succeed.
+  static std::string Fetch(Mirror& mirror, const std::string& branch) {
+    auto head = mirror.FetchBranch(branch);
+    EXPECT_TRUE(head.ok()) << head.status().message();
+    return head.ok() ? *head : std::string(40, '0');
+  }
+  static std::unique_ptr<Snapshot> Snap(Mirror& mirror, const std::string& commit) {
+    auto snap = mirror.OpenSnapshot(commit);
+    EXPECT_TRUE(snap.ok()) << snap.status().message();
+    return snap.ok() ? std::move(*snap) : nullptr;
+  }
+
   std::string RemoteFile(const std::string& rev_path) {
     return Sh("git --git-dir=" + remote_ + " show " + rev_path);
   }
@@ -77,9 +89,21 @@ TEST(GitPath, OnlyRepoRelativePathsInsideTheTree) {
   EXPECT_EQ(*CheckPath("docs/index.md"), "docs/index.md");
   EXPECT_EQ(*CheckPath("./docs//index.md"), "docs/index.md");
   for (const char* bad : {"", "/etc/passwd", "../x", "docs/../../x", ".git/config", "a/.git/HEAD",
-                          ".", "./"}) {
+                          ".", "./", ".GIT/config", "docs/.Git/x", ".git./x", ".git /x", "GIT~1/x",
+                          "a\\b.md", "new\nline.md"}) {
     EXPECT_FALSE(CheckPath(bad).ok()) << bad;
   }
+  EXPECT_TRUE(CheckPath(".github/workflows/ci.yml").ok());
+  EXPECT_TRUE(CheckPath("docs/.gitignore").ok());
+}
+
+TEST(GitRedact, UrlsLoseTheirUserInformation) {
+  EXPECT_EQ(RedactCredentials("failed for https://user:hunter2@host/x.git: 403"),
+            "failed for https://***@host/x.git: 403");
+  EXPECT_EQ(RedactCredentials("http://tok@127.0.0.1:9/a and ssh://git@h/b"),
+            "http://***@127.0.0.1:9/a and ssh://***@h/b");
+  EXPECT_EQ(RedactCredentials("no url, a@b"), "no url, a@b");
+  EXPECT_EQ(RedactCredentials("https://host/p@q"), "https://host/p@q");
 }
 
 TEST_F(GitTest, FetchesIntoABareMirrorAndReadsFromObjects) {
@@ -113,7 +137,8 @@ TEST_F(GitTest, FetchesIntoABareMirrorAndReadsFromObjects) {
 
 TEST_F(GitTest, LinksSubmodulesBinariesAndHugeFilesAreNeverReadWhole) {
   auto mirror = OpenMirror(remote_);
-  auto snap = std::move(*mirror->OpenSnapshot(*mirror->FetchBranch("main")));
+  auto snap = Snap(*mirror, Fetch(*mirror, "main"));
+  ASSERT_TRUE(snap);
   auto link = snap->Read("passwd.md");
   ASSERT_FALSE(link.ok());
   EXPECT_NE(link.status().message().find("symbolic link"), std::string::npos);
@@ -143,16 +168,20 @@ TEST_F(GitTest, BadRemotesAndBranchesGiveClearErrors) {
   EXPECT_EQ(none.status().code(), Code::kNotFound);
   EXPECT_NE(none.status().message().find("empty"), std::string::npos);
 
-  auto gone = Mirror::Open(dir_ / "mirrors/gone.git", dir_ / "nowhere.git", Credentials{});
-  ASSERT_TRUE(gone.ok());
-  auto unreachable = (*gone)->FetchBranch("main");
-  EXPECT_FALSE(unreachable.ok());
-  EXPECT_NE(unreachable.status().message().find("cannot fetch"), std::string::npos);
+  for (const std::string& url : {dir_ / "nowhere.git", "file://" + dir_ / "nowhere.git",
+                                 std::string("http://127.0.0.1:1/x.git")}) {
+    auto gone = Mirror::Open(dir_ / "mirrors/gone.git", url, Credentials{});
+    ASSERT_TRUE(gone.ok());
+    auto unreachable = (*gone)->FetchBranch("main");
+    EXPECT_EQ(unreachable.status().code(), Code::kUnavailable) << url << ": " << unreachable.status().message();
+    EXPECT_NE(unreachable.status().message().find("cannot fetch"), std::string::npos);
+  }
 }
 
 TEST_F(GitTest, WorkspaceEditsCommitOnTopOfTheBaseAndPushANewBranch) {
   auto mirror = OpenMirror(remote_);
-  auto snap = std::move(*mirror->OpenSnapshot(*mirror->FetchBranch("main")));
+  auto snap = Snap(*mirror, Fetch(*mirror, "main"));
+  ASSERT_TRUE(snap);
   Workspace work(*snap);
   ASSERT_TRUE(work.Write("docs/guide/install.md", "# Install\nUse the package manager.\n").ok());
   ASSERT_TRUE(work.Write("docs/cli/index.md", "# CLI\n").ok());
@@ -176,7 +205,7 @@ TEST_F(GitTest, WorkspaceEditsCommitOnTopOfTheBaseAndPushANewBranch) {
 
   auto commit = mirror->Commit(work, Identity{"docwright", "bot@docwright.test"}, "Update install docs");
   ASSERT_TRUE(commit.ok()) << commit.status().message();
-  ASSERT_TRUE(mirror->Push(*commit, "docwright/abc-update-install").ok());
+  ASSERT_TRUE(mirror->Push(*commit, "docwright/abc-update-install", std::nullopt).ok());
 
   std::string branch = "docwright/abc-update-install";
   EXPECT_EQ(RemoteFile(branch + ":docs/guide/install.md"), "# Install\nUse the package manager.");
@@ -198,9 +227,80 @@ TEST_F(GitTest, WorkspaceEditsCommitOnTopOfTheBaseAndPushANewBranch) {
   EXPECT_EQ(Sh("git --git-dir=" + remote_ + " rev-parse main"), head_) << "main is untouched";
 }
 
+TEST_F(GitTest, EditsThatCannotBeCommittedAreRefusedWhenMade) {
+  auto mirror = OpenMirror(remote_);
+  auto snap = Snap(*mirror, Fetch(*mirror, "main"));
+  ASSERT_TRUE(snap);
+  Workspace work(*snap);
+  for (const char* path : {"passwd.md", "passwd.md/x.md", "vendor/theme", "vendor/theme/x.md",
+                           "docs", "mint.json/x.md"}) {
+    EXPECT_EQ(work.Write(path, "x").code(), Code::kInvalidArgument) << path;
+  }
+  // A file may become a directory once it is deleted; the commit has both.
+  ASSERT_TRUE(work.Delete("mint.json").ok());
+  ASSERT_TRUE(work.Write("mint.json/x.md", "# Now a folder\n").ok());
+  auto listed = work.List("mint.json");
+  ASSERT_TRUE(listed.ok()) << listed.status().message();
+  ASSERT_EQ(listed->size(), 1u);
+  // Binary content, written or moved, is never read back as text.
+  ASSERT_TRUE(work.Move("logo.png", "images/logo.png").ok());
+  EXPECT_TRUE(work.Read("images/logo.png")->binary);
+  ASSERT_TRUE(work.Write("data.bin", std::string("a\0b", 3)).ok());
+  EXPECT_TRUE(work.Read("data.bin")->binary);
+  // Editing an executable keeps it executable.
+  ASSERT_TRUE(work.Write("script.sh", "#!/bin/sh\necho bye\n").ok());
+  // A directory whose files are all deleted is gone.
+  ASSERT_TRUE(work.Delete("docs/guide/install.md").ok());
+  ASSERT_TRUE(work.Delete("docs/guide/usage.md").ok());
+  EXPECT_EQ(work.List("docs/guide").status().code(), Code::kNotFound);
+  auto commit = mirror->Commit(work, Identity{}, "restructure");
+  ASSERT_TRUE(commit.ok()) << commit.status().message();
+  ASSERT_TRUE(mirror->Push(*commit, "docwright/restructure", std::nullopt).ok());
+  EXPECT_EQ(RemoteFile("docwright/restructure:mint.json/x.md"), "# Now a folder");
+  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " ls-tree docwright/restructure script.sh").substr(0, 6),
+            "100755");
+  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " ls-tree docwright/restructure docs/guide"), "");
+}
+
+TEST_F(GitTest, PushIsALeaseOnTheHeadTheTurnStartedFrom) {
+  auto mirror = OpenMirror(remote_);
+  std::string branch = "docwright/lease";
+  std::string h1;
+  {
+    auto snap = Snap(*mirror, Fetch(*mirror, "main"));
+    ASSERT_TRUE(snap);
+    Workspace work(*snap);
+    ASSERT_TRUE(work.Write("docs/a.md", "a\n").ok());
+    h1 = *mirror->Commit(work, Identity{}, "first");
+    ASSERT_TRUE(mirror->Push(h1, branch, std::nullopt).ok());
+    EXPECT_EQ(mirror->Push(h1, branch, std::nullopt).code(), Code::kConflict)
+        << "a new branch must not exist yet";
+  }
+  // A reviewer drops the bot's commit: the branch goes back to main.
+  Sh("git --git-dir=" + remote_ + " update-ref refs/heads/" + branch + " " + head_);
+  auto snap = Snap(*mirror, h1);  // the turn started from h1
+  ASSERT_TRUE(snap);
+  Workspace work(*snap);
+  ASSERT_TRUE(work.Write("docs/b.md", "b\n").ok());
+  auto c = mirror->Commit(work, Identity{}, "second");
+  ASSERT_TRUE(c.ok());
+  // A fast-forward of what the remote has now, but not built on it: refused.
+  EXPECT_EQ(mirror->Push(*c, branch, h1).code(), Code::kConflict);
+  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " rev-parse " + branch), head_);
+}
+
+TEST_F(GitTest, ABranchDeletedOnTheRemoteIsGoneFromTheMirror) {
+  auto mirror = OpenMirror(remote_);
+  Sh("git --git-dir=" + remote_ + " branch gone main");
+  Fetch(*mirror, "gone");
+  Sh("git --git-dir=" + remote_ + " branch -D gone");
+  EXPECT_EQ(mirror->FetchBranch("gone").status().code(), Code::kNotFound);
+}
+
 TEST_F(GitTest, NothingToCommitIsAnError) {
   auto mirror = OpenMirror(remote_);
-  auto snap = std::move(*mirror->OpenSnapshot(*mirror->FetchBranch("main")));
+  auto snap = Snap(*mirror, Fetch(*mirror, "main"));
+  ASSERT_TRUE(snap);
   Workspace work(*snap);
   ASSERT_TRUE(work.Write("mint.json", "{\"name\": \"Acme\"}\n").ok());  // the same content
   EXPECT_TRUE(work.Changes().empty());
@@ -211,10 +311,11 @@ TEST_F(GitTest, PushRefusesToOverwriteWorkPushedMeanwhile) {
   auto mirror = OpenMirror(remote_);
   std::string branch = "docwright/abc-typo";
   {
-    auto snap = std::move(*mirror->OpenSnapshot(*mirror->FetchBranch("main")));
+    auto snap = Snap(*mirror, Fetch(*mirror, "main"));
+  ASSERT_TRUE(snap);
     Workspace work(*snap);
     ASSERT_TRUE(work.Write("docs/index.md", "# Welcome!\n").ok());
-    ASSERT_TRUE(mirror->Push(*mirror->Commit(work, Identity{}, "first turn"), branch).ok());
+    ASSERT_TRUE(mirror->Push(*mirror->Commit(work, Identity{}, "first turn"), branch, std::nullopt).ok());
   }
   // The follow-up turn starts from the branch head...
   auto turn_head = mirror->FetchBranch(branch);
@@ -223,12 +324,13 @@ TEST_F(GitTest, PushRefusesToOverwriteWorkPushedMeanwhile) {
   Sh("cd " + seed_ + " && " + kGit + " fetch -q origin " + branch + " && " + kGit +
      " checkout -q -b review FETCH_HEAD && echo 'reviewed' > docs/review.md && " + kGit +
      " add -A && " + kGit + " commit -qm review && " + kGit + " push -q origin HEAD:" + branch);
-  auto snap = std::move(*mirror->OpenSnapshot(*turn_head));
+  auto snap = Snap(*mirror, *turn_head);
+  ASSERT_TRUE(snap);
   Workspace work(*snap);
   ASSERT_TRUE(work.Write("docs/guide/usage.md", "# Usage\nMore.\n").ok());
   auto stale = mirror->Commit(work, Identity{}, "second turn");
   ASSERT_TRUE(stale.ok());
-  Status refused = mirror->Push(*stale, branch);
+  Status refused = mirror->Push(*stale, branch, *turn_head);
   EXPECT_EQ(refused.code(), Code::kConflict) << refused.message();
   EXPECT_EQ(RemoteFile(branch + ":docs/review.md"), "reviewed") << "the person's work survives";
 
@@ -236,10 +338,11 @@ TEST_F(GitTest, PushRefusesToOverwriteWorkPushedMeanwhile) {
   auto new_head = mirror->FetchBranch(branch);
   ASSERT_TRUE(new_head.ok());
   EXPECT_NE(*new_head, *turn_head);
-  auto snap2 = std::move(*mirror->OpenSnapshot(*new_head));
+  auto snap2 = Snap(*mirror, *new_head);
+  ASSERT_TRUE(snap2);
   Workspace again(*snap2);
   ASSERT_TRUE(again.Write("docs/guide/usage.md", "# Usage\nMore.\n").ok());
-  ASSERT_TRUE(mirror->Push(*mirror->Commit(again, Identity{}, "second turn"), branch).ok());
+  ASSERT_TRUE(mirror->Push(*mirror->Commit(again, Identity{}, "second turn"), branch, *new_head).ok());
   EXPECT_EQ(RemoteFile(branch + ":docs/review.md"), "reviewed");
   EXPECT_EQ(RemoteFile(branch + ":docs/guide/usage.md"), "# Usage\nMore.");
 }
@@ -268,12 +371,13 @@ TEST_F(GitTest, SmartHttpWithATokenFetchesAndPushes) {
   auto head = (*mirror)->FetchBranch("main");
   ASSERT_TRUE(head.ok()) << head.status().message();
   EXPECT_EQ(*head, head_);
-  auto snap = std::move(*(*mirror)->OpenSnapshot(*head));
+  auto snap = Snap(**mirror, *head);
+  ASSERT_TRUE(snap);
   Workspace work(*snap);
   ASSERT_TRUE(work.Write("docs/http.md", "# Over HTTP\n").ok());
   auto commit = (*mirror)->Commit(work, Identity{}, "over http");
   ASSERT_TRUE(commit.ok());
-  Status pushed = (*mirror)->Push(*commit, "docwright/http");
+  Status pushed = (*mirror)->Push(*commit, "docwright/http", std::nullopt);
   ASSERT_TRUE(pushed.ok()) << pushed.message();
   EXPECT_EQ(RemoteFile("docwright/http:docs/http.md"), "# Over HTTP");
   EXPECT_GT(server.requests(), 2);
@@ -290,15 +394,20 @@ TEST_F(GitTest, SmartHttpWithAWrongOrNoTokenIsRefusedClearly) {
     EXPECT_EQ(r.status().message().find("tok_wrong"), std::string::npos);
   }
   // A push with the wrong token is refused the same way, and changes nothing.
-  auto good = Mirror::Open(dir_ / "mirrors/good.git", remote_, Credentials{});
-  auto snap = std::move(*(*good)->OpenSnapshot(*(*good)->FetchBranch("main")));
-  Workspace work(*snap);
-  ASSERT_TRUE(work.Write("x.md", "x").ok());
-  auto commit = (*good)->Commit(work, Identity{}, "x");
-  ASSERT_TRUE(commit.ok());
+  std::string commit;
+  {
+    auto good = Mirror::Open(dir_ / "mirrors/good.git", remote_, Credentials{});
+    auto snap = Snap(**good, Fetch(**good, "main"));
+    ASSERT_TRUE(snap);
+    Workspace work(*snap);
+    ASSERT_TRUE(work.Write("x.md", "x").ok());
+    auto made = (*good)->Commit(work, Identity{}, "x");
+    ASSERT_TRUE(made.ok());
+    commit = *made;
+  }
   auto wrong = Mirror::Open(dir_ / "mirrors/good.git", server.Url("remote.git"),
                             Credentials{"tok_wrong"});
-  Status refused = (*wrong)->Push(*commit, "docwright/denied");
+  Status refused = (*wrong)->Push(commit, "docwright/denied", std::nullopt);
   EXPECT_EQ(refused.code(), Code::kUnauthenticated) << refused.message();
   EXPECT_EQ(Sh("git --git-dir=" + remote_ + " branch --list docwright/denied"), "");
 }

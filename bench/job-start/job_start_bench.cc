@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
         if (!work.Write(path, page->text + "\nEdited in run " + std::to_string(i) + ".\n").ok()) return 1;
       }
       auto commit = (*mirror)->Commit(work, git::Identity{}, "Edit three pages");
-      if (!commit.ok() || !(*mirror)->Push(*commit, "bench/run-" + std::to_string(i)).ok()) {
+      if (!commit.ok() || !(*mirror)->Push(*commit, "bench/run-" + std::to_string(i), std::nullopt).ok()) {
         return 1;
       }
     }

@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 
 namespace docwright::git {
@@ -36,8 +38,10 @@ void EnsureLibrary() {
   (void)once;
 }
 
+}  // namespace
+
 // "https://user:secret@host/x" -> "https://***@host/x": URLs may carry credentials.
-std::string Redact(std::string text) {
+std::string RedactCredentials(std::string text) {
   for (size_t scheme = text.find("://"); scheme != std::string::npos;
        scheme = text.find("://", scheme + 3)) {
     size_t start = scheme + 3;
@@ -48,9 +52,19 @@ std::string Redact(std::string text) {
   return text;
 }
 
+namespace {
+
 std::string LastError() {
   const git_error* e = git_error_last();
-  return Redact(e && e->message ? e->message : "unknown error");
+  return RedactCredentials(e && e->message ? e->message : "unknown error");
+}
+
+// A failure talking to the remote: refused credentials or host key, or else the
+// remote could not be reached or used (never NotFound: that is for refs).
+Status RemoteFail(const std::string& what, int rc) {
+  if (rc == GIT_EAUTH) return Status::Unauthenticated(what + ": the remote refused the credentials");
+  if (rc == GIT_ECERTIFICATE) return Status::Unauthenticated(what + ": " + LastError());
+  return Status::Unavailable(what + ": " + LastError());
 }
 
 Status Fail(const std::string& what, int rc) {
@@ -122,6 +136,11 @@ class FileLock {
   int fd_;
 };
 
+// Git's rule: a NUL byte in the first 8000 bytes makes content binary.
+bool LooksBinary(const std::string& content) {
+  return std::memchr(content.data(), '\0', std::min<size_t>(content.size(), 8000)) != nullptr;
+}
+
 bool IsBlobMode(git_filemode_t mode) {
   return mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE;
 }
@@ -143,8 +162,11 @@ Result<std::string> CheckPath(std::string_view path) {
     return Status::InvalidArgument("absolute paths are not allowed; use a path relative to the "
                                    "repository root: " + std::string(path));
   }
-  if (path.size() > 4096 || path.find('\0') != std::string_view::npos) {
-    return Status::InvalidArgument("not a valid path");
+  if (path.size() > 4096) return Status::InvalidArgument("the path is too long");
+  for (char c : path) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '\\') {
+      return Status::InvalidArgument("paths may not contain backslashes or control characters");
+    }
   }
   std::string out;
   size_t start = 0;
@@ -152,7 +174,13 @@ Result<std::string> CheckPath(std::string_view path) {
     size_t slash = path.find('/', start);
     std::string_view seg = path.substr(start, slash == std::string_view::npos ? path.npos : slash - start);
     if (seg == "..") return Status::InvalidArgument("paths may not contain '..': " + std::string(path));
-    if (seg == ".git") return Status::InvalidArgument("the .git directory is not accessible");
+    // ".git" in any case, and the names file systems treat as it (".git. ", "git~1").
+    std::string folded;
+    for (char c : seg) folded.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    while (!folded.empty() && (folded.back() == '.' || folded.back() == ' ')) folded.pop_back();
+    if (folded == ".git" || folded == "git~1") {
+      return Status::InvalidArgument("the .git directory is not accessible");
+    }
     if (!seg.empty() && seg != ".") {
       if (!out.empty()) out.push_back('/');
       out.append(seg);
@@ -203,6 +231,34 @@ struct Snapshot::Impl {
     int rc = git_tree_lookup(&t, repo.get(), git_tree_entry_id(entry->get()));
     if (rc != 0) return Fail("cannot read " + dir, rc);
     return TreePtr(t);
+  }
+
+  // Paths of every non-directory entry under `dir` ("" for the root), files only
+  // if `files_only`; at most `limit`.
+  Result<std::vector<std::string>> Leaves(const std::string& dir, size_t limit,
+                                          bool files_only) const {
+    auto tree = Tree(dir);
+    if (!tree.ok()) return tree.status();
+    struct Walk {
+      std::string prefix;
+      size_t limit;
+      bool files_only;
+      std::vector<std::string> paths;
+    } walk{dir.empty() ? "" : dir + "/", limit, files_only, {}};
+    int rc = git_tree_walk(
+        tree->get(), GIT_TREEWALK_PRE,
+        [](const char* root, const git_tree_entry* e, void* payload) -> int {
+          auto* w = static_cast<Walk*>(payload);
+          git_filemode_t mode = git_tree_entry_filemode(e);
+          if (mode == GIT_FILEMODE_TREE || (w->files_only && !IsBlobMode(mode))) return 0;
+          if (w->paths.size() >= w->limit) return GIT_EUSER;  // enough: stop
+          w->paths.push_back(w->prefix + root + git_tree_entry_name(e));
+          return 0;
+        },
+        &walk);
+    if (rc < 0 && rc != GIT_EUSER) return Fail("cannot list " + (dir.empty() ? "the root" : dir), rc);
+    std::sort(walk.paths.begin(), walk.paths.end());
+    return std::move(walk.paths);
   }
 
   // The raw bytes of the blob at `path`, up to `limit`.
@@ -273,26 +329,15 @@ Result<std::vector<DirEntry>> Snapshot::List(const std::string& dir) const {
 Result<std::vector<std::string>> Snapshot::Walk(const std::string& dir, size_t limit) const {
   auto checked = CheckDir(dir);
   if (!checked.ok()) return checked.status();
-  const std::string& d = *checked;
-  auto tree = impl_->Tree(d);
-  if (!tree.ok()) return tree.status();
-  struct Walk {
-    std::string prefix;
-    size_t limit;
-    std::vector<std::string> paths;
-  } walk{d.empty() ? "" : d + "/", limit, {}};
-  git_tree_walk(
-      tree->get(), GIT_TREEWALK_PRE,
-      [](const char* root, const git_tree_entry* e, void* payload) -> int {
-        auto* w = static_cast<Walk*>(payload);
-        if (!IsBlobMode(git_tree_entry_filemode(e))) return 0;
-        if (w->paths.size() >= w->limit) return -1;  // stop
-        w->paths.push_back(w->prefix + root + git_tree_entry_name(e));
-        return 0;
-      },
-      &walk);
-  std::sort(walk.paths.begin(), walk.paths.end());
-  return std::move(walk.paths);
+  return impl_->Leaves(*checked, limit, /*files_only=*/true);
+}
+
+std::optional<EntryKind> Snapshot::KindAt(const std::string& path) const {
+  auto p = CheckPath(path);
+  if (!p.ok()) return std::nullopt;
+  auto e = impl_->Entry(*p);
+  if (!e.ok()) return std::nullopt;
+  return KindOf(git_tree_entry_filemode(e->get()));
 }
 
 bool Snapshot::IsFile(const std::string& path) const {
@@ -309,6 +354,7 @@ Result<FileContent> Workspace::Read(const std::string& path) const {
   if (!p.ok()) return p.status();
   if (auto it = edits_.find(*p); it != edits_.end()) {
     if (!it->second) return Status::NotFound("no such file or directory: " + *p);
+    if (LooksBinary(*it->second)) return FileContent{"", true};
     return FileContent{*it->second, false};
   }
   return base_.Read(*p);
@@ -325,57 +371,53 @@ Result<std::vector<DirEntry>> Workspace::List(const std::string& dir) const {
   auto checked = CheckDir(dir);
   if (!checked.ok()) return checked.status();
   const std::string& d = *checked;
+  std::string prefix = d.empty() ? "" : d + "/";
+  bool edited_below = false;
+  for (auto e = edits_.lower_bound(prefix); e != edits_.end() && e->first.rfind(prefix, 0) == 0; ++e) {
+    edited_below = true;
+    break;
+  }
   std::map<std::string, EntryKind> entries;
   auto base = base_.List(d);
-  bool base_has_dir = base.ok();
   if (base.ok()) {
     for (auto& e : *base) entries[e.name] = e.kind;
-  } else if (base.status().code() != Code::kNotFound) {
-    return base.status();
+  } else if (!edited_below) {
+    return base.status();  // not found, or not a directory
   }
-  std::string prefix = d.empty() ? "" : d + "/";
-  bool edits_touch_dir = false;
-  for (const auto& [path, content] : edits_) {
-    if (path.rfind(prefix, 0) != 0) continue;
-    std::string rest = path.substr(prefix.size());
+  for (auto e = edits_.lower_bound(prefix); e != edits_.end() && e->first.rfind(prefix, 0) == 0; ++e) {
+    std::string rest = e->first.substr(prefix.size());
     size_t slash = rest.find('/');
     std::string name = rest.substr(0, slash);
     if (slash != std::string::npos) {
-      if (content) entries[name] = EntryKind::kDirectory, edits_touch_dir = true;
-      continue;
-    }
-    edits_touch_dir = true;
-    if (content) {
+      if (e->second) entries[name] = EntryKind::kDirectory;
+    } else if (e->second) {
       entries[name] = EntryKind::kFile;
     } else {
       entries.erase(name);
     }
   }
-  if (!base_has_dir && !edits_touch_dir) return base.status();
-  // A directory whose files were all deleted disappears, as it would in git. Only
-  // directories with deletions under them need a look.
+  // A directory whose every entry was deleted disappears, as it would in git.
   for (auto it = entries.begin(); it != entries.end();) {
-    std::string sub = prefix + it->first + "/";
-    bool deletions = false, additions = false;
-    for (auto e = edits_.lower_bound(sub); e != edits_.end() && e->first.rfind(sub, 0) == 0; ++e) {
-      (e->second ? additions : deletions) = true;
-    }
-    bool gone = false;
-    if (it->second == EntryKind::kDirectory && deletions && !additions) {
-      gone = true;
-      auto files = base_.Walk(prefix + it->first, kMaxReadBytes);
-      for (const auto& f : files.ok() ? *files : std::vector<std::string>{}) {
-        if (edits_.find(f) == edits_.end()) {
-          gone = false;
-          break;
-        }
-      }
-    }
+    bool gone = it->second == EntryKind::kDirectory && !HasContent(prefix + it->first);
     it = gone ? entries.erase(it) : std::next(it);
   }
+  if (entries.empty() && !d.empty()) return Status::NotFound("no such file or directory: " + d);
   std::vector<DirEntry> out;
   for (auto& [name, kind] : entries) out.push_back(DirEntry{name, kind});
   return out;
+}
+
+bool Workspace::HasContent(const std::string& dir) const {
+  std::string sub = dir + "/";
+  for (auto e = edits_.lower_bound(sub); e != edits_.end() && e->first.rfind(sub, 0) == 0; ++e) {
+    if (e->second) return true;  // something written below
+  }
+  auto leaves = base_.impl_->Leaves(dir, std::numeric_limits<size_t>::max(), /*files_only=*/false);
+  if (!leaves.ok()) return false;
+  for (const auto& leaf : *leaves) {
+    if (edits_.find(leaf) == edits_.end()) return true;  // an entry nobody deleted
+  }
+  return false;
 }
 
 Status Workspace::Write(const std::string& path, std::string content) {
@@ -385,11 +427,22 @@ Status Workspace::Write(const std::string& path, std::string content) {
     return Status::InvalidArgument("the content is too large: " + std::to_string(content.size()) +
                                    " bytes, the limit is " + std::to_string(kMaxReadBytes));
   }
-  // Neither the path itself may be a directory, nor any parent a file.
-  auto listed = List(*p);
-  if (listed.ok()) return Status::InvalidArgument(*p + " is a directory");
+  // Links and submodules are never changed or entered; directories are not
+  // files; files are not directories.
+  auto kind = base_.KindAt(*p);
+  if (kind == EntryKind::kSymlink) {
+    return Status::InvalidArgument(*p + " is a symbolic link; links are not changed");
+  }
+  if (kind == EntryKind::kSubmodule) {
+    return Status::InvalidArgument(*p + " is a submodule; submodules are not changed");
+  }
+  if (List(*p).ok()) return Status::InvalidArgument(*p + " is a directory");
   for (size_t slash = p->find('/'); slash != std::string::npos; slash = p->find('/', slash + 1)) {
     std::string parent = p->substr(0, slash);
+    auto parent_kind = base_.KindAt(parent);
+    if (parent_kind == EntryKind::kSymlink || parent_kind == EntryKind::kSubmodule) {
+      return Status::InvalidArgument(parent + " is a symbolic link or submodule, not a directory");
+    }
     if (IsFile(parent)) return Status::InvalidArgument(parent + " is a file, not a directory");
   }
   edits_[*p] = std::move(content);
@@ -455,7 +508,7 @@ struct Mirror::Impl {
     // Anonymous: the URL (which may carry credentials) is never written to config.
     git_remote* r = nullptr;
     int rc = git_remote_create_anonymous(&r, repo.get(), url.c_str());
-    if (rc != 0) return Fail("invalid remote", rc);
+    if (rc != 0) return RemoteFail("invalid remote URL", rc);
     return RemotePtr(r);
   }
   std::string LockPath() const { return path + "/docwright.lock"; }
@@ -499,8 +552,9 @@ Result<std::string> Mirror::FetchBranch(const std::string& branch) {
   opts.callbacks.payload = &auth;
   opts.prune = GIT_FETCH_PRUNE;
   opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+  git_error_clear();
   int rc = git_remote_fetch(remote->get(), &refspecs, &opts, nullptr);
-  if (rc != 0) return Fail("cannot fetch " + branch + " from the remote", rc);
+  if (rc != 0) return RemoteFail("cannot fetch " + branch + " from the remote", rc);
   git_oid head;
   std::string ref = "refs/remotes/origin/" + branch;
   rc = git_reference_name_to_id(&head, impl_->repo.get(), ref.c_str());
@@ -572,9 +626,27 @@ Result<std::string> Mirror::Commit(const Workspace& work, const Identity& author
     }
     updates.push_back(u);
   }
+  // Removals first, then additions on the result: libgit2 checks each update's
+  // path against the tree it starts from, so a file replaced by a directory of
+  // the same name needs the file gone first.
+  std::vector<git_tree_update> removals, upserts;
+  for (const auto& u : updates) (u.action == GIT_TREE_UPDATE_REMOVE ? removals : upserts).push_back(u);
   git_oid tree_oid;
-  rc = git_tree_create_updated(&tree_oid, repo, base_tree.get(), updates.size(), updates.data());
-  if (rc != 0) return Fail("cannot build the new tree", rc);
+  TreePtr intermediate;
+  git_tree* start_tree = base_tree.get();
+  if (!removals.empty()) {
+    rc = git_tree_create_updated(&tree_oid, repo, start_tree, removals.size(), removals.data());
+    if (rc != 0) return Fail("cannot build the new tree", rc);
+    git_tree* it = nullptr;
+    rc = git_tree_lookup(&it, repo, &tree_oid);
+    if (rc != 0) return Fail("cannot build the new tree", rc);
+    intermediate.reset(it);
+    start_tree = it;
+  }
+  if (!upserts.empty()) {
+    rc = git_tree_create_updated(&tree_oid, repo, start_tree, upserts.size(), upserts.data());
+    if (rc != 0) return Fail("cannot build the new tree", rc);
+  }
   git_tree* nt = nullptr;
   rc = git_tree_lookup(&nt, repo, &tree_oid);
   if (rc != 0) return Fail("cannot read the new tree", rc);
@@ -591,11 +663,18 @@ Result<std::string> Mirror::Commit(const Workspace& work, const Identity& author
   return Hex(commit_oid);
 }
 
-Status Mirror::Push(const std::string& commit, const std::string& branch) {
+Status Mirror::Push(const std::string& commit, const std::string& branch,
+                    const std::optional<std::string>& expected_head) {
   Status valid = CheckBranch(branch);
   if (!valid.ok()) return valid;
   auto oid = ParseOid(commit);
   if (!oid.ok()) return oid.status();
+  std::optional<git_oid> expected;
+  if (expected_head) {
+    auto e = ParseOid(*expected_head);
+    if (!e.ok()) return e.status();
+    expected = *e;
+  }
   std::lock_guard guard(impl_->mu);
   FileLock lock(impl_->LockPath());
   git_repository* repo = impl_->repo.get();
@@ -608,34 +687,59 @@ Status Mirror::Push(const std::string& commit, const std::string& branch) {
 
   auto remote = impl_->Remote();
   if (!remote.ok()) return remote.status();
-  std::string spec = local + ":refs/heads/" + branch;  // no '+': fast-forwards only
-  char* specs[] = {spec.data()};
-  git_strarray refspecs{specs, 1};
-  git_push_options opts = GIT_PUSH_OPTIONS_INIT;
   struct PushState {
     AuthState auth;
     std::string rejected;
   } state{AuthState{&impl_->credentials}, {}};
-  opts.callbacks.credentials = [](git_credential** out, const char* url, const char* user,
-                                  unsigned int allowed, void* payload) {
+  git_remote_callbacks callbacks = GIT_REMOTE_CALLBACKS_INIT;
+  callbacks.credentials = [](git_credential** out, const char* url, const char* user,
+                             unsigned int allowed, void* payload) {
     return ProvideCredentials(out, url, user, allowed, &static_cast<PushState*>(payload)->auth);
   };
-  opts.callbacks.push_update_reference = [](const char*, const char* status, void* payload) {
+  callbacks.push_update_reference = [](const char*, const char* status, void* payload) {
     if (status) static_cast<PushState*>(payload)->rejected = status;
     return 0;
   };
-  opts.callbacks.payload = &state;
+  callbacks.payload = &state;
+
+  // The lease: read the branch's head on the connection the push will use. The
+  // push then tells the server that old value, and the server refuses the update
+  // if the branch moved in between.
+  git_error_clear();
+  rc = git_remote_connect(remote->get(), GIT_DIRECTION_PUSH, &callbacks, nullptr, nullptr);
+  if (rc != 0) return RemoteFail("cannot push " + branch, rc);
+  const git_remote_head** heads = nullptr;
+  size_t n = 0;
+  rc = git_remote_ls(&heads, &n, remote->get());
+  if (rc != 0) return RemoteFail("cannot push " + branch, rc);
+  std::string target = "refs/heads/" + branch;
+  const git_oid* current = nullptr;
+  for (size_t i = 0; i < n; ++i) {
+    if (target == heads[i]->name) current = &heads[i]->oid;
+  }
+  bool as_expected = expected ? (current && git_oid_equal(current, &*expected)) : current == nullptr;
+  if (!as_expected) {
+    return Status::Conflict("the remote branch " + branch +
+                            " has changed since this turn started; fetch and try again");
+  }
+
+  std::string spec = local + ":" + target;  // no '+': never a forced update
+  char* specs[] = {spec.data()};
+  git_strarray refspecs{specs, 1};
+  git_push_options opts = GIT_PUSH_OPTIONS_INIT;
+  opts.callbacks = callbacks;
   rc = git_remote_push(remote->get(), &refspecs, &opts);
   if (rc == GIT_ENONFASTFORWARD ||
       (rc == 0 && (state.rejected.find("fast-forward") != std::string::npos ||
-                   state.rejected.find("fetch first") != std::string::npos))) {
+                   state.rejected.find("fetch first") != std::string::npos ||
+                   state.rejected.find("stale") != std::string::npos))) {
     return Status::Conflict("the remote branch " + branch +
-                            " has moved since this turn started; fetch and try again");
+                            " has changed since this turn started; fetch and try again");
   }
-  if (rc != 0) return Fail("cannot push " + branch, rc);
+  if (rc != 0) return RemoteFail("cannot push " + branch, rc);
   if (!state.rejected.empty()) {
     return Status::Unavailable("the remote refused the push of " + branch + ": " +
-                               Redact(state.rejected));
+                               RedactCredentials(state.rejected));
   }
   // The mirror now knows the remote's new head.
   std::string tracking = "refs/remotes/origin/" + branch;

@@ -30,9 +30,13 @@ struct Identity {
 };
 
 // A repository path: repo-relative, '/'-separated, no "." or ".." segments, not
-// inside ".git". Returns the normalised form ("a/b.md"), or InvalidArgument with a
-// message fit to show the model.
+// inside ".git" (in any case or disguise), no backslashes or control characters.
+// Returns the normalised form ("a/b.md"), or InvalidArgument with a message fit
+// to show the model.
 Result<std::string> CheckPath(std::string_view path);
+
+// `text` with the user information of every URL in it replaced by "***".
+std::string RedactCredentials(std::string text);
 
 enum class EntryKind { kFile, kDirectory, kSymlink, kSubmodule };
 
@@ -51,7 +55,8 @@ inline constexpr size_t kMaxReadBytes = 1 << 20;  // larger files are refused
 
 class Mirror;
 
-// A read-only view of one commit's tree, read from git objects. Thread-compatible.
+// A read-only view of one commit's tree, read from git objects. Use it from one
+// thread at a time; open one snapshot per thread.
 class Snapshot {
  public:
   ~Snapshot();
@@ -65,6 +70,8 @@ class Snapshot {
   // Every file path under `dir` (recursively), sorted; at most `limit`.
   Result<std::vector<std::string>> Walk(const std::string& dir, size_t limit) const;
   bool IsFile(const std::string& path) const;
+  // What is at `path` in this tree, if anything.
+  std::optional<EntryKind> KindAt(const std::string& path) const;
 
  private:
   friend class Mirror;
@@ -79,11 +86,15 @@ class Snapshot {
 class Workspace {
  public:
   explicit Workspace(const Snapshot& base) : base_(base) {}
+  Workspace(const Snapshot&&) = delete;  // the snapshot must outlive the workspace
 
   Result<FileContent> Read(const std::string& path) const;
   Result<std::vector<DirEntry>> List(const std::string& dir) const;
   bool IsFile(const std::string& path) const;
 
+  // Refused with a clear error, before anything is committed: a path that is a
+  // directory, a symbolic link or a submodule in the tree, or under one of those
+  // or under a file. Content with a NUL byte is binary: stored, never read back.
   Status Write(const std::string& path, std::string content);
   Status Delete(const std::string& path);
   Status Move(const std::string& from, const std::string& to);
@@ -94,6 +105,9 @@ class Workspace {
   const Snapshot& base() const { return base_; }
 
  private:
+  // True if directory `dir` still has an entry once the edits are applied.
+  bool HasContent(const std::string& dir) const;
+
   const Snapshot& base_;
   std::map<std::string, std::optional<std::string>> edits_;
 };
@@ -122,10 +136,13 @@ class Mirror {
   Result<std::string> Commit(const Workspace& work, const Identity& author,
                              const std::string& message);
 
-  // Sets the remote's `branch` to `commit` if that is a fast-forward of what the
-  // remote has now (or the branch is new). Conflict if the remote branch moved
-  // elsewhere meanwhile: fetch, rebuild, and try again.
-  Status Push(const std::string& commit, const std::string& branch);
+  // Sets the remote's `branch` to `commit`, as a lease: only if the branch points
+  // at `expected_head` now (nullopt: only if it does not exist yet). The check and
+  // the update use one connection, and the server re-checks the old value, so
+  // nothing pushed meanwhile is overwritten. Conflict otherwise: fetch, rebuild on
+  // the new head, and try again.
+  Status Push(const std::string& commit, const std::string& branch,
+              const std::optional<std::string>& expected_head);
 
  private:
   struct Impl;
