@@ -43,7 +43,8 @@ class GitTest : public ::testing::Test {
     Write("mint.json", "{\"name\": \"Acme\"}\n");
     Write("script.sh", "#!/bin/sh\necho hi\n");
     Sh("chmod +x " + seed_ + "/script.sh");
-    Sh("head -c 300 /dev/urandom > " + seed_ + "/logo.png");
+    // A PNG header and NUL bytes: binary by any rule, whatever random bytes follow.
+    Sh("printf '\\211PNG\\r\\n\\032\\n\\000\\000\\000\\rIHDR' > " + seed_ + "/logo.png && head -c 300 /dev/urandom >> " + seed_ + "/logo.png");
     Sh("head -c 2000000 /dev/zero | tr '\\0' 'a' > " + seed_ + "/big.txt");
     Sh("ln -s /etc/passwd " + seed_ + "/passwd.md");
     Sh("cd " + seed_ + " && " + kGit + " add -A && " + kGit + " commit -qm init");

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <mutex>
@@ -136,9 +135,10 @@ class FileLock {
   int fd_;
 };
 
-// Git's rule: a NUL byte in the first 8000 bytes makes content binary.
+// The same rule libgit2 applies to stored blobs, so written or moved content is
+// judged as the base's is.
 bool LooksBinary(const std::string& content) {
-  return std::memchr(content.data(), '\0', std::min<size_t>(content.size(), 8000)) != nullptr;
+  return git_blob_data_is_binary(content.data(), content.size());
 }
 
 bool IsBlobMode(git_filemode_t mode) {

@@ -94,7 +94,7 @@ class Workspace {
 
   // Refused with a clear error, before anything is committed: a path that is a
   // directory, a symbolic link or a submodule in the tree, or under one of those
-  // or under a file. Content with a NUL byte is binary: stored, never read back.
+  // or under a file. Binary content (by git's rule) is stored, never read back.
   Status Write(const std::string& path, std::string content);
   Status Delete(const std::string& path);
   Status Move(const std::string& from, const std::string& to);
