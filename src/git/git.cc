@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <mutex>
@@ -123,7 +125,14 @@ class FileLock {
  public:
   explicit FileLock(const std::string& path)
       : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {
-    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+    int rc = -1;
+    if (fd_ >= 0) {
+      do rc = ::flock(fd_, LOCK_EX);
+      while (rc != 0 && errno == EINTR);
+    }
+    if (rc != 0) {
+      status_ = Status::Unavailable("cannot lock the mirror: " + std::string(std::strerror(errno)));
+    }
   }
   ~FileLock() {
     if (fd_ >= 0) ::close(fd_);  // releases the lock
@@ -131,8 +140,12 @@ class FileLock {
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;
 
+  // Not OK if the lock is not held: the caller must not go on.
+  const Status& status() const { return status_; }
+
  private:
   int fd_;
+  Status status_;
 };
 
 // The same rule libgit2 applies to stored blobs, so written or moved content is
@@ -528,6 +541,7 @@ Result<std::unique_ptr<Mirror>> Mirror::Open(const std::string& path, const std:
   std::filesystem::create_directories(path, ec);
   if (ec) return Status::Unavailable("cannot create " + path + ": " + ec.message());
   FileLock lock(impl->LockPath());
+  if (!lock.status().ok()) return lock.status();
   git_repository* r = nullptr;
   int rc = git_repository_open_bare(&r, path.c_str());
   if (rc == GIT_ENOTFOUND) rc = git_repository_init(&r, path.c_str(), /*is_bare=*/1);
@@ -541,6 +555,7 @@ Result<std::string> Mirror::FetchBranch(const std::string& branch) {
   if (!valid.ok()) return valid;
   std::lock_guard guard(impl_->mu);
   FileLock lock(impl_->LockPath());
+  if (!lock.status().ok()) return lock.status();
   auto remote = impl_->Remote();
   if (!remote.ok()) return remote.status();
   std::string spec = "+refs/heads/" + branch + ":refs/remotes/origin/" + branch;
@@ -677,6 +692,7 @@ Status Mirror::Push(const std::string& commit, const std::string& branch,
   }
   std::lock_guard guard(impl_->mu);
   FileLock lock(impl_->LockPath());
+  if (!lock.status().ok()) return lock.status();
   git_repository* repo = impl_->repo.get();
   // libgit2 pushes references, not bare commits: point a private ref at it.
   std::string local = "refs/docwright/push/" + branch;
