@@ -54,7 +54,7 @@ int Error(const std::string& message) {
 }
 
 // The server's message for a non-2xx reply.
-int ReplyError(const ApiReply& r) {
+int ReplyError(const http::Response& r) {
   Json body = Json::parse(r.body, nullptr, false);
   std::string message = body.is_object() && body.contains("error") && body["error"].is_string()
                             ? body["error"].get<std::string>()

@@ -1,0 +1,162 @@
+#include "http/client.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <random>
+#include <thread>
+
+namespace docwright::http {
+namespace {
+
+struct CurlDeleter {
+  void operator()(CURL* c) const { curl_easy_cleanup(c); }
+};
+struct SlistDeleter {
+  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+};
+
+struct Sink {
+  std::string* body;
+  size_t limit;
+  bool overflow = false;
+};
+
+size_t CollectBody(char* data, size_t size, size_t n, void* out) {
+  auto* sink = static_cast<Sink*>(out);
+  if (sink->body->size() + size * n > sink->limit) {
+    sink->overflow = true;
+    return 0;  // aborts the transfer
+  }
+  sink->body->append(data, size * n);
+  return size * n;
+}
+
+size_t CollectHeader(char* data, size_t size, size_t n, void* out) {
+  auto* headers = static_cast<std::map<std::string, std::string>*>(out);
+  std::string line(data, size * n);
+  if (line.rfind("HTTP/", 0) == 0) headers->clear();  // a new response (after 100, redirects)
+  size_t colon = line.find(':');
+  if (colon == std::string::npos) return size * n;
+  std::string name = line.substr(0, colon);
+  for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string value = line.substr(colon + 1);
+  auto not_space = [](char c) { return c != ' ' && c != '\t' && c != '\r' && c != '\n'; };
+  value.erase(value.begin(), std::find_if(value.begin(), value.end(), not_space));
+  value.erase(std::find_if(value.rbegin(), value.rend(), not_space).base(), value.end());
+  (*headers)[name] = value;
+  return size * n;
+}
+
+// "scheme://host[:port]" of a URL, for messages: never its path, query or user.
+std::string Origin(const std::string& url) {
+  size_t scheme = url.find("://");
+  if (scheme == std::string::npos) return "the server";
+  size_t start = scheme + 3;
+  size_t end = url.find_first_of("/?#", start);
+  std::string authority = url.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  size_t at = authority.rfind('@');
+  if (at != std::string::npos) authority = authority.substr(at + 1);
+  return url.substr(0, start) + authority;
+}
+
+}  // namespace
+
+std::string Response::Header(const std::string& name) const {
+  auto it = headers.find(name);
+  return it == headers.end() ? std::string() : it->second;
+}
+
+bool IsRetryable(int status) {
+  return status == 408 || status == 429 || status == 500 || status == 502 || status == 503 ||
+         status == 504;
+}
+
+std::optional<std::chrono::milliseconds> ParseRetryAfter(const std::string& value) {
+  if (value.empty() || value.size() > 9) return std::nullopt;
+  int64_t seconds = 0;
+  for (char c : value) {
+    if (c < '0' || c > '9') return std::nullopt;
+    seconds = seconds * 10 + (c - '0');
+  }
+  return std::chrono::milliseconds(seconds * 1000);
+}
+
+std::chrono::milliseconds RetryDelay(int retry, const RetryPolicy& policy,
+                                     std::optional<std::chrono::milliseconds> retry_after,
+                                     uint64_t random) {
+  if (retry_after) return std::min(*retry_after, policy.max_delay);
+  int64_t cap = policy.base_delay.count();
+  for (int i = 1; i < retry && cap < policy.max_delay.count(); ++i) cap *= 2;
+  cap = std::min<int64_t>(cap, policy.max_delay.count());
+  return std::chrono::milliseconds(cap <= 0 ? 0 : static_cast<int64_t>(random % (cap + 1)));
+}
+
+struct Client::Impl {
+  std::unique_ptr<CURL, CurlDeleter> curl{curl_easy_init()};
+  std::mt19937_64 rng{std::random_device{}()};
+};
+
+Client::Client() : impl_(std::make_unique<Impl>()) {}
+Client::~Client() = default;
+
+Result<Response> Client::Send(const Request& request) {
+  CURL* c = impl_->curl.get();
+  if (!c) return Status::Internal("cannot initialise libcurl");
+  curl_easy_reset(c);
+  std::unique_ptr<curl_slist, SlistDeleter> headers;
+  for (const auto& [name, value] : request.headers) {
+    std::string line = name + ": " + value;
+    curl_slist* l = curl_slist_append(headers.get(), line.c_str());
+    if (!l) return Status::Internal("out of memory");
+    headers.release();
+    headers.reset(l);
+  }
+  Response response;
+  Sink sink{&response.body, request.max_response_bytes};
+  curl_easy_setopt(c, CURLOPT_URL, request.url.c_str());
+  curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout.count()));
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.connect_timeout.count()));
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, CollectBody);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, CollectHeader);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, &response.headers);
+  if (!request.body.empty() || request.method == "POST" || request.method == "PUT" ||
+      request.method == "PATCH") {
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, request.body.data());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+  }
+  CURLcode rc = curl_easy_perform(c);
+  if (sink.overflow) {  // not transient: no retry will shrink it
+    return Status::Internal("the response from " + Origin(request.url) + " is larger than " +
+                               std::to_string(request.max_response_bytes) + " bytes");
+  }
+  if (rc != CURLE_OK) {
+    return Status::Unavailable("cannot reach " + Origin(request.url) + ": " + curl_easy_strerror(rc));
+  }
+  long status = 0;
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+  response.status = static_cast<int>(status);
+  return response;
+}
+
+Result<Response> Client::SendWithRetries(const Request& request, const RetryPolicy& policy) {
+  auto sleep = policy.sleep ? policy.sleep : [](std::chrono::milliseconds d) {
+    std::this_thread::sleep_for(d);
+    return true;
+  };
+  for (int attempt = 1;; ++attempt) {
+    Result<Response> r = Send(request);
+    bool retryable = r.ok() ? IsRetryable(r->status) : r.status().code() == Code::kUnavailable;
+    if (!retryable || attempt >= policy.max_attempts) return r;
+    std::optional<std::chrono::milliseconds> retry_after;
+    if (r.ok()) retry_after = ParseRetryAfter(r->Header("retry-after"));
+    if (!sleep(RetryDelay(attempt, policy, retry_after, impl_->rng()))) return r;
+  }
+}
+
+}  // namespace docwright::http

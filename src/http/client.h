@@ -1,0 +1,85 @@
+// Outgoing HTTP (libcurl): timeouts, bounded response bodies, and retries with
+// exponential backoff and full jitter that honour Retry-After. The one place for
+// talking to other services: forges, model providers, and docwright itself.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+
+namespace docwright::http {
+
+struct Request {
+  std::string method = "GET";
+  std::string url;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  std::chrono::milliseconds timeout{30000};  // the whole exchange
+  std::chrono::milliseconds connect_timeout{10000};
+  size_t max_response_bytes = 64u << 20;
+};
+
+struct Response {
+  int status = 0;
+  std::map<std::string, std::string> headers;  // names in lowercase
+  std::string body;
+
+  std::string Header(const std::string& lowercase_name) const;
+};
+
+struct RetryPolicy {
+  int max_attempts = 1;  // 1: no retries
+  std::chrono::milliseconds base_delay{500};
+  std::chrono::milliseconds max_delay{30000};  // also caps Retry-After
+  // Waits between attempts; returns false if the wait was cancelled (then no more
+  // attempts are made). Tests replace it; the default sleeps.
+  std::function<bool(std::chrono::milliseconds)> sleep;
+};
+
+// Whether a reply with this status is worth another attempt: 408, 429, 500,
+// 502, 503, 504.
+bool IsRetryable(int status);
+
+// The wait before retry `retry` (1 for the first retry): the server's
+// Retry-After if it gave one, else full jitter over an exponential backoff,
+// capped at max_delay. `random` is any uniformly random number.
+std::chrono::milliseconds RetryDelay(int retry, const RetryPolicy& policy,
+                                     std::optional<std::chrono::milliseconds> retry_after,
+                                     uint64_t random);
+
+// Parses a Retry-After value in seconds ("120"); HTTP dates are not used by the
+// services docwright talks to and give nullopt.
+std::optional<std::chrono::milliseconds> ParseRetryAfter(const std::string& value);
+
+class Client {
+ public:
+  Client();
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  // One attempt. Any HTTP status is a Response; Unavailable when none arrived
+  // (connection refused, timeout), Internal for a body over max_response_bytes.
+  // Messages name the server's origin, never a path, query or credentials.
+  Result<Response> Send(const Request& request);
+
+  // Attempts until a reply is not retryable (see IsRetryable; Unavailable errors
+  // are retried too) or `policy.max_attempts` are spent. Returns the last reply
+  // (which may be a retryable status) or the last error. Only for requests that
+  // are safe to repeat.
+  Result<Response> SendWithRetries(const Request& request, const RetryPolicy& policy);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace docwright::http

@@ -1,0 +1,156 @@
+#include "http/client.h"
+
+#include <gtest/gtest.h>
+
+#include "fakes/scripted_http_server.h"
+
+namespace docwright::http {
+namespace {
+
+using std::chrono::milliseconds;
+using testing::CannedResponse;
+using testing::ScriptedHttpServer;
+
+// A policy whose waits are recorded instead of slept.
+struct RecordedWaits {
+  std::vector<milliseconds> waits;
+  RetryPolicy Policy(int attempts) {
+    RetryPolicy p;
+    p.max_attempts = attempts;
+    p.base_delay = milliseconds(100);
+    p.max_delay = milliseconds(5000);
+    p.sleep = [this](milliseconds d) {
+      waits.push_back(d);
+      return true;
+    };
+    return p;
+  }
+};
+
+TEST(HttpClient, SendsTheRequestAsGivenAndReturnsTheReply) {
+  ScriptedHttpServer server({{201, {{"X-Thing", "yes"}}, "{\"ok\":true}"}});
+  Client client;
+  Request r;
+  r.method = "POST";
+  r.url = server.Url("/repos/acme/docs/pulls?state=open");
+  r.headers = {{"Authorization", "Bearer tok"}, {"Content-Type", "application/json"}};
+  r.body = "{\"title\":\"x\"}";
+  auto reply = client.Send(r);
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  EXPECT_EQ(reply->status, 201);
+  EXPECT_EQ(reply->body, "{\"ok\":true}");
+  EXPECT_EQ(reply->Header("x-thing"), "yes");
+  auto got = server.Requests();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].method, "POST");
+  EXPECT_EQ(got[0].target, "/repos/acme/docs/pulls?state=open");
+  EXPECT_EQ(got[0].headers["authorization"], "Bearer tok");
+  EXPECT_EQ(got[0].body, "{\"title\":\"x\"}");
+}
+
+TEST(HttpClient, RetriesTransientFailuresWithGrowingJitteredWaits) {
+  ScriptedHttpServer server({{503, {}, ""}, {502, {}, ""}, {500, {}, ""}, {200, {}, "done"}});
+  Client client;
+  RecordedWaits w;
+  auto reply = client.SendWithRetries(Request{"GET", server.Url()}, w.Policy(5));
+  ASSERT_TRUE(reply.ok());
+  EXPECT_EQ(reply->status, 200);
+  EXPECT_EQ(server.Requests().size(), 4u);
+  ASSERT_EQ(w.waits.size(), 3u);
+  // Full jitter: each wait is at most base * 2^(retry-1).
+  EXPECT_LE(w.waits[0], milliseconds(100));
+  EXPECT_LE(w.waits[1], milliseconds(200));
+  EXPECT_LE(w.waits[2], milliseconds(400));
+}
+
+TEST(HttpClient, HonoursRetryAfterUpToTheCap) {
+  ScriptedHttpServer server({{429, {{"Retry-After", "3"}}, ""},
+                             {429, {{"Retry-After", "120"}}, ""},
+                             {200, {}, ""}});
+  Client client;
+  RecordedWaits w;
+  auto reply = client.SendWithRetries(Request{"GET", server.Url()}, w.Policy(5));
+  ASSERT_TRUE(reply.ok());
+  EXPECT_EQ(reply->status, 200);
+  EXPECT_EQ(w.waits, (std::vector<milliseconds>{milliseconds(3000), milliseconds(5000)}));
+}
+
+TEST(HttpClient, GivesUpAfterMaxAttemptsAndNeverRetriesClientErrors) {
+  {
+    ScriptedHttpServer server({{503, {}, "a"}, {503, {}, "b"}, {503, {}, "c"}, {200, {}, ""}});
+    Client client;
+    RecordedWaits w;
+    auto reply = client.SendWithRetries(Request{"GET", server.Url()}, w.Policy(3));
+    ASSERT_TRUE(reply.ok());
+    EXPECT_EQ(reply->status, 503);
+    EXPECT_EQ(reply->body, "c");
+    EXPECT_EQ(server.Requests().size(), 3u);
+  }
+  for (int status : {400, 401, 403, 404, 409, 422}) {
+    ScriptedHttpServer server({{status, {}, ""}, {200, {}, ""}});
+    Client client;
+    RecordedWaits w;
+    auto reply = client.SendWithRetries(Request{"GET", server.Url()}, w.Policy(5));
+    EXPECT_EQ(reply->status, status);
+    EXPECT_EQ(server.Requests().size(), 1u) << status;
+  }
+}
+
+TEST(HttpClient, CancelledWaitStopsRetrying) {
+  ScriptedHttpServer server({{503, {}, ""}, {200, {}, ""}});
+  Client client;
+  RetryPolicy p;
+  p.max_attempts = 5;
+  p.sleep = [](milliseconds) { return false; };
+  auto reply = client.SendWithRetries(Request{"GET", server.Url()}, p);
+  EXPECT_EQ(reply->status, 503);
+  EXPECT_EQ(server.Requests().size(), 1u);
+}
+
+TEST(HttpClient, NetworkFailuresTimeoutsAndHugeBodiesAreClearErrors) {
+  Client client;
+  Request refused{"GET", "http://user:secret@127.0.0.1:1/private/path?token=abc"};
+  RecordedWaits w;
+  auto r = client.SendWithRetries(refused, w.Policy(3));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kUnavailable);
+  EXPECT_EQ(w.waits.size(), 2u) << "network errors are retried";
+  EXPECT_NE(r.status().message().find("http://127.0.0.1:1"), std::string::npos) << r.status().message();
+  for (const char* secret : {"secret", "token=abc", "private"}) {
+    EXPECT_EQ(r.status().message().find(secret), std::string::npos) << r.status().message();
+  }
+
+  ScriptedHttpServer slow({{200, {}, "late", milliseconds(1500)}});
+  Request timed{"GET", slow.Url()};
+  timed.timeout = milliseconds(200);
+  auto t = client.Send(timed);
+  EXPECT_EQ(t.status().code(), Code::kUnavailable) << (t.ok() ? "answered" : t.status().message());
+
+  ScriptedHttpServer big({{200, {}, std::string(100000, 'x')}, {200, {}, ""}});
+  Request bounded{"GET", big.Url()};
+  bounded.max_response_bytes = 1000;
+  RecordedWaits none;
+  auto b = client.SendWithRetries(bounded, none.Policy(3));
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("larger than 1000 bytes"), std::string::npos);
+  EXPECT_TRUE(none.waits.empty()) << "a body too large is not transient";
+}
+
+TEST(HttpClient, RetryAfterParsingAndDelayBounds) {
+  EXPECT_EQ(ParseRetryAfter("7"), milliseconds(7000));
+  EXPECT_FALSE(ParseRetryAfter(""));
+  EXPECT_FALSE(ParseRetryAfter("-1"));
+  EXPECT_FALSE(ParseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT"));
+  RetryPolicy p;
+  p.base_delay = milliseconds(500);
+  p.max_delay = milliseconds(30000);
+  for (uint64_t rnd : {uint64_t{0}, uint64_t{12345}, ~uint64_t{0}}) {
+    EXPECT_LE(RetryDelay(1, p, std::nullopt, rnd), milliseconds(500));
+    EXPECT_LE(RetryDelay(10, p, std::nullopt, rnd), milliseconds(30000));
+    EXPECT_LE(RetryDelay(1000, p, std::nullopt, rnd), milliseconds(30000));
+  }
+  EXPECT_EQ(RetryDelay(1, p, milliseconds(60000000), 0), milliseconds(30000));
+}
+
+}  // namespace
+}  // namespace docwright::http
