@@ -1,0 +1,85 @@
+#include "support/loopback_http_server.h"
+
+#include <atomic>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <thread>
+
+namespace docwright::testing {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+
+struct LoopbackHttpServer::Impl {
+  Handler handler;
+  net::io_context ioc;
+  tcp::acceptor acceptor{ioc};
+  std::atomic<bool> stopping{false};
+  std::thread thread;
+
+  void Serve(tcp::socket socket) {
+    beast::flat_buffer buffer;
+    for (;;) {
+      http::request_parser<http::string_body> parser;
+      parser.body_limit(256 << 20);
+      beast::error_code ec;
+      http::read(socket, buffer, parser, ec);
+      if (ec) return;
+      auto& req = parser.get();
+      LoopbackRequest in{std::string(req.method_string()), std::string(req.target()), req.body(), {}};
+      for (auto& f : req) {
+        std::string name(f.name_string());
+        for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        in.headers[name] = std::string(f.value());
+      }
+      LoopbackResponse out = handler(in);
+      http::response<http::string_body> res{static_cast<http::status>(out.status), 11};
+      for (auto& [k, v] : out.headers) res.set(k, v);
+      res.body() = std::move(out.body);
+      res.keep_alive(req.keep_alive() && !out.close);
+      res.prepare_payload();
+      http::write(socket, res, ec);
+      if (ec || !res.keep_alive()) return;
+    }
+  }
+};
+
+LoopbackHttpServer::LoopbackHttpServer(Handler handler) : impl_(std::make_unique<Impl>()) {
+  impl_->handler = std::move(handler);
+  tcp::endpoint ep(net::ip::make_address("127.0.0.1"), 0);
+  impl_->acceptor.open(ep.protocol());
+  impl_->acceptor.bind(ep);
+  impl_->acceptor.listen();
+  impl_->thread = std::thread([impl = impl_.get()] {
+    std::vector<std::thread> connections;
+    while (!impl->stopping) {
+      beast::error_code ec;
+      tcp::socket socket(impl->ioc);
+      impl->acceptor.accept(socket, ec);
+      if (ec || impl->stopping) break;
+      connections.emplace_back([impl, s = std::move(socket)]() mutable { impl->Serve(std::move(s)); });
+    }
+    for (auto& c : connections) c.join();
+  });
+}
+
+LoopbackHttpServer::~LoopbackHttpServer() {
+  impl_->stopping = true;
+  beast::error_code ec;
+  // Wake the blocking accept with a connection of our own.
+  tcp::socket poke(impl_->ioc);
+  poke.connect(impl_->acceptor.local_endpoint(), ec);
+  poke.close(ec);
+  impl_->thread.join();
+}
+
+uint16_t LoopbackHttpServer::port() const { return impl_->acceptor.local_endpoint().port(); }
+
+std::string LoopbackHttpServer::Url(const std::string& path) const {
+  return "http://127.0.0.1:" + std::to_string(port()) + path;
+}
+
+}  // namespace docwright::testing

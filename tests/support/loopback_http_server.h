@@ -1,0 +1,43 @@
+// An HTTP/1.1 server on 127.0.0.1 for tests: a thread per connection, keep-alive,
+// and every request handed to one function. The fakes of outside services are
+// such functions.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace docwright::testing {
+
+struct LoopbackRequest {
+  std::string method, target, body;
+  std::map<std::string, std::string> headers;  // names in lowercase
+};
+
+struct LoopbackResponse {
+  int status = 200;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  bool close = false;  // close the connection after this response
+};
+
+class LoopbackHttpServer {
+ public:
+  using Handler = std::function<LoopbackResponse(const LoopbackRequest&)>;
+
+  explicit LoopbackHttpServer(Handler handler);
+  ~LoopbackHttpServer();  // waits for open connections to end
+
+  uint16_t port() const;
+  std::string Url(const std::string& path = "/") const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace docwright::testing
