@@ -250,6 +250,14 @@ TEST_F(GitTest, EditsThatCannotBeCommittedAreRefusedWhenMade) {
   EXPECT_TRUE(work.Read("data.bin")->binary);
   // Editing an executable keeps it executable.
   ASSERT_TRUE(work.Write("script.sh", "#!/bin/sh\necho bye\n").ok());
+  // Moves take any file as it is: over the read limit, and with its mode.
+  EXPECT_FALSE(work.Read("big.txt").ok()) << "too large to read";
+  ASSERT_TRUE(work.Move("big.txt", "assets/big.txt").ok());
+  EXPECT_EQ(work.Read("assets/big.txt").status().code(), Code::kInvalidArgument);
+  ASSERT_TRUE(work.Write("tools/run.sh", "placeholder").ok());
+  ASSERT_TRUE(work.Delete("tools/run.sh").ok());
+  ASSERT_TRUE(work.Move("script.sh", "bin/script.sh").ok());
+  EXPECT_EQ(work.Read("bin/script.sh")->text, "#!/bin/sh\necho bye\n") << "the edited content moves";
   // A directory whose files are all deleted is gone.
   ASSERT_TRUE(work.Delete("docs/guide/install.md").ok());
   ASSERT_TRUE(work.Delete("docs/guide/usage.md").ok());
@@ -258,9 +266,32 @@ TEST_F(GitTest, EditsThatCannotBeCommittedAreRefusedWhenMade) {
   ASSERT_TRUE(commit.ok()) << commit.status().message();
   ASSERT_TRUE(mirror->Push(*commit, "docwright/restructure", std::nullopt).ok());
   EXPECT_EQ(RemoteFile("docwright/restructure:mint.json/x.md"), "# Now a folder");
-  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " ls-tree docwright/restructure script.sh").substr(0, 6),
-            "100755");
+  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " rev-parse docwright/restructure:assets/big.txt"),
+            Sh("git --git-dir=" + remote_ + " rev-parse main:big.txt"));
+  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " ls-tree docwright/restructure big.txt script.sh tools"),
+            "") << "moved away, and a file written then deleted leaves nothing";
+  EXPECT_EQ(RemoteFile("docwright/restructure:bin/script.sh"), "#!/bin/sh\necho bye");
+  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " ls-tree docwright/restructure bin/script.sh").substr(0, 6),
+            "100755")
+      << "edited, then moved: still executable";
   EXPECT_EQ(Sh("git --git-dir=" + remote_ + " ls-tree docwright/restructure docs/guide"), "");
+}
+
+TEST_F(GitTest, MovedFilesKeepTheirModeAndMovingBackIsNoChange) {
+  auto mirror = OpenMirror(remote_);
+  auto snap = Snap(*mirror, Fetch(*mirror, "main"));
+  ASSERT_TRUE(snap);
+  Workspace work(*snap);
+  ASSERT_TRUE(work.Move("script.sh", "bin/script.sh").ok());
+  ASSERT_TRUE(work.Move("logo.png", "img/logo.png").ok());
+  ASSERT_TRUE(work.Move("img/logo.png", "logo.png").ok());
+  auto changes = work.Changes();
+  EXPECT_EQ(changes.size(), 2u) << "the logo moved back: no change";
+  auto commit = mirror->Commit(work, Identity{}, "move");
+  ASSERT_TRUE(commit.ok()) << commit.status().message();
+  ASSERT_TRUE(mirror->Push(*commit, "docwright/move", std::nullopt).ok());
+  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " ls-tree docwright/move bin/script.sh").substr(0, 6),
+            "100755");
 }
 
 TEST_F(GitTest, PushIsALeaseOnTheHeadTheTurnStartedFrom) {

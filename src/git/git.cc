@@ -286,25 +286,40 @@ struct Snapshot::Impl {
     if (mode == GIT_FILEMODE_COMMIT) {
       return Status::InvalidArgument(path + " is a submodule; submodules are not read");
     }
+    return RawById(*git_tree_entry_id(entry->get()), path, limit, binary);
+  }
+
+  // The bytes of blob `id` (named `what` in errors), up to `limit`.
+  Result<std::string> RawById(const git_oid& id, const std::string& what, size_t limit,
+                              bool* binary) const {
     // Check the size from the object header before loading the object.
     git_odb* raw_odb = nullptr;
-    if (git_repository_odb(&raw_odb, repo.get()) != 0) return Fail("cannot read " + path, -1);
+    if (git_repository_odb(&raw_odb, repo.get()) != 0) return Fail("cannot read " + what, -1);
     OdbPtr odb(raw_odb);
     size_t size = 0;
     git_object_t type;
-    int rc = git_odb_read_header(&size, &type, odb.get(), git_tree_entry_id(entry->get()));
-    if (rc != 0) return Fail("cannot read " + path, rc);
+    int rc = git_odb_read_header(&size, &type, odb.get(), &id);
+    if (rc != 0) return Fail("cannot read " + what, rc);
     if (size > limit) {
-      return Status::InvalidArgument(path + " is too large to read: " + std::to_string(size) +
+      return Status::InvalidArgument(what + " is too large to read: " + std::to_string(size) +
                                      " bytes, the limit is " + std::to_string(limit));
     }
     git_blob* b = nullptr;
-    rc = git_blob_lookup(&b, repo.get(), git_tree_entry_id(entry->get()));
-    if (rc != 0) return Fail("cannot read " + path, rc);
+    rc = git_blob_lookup(&b, repo.get(), &id);
+    if (rc != 0) return Fail("cannot read " + what, rc);
     BlobPtr blob(b);
     if (binary) *binary = git_blob_is_binary(blob.get());
     return std::string(static_cast<const char*>(git_blob_rawcontent(blob.get())),
                        static_cast<size_t>(git_blob_rawsize(blob.get())));
+  }
+
+  // The blob id and executable bit of the regular file at `path`.
+  Result<std::pair<git_oid, bool>> FileAt(const std::string& path) const {
+    auto entry = Entry(path);
+    if (!entry.ok()) return entry.status();
+    git_filemode_t mode = git_tree_entry_filemode(entry->get());
+    if (!IsBlobMode(mode)) return Status::InvalidArgument(path + " is not a regular file");
+    return std::make_pair(*git_tree_entry_id(entry->get()), mode == GIT_FILEMODE_BLOB_EXECUTABLE);
   }
 };
 
@@ -365,18 +380,32 @@ bool Snapshot::IsFile(const std::string& path) const {
 Result<FileContent> Workspace::Read(const std::string& path) const {
   auto p = CheckPath(path);
   if (!p.ok()) return p.status();
-  if (auto it = edits_.find(*p); it != edits_.end()) {
-    if (!it->second) return Status::NotFound("no such file or directory: " + *p);
-    if (LooksBinary(*it->second)) return FileContent{"", true};
-    return FileContent{*it->second, false};
+  auto it = edits_.find(*p);
+  if (it == edits_.end()) return base_.Read(*p);
+  const Change& c = it->second;
+  switch (c.kind) {
+    case Change::Kind::kDelete:
+      return Status::NotFound("no such file or directory: " + *p);
+    case Change::Kind::kWrite:
+      if (LooksBinary(c.content)) return FileContent{"", true};
+      return FileContent{c.content, false};
+    case Change::Kind::kCopy: {
+      auto id = ParseOid(c.blob);
+      if (!id.ok()) return id.status();
+      bool binary = false;
+      auto raw = base_.impl_->RawById(*id, *p, kMaxReadBytes, &binary);
+      if (!raw.ok()) return raw.status();
+      if (binary) return FileContent{"", true};
+      return FileContent{std::move(*raw), false};
+    }
   }
-  return base_.Read(*p);
+  return Status::Internal("unknown change");
 }
 
 bool Workspace::IsFile(const std::string& path) const {
   auto p = CheckPath(path);
   if (!p.ok()) return false;
-  if (auto it = edits_.find(*p); it != edits_.end()) return it->second.has_value();
+  if (auto it = edits_.find(*p); it != edits_.end()) return it->second.kind != Change::Kind::kDelete;
   return base_.IsFile(*p);
 }
 
@@ -385,11 +414,8 @@ Result<std::vector<DirEntry>> Workspace::List(const std::string& dir) const {
   if (!checked.ok()) return checked.status();
   const std::string& d = *checked;
   std::string prefix = d.empty() ? "" : d + "/";
-  bool edited_below = false;
-  for (auto e = edits_.lower_bound(prefix); e != edits_.end() && e->first.rfind(prefix, 0) == 0; ++e) {
-    edited_below = true;
-    break;
-  }
+  auto first_below = edits_.lower_bound(prefix);
+  bool edited_below = first_below != edits_.end() && first_below->first.rfind(prefix, 0) == 0;
   std::map<std::string, EntryKind> entries;
   auto base = base_.List(d);
   if (base.ok()) {
@@ -401,9 +427,10 @@ Result<std::vector<DirEntry>> Workspace::List(const std::string& dir) const {
     std::string rest = e->first.substr(prefix.size());
     size_t slash = rest.find('/');
     std::string name = rest.substr(0, slash);
+    bool present = e->second.kind != Change::Kind::kDelete;
     if (slash != std::string::npos) {
-      if (e->second) entries[name] = EntryKind::kDirectory;
-    } else if (e->second) {
+      if (present) entries[name] = EntryKind::kDirectory;
+    } else if (present) {
       entries[name] = EntryKind::kFile;
     } else {
       entries.erase(name);
@@ -423,7 +450,7 @@ Result<std::vector<DirEntry>> Workspace::List(const std::string& dir) const {
 bool Workspace::HasContent(const std::string& dir) const {
   std::string sub = dir + "/";
   for (auto e = edits_.lower_bound(sub); e != edits_.end() && e->first.rfind(sub, 0) == 0; ++e) {
-    if (e->second) return true;  // something written below
+    if (e->second.kind != Change::Kind::kDelete) return true;  // something put below
   }
   auto leaves = base_.impl_->Leaves(dir, std::numeric_limits<size_t>::max(), /*files_only=*/false);
   if (!leaves.ok()) return false;
@@ -433,6 +460,28 @@ bool Workspace::HasContent(const std::string& dir) const {
   return false;
 }
 
+Status Workspace::CheckWritable(const std::string& p) const {
+  // Links and submodules are never changed or entered; directories are not
+  // files; files are not directories.
+  auto kind = base_.KindAt(p);
+  if (kind == EntryKind::kSymlink) {
+    return Status::InvalidArgument(p + " is a symbolic link; links are not changed");
+  }
+  if (kind == EntryKind::kSubmodule) {
+    return Status::InvalidArgument(p + " is a submodule; submodules are not changed");
+  }
+  if (List(p).ok()) return Status::InvalidArgument(p + " is a directory");
+  for (size_t slash = p.find('/'); slash != std::string::npos; slash = p.find('/', slash + 1)) {
+    std::string parent = p.substr(0, slash);
+    auto parent_kind = base_.KindAt(parent);
+    if (parent_kind == EntryKind::kSymlink || parent_kind == EntryKind::kSubmodule) {
+      return Status::InvalidArgument(parent + " is a symbolic link or submodule, not a directory");
+    }
+    if (IsFile(parent)) return Status::InvalidArgument(parent + " is a file, not a directory");
+  }
+  return Status();
+}
+
 Status Workspace::Write(const std::string& path, std::string content) {
   auto p = CheckPath(path);
   if (!p.ok()) return p.status();
@@ -440,25 +489,16 @@ Status Workspace::Write(const std::string& path, std::string content) {
     return Status::InvalidArgument("the content is too large: " + std::to_string(content.size()) +
                                    " bytes, the limit is " + std::to_string(kMaxReadBytes));
   }
-  // Links and submodules are never changed or entered; directories are not
-  // files; files are not directories.
-  auto kind = base_.KindAt(*p);
-  if (kind == EntryKind::kSymlink) {
-    return Status::InvalidArgument(*p + " is a symbolic link; links are not changed");
+  Status writable = CheckWritable(*p);
+  if (!writable.ok()) return writable;
+  // An executable stays executable when rewritten.
+  bool executable = false;
+  if (auto it = edits_.find(*p); it != edits_.end()) {
+    executable = it->second.kind != Change::Kind::kDelete && it->second.executable;
+  } else if (auto file = base_.impl_->FileAt(*p); file.ok()) {
+    executable = file->second;
   }
-  if (kind == EntryKind::kSubmodule) {
-    return Status::InvalidArgument(*p + " is a submodule; submodules are not changed");
-  }
-  if (List(*p).ok()) return Status::InvalidArgument(*p + " is a directory");
-  for (size_t slash = p->find('/'); slash != std::string::npos; slash = p->find('/', slash + 1)) {
-    std::string parent = p->substr(0, slash);
-    auto parent_kind = base_.KindAt(parent);
-    if (parent_kind == EntryKind::kSymlink || parent_kind == EntryKind::kSubmodule) {
-      return Status::InvalidArgument(parent + " is a symbolic link or submodule, not a directory");
-    }
-    if (IsFile(parent)) return Status::InvalidArgument(parent + " is a file, not a directory");
-  }
-  edits_[*p] = std::move(content);
+  edits_[*p] = Change{Change::Kind::kWrite, std::move(content), "", executable};
   return Status();
 }
 
@@ -467,7 +507,7 @@ Status Workspace::Delete(const std::string& path) {
   if (!p.ok()) return p.status();
   if (!IsFile(*p)) return Status::NotFound("no such file: " + *p);
   if (base_.IsFile(*p)) {
-    edits_[*p] = std::nullopt;
+    edits_[*p] = Change{Change::Kind::kDelete};
   } else {
     edits_.erase(*p);
   }
@@ -482,28 +522,36 @@ Status Workspace::Move(const std::string& from, const std::string& to) {
   if (*f == *t) return Status();
   if (!IsFile(*f)) return Status::NotFound("no such file: " + *f);
   if (IsFile(*t)) return Status::Conflict(*t + " already exists");
-  std::string content;
+  Change moved;
   if (auto it = edits_.find(*f); it != edits_.end()) {
-    content = *it->second;
+    moved = it->second;
   } else {
-    // Binary files move too: take the raw bytes.
-    auto raw = base_.impl_->Raw(*f, kMaxReadBytes, nullptr);
-    if (!raw.ok()) return raw.status();
-    content = std::move(*raw);
+    // A base file moves as the same blob: no size limit, binary or not, mode kept.
+    auto file = base_.impl_->FileAt(*f);
+    if (!file.ok()) return file.status();
+    moved = Change{Change::Kind::kCopy, "", Hex(file->first), file->second};
   }
-  Status s = Write(*t, std::move(content));
-  if (!s.ok()) return s;
+  Status writable = CheckWritable(*t);
+  if (!writable.ok()) return writable;
+  edits_[*t] = std::move(moved);
   return Delete(*f);
 }
 
-std::map<std::string, std::optional<std::string>> Workspace::Changes() const {
-  std::map<std::string, std::optional<std::string>> out;
-  for (const auto& [path, content] : edits_) {
-    if (content && base_.IsFile(path)) {
-      auto before = base_.impl_->Raw(path, kMaxReadBytes, nullptr);
-      if (before.ok() && *before == *content) continue;
+std::map<std::string, Change> Workspace::Changes() const {
+  std::map<std::string, Change> out;
+  for (const auto& [path, change] : edits_) {
+    if (change.kind != Change::Kind::kDelete && base_.IsFile(path)) {
+      auto before = base_.impl_->FileAt(path);
+      if (change.kind == Change::Kind::kCopy && before.ok() && Hex(before->first) == change.blob &&
+          before->second == change.executable) {
+        continue;  // moved back where it was
+      }
+      if (change.kind == Change::Kind::kWrite) {
+        auto bytes = base_.impl_->Raw(path, kMaxReadBytes, nullptr);
+        if (bytes.ok() && *bytes == change.content) continue;  // written back as it was
+      }
     }
-    out.emplace(path, content);
+    out.emplace(path, change);
   }
   return out;
 }
@@ -620,24 +668,22 @@ Result<std::string> Mirror::Commit(const Workspace& work, const Identity& author
 
   std::vector<git_tree_update> updates;
   updates.reserve(changes.size());
-  for (const auto& [path, content] : changes) {
+  for (const auto& [path, change] : changes) {
     git_tree_update u{};
     u.path = path.c_str();
-    if (!content) {
+    if (change.kind == Change::Kind::kDelete) {
       u.action = GIT_TREE_UPDATE_REMOVE;
+    } else if (change.kind == Change::Kind::kCopy) {
+      u.action = GIT_TREE_UPDATE_UPSERT;
+      auto id = ParseOid(change.blob);
+      if (!id.ok()) return id.status();
+      u.id = *id;
+      u.filemode = change.executable ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
     } else {
       u.action = GIT_TREE_UPDATE_UPSERT;
-      rc = git_blob_create_from_buffer(&u.id, repo, content->data(), content->size());
+      rc = git_blob_create_from_buffer(&u.id, repo, change.content.data(), change.content.size());
       if (rc != 0) return Fail("cannot store " + path, rc);
-      // Keep an executable file executable.
-      git_tree_entry* e = nullptr;
-      u.filemode = GIT_FILEMODE_BLOB;
-      if (git_tree_entry_bypath(&e, base_tree.get(), path.c_str()) == 0) {
-        EntryPtr entry(e);
-        if (git_tree_entry_filemode(e) == GIT_FILEMODE_BLOB_EXECUTABLE) {
-          u.filemode = GIT_FILEMODE_BLOB_EXECUTABLE;
-        }
-      }
+      u.filemode = change.executable ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
     }
     updates.push_back(u);
   }

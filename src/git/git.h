@@ -82,6 +82,15 @@ class Snapshot {
   std::string commit_;
 };
 
+// One path's change in a workspace.
+struct Change {
+  enum class Kind { kWrite, kDelete, kCopy };
+  Kind kind = Kind::kWrite;
+  std::string content;      // kWrite: the new bytes
+  std::string blob;         // kCopy: an existing blob (a moved file), by id
+  bool executable = false;  // the file's mode: kept from the file it replaces or moves
+};
+
 // Edits over a snapshot, kept in memory. Reads see the edits.
 class Workspace {
  public:
@@ -97,19 +106,21 @@ class Workspace {
   // or under a file. Binary content (by git's rule) is stored, never read back.
   Status Write(const std::string& path, std::string content);
   Status Delete(const std::string& path);
+  // Moves a file as it is, whatever its size or content, keeping its mode.
   Status Move(const std::string& from, const std::string& to);
 
-  // Path -> new content, or nullopt for a deletion. Writes that restore the base
-  // content are dropped.
-  std::map<std::string, std::optional<std::string>> Changes() const;
+  // The changes by path. Edits that restore what the base has are dropped.
+  std::map<std::string, Change> Changes() const;
   const Snapshot& base() const { return base_; }
 
  private:
   // True if directory `dir` still has an entry once the edits are applied.
   bool HasContent(const std::string& dir) const;
+  // Whether a file may be put at `path` (a checked path).
+  Status CheckWritable(const std::string& path) const;
 
   const Snapshot& base_;
-  std::map<std::string, std::optional<std::string>> edits_;
+  std::map<std::string, Change> edits_;
 };
 
 // A bare mirror of one remote repository, on disk. One Mirror object per process
