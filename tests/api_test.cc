@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <random>
 
 #include <atomic>
@@ -705,6 +706,15 @@ TEST_F(ApiTest, JobClientCommands) {
                   "--project", project_a_});
   EXPECT_EQ(denied.exit_code, 1);
   EXPECT_NE(denied.err.find("HTTP 401"), std::string::npos) << denied.err;
+  {
+    std::ofstream(dir_ / "huge.txt") << std::string((1 << 20) + 1, 'x');
+    std::ofstream(dir_ / "prompt.txt") << "From a file [nochange]";
+    CommandResult huge = job({"job", "create", "--prompt-file", dir_ / "huge.txt"}, 1);
+    EXPECT_NE(huge.err.find("larger than 1 MiB"), std::string::npos) << huge.err;
+    std::string from_file = job({"job", "create", "--prompt-file", dir_ / "prompt.txt"}, 0).LastLine();
+    EXPECT_EQ(Get(Job(project_a_, from_file) + "/messages", key_a_).Json()["messages"][0]["prompt"],
+              "From a file [nochange]");
+  }
   CommandResult unreachable = RunCommand(
       kScripted, {"job", "get", id, "--url", "http://127.0.0.1:1", "--key", key_a_, "--project",
                   project_a_});

@@ -4,7 +4,6 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <thread>
 
 #include "client/api_client.h"
@@ -67,15 +66,20 @@ Result<std::string> ReadPrompt(const JobOptions& o) {
     if (o.prompt.empty()) return Status::InvalidArgument("--prompt or --prompt-file is required");
     return o.prompt;
   }
-  std::stringstream ss;
-  if (o.prompt_file == "-") {
-    ss << std::cin.rdbuf();
-  } else {
-    std::ifstream in(o.prompt_file);
-    if (!in) return Status::InvalidArgument("cannot read " + o.prompt_file);
-    ss << in.rdbuf();
+  // The server takes at most 1 MiB in a body; read no more than that and a bit.
+  constexpr size_t kLimit = 1 << 20;
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  if (o.prompt_file != "-") {
+    file.open(o.prompt_file, std::ios::binary);
+    if (!file) return Status::InvalidArgument("cannot read " + o.prompt_file);
+    in = &file;
   }
-  return ss.str();
+  std::string text(kLimit + 1, '\0');
+  in->read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in->gcount()));
+  if (text.size() > kLimit) return Status::InvalidArgument("the prompt file is larger than 1 MiB");
+  return text;
 }
 
 std::string JobPath(const JobOptions& o, const std::string& suffix = "") {

@@ -692,26 +692,18 @@ Result<std::string> Mirror::Commit(const Workspace& work, const Identity& author
   // the same name needs the file gone first.
   std::vector<git_tree_update> removals, upserts;
   for (const auto& u : updates) (u.action == GIT_TREE_UPDATE_REMOVE ? removals : upserts).push_back(u);
-  git_oid tree_oid;
-  TreePtr intermediate;
-  git_tree* start_tree = base_tree.get();
-  if (!removals.empty()) {
-    rc = git_tree_create_updated(&tree_oid, repo, start_tree, removals.size(), removals.data());
+  TreePtr new_tree;
+  for (const auto* pass : {&removals, &upserts}) {
+    if (pass->empty()) continue;
+    git_oid tree_oid;
+    git_tree* from = new_tree ? new_tree.get() : base_tree.get();
+    rc = git_tree_create_updated(&tree_oid, repo, from, pass->size(), pass->data());
     if (rc != 0) return Fail("cannot build the new tree", rc);
-    git_tree* it = nullptr;
-    rc = git_tree_lookup(&it, repo, &tree_oid);
-    if (rc != 0) return Fail("cannot build the new tree", rc);
-    intermediate.reset(it);
-    start_tree = it;
+    git_tree* built = nullptr;
+    rc = git_tree_lookup(&built, repo, &tree_oid);
+    if (rc != 0) return Fail("cannot read the new tree", rc);
+    new_tree.reset(built);
   }
-  if (!upserts.empty()) {
-    rc = git_tree_create_updated(&tree_oid, repo, start_tree, upserts.size(), upserts.data());
-    if (rc != 0) return Fail("cannot build the new tree", rc);
-  }
-  git_tree* nt = nullptr;
-  rc = git_tree_lookup(&nt, repo, &tree_oid);
-  if (rc != 0) return Fail("cannot read the new tree", rc);
-  TreePtr new_tree(nt);
   git_signature* s = nullptr;
   rc = git_signature_now(&s, author.name.c_str(), author.email.c_str());
   if (rc != 0) return Fail("invalid author identity", rc);
