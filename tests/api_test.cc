@@ -13,6 +13,7 @@
 #include <set>
 #include <thread>
 
+#include "support/git_repo.h"
 #include "support/http_client.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
@@ -32,13 +33,15 @@ class ApiTest : public ::testing::Test {
   void SetUp() override {
     org_a_ = Admin({"org", "create", "--name", "acme"}).LastLine();
     key_a_ = Admin({"key", "create", "--org", org_a_, "--name", "ci"}).LastLine();
-    project_a_ = Admin({"project", "create", "--org", org_a_, "--repository",
-                        "https://git.example/acme/docs"})
+    remote_a_ = dir_ / "acme-docs.git";
+    remote_b_ = dir_ / "globex-docs.git";
+    MakeDocsRemote(remote_a_);
+    MakeDocsRemote(remote_b_);
+    project_a_ = Admin({"project", "create", "--org", org_a_, "--repository", remote_a_})
                      .LastLine();
     org_b_ = Admin({"org", "create", "--name", "globex"}).LastLine();
     key_b_ = Admin({"key", "create", "--org", org_b_}).LastLine();
-    project_b_ = Admin({"project", "create", "--org", org_b_, "--repository",
-                        "https://git.example/globex/docs"})
+    project_b_ = Admin({"project", "create", "--org", org_b_, "--repository", remote_b_})
                      .LastLine();
     StartServer(kScripted, {"--lease-seconds", "1"});
   }
@@ -94,6 +97,21 @@ class ApiTest : public ::testing::Test {
     return job;
   }
 
+  // A link to a page of this server's local forge.
+  void ExpectLocalPullRequestLink(const json& link) {
+    ASSERT_TRUE(link.is_string()) << link;
+    EXPECT_TRUE(std::regex_match(link.get<std::string>(),
+                                 std::regex("http://127\\.0\\.0\\.1:" +
+                                            std::to_string(server_->port()) +
+                                            "/pulls/[A-Za-z0-9]{22}")))
+        << link;
+  }
+  static std::string PathOf(const json& link) {
+    std::string url = link.is_string() ? link.get<std::string>() : "";
+    size_t host = url.find("://");
+    return host == std::string::npos ? url : url.substr(url.find('/', host + 3));
+  }
+
   // Every error: its status, a JSON body with a non-empty "error", and a server
   // that answers the next request normally.
   void ExpectError(const HttpResult& r, int status, const std::string& context = "") {
@@ -109,6 +127,7 @@ class ApiTest : public ::testing::Test {
 
   TempDir dir_;
   std::string org_a_, key_a_, project_a_, org_b_, key_b_, project_b_;
+  std::string remote_a_, remote_b_;  // bare repositories of the two projects
   std::unique_ptr<ServerProcess> server_;
   std::unique_ptr<HttpClient> client_;
 };
@@ -118,14 +137,22 @@ TEST_F(ApiTest, JobLifecycle) {
   std::string id = job["id"];
   EXPECT_EQ(job["status"], "active");
   EXPECT_EQ(job["prLink"], nullptr);
-  EXPECT_EQ(job["source"]["repository"], "https://git.example/acme/docs");
+  EXPECT_EQ(job["source"]["repository"], remote_a_);
   EXPECT_EQ(job["source"]["ref"].get<std::string>().rfind("docwright/", 0), 0u);
+
+  std::string branch = job["source"]["ref"];
 
   json done = WaitForEnd(id);
   EXPECT_EQ(done["status"], "completed");
-  EXPECT_EQ(done["prLink"], "http://forge.test/pulls/" + id);
+  ExpectLocalPullRequestLink(done["prLink"]);
   EXPECT_TRUE(done["summary"].is_string());
-  EXPECT_EQ(done["source"]["ref"], job["source"]["ref"]) << "the branch is fixed at creation";
+  EXPECT_EQ(done["source"]["ref"], branch) << "the branch is fixed at creation";
+  // The edit is a commit on the job's branch, on top of main, by the bot.
+  EXPECT_EQ(ShowFile(remote_a_, branch + ":notes/" + id + "-1.md"),
+            "Fix the typo in the quickstart");
+  EXPECT_EQ(Sh("git --git-dir=" + remote_a_ + " rev-parse " + branch + "^"),
+            Sh("git --git-dir=" + remote_a_ + " rev-parse main"));
+  EXPECT_EQ(Sh("git --git-dir=" + remote_a_ + " log -1 --format=%an " + branch), "docwright");
 
   HttpResult follow = Post(Job(project_a_, id) + "/message", Prompt("Also fix the API page"),
                            key_a_);
@@ -135,7 +162,23 @@ TEST_F(ApiTest, JobLifecycle) {
   EXPECT_EQ(follow.Json()["id"], id);
   json again = WaitForEnd(id);
   EXPECT_EQ(again["status"], "completed");
-  EXPECT_EQ(again["prLink"], done["prLink"]);
+  EXPECT_EQ(again["prLink"], done["prLink"]) << "a follow-up updates the same pull request";
+  EXPECT_EQ(ShowFile(remote_a_, branch + ":notes/" + id + "-2.md"), "Also fix the API page");
+  EXPECT_EQ(ShowFile(remote_a_, branch + ":notes/" + id + "-1.md"),
+            "Fix the typo in the quickstart");
+
+  // The pull request's page: its title, branches and the diff of both turns.
+  HttpResult page = client_->Send("GET", PathOf(again["prLink"]));
+  ASSERT_EQ(page.status, 200);
+  EXPECT_EQ(page.Header("content-type"), "text/html; charset=utf-8");
+  EXPECT_NE(page.body.find("<title>Fix the typo in the quickstart · #1</title>"), std::string::npos)
+      << page.body;
+  EXPECT_NE(page.body.find("<code>" + branch + "</code> into <code>main</code>"),
+            std::string::npos);
+  EXPECT_NE(page.body.find("<div class=\"add\">+Also fix the API page</div>"), std::string::npos)
+      << page.body;
+  EXPECT_NE(page.body.find("notes/" + id + "-1.md"), std::string::npos);
+  EXPECT_NE(page.Header("content-security-policy").find("default-src 'none'"), std::string::npos);
 
   HttpResult transcript = Get(Job(project_a_, id) + "/messages", key_a_);
   ASSERT_EQ(transcript.status, 200);
@@ -161,6 +204,149 @@ TEST_F(ApiTest, JobLifecycle) {
   EXPECT_EQ(twice.status, 200);
   EXPECT_EQ(twice.Json()["archivedAt"], archived.Json()["archivedAt"]);
   EXPECT_EQ(Get(Job(project_a_, id), key_a_).Json()["status"], "archived");
+}
+
+TEST_F(ApiTest, AJobThatChangesNothingCompletesWithoutAPullRequest) {
+  json job = CreateJob("Check the quickstart [nochange]");
+  json done = WaitForEnd(job["id"]);
+  EXPECT_EQ(done["status"], "completed");
+  EXPECT_EQ(done["prLink"], nullptr);
+  EXPECT_EQ(Sh("git --git-dir=" + remote_a_ + " branch --list 'docwright/*'"), "")
+      << "no branch is pushed without changes";
+}
+
+TEST_F(ApiTest, PullRequestPagesNeedTheirUnguessableIdAndEscapeContent) {
+  json done = WaitForEnd(CreateJob("Say <script>alert(1)</script> & more")["id"]);
+  ASSERT_EQ(done["status"], "completed") << done;
+  HttpResult page = client_->Send("GET", PathOf(done["prLink"]));
+  ASSERT_EQ(page.status, 200);
+  EXPECT_EQ(page.body.find("<script>"), std::string::npos) << "content is escaped";
+  EXPECT_NE(page.body.find("&lt;script&gt;alert(1)&lt;/script&gt; &amp; more"), std::string::npos);
+  std::string path = PathOf(done["prLink"]);
+  std::string guessed = path.substr(0, path.size() - 1) + (path.back() == 'a' ? "b" : "a");
+  ExpectError(client_->Send("GET", guessed), 404, "a neighbouring id");
+  ExpectError(client_->Send("GET", "/pulls/1"), 404, "a pull request number");
+  ExpectError(client_->Send("POST", path), 405, "POST to a page");
+}
+
+TEST_F(ApiTest, AFollowUpBuildsOnWhatAPersonPushedToTheBranch) {
+  std::string id = CreateJob("Start the FAQ")["id"];
+  json done = WaitForEnd(id);
+  ASSERT_EQ(done["status"], "completed") << done;
+  std::string branch = done["source"]["ref"];
+  // A reviewer pushes a fix to the pull request's branch.
+  std::string clone = dir_ / "reviewer";
+  Sh(std::string(kGit) + " clone -q -b " + branch + " " + remote_a_ + " " + clone);
+  Sh("cd " + clone + " && echo 'Installed the CLI.' > quickstart.mdx && " + kGit +
+     " commit -qam 'Reviewer fix' && " + kGit + " push -q origin " + branch);
+  std::string reviewer_head = Sh("git -C " + clone + " rev-parse HEAD");
+
+  ASSERT_EQ(Post(Job(project_a_, id) + "/message", Prompt("Add a second question"), key_a_).status,
+            200);
+  json again = WaitForEnd(id);
+  EXPECT_EQ(again["status"], "completed") << again;
+  EXPECT_EQ(again["prLink"], done["prLink"]);
+  EXPECT_EQ(Sh("git --git-dir=" + remote_a_ + " rev-parse " + branch + "^"), reviewer_head)
+      << "the follow-up's commit sits on the reviewer's";
+  EXPECT_EQ(ShowFile(remote_a_, branch + ":quickstart.mdx"), "Installed the CLI.");
+  EXPECT_EQ(ShowFile(remote_a_, branch + ":notes/" + id + "-2.md"), "Add a second question");
+}
+
+TEST_F(ApiTest, ABranchThatMovesDuringTheTurnIsRetriedOnceFromItsNewHead) {
+  std::string id = CreateJob("Start the FAQ")["id"];
+  json done = WaitForEnd(id);
+  ASSERT_EQ(done["status"], "completed") << done;
+  std::string branch = done["source"]["ref"];
+  std::string clone = dir_ / "reviewer";
+  Sh(std::string(kGit) + " clone -q -b " + branch + " " + remote_a_ + " " + clone);
+  auto push_one = [&](const std::string& file) {
+    Sh("cd " + clone + " && echo x > " + file + " && " + kGit + " add -A && " + kGit +
+       " commit -qm " + file + " && " + kGit + " push -q origin " + branch);
+  };
+  auto turns_started = [&] {
+    size_t n = 0;
+    for (size_t at = server_->Log().find("turn 2 started"); at != std::string::npos;
+         at = server_->Log().find("turn 2 started", at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+
+  // Moved once, while the agent works: carried out again from the new head.
+  ASSERT_EQ(Post(Job(project_a_, id) + "/message", Prompt("Add a question [sleep 700]"), key_a_)
+                .status,
+            200);
+  ASSERT_TRUE(WaitUntil([&] { return turns_started() == 1; }));
+  push_one("moved-once.md");
+  json again = WaitForEnd(id);
+  EXPECT_EQ(again["status"], "completed") << again;
+  EXPECT_NE(server_->Log().find("moved during the turn"), std::string::npos);
+  EXPECT_EQ(ShowFile(remote_a_, branch + ":moved-once.md"), "x") << "the person's commit is kept";
+  EXPECT_EQ(Sh("git --git-dir=" + remote_a_ + " log -1 --format=%an " + branch), "docwright");
+
+  // Moved during both rounds: the turn fails with a clear error; nothing is lost.
+  Sh("cd " + clone + " && " + kGit + " pull -q --ff-only origin " + branch);
+  ASSERT_EQ(Post(Job(project_a_, id) + "/message", Prompt("Another [sleep 700]"), key_a_).status,
+            200);
+  for (int round = 0; round < 2; ++round) {
+    std::this_thread::sleep_for(milliseconds(300));
+    push_one("moved-" + std::to_string(round) + ".md");
+    if (round == 0) {
+      ASSERT_TRUE(WaitUntil([&] {
+        size_t a = server_->Log().find("moved during the turn");
+        return a != std::string::npos &&
+               server_->Log().find("moved during the turn", a + 1) != std::string::npos;
+      }));
+    }
+  }
+  json failed = WaitForEnd(id);
+  EXPECT_EQ(failed["status"], "failed") << failed;
+  EXPECT_NE(failed["error"].get<std::string>().find("kept changing"), std::string::npos) << failed;
+  EXPECT_EQ(ShowFile(remote_a_, branch + ":moved-1.md"), "x");
+}
+
+TEST_F(ApiTest, ConcurrentJobsOfOneProjectEachGetTheirBranchAndPullRequest) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < 6; ++i) ids.push_back(CreateJob("Page " + std::to_string(i) + " [sleep 200]")["id"]);
+  std::set<std::string> links;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    json done = WaitForEnd(ids[i]);
+    ASSERT_EQ(done["status"], "completed") << done;
+    links.insert(done["prLink"].get<std::string>());
+    EXPECT_EQ(ShowFile(remote_a_, done["source"]["ref"].get<std::string>() + ":notes/" + ids[i] +
+                                      "-1.md"),
+              "Page " + std::to_string(i) + " [sleep 200]");
+  }
+  EXPECT_EQ(links.size(), ids.size()) << "one pull request per job";
+  EXPECT_EQ(Sh("git --git-dir=" + remote_a_ + " branch --list 'docwright/*' | wc -l"), "6");
+}
+
+TEST_F(ApiTest, RepositoryProblemsFailTheJobWithAClearError) {
+  std::string empty = dir_ / "empty.git";
+  Sh(std::string(kGit) + " init -q --bare " + empty);
+  std::string empty_project =
+      Admin({"project", "create", "--org", org_a_, "--repository", empty}).LastLine();
+  std::string missing_project =
+      Admin({"project", "create", "--org", org_a_, "--repository", dir_ / "nowhere.git"})
+          .LastLine();
+  std::string wrong_ref = Admin({"project", "create", "--org", org_a_, "--repository", remote_a_,
+                                 "--ref", "trunk"})
+                              .LastLine();
+  for (const auto& [project, expected] :
+       std::vector<std::pair<std::string, std::string>>{{empty_project, "has no branch main"},
+                                                        {missing_project, "cannot read"},
+                                                        {wrong_ref, "has no branch trunk"}}) {
+    HttpResult r = Post(Jobs(project), Prompt("Edit"), key_a_);
+    ASSERT_EQ(r.status, 201);
+    std::string id = r.Json()["id"];
+    json job;
+    ASSERT_TRUE(WaitUntil([&] {
+      job = Get(Job(project, id), key_a_).Json();
+      return job["status"] != "active";
+    }));
+    EXPECT_EQ(job["status"], "failed");
+    EXPECT_NE(job["error"].get<std::string>().find(expected), std::string::npos) << job;
+  }
 }
 
 TEST_F(ApiTest, EveryJobFieldIsAlwaysPresent) {
@@ -511,7 +697,7 @@ TEST_F(ApiTest, ArchiveStopsTheRunningTurn) {
 TEST_F(ApiTest, KillNineLosesNoAcknowledgedJobOrMessage) {
   // Clients keep creating jobs and sending follow-ups while the server is killed,
   // at a moment that differs from run to run.
-  std::string roomy = Admin({"project", "create", "--org", org_a_, "--repository", "/srv/docs.git",
+  std::string roomy = Admin({"project", "create", "--org", org_a_, "--repository", remote_a_,
                              "--rate-limit", "1000000"})
                           .LastLine();
   std::mutex mu;
@@ -605,7 +791,9 @@ TEST_F(ApiTest, SeparateWorkerProcessesRunTheTurns) {
   // The API process sees the worker's outcome within its cache time.
   json done = WaitForEnd(id);
   EXPECT_EQ(done["status"], "completed");
-  EXPECT_EQ(done["prLink"], "http://forge.test/pulls/" + id);
+  ASSERT_TRUE(done["prLink"].is_string()) << done;
+  EXPECT_EQ(done["prLink"].get<std::string>().rfind("http://127.0.0.1:8080/pulls/", 0), 0u)
+      << "a worker without --public-url links to the default address";
   EXPECT_EQ(worker.Terminate(), 0);
 }
 
@@ -620,7 +808,7 @@ TEST_F(ApiTest, WithoutAModelJobsFailWithAClearError) {
 
 TEST_F(ApiTest, SecretsNeverReachLogsOrResponses) {
   std::string with_token = Admin({"project", "create", "--org", org_a_, "--repository",
-                                  "https://git.example/x", "--forge", "github", "--forge-token",
+                                  "http://127.0.0.1:1/acme/docs.git", "--forge", "github", "--forge-token",
                                   "ghp_supersecret"})
                                .LastLine();
   std::vector<std::string> seen;  // every response body
@@ -756,6 +944,16 @@ TEST_F(ApiTest, AdminCommands) {
   EXPECT_NE(no_org.err.find("organisation not found"), std::string::npos) << no_org.err;
   Admin({"project", "create", "--org", org["id"], "--repository", "r", "--rate-limit", "0"}, 1);
   Admin({"project", "create", "--org", org["id"], "--repository", "r", "--forge", "gitlab"}, 1);
+  CommandResult not_a_repo = Admin({"project", "create", "--org", org["id"], "--repository",
+                                    "https://github.com/initech", "--forge", "github",
+                                    "--forge-token", "t"},
+                                   1);
+  EXPECT_NE(not_a_repo.err.find("owner/repository"), std::string::npos) << not_a_repo.err;
+  CommandResult password = Admin({"project", "create", "--org", org["id"], "--repository",
+                                  "https://bot:hunter2@git.example.com/initech/docs.git"},
+                                 1);
+  EXPECT_NE(password.err.find("--forge-token"), std::string::npos) << password.err;
+  EXPECT_EQ(password.err.find("hunter2"), std::string::npos);
   CommandResult no_workers = RunCommand(kScripted, {"worker", "--data-dir", dir_.path(), "--workers", "0"});
   EXPECT_EQ(no_workers.exit_code, 1);
   EXPECT_NE(no_workers.err.find("--workers"), std::string::npos);

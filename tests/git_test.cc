@@ -10,25 +10,14 @@
 #include <fstream>
 
 #include "support/git_http_server.h"
+#include "support/git_repo.h"
 #include "support/temp_dir.h"
 
 namespace docwright::git {
 namespace {
 
-// Runs a shell command; fails the test if it fails. Returns its stdout, trimmed.
-std::string Sh(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(("set -e; " + cmd + " 2>&1").c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int rc = pclose(p);
-  EXPECT_EQ(rc, 0) << cmd << "\n" << out;
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return out;
-}
-
-const char* const kGit = "git -c user.name=Person -c user.email=person@example.com "
-                         "-c init.defaultBranch=main -c advice.detachedHead=false";
+using docwright::testing::kGit;
+using docwright::testing::Sh;
 
 class GitTest : public ::testing::Test {
  protected:

@@ -10,7 +10,7 @@ namespace docwright {
 namespace {
 
 using std::chrono::milliseconds;
-using testing::ScriptedAgent;
+using testing::ScriptedTurns;
 using testing::WaitUntil;
 
 class RunnerTest : public ::testing::Test {
@@ -27,7 +27,7 @@ class RunnerTest : public ::testing::Test {
   }
 
   std::unique_ptr<Runner> StartRunner(milliseconds lease = milliseconds(30000),
-                                      Agent* agent = nullptr, int workers = 2) {
+                                      TurnHandler* agent = nullptr, int workers = 2) {
     RunnerOptions o;
     o.workers = workers;
     o.lease = lease;
@@ -51,7 +51,7 @@ class RunnerTest : public ::testing::Test {
   std::unique_ptr<Store> store_;
   Project project_;
   Scope scope_;
-  ScriptedAgent agent_;
+  ScriptedTurns agent_;
 };
 
 TEST_F(RunnerTest, SuccessfulTurnCompletesJobWithPrAndSummary) {
@@ -166,7 +166,7 @@ TEST_F(RunnerTest, TurnsOfDifferentJobsRunInParallel) {
 
 TEST_F(RunnerTest, AResultThatArrivesWithAShutdownIsStillRecorded) {
   // An agent that finishes its work although it was asked to stop.
-  struct Stubborn : Agent {
+  struct Stubborn : TurnHandler {
     std::atomic<bool> started{false};
     TurnResult RunTurn(const TurnInput&, CancelToken& cancel) override {
       started = true;

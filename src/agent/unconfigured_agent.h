@@ -2,13 +2,13 @@
 // that tells the operator what to set. The service still starts and serves.
 #pragma once
 
-#include "runner/agent.h"
+#include "agent/agent.h"
 
 namespace docwright {
 
 class UnconfiguredAgent final : public Agent {
  public:
-  TurnResult RunTurn(const TurnInput& input, CancelToken& cancel) override;
+  AgentResult Run(const TurnInput& turn, git::Workspace& workspace, CancelToken& cancel) override;
 };
 
 }  // namespace docwright

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "api/json_writer.h"
+#include "api/pull_request_page.h"
 #include "core/api_key.h"
 #include "core/ids.h"
 #include "core/text.h"
@@ -203,6 +204,12 @@ Target ParseTarget(std::string_view target) {
 
 constexpr int kMaxPageSize = 100;
 
+// The store makes pull request ids of 22 base62 characters.
+bool LooksLikePullRequestId(std::string_view id) {
+  return id.size() == 22 &&
+         std::all_of(id.begin(), id.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
+}
+
 // A whole decimal integer in [lo, hi].
 bool ParseIntParam(std::string_view v, int lo, int hi, int* out) {
   int n = 0;
@@ -278,7 +285,7 @@ Api::Api(Store& store, ApiOptions options, ApiHooks hooks)
 // --- Routing and authentication --------------------------------------------------
 
 namespace {
-enum class Route { kNone, kHealth, kCreate, kList, kGet, kMessage, kTranscript, kArchive };
+enum class Route { kNone, kHealth, kPullRequest, kCreate, kList, kGet, kMessage, kTranscript, kArchive };
 }  // namespace
 
 // A request that names a known endpoint with an allowed method and carries a
@@ -302,6 +309,8 @@ std::variant<HttpResponse, Api::Resolved> Api::Resolve(const HttpRequest& req) {
   std::string_view allow;
   if (seg.size() == 1 && seg[0] == "healthz") {
     r.route = Route::kHealth, allow = "GET";
+  } else if (seg.size() == 2 && seg[0] == "pulls") {
+    r.route = Route::kPullRequest, allow = "GET";
   } else if (seg.size() >= 4 && seg[0] == "v2" && seg[1] == "agent") {
     if (seg.size() == 4 && seg[3] == "job") {
       r.route = Route::kCreate, allow = "POST";
@@ -319,7 +328,9 @@ std::variant<HttpResponse, Api::Resolved> Api::Resolve(const HttpRequest& req) {
   }
   if (r.route == Route::kNone) return ErrorResponse(404, "no such endpoint", "not_found");
   if (method != allow) return MethodNotAllowed(allow == "GET" ? "GET, HEAD" : allow);
-  if (r.route == Route::kHealth) return r;
+  // The local forge's pages are opened from prLink in a browser, which carries no
+  // key: their unguessable id is what grants access.
+  if (r.route == Route::kHealth || r.route == Route::kPullRequest) return r;
 
   // Authenticate before anything about the project or job is looked at.
   std::string_view auth = req.authorization;
@@ -385,6 +396,26 @@ HttpResponse Api::Handle(HttpRequest& req) {
       Status s = store_.Ping();
       if (!s.ok()) return ErrorResponse(503, "the store is unavailable", "unavailable");
       return JsonResponse(200, Json{{"status", "ok"}});
+    }
+    case Route::kPullRequest: {
+      const std::string& id = t.segments[1];
+      auto pr = LooksLikePullRequestId(id) ? store_.GetPullRequest(id)
+                                           : Result<LocalPullRequest>(Status::NotFound(""));
+      if (!pr.ok()) {
+        if (pr.status().code() == Code::kNotFound) {
+          return ErrorResponse(404, "pull request not found", "not_found");
+        }
+        return FromStatus(pr.status());
+      }
+      HttpResponse r;
+      r.content_type = "text/html; charset=utf-8";
+      r.body = RenderPullRequestPage(*pr);
+      r.headers.emplace_back("Content-Security-Policy",
+                             "default-src 'none'; style-src 'unsafe-inline'");
+      r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+      r.headers.emplace_back("Referrer-Policy", "no-referrer");
+      r.headers.emplace_back("Cache-Control", "private, no-cache");
+      return r;
     }
     case Route::kCreate: {
       if (!IsJsonContentType(req.content_type)) return UnsupportedMediaType();

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <mutex>
 #include <thread>
 
 #include "api/api.h"
@@ -17,6 +18,8 @@
 #include "core/api_key.h"
 #include "core/job.h"
 #include "core/time.h"
+#include "forge/forge.h"
+#include "runner/repository_turns.h"
 #include "runner/runner.h"
 #include "store/cached_store.h"
 #include "store/store.h"
@@ -119,6 +122,8 @@ struct ServeOptions {
   double lease_seconds = 30;
   int cache_ms = 250;
   int request_timeout_s = 30;
+  std::string commit_name = "docwright";
+  std::string commit_email = "docwright@localhost";
 };
 
 int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_agent,
@@ -158,9 +163,18 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   RunnerOptions ro;
   ro.workers = o.workers;
   ro.lease = std::chrono::milliseconds(static_cast<int64_t>(o.lease_seconds * 1000));
-  Runner runner(*store, *agent.agent, ro);
+  RepositoryTurnsOptions to;
+  to.mirrors_dir = common.data_dir + "/mirrors";
+  to.identity = git::Identity{o.commit_name, o.commit_email};
+  to.public_url = o.public_url;
 
   if (!with_http) {
+    if (to.public_url.empty()) {
+      to.public_url = "http://127.0.0.1:8080";
+      spdlog::warn("--public-url is not set: local pull request links will use {}", to.public_url);
+    }
+    RepositoryTurns turns(*store, *agent.agent, to);
+    Runner runner(*store, turns, ro);
     // Workers only: wait for SIGINT or SIGTERM on this thread.
     sigset_t set;
     sigemptyset(&set);
@@ -176,9 +190,18 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
     return 0;
   }
 
+  // The runner starts once the server listens (its port makes the default public
+  // URL); until then the API's hooks have nothing to wake.
+  std::unique_ptr<RepositoryTurns> turns;
+  std::unique_ptr<Runner> runner;
+  std::mutex runner_mu;
+  auto with_runner = [&](auto fn) {
+    std::lock_guard lock(runner_mu);
+    if (runner) fn(*runner);
+  };
   Api api(*store, ApiOptions{model.model},
-          ApiHooks{[&runner] { runner.Wake(); },
-                   [&runner](const std::string& id) { runner.CancelJob(id); }});
+          ApiHooks{[&] { with_runner([](Runner& r) { r.Wake(); }); },
+                   [&](const std::string& id) { with_runner([&](Runner& r) { r.CancelJob(id); }); }});
   HttpServerOptions ho;
   ho.host = host;
   ho.port = port;
@@ -193,12 +216,22 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   Status s = server.Listen();
   if (!s.ok()) return Fail(s);
   std::string shown_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  if (to.public_url.empty()) {
+    bool any = host == "0.0.0.0" || host == "::";
+    to.public_url = "http://" + (any ? std::string("127.0.0.1") : shown_host) + ":" +
+                    std::to_string(server.port());
+  }
   spdlog::info("listening on http://{}:{} (data: {})", shown_host, server.port(),
                common.DatabaseUrl());
-  runner.Start();
+  {
+    std::lock_guard lock(runner_mu);
+    turns = std::make_unique<RepositoryTurns>(*store, *agent.agent, to);
+    runner = std::make_unique<Runner>(*store, *turns, ro);
+    runner->Start();
+  }
   server.Run();
   spdlog::info("HTTP server stopped; handing back running turns");
-  runner.Stop();
+  runner->Stop();
   spdlog::info("stopped");
   return 0;
 }
@@ -236,13 +269,22 @@ int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
                     "keep-alive requests) and to read the response");
   serve->callback([&] { action = [&] { return Serve(common, so, make_agent, true); }; });
 
+
   auto* worker = app.add_subcommand("worker", "run workers only (scale-out)");
   AddCommon(worker, common, false);
   worker->add_option("--workers", so.workers, "concurrent turns")->envname("DOCWRIGHT_WORKERS");
   worker->add_option("--lease-seconds", so.lease_seconds,
                      "how long a crashed worker's turn waits before it is re-run")
       ->envname("DOCWRIGHT_LEASE_SECONDS");
+  worker->add_option("--public-url", so.public_url, "URL clients reach the API server at")
+      ->envname("DOCWRIGHT_PUBLIC_URL");
   worker->callback([&] { action = [&] { return Serve(common, so, make_agent, false); }; });
+  for (CLI::App* cmd : {serve, worker}) {
+    cmd->add_option("--commit-name", so.commit_name, "author name of the agent's commits")
+        ->envname("DOCWRIGHT_COMMIT_NAME");
+    cmd->add_option("--commit-email", so.commit_email, "author email of the agent's commits")
+        ->envname("DOCWRIGHT_COMMIT_EMAIL");
+  }
 
   // org
   auto* org = app.add_subcommand("org", "organisations");
@@ -380,8 +422,20 @@ int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
       if (p.forge != Forge::kLocal && p_token.empty()) {
         return Fail(Status::InvalidArgument("a " + p_forge + " project needs --forge-token"));
       }
+      if (size_t scheme = p_repo.find("://"); scheme != std::string::npos) {
+        std::string authority = p_repo.substr(scheme + 3, p_repo.find('/', scheme + 3) - scheme - 3);
+        size_t at = authority.rfind('@');
+        if (at != std::string::npos && authority.substr(0, at).find(':') != std::string::npos) {
+          return Fail(Status::InvalidArgument(
+              "--repository must not carry a password: give the token with --forge-token"));
+        }
+      }
       if (!p_api_url.empty()) p.forge_api_url = p_api_url;
       if (!p_token.empty()) p.forge_token = p_token;
+      if (p.forge != Forge::kLocal) {
+        auto usable = forge::MakeForge(p, forge::ForgeContext{});
+        if (!usable.ok()) return Fail(usable.status());
+      }
       if (!p_model.empty()) p.model = p_model;
       p.rate_limit_per_hour = p_rate;
       auto store = Open(common);

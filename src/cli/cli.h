@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "runner/agent.h"
+#include "agent/agent.h"
 
 namespace docwright {
 

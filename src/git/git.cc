@@ -32,6 +32,7 @@ using BlobPtr = std::unique_ptr<git_blob, Deleter<git_blob, git_blob_free>>;
 using SigPtr = std::unique_ptr<git_signature, Deleter<git_signature, git_signature_free>>;
 using RefPtr = std::unique_ptr<git_reference, Deleter<git_reference, git_reference_free>>;
 using OdbPtr = std::unique_ptr<git_odb, Deleter<git_odb, git_odb_free>>;
+using DiffPtr = std::unique_ptr<git_diff, Deleter<git_diff, git_diff_free>>;
 
 // libgit2 needs one process-wide initialisation; it is never undone.
 void EnsureLibrary() {
@@ -714,6 +715,77 @@ Result<std::string> Mirror::Commit(const Workspace& work, const Identity& author
                          message.c_str(), new_tree.get(), 1, parents);
   if (rc != 0) return Fail("cannot create the commit", rc);
   return Hex(commit_oid);
+}
+
+namespace {
+
+Result<TreePtr> TreeOf(git_repository* repo, const git_oid& commit) {
+  git_commit* c = nullptr;
+  int rc = git_commit_lookup(&c, repo, &commit);
+  if (rc != 0) return Fail("no such commit " + Hex(commit), rc);
+  CommitPtr owned(c);
+  git_tree* t = nullptr;
+  rc = git_commit_tree(&t, owned.get());
+  if (rc != 0) return Fail("cannot read the tree of " + Hex(commit), rc);
+  return TreePtr(t);
+}
+
+struct PatchSink {
+  DiffText* out;
+  size_t max_bytes;
+};
+
+int AppendLine(const git_diff_delta*, const git_diff_hunk*, const git_diff_line* line,
+               void* payload) {
+  auto* sink = static_cast<PatchSink*>(payload);
+  std::string& patch = sink->out->patch;
+  bool prefixed = line->origin == GIT_DIFF_LINE_CONTEXT || line->origin == GIT_DIFF_LINE_ADDITION ||
+                  line->origin == GIT_DIFF_LINE_DELETION;
+  if (patch.size() + line->content_len + 1 > sink->max_bytes) {
+    sink->out->truncated = true;
+    return 1;  // stops the walk
+  }
+  if (prefixed) patch.push_back(line->origin);
+  patch.append(line->content, line->content_len);
+  return 0;
+}
+
+}  // namespace
+
+Result<DiffText> Mirror::Diff(const std::string& base, const std::string& head,
+                              size_t max_bytes) {
+  auto base_oid = ParseOid(base);
+  if (!base_oid.ok()) return base_oid.status();
+  auto head_oid = ParseOid(head);
+  if (!head_oid.ok()) return head_oid.status();
+  std::lock_guard guard(impl_->mu);
+  git_repository* repo = impl_->repo.get();
+  git_oid fork_point;
+  TreePtr old_tree;  // none if the histories are unrelated: everything is new
+  if (git_merge_base(&fork_point, repo, &*base_oid, &*head_oid) == 0) {
+    auto tree = TreeOf(repo, fork_point);
+    if (!tree.ok()) return tree.status();
+    old_tree = std::move(*tree);
+  }
+  auto new_tree = TreeOf(repo, *head_oid);
+  if (!new_tree.ok()) return new_tree.status();
+  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+  git_diff* d = nullptr;
+  int rc = git_diff_tree_to_tree(&d, repo, old_tree.get(), new_tree->get(), &opts);
+  if (rc != 0) return Fail("cannot compare the branches", rc);
+  DiffPtr diff(d);
+  git_diff_find_options find = GIT_DIFF_FIND_OPTIONS_INIT;
+  find.flags = GIT_DIFF_FIND_RENAMES;
+  git_diff_find_similar(diff.get(), &find);
+  DiffText out;
+  for (size_t i = 0, n = git_diff_num_deltas(diff.get()); i < n; ++i) {
+    const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
+    out.files.push_back(delta->new_file.path ? delta->new_file.path : delta->old_file.path);
+  }
+  PatchSink sink{&out, max_bytes};
+  rc = git_diff_print(diff.get(), GIT_DIFF_FORMAT_PATCH, AppendLine, &sink);
+  if (rc != 0 && !out.truncated) return Fail("cannot print the diff", rc);
+  return out;
 }
 
 Status Mirror::Push(const std::string& commit, const std::string& branch,

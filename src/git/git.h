@@ -55,6 +55,13 @@ inline constexpr size_t kMaxReadBytes = 1 << 20;  // larger files are refused
 
 class Mirror;
 
+// What a branch changes, as `git diff base...head` shows it.
+struct DiffText {
+  std::string patch;                // unified diff
+  std::vector<std::string> files;   // the changed paths
+  bool truncated = false;           // `patch` was cut at a line to fit the limit
+};
+
 // A read-only view of one commit's tree, read from git objects. Use it from one
 // thread at a time; open one snapshot per thread.
 class Snapshot {
@@ -75,6 +82,13 @@ class Snapshot {
 
  private:
   friend class Mirror;
+
+// What a branch changes, as `git diff base...head` shows it.
+struct DiffText {
+  std::string patch;                // unified diff
+  std::vector<std::string> files;   // the changed paths
+  bool truncated = false;           // `patch` was cut at a line to fit the limit
+};
   friend class Workspace;
   struct Impl;
   Snapshot(std::unique_ptr<Impl> impl, std::string commit);
@@ -146,6 +160,10 @@ class Mirror {
   // InvalidArgument when there are no changes.
   Result<std::string> Commit(const Workspace& work, const Identity& author,
                              const std::string& message);
+
+  // The changes of `head` since it forked from `base` (their merge base), at most
+  // `max_bytes` of patch. Both commits must be in the mirror (fetched).
+  Result<DiffText> Diff(const std::string& base, const std::string& head, size_t max_bytes);
 
   // Sets the remote's `branch` to `commit`, as a lease: only if the branch points
   // at `expected_head` now (nullopt: only if it does not exist yet). The check and

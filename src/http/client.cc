@@ -152,9 +152,17 @@ Result<Response> Client::SendWithRetries(const Request& request, const RetryPoli
   for (int attempt = 1;; ++attempt) {
     Result<Response> r = Send(request);
     bool retryable = r.ok() ? IsRetryable(r->status) : r.status().code() == Code::kUnavailable;
-    if (!retryable || attempt >= policy.max_attempts) return r;
     std::optional<std::chrono::milliseconds> retry_after;
-    if (r.ok()) retry_after = ParseRetryAfter(r->Header("retry-after"));
+    if (r.ok()) {
+      retry_after = ParseRetryAfter(r->Header("retry-after"));
+      if (policy.rate_limit_wait) {
+        if (auto wait = policy.rate_limit_wait(*r)) {
+          retryable = true;
+          retry_after = wait;
+        }
+      }
+    }
+    if (!retryable || attempt >= policy.max_attempts) return r;
     if (!sleep(RetryDelay(attempt, policy, retry_after, impl_->rng()))) return r;
   }
 }

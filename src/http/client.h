@@ -42,6 +42,10 @@ struct RetryPolicy {
   // Waits between attempts; returns false if the wait was cancelled (then no more
   // attempts are made). Tests replace it; the default sleeps.
   std::function<bool(std::chrono::milliseconds)> sleep;
+  // Recognises replies that are rate limits in a service's own terms (GitHub's
+  // 403 with an exhausted x-ratelimit-remaining, say) and returns the wait they
+  // ask for; such replies are retried like a 429 with that Retry-After.
+  std::function<std::optional<std::chrono::milliseconds>(const Response&)> rate_limit_wait;
 };
 
 // Whether a reply with this status is worth another attempt: 408, 429, 500,

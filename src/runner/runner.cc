@@ -16,8 +16,8 @@ namespace docwright {
 
 class Runner::Impl {
  public:
-  Impl(Store& store, Agent& agent, RunnerOptions options)
-      : store_(store), agent_(agent), options_(options) {
+  Impl(Store& store, TurnHandler& handler, RunnerOptions options)
+      : store_(store), handler_(handler), options_(options) {
     char host[256] = "host";
     gethostname(host, sizeof host - 1);
     // Unique per process start, so a restarted process never mistakes an old
@@ -119,12 +119,12 @@ class Runner::Impl {
     TurnInput input{std::move(turn.job), std::move(turn.project), std::move(turn.message),
                     std::move(turn.history), turn.attempt};
     TurnResult result;
-    result.interrupted = true;  // unless the agent runs
+    result.interrupted = true;  // unless the handler runs
     if (!cancel->cancelled()) {
       try {
-        result = agent_.RunTurn(input, *cancel);
+        result = handler_.RunTurn(input, *cancel);
       } catch (const std::exception& e) {
-        spdlog::error("job {}: the agent threw: {}", input.job.id, e.what());
+        spdlog::error("job {}: the turn threw: {}", input.job.id, e.what());
         result = TurnResult{false, {}, {}, "internal error while running the turn"};
       } catch (...) {
         result = TurnResult{false, {}, {}, "internal error while running the turn"};
@@ -153,7 +153,7 @@ class Runner::Impl {
                        input.message.seq);
           return;
         case CancelToken::Reason::kNone:
-          // Interrupted without being asked to: a bug in the agent. Fail the turn
+          // Interrupted without being asked to: a bug in the handler. Fail the turn
           // rather than leave it to be re-run.
           result = TurnResult{false, {}, {}, "the turn stopped unexpectedly"};
           break;
@@ -226,7 +226,7 @@ class Runner::Impl {
   }
 
   Store& store_;
-  Agent& agent_;
+  TurnHandler& handler_;
   const RunnerOptions options_;
   std::string worker_prefix_;
 
@@ -241,8 +241,8 @@ class Runner::Impl {
   std::vector<std::thread> threads_;
 };
 
-Runner::Runner(Store& store, Agent& agent, RunnerOptions options)
-    : impl_(std::make_unique<Impl>(store, agent, options)) {}
+Runner::Runner(Store& store, TurnHandler& handler, RunnerOptions options)
+    : impl_(std::make_unique<Impl>(store, handler, options)) {}
 Runner::~Runner() { Stop(); }
 void Runner::Start() { impl_->Start(); }
 void Runner::Stop() { impl_->Stop(); }

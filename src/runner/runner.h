@@ -1,5 +1,5 @@
-// The worker pool: claims turns from the Store, runs them through an Agent, and
-// records their outcome. Leases make crashes safe: a claimed turn's lease is
+// The worker pool: claims turns from the Store, has a TurnHandler carry them out,
+// and records their outcome. Leases make crashes safe: a claimed turn's lease is
 // renewed while it runs; if the process dies, the lease expires and another
 // worker re-runs the turn from the start (at most kMaxTurnAttempts times).
 #pragma once
@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "runner/agent.h"
+#include "runner/turn.h"
 #include "store/store.h"
 
 namespace docwright {
@@ -24,7 +24,7 @@ struct RunnerOptions {
 
 class Runner {
  public:
-  Runner(Store& store, Agent& agent, RunnerOptions options);
+  Runner(Store& store, TurnHandler& handler, RunnerOptions options);
   ~Runner();  // Stop()s
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;

@@ -138,6 +138,12 @@ class CachedStore final : public Store {
 
   Result<Org> CreateOrg(const std::string& name) override { return inner_->CreateOrg(name); }
   Result<Org> GetOrg(const std::string& id) override { return inner_->GetOrg(id); }
+  Result<LocalPullRequest> UpsertPullRequest(const LocalPullRequest& pr) override {
+    return inner_->UpsertPullRequest(pr);
+  }
+  Result<LocalPullRequest> GetPullRequest(const std::string& id) override {
+    return inner_->GetPullRequest(id);
+  }
   Status CreateApiKey(const ApiKey& key) override { return inner_->CreateApiKey(key); }
   Result<std::vector<ApiKey>> ListApiKeys(const std::string& org_id) override {
     return inner_->ListApiKeys(org_id);

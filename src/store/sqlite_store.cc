@@ -93,6 +93,23 @@ CREATE TABLE turns (
 );
 CREATE INDEX turns_open ON turns(id) WHERE state IN ('queued', 'running');
 )sql",
+    R"sql(
+CREATE TABLE pull_requests (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES projects(id),
+  number INTEGER NOT NULL,
+  head TEXT NOT NULL,
+  base TEXT NOT NULL,
+  title TEXT NOT NULL,
+  body TEXT NOT NULL,
+  diff TEXT NOT NULL,
+  draft INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  UNIQUE (project_id, head),
+  UNIQUE (project_id, number)
+);
+)sql",
 };
 
 constexpr int64_t kRateWindowMillis = 3600 * 1000;
@@ -393,7 +410,38 @@ SQL(kSelectMessagesPage,
     "t.finished_at FROM messages m JOIN turns t ON t.job_id = m.job_id AND t.seq = m.seq "
     "WHERE m.job_id = ?1 AND m.seq > ?2 ORDER BY m.seq LIMIT ?3");
 
+SQL(kSelectPullRequestByHead,
+    "SELECT id, project_id, number, head, base, title, body, diff, draft, created_at, updated_at "
+    "FROM pull_requests WHERE project_id = ?1 AND head = ?2");
+SQL(kSelectPullRequest,
+    "SELECT id, project_id, number, head, base, title, body, diff, draft, created_at, updated_at "
+    "FROM pull_requests WHERE id = ?1");
+SQL(kNextPullRequestNumber,
+    "SELECT COALESCE(MAX(number), 0) + 1 FROM pull_requests WHERE project_id = ?1");
+SQL(kInsertPullRequest,
+    "INSERT INTO pull_requests (id, project_id, number, head, base, title, body, diff, draft, "
+    "created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)");
+SQL(kUpdatePullRequest,
+    "UPDATE pull_requests SET base = ?2, title = ?3, body = ?4, diff = ?5, draft = ?6, "
+    "updated_at = ?7 WHERE id = ?1");
+
 #undef SQL
+
+LocalPullRequest ReadPullRequest(const Query& q) {
+  LocalPullRequest pr;
+  pr.id = q.Text(0);
+  pr.project_id = q.Text(1);
+  pr.number = q.Int(2);
+  pr.head = q.Text(3);
+  pr.base = q.Text(4);
+  pr.title = q.Text(5);
+  pr.body = q.Text(6);
+  pr.diff = q.Text(7);
+  pr.draft = q.Int(8) != 0;
+  pr.created_at = q.Int(9);
+  pr.updated_at = q.Int(10);
+  return pr;
+}
 
 Message ReadMessage(const Query& q) {
   Message m;
@@ -454,6 +502,51 @@ class SqliteStore final : public Store {
     });
     if (!s.ok()) return s;
     return org;
+  }
+
+  // --- Pull requests of the local forge ---
+
+  Result<LocalPullRequest> UpsertPullRequest(const LocalPullRequest& in) override {
+    LocalPullRequest pr = in;
+    Status s = Write([&](Connection& c) -> Status {
+      std::optional<LocalPullRequest> existing;
+      {
+        Query q(c.db(), Prepared(c, kSelectPullRequestByHead), {V(pr.project_id), V(pr.head)});
+        if (q.Next()) existing = ReadPullRequest(q);
+        if (!q.status().ok()) return q.status();
+      }
+      UnixMillis now = NowMillis();
+      pr.updated_at = now;
+      if (existing) {
+        pr.id = existing->id;
+        pr.number = existing->number;
+        pr.created_at = existing->created_at;
+        return Run(c, kUpdatePullRequest,
+                   {V(pr.id), V(pr.base), V(pr.title), V(pr.body), V(pr.diff),
+                    V(int64_t{pr.draft}), V(now)});
+      }
+      {
+        Query q(c.db(), Prepared(c, kNextPullRequestNumber), {V(pr.project_id)});
+        if (!q.Next()) return q.status().ok() ? Status::Internal("no pull request number") : q.status();
+        pr.number = q.Int(0);
+      }
+      pr.id = RandomBase62(22);
+      pr.created_at = now;
+      return Run(c, kInsertPullRequest,
+                 {V(pr.id), V(pr.project_id), V(pr.number), V(pr.head), V(pr.base), V(pr.title),
+                  V(pr.body), V(pr.diff), V(int64_t{pr.draft}), V(now)});
+    });
+    if (!s.ok()) return s;
+    return pr;
+  }
+
+  Result<LocalPullRequest> GetPullRequest(const std::string& id) override {
+    return Read<LocalPullRequest>([&](Connection& c) -> Result<LocalPullRequest> {
+      Query q(c.db(), Prepared(c, kSelectPullRequest), {V(id)});
+      if (q.Next()) return ReadPullRequest(q);
+      if (!q.status().ok()) return q.status();
+      return Status::NotFound("pull request not found");
+    });
   }
 
   Result<Org> GetOrg(const std::string& org_id) override {

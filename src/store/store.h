@@ -72,6 +72,23 @@ struct TurnOutcome {
   std::optional<std::string> error;    // set when !succeeded
 };
 
+// A pull request of the embedded "local" forge: docwright stores and shows it.
+// One per (project, head branch). `id` is unguessable: it is the only secret of
+// the page that shows it (a browser link cannot carry an API key).
+struct LocalPullRequest {
+  std::string id;
+  std::string project_id;
+  int64_t number = 0;  // per project: 1, 2, ...
+  std::string head;    // the branch with the changes
+  std::string base;    // the branch it targets
+  std::string title;
+  std::string body;
+  std::string diff;    // unified diff of head against base, bounded by its writer
+  bool draft = false;
+  UnixMillis created_at = 0;
+  UnixMillis updated_at = 0;
+};
+
 enum class LeaseState {
   kHeld,      // renewed
   kLost,      // another worker holds it now, or the turn ended elsewhere
@@ -141,6 +158,14 @@ class Store {
   // Gives the turn back untouched, for another worker to claim at once; the
   // attempt does not count. Used on graceful shutdown.
   virtual Status ReleaseTurn(int64_t turn_id, const std::string& worker_id) = 0;
+
+  // --- Pull requests of the local forge ---
+  // Creates the project's pull request for `pr.head`, or updates the title, body,
+  // diff and draft flag of the one that exists; id, number and created_at are
+  // assigned by the store on creation. Returns the stored pull request.
+  virtual Result<LocalPullRequest> UpsertPullRequest(const LocalPullRequest& pr) = 0;
+  // NotFound unless a pull request has this id.
+  virtual Result<LocalPullRequest> GetPullRequest(const std::string& id) = 0;
 
   // Cheap liveness check for /healthz.
   virtual Status Ping() = 0;

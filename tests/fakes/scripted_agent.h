@@ -1,25 +1,30 @@
-// A test agent whose behaviour is written in the prompt, so black-box tests can
-// drive every runner path through the HTTP API. Directives, anywhere in a prompt:
-//   [sleep MS]      wait MS milliseconds (cancellable) before finishing
-//   [fail MESSAGE]  end the turn failed with MESSAGE
-//   [throw]         throw an exception from RunTurn
-//   [nochange]      succeed without a pull request
-// Otherwise the turn succeeds with a pull request link and a summary.
+// Test agents whose behaviour is written in the prompt, so tests can drive every
+// path through the HTTP API. Directives, anywhere in a prompt:
+//   [sleep MS]            wait MS milliseconds (cancellable) before finishing
+//   [fail MESSAGE]        end the turn failed with MESSAGE
+//   [throw]               throw an exception
+//   [nochange]            succeed without editing anything
+//   [write PATH TEXT]     write TEXT to PATH (instead of the default edit)
+//   [delete PATH]         delete PATH
+//   [title TEXT]          the pull request title
+// Otherwise the turn succeeds with one edit: "notes/<job id>-<seq>.md" holds the
+// prompt (the same bytes on a re-run, so a re-run changes nothing).
 #pragma once
 
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "runner/agent.h"
+#include "agent/agent.h"
+#include "runner/turn.h"
 
 namespace docwright::testing {
 
-class ScriptedAgent final : public Agent {
+// What every scripted fake records and counts.
+class ScriptedLog {
  public:
-  TurnResult RunTurn(const TurnInput& input, CancelToken& cancel) override;
-
   std::atomic<int> turns_started{0};
   std::atomic<int> turns_cancelled{0};
 
@@ -28,11 +33,28 @@ class ScriptedAgent final : public Agent {
     std::lock_guard lock(mu_);
     return events_;
   }
+  void Record(const std::string& what, const TurnInput& input);
 
  private:
-  void Record(const std::string& what, const TurnInput& input);
   std::mutex mu_;
   std::vector<std::string> events_;
+};
+
+// The argument of "[name ARG]" in `text`, or nullopt.
+std::optional<std::string> Directive(const std::string& text, const std::string& name);
+
+// Edits the workspace as the prompt says.
+class ScriptedAgent final : public Agent, public ScriptedLog {
+ public:
+  AgentResult Run(const TurnInput& input, git::Workspace& workspace,
+                  CancelToken& cancel) override;
+};
+
+// A whole turn without a repository, for runner tests: succeeds with the pull
+// request "http://forge.test/pulls/<job id>" unless told [nochange].
+class ScriptedTurns final : public TurnHandler, public ScriptedLog {
+ public:
+  TurnResult RunTurn(const TurnInput& input, CancelToken& cancel) override;
 };
 
 }  // namespace docwright::testing

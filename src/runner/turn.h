@@ -1,4 +1,5 @@
-// The contract between the runner and whatever carries out a turn.
+// The contract between the runner and what carries out a turn: the runner claims
+// turns and records their outcome; a TurnHandler does the work in between.
 #pragma once
 
 #include <atomic>
@@ -66,9 +67,9 @@ struct TurnResult {
   bool interrupted = false;
 };
 
-class Agent {
+class TurnHandler {
  public:
-  virtual ~Agent() = default;
+  virtual ~TurnHandler() = default;
   // Carries out one turn. Runs on a worker thread; may be called concurrently for
   // different jobs. Must return soon after `cancel` is set, with `interrupted`
   // set if it stopped short. Must not throw; the runner treats an exception as a

@@ -1,0 +1,36 @@
+// The contract of an agent: it carries out one prompt of a job by editing an
+// in-memory workspace over the repository. What happens to the edits (commit,
+// push, pull request) is not its business.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "git/git.h"
+#include "runner/turn.h"
+
+namespace docwright {
+
+struct AgentResult {
+  bool succeeded = false;
+  std::optional<std::string> summary;  // for the job and the pull request body
+  std::optional<std::string> title;    // for the pull request, if the agent has one
+  std::optional<std::string> error;    // when !succeeded: clear, and free of secrets
+  // Stopped early because the turn was cancelled; the rest is meaningless.
+  bool interrupted = false;
+};
+
+class Agent {
+ public:
+  virtual ~Agent() = default;
+  // Carries out `turn.message` by editing `workspace`, which starts at the head
+  // of the job's branch (or the project's base branch on the first turn). Runs on
+  // a worker thread; called concurrently for different jobs. Returns soon after
+  // `cancel` is set, with `interrupted`. May be called again for the same turn
+  // (after a crash, or when the branch moved while it ran) with a fresh
+  // workspace: it must start over.
+  virtual AgentResult Run(const TurnInput& turn, git::Workspace& workspace,
+                          CancelToken& cancel) = 0;
+};
+
+}  // namespace docwright

@@ -1,0 +1,97 @@
+#include "forge/forge.h"
+
+#include "forge/hosted.h"
+#include "git/git.h"
+#include "store/store.h"
+
+namespace docwright::forge {
+namespace {
+
+// The diff a local pull request shows is cut beyond this.
+constexpr size_t kMaxDiffBytes = 1 << 20;
+
+// The embedded forge: pull requests stored by docwright and shown on its own
+// pages. The diff is taken when the pull request is created or updated.
+class LocalForge final : public Forge {
+ public:
+  LocalForge(std::string project_id, const ForgeContext& context)
+      : project_id_(std::move(project_id)), context_(context) {}
+
+  Result<PullRequest> Ensure(const PullRequestSpec& spec) override {
+    LocalPullRequest pr;
+    pr.project_id = project_id_;
+    pr.head = spec.head;
+    pr.base = spec.base;
+    pr.title = spec.title;
+    pr.body = spec.body;
+    pr.draft = spec.draft;
+    auto base_head = context_.mirror->FetchBranch(spec.base);
+    if (!base_head.ok()) return base_head.status();
+    auto diff = context_.mirror->Diff(*base_head, spec.head_commit, kMaxDiffBytes);
+    if (!diff.ok()) return diff.status();
+    pr.diff = std::move(diff->patch);
+    if (diff->truncated) pr.diff += "\n[the diff is cut here: it is longer than 1 MiB]\n";
+    auto stored = context_.store->UpsertPullRequest(pr);
+    if (!stored.ok()) return stored.status();
+    return PullRequest{LocalPullRequestUrl(context_.public_url, stored->id), stored->number};
+  }
+
+ private:
+  std::string project_id_;
+  ForgeContext context_;
+};
+
+}  // namespace
+
+std::string LocalPullRequestUrl(const std::string& public_url, const std::string& id) {
+  std::string base = public_url;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  return base + "/pulls/" + id;
+}
+
+Result<RepositoryLocation> ParseRepositoryUrl(const std::string& url) {
+  RepositoryLocation where;
+  std::string rest;
+  size_t scheme_end = url.find("://");
+  if (scheme_end != std::string::npos) {
+    where.scheme = url.substr(0, scheme_end);
+    rest = url.substr(scheme_end + 3);
+    size_t slash = rest.find('/');
+    if (slash == std::string::npos) return Status::InvalidArgument("no repository path in " + url);
+    std::string authority = rest.substr(0, slash);
+    if (size_t at = authority.rfind('@'); at != std::string::npos) authority.erase(0, at + 1);
+    where.host = authority;
+    rest = rest.substr(slash + 1);
+  } else if (size_t colon = url.find(':'); colon != std::string::npos && url[0] != '/') {
+    // scp-like: [user@]host:path
+    where.scheme = "ssh";
+    std::string authority = url.substr(0, colon);
+    if (size_t at = authority.rfind('@'); at != std::string::npos) authority.erase(0, at + 1);
+    where.host = authority;
+    rest = url.substr(colon + 1);
+  } else {
+    return Status::InvalidArgument("not a URL of a hosted repository: " + url);
+  }
+  if (where.scheme == "ssh" && where.host.find(':') != std::string::npos &&
+      where.host.front() != '[') {
+    where.host = where.host.substr(0, where.host.find(':'));  // the SSH port is not the web's
+  }
+  while (!rest.empty() && rest.front() == '/') rest.erase(0, 1);
+  while (!rest.empty() && rest.back() == '/') rest.pop_back();
+  if (rest.size() > 4 && rest.compare(rest.size() - 4, 4, ".git") == 0) rest.resize(rest.size() - 4);
+  if (where.host.empty() || rest.empty()) {
+    return Status::InvalidArgument("not a URL of a hosted repository: " + url);
+  }
+  where.path = rest;
+  return where;
+}
+
+Result<std::unique_ptr<Forge>> MakeForge(const Project& project, const ForgeContext& context) {
+  if (project.forge == docwright::Forge::kLocal) {
+    if (!context.store || !context.mirror) return Status::Internal("the local forge needs a store");
+    return std::unique_ptr<Forge>(std::make_unique<LocalForge>(project.id, context));
+  }
+  return MakeHostedForge(project, context);
+}
+
+}  // namespace docwright::forge

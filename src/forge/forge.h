@@ -1,0 +1,81 @@
+// Pull requests on the project's code host. One interface; one implementation per
+// forge: "local" (stored and shown by docwright), GitHub, GitLab and Gitea (also
+// Forgejo).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/job.h"
+#include "core/status.h"
+
+namespace docwright {
+class Store;
+namespace git {
+class Mirror;
+}
+}  // namespace docwright
+
+namespace docwright::forge {
+
+struct PullRequestSpec {
+  std::string head;         // the job's branch, already pushed
+  std::string head_commit;  // its commit now
+  std::string base;         // the branch the pull request targets
+  std::string title;
+  std::string body;
+  bool draft = false;
+};
+
+struct PullRequest {
+  std::string url;  // what the job shows as prLink
+  int64_t number = 0;
+};
+
+class Forge {
+ public:
+  virtual ~Forge() = default;
+
+  // The open pull request from `spec.head` into `spec.base`, with its title and
+  // body brought up to date, or a new one when there is none. Idempotent: calling
+  // it again for the same branch (a re-run turn, a follow-up) never opens a second
+  // pull request. Errors carry the forge's own message and never the token:
+  // Unauthenticated when the token is refused, InvalidArgument for any other
+  // refusal (4xx), Unavailable when the forge cannot be reached or keeps failing
+  // (5xx, rate limits) after retries.
+  virtual Result<PullRequest> Ensure(const PullRequestSpec& spec) = 0;
+};
+
+// What a forge may need besides the project.
+struct ForgeContext {
+  Store* store = nullptr;              // local: where its pull requests live
+  git::Mirror* mirror = nullptr;       // local: the project's mirror, for diffs
+  std::string public_url;              // local: where docwright's pages are served
+  int max_attempts = 4;                // hosted: attempts per request
+  std::chrono::milliseconds max_delay{30000};
+  // Waits between attempts (tests replace it); returns false to stop retrying.
+  std::function<bool(std::chrono::milliseconds)> sleep;
+};
+
+// The forge of `project`, or InvalidArgument when its repository URL does not
+// name a repository on that forge (hosted forges need "host/owner/repo").
+Result<std::unique_ptr<Forge>> MakeForge(const Project& project, const ForgeContext& context);
+
+// Where the local forge shows pull request `id`.
+std::string LocalPullRequestUrl(const std::string& public_url, const std::string& id);
+
+// The host and repository path a repository URL names: "https://h/o/r.git",
+// "ssh://git@h:22/o/r", "git@h:o/r.git" give host "h" (with its port, if any),
+// path "o/r". The scheme is "https", "http" or "ssh" (scp-like URLs).
+struct RepositoryLocation {
+  std::string scheme;
+  std::string host;
+  std::string path;
+};
+Result<RepositoryLocation> ParseRepositoryUrl(const std::string& url);
+
+}  // namespace docwright::forge

@@ -1,0 +1,56 @@
+// Carries out a turn on the project's repository: brings the project's mirror up
+// to date, lets the agent edit a workspace over the head of the job's branch,
+// commits and pushes the edits with a lease on that head, and makes sure the
+// branch has its pull request. The job's prLink is that pull request.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "agent/agent.h"
+#include "git/git.h"
+#include "runner/turn.h"
+#include "store/store.h"
+
+namespace docwright {
+
+struct RepositoryTurnsOptions {
+  std::string mirrors_dir;  // one bare mirror per project is kept under it
+  std::string public_url;   // where the local forge's pages are served
+  git::Identity identity;   // author and committer of the agent's commits
+  // Hosted forges: attempts per request and the longest wait between them.
+  int forge_attempts = 4;
+  std::chrono::milliseconds forge_max_delay{30000};
+};
+
+class RepositoryTurns final : public TurnHandler {
+ public:
+  // `store` keeps the local forge's pull requests; `agent` does the editing.
+  RepositoryTurns(Store& store, Agent& agent, RepositoryTurnsOptions options);
+  ~RepositoryTurns() override;
+
+  // A turn succeeds when the agent does and its edits, if any, are pushed and
+  // have a pull request. The first turn branches from the project's base branch;
+  // later ones start from the branch as it is on the remote (people may push to
+  // it). If the branch moves while the turn runs, the push is refused and the
+  // turn is carried out once more from the new head; if it moves again, the turn
+  // fails. A turn without edits succeeds with the job's pull request, if any:
+  // one is opened if the branch exists without it (a crash between push and
+  // pull request).
+  TurnResult RunTurn(const TurnInput& input, CancelToken& cancel) override;
+
+ private:
+  Result<git::Mirror*> MirrorFor(const Project& project);
+
+  Store& store_;
+  Agent& agent_;
+  RepositoryTurnsOptions options_;
+  std::mutex mu_;
+  std::map<std::string, std::unique_ptr<git::Mirror>> mirrors_;  // by project id
+};
+
+}  // namespace docwright
