@@ -82,7 +82,9 @@ Result<RestReply> RestClient::Call(const std::string& method, const std::string&
   request.method = method;
   request.url = api_base_ + target;
   request.headers = headers_;
-  request.headers.emplace_back("Accept", "application/json");
+  bool has_accept = false;
+  for (const auto& [name, value] : headers_) has_accept = has_accept || name == "Accept";
+  if (!has_accept) request.headers.emplace_back("Accept", "application/json");
   if (body) {
     request.headers.emplace_back("Content-Type", "application/json");
     request.body = body->dump();

@@ -72,7 +72,10 @@ struct GitHttpServer::Impl {
   LoopbackResponse Answer(const LoopbackRequest& req) {
     ++requests;
     auto auth = req.headers.find("authorization");
-    if (auth == req.headers.end() || auth->second != "Basic " + Base64("x-access-token:" + token)) {
+    // The user names GitHub and GitLab take with a token as the password.
+    if (auth == req.headers.end() ||
+        (auth->second != "Basic " + Base64("x-access-token:" + token) &&
+         auth->second != "Basic " + Base64("oauth2:" + token))) {
       // libgit2 re-sends with credentials on a new connection.
       return LoopbackResponse{401, {{"WWW-Authenticate", "Basic realm=\"git\""}}, "", true};
     }

@@ -11,7 +11,8 @@ namespace docwright::testing {
 class GitHttpServer {
  public:
   // Serves the repositories under `root` as http://127.0.0.1:PORT/<name>.git;
-  // requests must carry Basic auth whose password is `token`.
+  // requests must carry Basic auth whose password is `token` (user x-access-token
+  // or oauth2).
   GitHttpServer(std::string root, std::string token);
   ~GitHttpServer();
 

@@ -1,0 +1,415 @@
+#include "fakes/fake_forge.h"
+
+#include <nlohmann/json.hpp>
+
+#include <deque>
+#include <map>
+#include <mutex>
+
+namespace docwright::testing {
+namespace {
+
+using nlohmann::json;
+
+struct Target {
+  std::string path;  // still percent-encoded
+  std::map<std::string, std::string> query;
+};
+
+std::string Decode(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size()) {
+      out.push_back(static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16)));
+      i += 2;
+    } else {
+      out.push_back(s[i] == '+' ? ' ' : s[i]);
+    }
+  }
+  return out;
+}
+
+Target Split(const std::string& target) {
+  Target t;
+  size_t q = target.find('?');
+  t.path = target.substr(0, q);
+  if (q == std::string::npos) return t;
+  std::string rest = target.substr(q + 1);
+  while (!rest.empty()) {
+    size_t amp = rest.find('&');
+    std::string pair = rest.substr(0, amp);
+    size_t eq = pair.find('=');
+    t.query[Decode(pair.substr(0, eq))] = eq == std::string::npos ? "" : Decode(pair.substr(eq + 1));
+    rest = amp == std::string::npos ? "" : rest.substr(amp + 1);
+  }
+  return t;
+}
+
+LoopbackResponse Reply(int status, const json& body) {
+  return LoopbackResponse{status, {{"Content-Type", "application/json"}}, body.dump()};
+}
+
+}  // namespace
+
+struct FakeForge::Impl {
+  Kind kind;
+  std::string token;
+  mutable std::mutex mu;
+  std::vector<FakePull> pulls;
+  std::vector<std::string> violations;
+  std::vector<LoopbackRequest> requests;
+  std::deque<LoopbackResponse> faults;
+  bool race_next_create = false;
+  std::unique_ptr<LoopbackHttpServer> server;  // last: stops first
+
+  void Violation(const LoopbackRequest& req, const std::string& what) {
+    violations.push_back(req.method + " " + req.target + ": " + what);
+  }
+
+  std::string Header(const LoopbackRequest& req, const std::string& name) {
+    auto it = req.headers.find(name);
+    return it == req.headers.end() ? "" : it->second;
+  }
+
+  bool Authorized(const LoopbackRequest& req) {
+    switch (kind) {
+      case Kind::kGithub:
+        return Header(req, "authorization") == "Bearer " + token ||
+               Header(req, "authorization") == "token " + token;
+      case Kind::kGitlab:
+        return Header(req, "private-token") == token ||
+               Header(req, "authorization") == "Bearer " + token;
+      case Kind::kGitea:
+        return Header(req, "authorization") == "token " + token ||
+               Header(req, "authorization") == "Bearer " + token;
+    }
+    return false;
+  }
+
+  // The JSON object of a request body whose fields are all in `allowed` with
+  // the documented types, and has every one of `required`.
+  json Body(const LoopbackRequest& req, const std::map<std::string, std::string>& allowed,
+            const std::vector<std::string>& required) {
+    if (Header(req, "content-type").rfind("application/json", 0) != 0) {
+      Violation(req, "the body is not declared as application/json");
+    }
+    json body = json::parse(req.body, nullptr, false);
+    if (!body.is_object()) {
+      Violation(req, "the body is not a JSON object");
+      return json::object();
+    }
+    for (const auto& [key, value] : body.items()) {
+      auto it = allowed.find(key);
+      if (it == allowed.end()) {
+        Violation(req, "undocumented field " + key);
+        continue;
+      }
+      bool typed = (it->second == "string" && value.is_string()) ||
+                   (it->second == "boolean" && value.is_boolean());
+      if (!typed) Violation(req, "field " + key + " must be a " + it->second);
+    }
+    for (const auto& key : required) {
+      if (!body.contains(key)) Violation(req, "missing required field " + key);
+    }
+    return body;
+  }
+
+  FakePull* Find(int64_t number) {
+    for (auto& p : pulls) {
+      if (p.number == number) return &p;
+    }
+    return nullptr;
+  }
+
+  FakePull* OpenFor(const std::string& head, const std::string& base) {
+    for (auto& p : pulls) {
+      if (p.open && p.head == head && (base.empty() || p.base == base)) return &p;
+    }
+    return nullptr;
+  }
+
+  int64_t NextNumber() const { return static_cast<int64_t>(pulls.size()) + 1; }
+
+  std::string WebUrl(int64_t number) const {
+    std::string base = "http://127.0.0.1:" + std::to_string(server->port()) + "/acme/docs/";
+    return base + (kind == Kind::kGitlab ? "-/merge_requests/" : "pull/") + std::to_string(number);
+  }
+
+  json View(const FakePull& p) const {
+    switch (kind) {
+      case Kind::kGithub:
+        return json{{"id", 1000 + p.number}, {"number", p.number},
+                    {"html_url", WebUrl(p.number)}, {"state", p.open ? "open" : "closed"},
+                    {"title", p.title}, {"body", p.body},
+                    {"head", {{"ref", p.head}, {"label", "acme:" + p.head}}},
+                    {"base", {{"ref", p.base}, {"label", "acme:" + p.base}}}};
+      case Kind::kGitlab:
+        return json{{"id", 1000 + p.number},     {"iid", p.number},
+                    {"project_id", 7},           {"title", p.title},
+                    {"description", p.body},     {"state", p.open ? "opened" : "closed"},
+                    {"source_branch", p.head},   {"target_branch", p.base},
+                    {"web_url", WebUrl(p.number)}, {"draft", p.title.rfind("Draft: ", 0) == 0}};
+      case Kind::kGitea:
+        return json{{"id", 1000 + p.number},  {"number", p.number},
+                    {"html_url", WebUrl(p.number)}, {"state", p.open ? "open" : "closed"},
+                    {"title", p.title},       {"body", p.body},
+                    {"head", {{"ref", p.head}, {"label", p.head}}},
+                    {"base", {{"ref", p.base}, {"label", p.base}}}};
+    }
+    return json();
+  }
+
+  LoopbackResponse Serve(const LoopbackRequest& req) {
+    std::lock_guard lock(mu);
+    requests.push_back(req);
+    if (!faults.empty()) {
+      LoopbackResponse r = faults.front();
+      faults.pop_front();
+      return r;
+    }
+    if (!Authorized(req)) {
+      return Reply(401, json{{"message", kind == Kind::kGithub ? "Bad credentials" : "401 Unauthorized"}});
+    }
+    if (Header(req, "user-agent").empty()) Violation(req, "no User-Agent");
+    Target t = Split(req.target);
+    switch (kind) {
+      case Kind::kGithub: return Github(req, t);
+      case Kind::kGitlab: return Gitlab(req, t);
+      case Kind::kGitea: return Gitea(req, t);
+    }
+    return Reply(500, json{});
+  }
+
+  LoopbackResponse Github(const LoopbackRequest& req, const Target& t) {
+    if (Header(req, "accept") != "application/vnd.github+json" &&
+        Header(req, "accept").find("application/vnd.github+json") == std::string::npos) {
+      Violation(req, "Accept is not application/vnd.github+json");
+    }
+    if (Header(req, "x-github-api-version") != "2022-11-28") {
+      Violation(req, "X-GitHub-Api-Version is not 2022-11-28");
+    }
+    const std::string prefix = "/api/v3/repos/acme/docs/pulls";
+    if (t.path.rfind(prefix, 0) != 0) return Reply(404, json{{"message", "Not Found"}});
+    std::string rest = t.path.substr(prefix.size());
+    if (req.method == "GET" && rest.empty()) {
+      for (const auto& [k, v] : t.query) {
+        if (k != "state" && k != "head" && k != "base" && k != "per_page" && k != "page" &&
+            k != "sort" && k != "direction") {
+          Violation(req, "undocumented query parameter " + k);
+        }
+      }
+      std::string head = t.query.count("head") ? t.query.at("head") : "";
+      if (!head.empty() && head.rfind("acme:", 0) != 0) {
+        Violation(req, "head must be user:ref-name");
+      }
+      json list = json::array();
+      for (const auto& p : pulls) {
+        if (t.query.count("state") && t.query.at("state") == "open" && !p.open) continue;
+        if (!head.empty() && "acme:" + p.head != head) continue;
+        if (t.query.count("base") && t.query.at("base") != p.base) continue;
+        list.push_back(View(p));
+      }
+      return Reply(200, list);
+    }
+    if (req.method == "POST" && rest.empty()) {
+      json b = Body(req, {{"title", "string"}, {"head", "string"}, {"head_repo", "string"},
+                          {"base", "string"}, {"body", "string"}, {"maintainer_can_modify", "boolean"},
+                          {"draft", "boolean"}, {"issue", "integer"}},
+                    {"head", "base"});
+      return Create(req, b.value("head", ""), b.value("base", ""), b.value("title", ""),
+                    b.value("body", ""),
+                    Reply(422, json{{"message", "Validation Failed"},
+                                    {"errors", json::array({{{"resource", "PullRequest"},
+                                                             {"code", "custom"},
+                                                             {"message", "A pull request already exists for acme:" +
+                                                                             b.value("head", "") + "."}}})}}),
+                    201);
+    }
+    if (req.method == "PATCH" && rest.size() > 1) {
+      json b = Body(req, {{"title", "string"}, {"body", "string"}, {"state", "string"},
+                          {"base", "string"}, {"maintainer_can_modify", "boolean"}},
+                    {});
+      return Update(req, rest.substr(1), b.value("title", ""), b.value("body", ""), 200);
+    }
+    return Reply(404, json{{"message", "Not Found"}});
+  }
+
+  LoopbackResponse Gitlab(const LoopbackRequest& req, const Target& t) {
+    // The project is named by its URL-encoded path.
+    const std::string prefix = "/api/v4/projects/acme%2Fdocs/merge_requests";
+    if (t.path.rfind(prefix, 0) != 0) return Reply(404, json{{"message", "404 Project Not Found"}});
+    std::string rest = t.path.substr(prefix.size());
+    if (req.method == "GET" && rest.empty()) {
+      static const std::vector<std::string> kKnown{"state", "source_branch", "target_branch",
+                                                   "page", "per_page", "order_by", "sort"};
+      for (const auto& [k, v] : t.query) {
+        if (std::find(kKnown.begin(), kKnown.end(), k) == kKnown.end()) {
+          Violation(req, "undocumented query parameter " + k);
+        }
+      }
+      if (t.query.count("state") && t.query.at("state") != "opened" &&
+          t.query.at("state") != "closed" && t.query.at("state") != "merged" &&
+          t.query.at("state") != "locked" && t.query.at("state") != "all") {
+        Violation(req, "state must be opened, closed, locked, merged or all");
+      }
+      json list = json::array();
+      for (const auto& p : pulls) {
+        if (t.query.count("state") && t.query.at("state") == "opened" && !p.open) continue;
+        if (t.query.count("source_branch") && t.query.at("source_branch") != p.head) continue;
+        if (t.query.count("target_branch") && t.query.at("target_branch") != p.base) continue;
+        list.push_back(View(p));
+      }
+      return Reply(200, list);
+    }
+    if (req.method == "POST" && rest.empty()) {
+      json b = Body(req, {{"source_branch", "string"}, {"target_branch", "string"},
+                          {"title", "string"}, {"description", "string"},
+                          {"remove_source_branch", "boolean"}, {"squash", "boolean"}},
+                    {"source_branch", "target_branch", "title"});
+      std::string head = b.value("source_branch", "");
+      return Create(req, head, b.value("target_branch", ""), b.value("title", ""),
+                    b.value("description", ""),
+                    Reply(409, json{{"message",
+                                     json::array({"Another open merge request already exists for "
+                                                  "this source branch: !1"})}}),
+                    201);
+    }
+    if (req.method == "PUT" && rest.size() > 1) {
+      json b = Body(req, {{"title", "string"}, {"description", "string"},
+                          {"target_branch", "string"}, {"state_event", "string"}},
+                    {});
+      return Update(req, rest.substr(1), b.value("title", ""), b.value("description", ""), 200);
+    }
+    return Reply(404, json{{"message", "404 Not found"}});
+  }
+
+  LoopbackResponse Gitea(const LoopbackRequest& req, const Target& t) {
+    const std::string prefix = "/api/v1/repos/acme/docs/pulls";
+    if (t.path.rfind(prefix, 0) != 0) return Reply(404, json{{"message", "Not Found"}});
+    std::string rest = t.path.substr(prefix.size());
+    if (req.method == "GET" && rest.empty()) {
+      static const std::vector<std::string> kKnown{"state", "sort", "milestone", "labels",
+                                                   "page", "limit", "poster"};
+      for (const auto& [k, v] : t.query) {
+        if (std::find(kKnown.begin(), kKnown.end(), k) == kKnown.end()) {
+          Violation(req, "undocumented query parameter " + k);
+        }
+      }
+      int page = t.query.count("page") ? std::stoi(t.query.at("page")) : 1;
+      int limit = t.query.count("limit") ? std::stoi(t.query.at("limit")) : 30;
+      if (limit > 50) Violation(req, "limit over the server's maximum page size (50)");
+      std::vector<const FakePull*> matching;
+      for (const auto& p : pulls) {
+        if (t.query.count("state") && t.query.at("state") == "open" && !p.open) continue;
+        matching.push_back(&p);
+      }
+      // recentupdate: the newest first, as the fake never reorders on update.
+      std::reverse(matching.begin(), matching.end());
+      json list = json::array();
+      for (size_t i = (page - 1) * limit; i < matching.size() && i < size_t(page * limit); ++i) {
+        list.push_back(View(*matching[i]));
+      }
+      return Reply(200, list);
+    }
+    if (req.method == "POST" && rest.empty()) {
+      json b = Body(req, {{"head", "string"}, {"base", "string"}, {"title", "string"},
+                          {"body", "string"}, {"assignee", "string"}, {"due_date", "string"}},
+                    {});
+      return Create(req, b.value("head", ""), b.value("base", ""), b.value("title", ""),
+                    b.value("body", ""),
+                    Reply(409, json{{"message", "pull request already exists for these targets"}}),
+                    201);
+    }
+    if (req.method == "PATCH" && rest.size() > 1) {
+      json b = Body(req, {{"title", "string"}, {"body", "string"}, {"base", "string"},
+                          {"state", "string"}, {"assignee", "string"}},
+                    {});
+      return Update(req, rest.substr(1), b.value("title", ""), b.value("body", ""), 201);
+    }
+    return Reply(404, json{{"message", "Not Found"}});
+  }
+
+  LoopbackResponse Create(const LoopbackRequest& req, const std::string& head,
+                          const std::string& base, const std::string& title,
+                          const std::string& body, const LoopbackResponse& exists, int created) {
+    if (head.empty() || base.empty() || title.empty()) {
+      return Reply(422, json{{"message", "Validation Failed: head, base and title are required"}});
+    }
+    if (race_next_create) {
+      race_next_create = false;
+      pulls.push_back(FakePull{NextNumber(), head, base, title, body, true});
+      return exists;
+    }
+    if (OpenFor(head, base)) return exists;
+    pulls.push_back(FakePull{NextNumber(), head, base, title, body, true});
+    return Reply(created, View(pulls.back()));
+  }
+
+  LoopbackResponse Update(const LoopbackRequest& req, const std::string& number,
+                          const std::string& title, const std::string& body, int status) {
+    FakePull* p = nullptr;
+    try {
+      p = Find(std::stoll(number));
+    } catch (...) {
+    }
+    if (!p) return Reply(404, json{{"message", "Not Found"}});
+    if (!title.empty()) p->title = title;
+    p->body = body;
+    return Reply(status, View(*p));
+  }
+};
+
+FakeForge::FakeForge(Kind kind, std::string token) : impl_(std::make_unique<Impl>()) {
+  impl_->kind = kind;
+  impl_->token = std::move(token);
+  impl_->server = std::make_unique<LoopbackHttpServer>(
+      [impl = impl_.get()](const LoopbackRequest& req) { return impl->Serve(req); });
+}
+
+FakeForge::~FakeForge() { impl_->server.reset(); }
+
+uint16_t FakeForge::port() const { return impl_->server->port(); }
+
+std::string FakeForge::ApiUrl() const {
+  switch (impl_->kind) {
+    case Kind::kGithub: return impl_->server->Url("/api/v3");
+    case Kind::kGitlab: return impl_->server->Url("/api/v4");
+    case Kind::kGitea: return impl_->server->Url("/api/v1");
+  }
+  return "";
+}
+
+std::string FakeForge::WebUrl(int64_t number) const { return impl_->WebUrl(number); }
+
+std::vector<FakePull> FakeForge::Pulls() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->pulls;
+}
+
+void FakeForge::AddPull(FakePull pull) {
+  std::lock_guard lock(impl_->mu);
+  pull.number = impl_->NextNumber();
+  impl_->pulls.push_back(std::move(pull));
+}
+
+std::vector<std::string> FakeForge::Violations() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->violations;
+}
+
+std::vector<LoopbackRequest> FakeForge::Requests() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->requests;
+}
+
+void FakeForge::FailNext(int count, LoopbackResponse response) {
+  std::lock_guard lock(impl_->mu);
+  for (int i = 0; i < count; ++i) impl_->faults.push_back(response);
+}
+
+void FakeForge::RaceNextCreate() {
+  std::lock_guard lock(impl_->mu);
+  impl_->race_next_create = true;
+}
+
+}  // namespace docwright::testing

@@ -1,0 +1,54 @@
+// Stateful fakes of the hosted forges' pull request APIs on loopback: GitHub
+// (REST v3), GitLab (merge requests, API v4) and Gitea (API v1). Each checks every
+// request the way the forge's API documents it (path, query, headers, JSON fields
+// and their types) and records what does not conform as a violation; tests
+// expect none. Pull requests live in memory.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "support/loopback_http_server.h"
+
+namespace docwright::testing {
+
+struct FakePull {
+  int64_t number = 0;
+  std::string head, base, title, body;
+  bool open = true;
+};
+
+class FakeForge {
+ public:
+  enum class Kind { kGithub, kGitlab, kGitea };
+
+  // Serves repository "acme/docs"; requests must carry `token` as the forge
+  // expects it.
+  FakeForge(Kind kind, std::string token);
+  ~FakeForge();
+
+  // The API base URL (what --forge-api-url would be).
+  std::string ApiUrl() const;
+  uint16_t port() const;
+
+  std::vector<FakePull> Pulls() const;
+  // The web page of pull request `number`, as the forge's replies give it.
+  std::string WebUrl(int64_t number) const;
+  void AddPull(FakePull pull);  // numbered by the fake
+  std::vector<std::string> Violations() const;
+  std::vector<LoopbackRequest> Requests() const;
+  // Answers the next `count` requests with `response` instead of serving them.
+  void FailNext(int count, LoopbackResponse response);
+  // Serves the next create as a forge does when another request created the
+  // same pull request a moment before: it is stored, and the reply is the
+  // forge's "already exists" error.
+  void RaceNextCreate();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace docwright::testing

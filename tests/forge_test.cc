@@ -1,0 +1,277 @@
+// The forges' pull request clients against stateful fakes that check each
+// request the way the forge's API documents it.
+#include "forge/forge.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <ctime>
+
+#include "fakes/fake_forge.h"
+#include "forge/rest_client.h"
+
+namespace docwright::forge {
+namespace {
+
+using docwright::testing::FakeForge;
+using docwright::testing::FakePull;
+using docwright::testing::LoopbackResponse;
+using std::chrono::milliseconds;
+
+TEST(ForgeRepositoryUrl, NamesHostAndPathOfEveryUrlShape) {
+  struct Case {
+    const char* url;
+    const char* scheme;
+    const char* host;
+    const char* path;
+  };
+  for (const Case& c : {
+           Case{"https://github.com/acme/docs.git", "https", "github.com", "acme/docs"},
+           Case{"https://github.com/acme/docs", "https", "github.com", "acme/docs"},
+           Case{"https://x-access-token@ghe.example:8443/acme/docs/", "https", "ghe.example:8443",
+                "acme/docs"},
+           Case{"http://127.0.0.1:3000/acme/docs.git", "http", "127.0.0.1:3000", "acme/docs"},
+           Case{"ssh://git@gitlab.example:2222/group/sub/docs.git", "ssh", "gitlab.example",
+                "group/sub/docs"},
+           Case{"git@github.com:acme/docs.git", "ssh", "github.com", "acme/docs"},
+       }) {
+    auto where = ParseRepositoryUrl(c.url);
+    ASSERT_TRUE(where.ok()) << c.url << ": " << where.status().message();
+    EXPECT_EQ(where->scheme, c.scheme) << c.url;
+    EXPECT_EQ(where->host, c.host) << c.url;
+    EXPECT_EQ(where->path, c.path) << c.url;
+  }
+  for (const char* bad : {"/srv/docs.git", "https://github.com/", "https://github.com", "docs"}) {
+    EXPECT_FALSE(ParseRepositoryUrl(bad).ok()) << bad;
+  }
+}
+
+TEST(ForgeRateLimits, WaitsComeFromRetryAfterOrTheLimitsReset) {
+  http::Response r;
+  r.status = 403;
+  EXPECT_FALSE(RateLimitWait(r, 1000)) << "a plain 403 is a refusal, not a rate limit";
+  r.headers = {{"x-ratelimit-remaining", "0"}, {"x-ratelimit-reset", "1042"}};
+  EXPECT_EQ(RateLimitWait(r, 1000), std::chrono::seconds(43));
+  r.headers = {{"retry-after", "9"}, {"x-ratelimit-remaining", "0"}};
+  EXPECT_EQ(RateLimitWait(r, 1000), std::chrono::seconds(9)) << "Retry-After comes first";
+  r.status = 429;
+  r.headers = {{"ratelimit-remaining", "0"}, {"ratelimit-reset", "1005"}};
+  EXPECT_EQ(RateLimitWait(r, 1000), std::chrono::seconds(6)) << "GitLab's headers";
+  r.status = 200;
+  EXPECT_FALSE(RateLimitWait(r, 1000));
+}
+
+class ForgeTest : public ::testing::TestWithParam<FakeForge::Kind> {
+ protected:
+  ForgeTest() : fake_(GetParam(), "tok_secret") {}
+
+  Project MakeProject(const std::string& token = "tok_secret") const {
+    Project p;
+    p.id = "p1";
+    p.repository = "https://forge.example/acme/docs.git";
+    p.base_ref = "main";
+    p.forge = GetParam() == FakeForge::Kind::kGithub   ? docwright::Forge::kGithub
+              : GetParam() == FakeForge::Kind::kGitlab ? docwright::Forge::kGitlab
+                                                       : docwright::Forge::kGitea;
+    p.forge_api_url = fake_.ApiUrl();
+    p.forge_token = token;
+    return p;
+  }
+
+  std::unique_ptr<Forge> Make(const std::string& token = "tok_secret") {
+    ForgeContext context;
+    context.max_attempts = 3;
+    context.sleep = [this](milliseconds d) {
+      waits_.push_back(d);
+      return true;
+    };
+    auto forge = MakeForge(MakeProject(token), context);
+    EXPECT_TRUE(forge.ok()) << forge.status().message();
+    return forge.ok() ? std::move(*forge) : nullptr;
+  }
+
+  static PullRequestSpec Spec(const std::string& title = "Fix the quickstart") {
+    return PullRequestSpec{"docwright/0123456789ab-fix", "", "main", title, "What changed.", false};
+  }
+
+  void TearDown() override {
+    for (const auto& v : fake_.Violations()) ADD_FAILURE() << "request off the API's documentation: " << v;
+  }
+
+  FakeForge fake_;
+  std::vector<milliseconds> waits_;
+};
+
+// What the forge calls a draft: GitHub has a field, GitLab and Gitea a title prefix.
+std::string DraftTitle(FakeForge::Kind kind, const std::string& title) {
+  switch (kind) {
+    case FakeForge::Kind::kGithub: return title;
+    case FakeForge::Kind::kGitlab: return "Draft: " + title;
+    case FakeForge::Kind::kGitea: return "WIP: " + title;
+  }
+  return title;
+}
+
+TEST_P(ForgeTest, OpensOnePullRequestAndUpdatesItAfterwards) {
+  auto forge = Make();
+  auto first = forge->Ensure(Spec());
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_EQ(fake_.Pulls().size(), 1u);
+  EXPECT_EQ(first->url, fake_.WebUrl(1));
+  EXPECT_EQ(first->number, 1);
+  FakePull pull = fake_.Pulls()[0];
+  EXPECT_EQ(pull.head, "docwright/0123456789ab-fix");
+  EXPECT_EQ(pull.base, "main");
+  EXPECT_EQ(pull.title, "Fix the quickstart");
+  EXPECT_EQ(pull.body, "What changed.");
+
+  // A follow-up (or a re-run) finds it, and brings its title and body up to date.
+  PullRequestSpec later = Spec("Fix the quickstart and the FAQ");
+  later.body = "What changed, twice.";
+  auto second = Make()->Ensure(later);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_EQ(second->url, first->url);
+  ASSERT_EQ(fake_.Pulls().size(), 1u) << "never a second pull request for a branch";
+  EXPECT_EQ(fake_.Pulls()[0].title, "Fix the quickstart and the FAQ");
+  EXPECT_EQ(fake_.Pulls()[0].body, "What changed, twice.");
+  EXPECT_TRUE(waits_.empty());
+}
+
+TEST_P(ForgeTest, ABranchWhosePullRequestWasClosedGetsANewOne) {
+  fake_.AddPull(FakePull{0, Spec().head, "main", "Old", "", /*open=*/false});
+  fake_.AddPull(FakePull{0, "someone/else", "main", "Other", "", true});
+  auto pr = Make()->Ensure(Spec());
+  ASSERT_TRUE(pr.ok()) << pr.status().message();
+  EXPECT_EQ(pr->number, 3);
+  EXPECT_EQ(fake_.Pulls().size(), 3u);
+}
+
+TEST_P(ForgeTest, DraftsAreMarkedTheForgesWay) {
+  PullRequestSpec spec = Spec();
+  spec.draft = true;
+  ASSERT_TRUE(Make()->Ensure(spec).ok());
+  EXPECT_EQ(fake_.Pulls()[0].title, DraftTitle(GetParam(), "Fix the quickstart"));
+  if (GetParam() == FakeForge::Kind::kGithub) {
+    auto requests = fake_.Requests();
+    ASSERT_EQ(requests.size(), 2u);
+    EXPECT_NE(requests[1].body.find("\"draft\":true"), std::string::npos) << requests[1].body;
+  }
+}
+
+TEST_P(ForgeTest, ACreateThatRacesAnotherFindsTheOneThatWon) {
+  fake_.RaceNextCreate();
+  auto pr = Make()->Ensure(Spec());
+  ASSERT_TRUE(pr.ok()) << pr.status().message();
+  EXPECT_EQ(fake_.Pulls().size(), 1u);
+  EXPECT_EQ(pr->url, fake_.WebUrl(1));
+}
+
+TEST_P(ForgeTest, AWrongTokenIsAClearErrorWithoutTheToken) {
+  auto pr = Make("tok_wrong_and_secret")->Ensure(Spec());
+  ASSERT_FALSE(pr.ok());
+  EXPECT_EQ(pr.status().code(), Code::kUnauthenticated);
+  EXPECT_NE(pr.status().message().find("401"), std::string::npos) << pr.status().message();
+  EXPECT_NE(pr.status().message().find("forge token"), std::string::npos);
+  EXPECT_EQ(pr.status().message().find("tok_"), std::string::npos) << pr.status().message();
+  EXPECT_TRUE(waits_.empty()) << "a refusal is not retried";
+}
+
+TEST_P(ForgeTest, ServerErrorsAndRateLimitsAreRetriedWithTheWaitTheyAskFor) {
+  fake_.FailNext(1, LoopbackResponse{502, {}, "bad gateway"});
+  std::string reset = std::to_string(std::time(nullptr) + 20);
+  fake_.FailNext(1, LoopbackResponse{403,
+                                     {{"X-RateLimit-Remaining", "0"},
+                                      {"X-RateLimit-Reset", reset},
+                                      {"Content-Type", "application/json"}},
+                                     R"({"message":"API rate limit exceeded"})"});
+  auto pr = Make()->Ensure(Spec());
+  ASSERT_TRUE(pr.ok()) << pr.status().message();
+  EXPECT_EQ(fake_.Pulls().size(), 1u);
+  ASSERT_EQ(waits_.size(), 2u);
+  EXPECT_GE(waits_[1], milliseconds(19000)) << "waits for the limit's reset";
+  EXPECT_LE(waits_[1], milliseconds(22000));
+
+  waits_.clear();
+  fake_.FailNext(1, LoopbackResponse{429, {{"Retry-After", "7"}}, ""});
+  ASSERT_TRUE(Make()->Ensure(Spec()).ok());
+  ASSERT_EQ(waits_.size(), 1u);
+  EXPECT_EQ(waits_[0], milliseconds(7000));
+}
+
+TEST_P(ForgeTest, PersistentFailuresAndRefusalsAreClearErrors) {
+  fake_.FailNext(3, LoopbackResponse{503, {}, "down"});
+  auto down = Make()->Ensure(Spec());
+  ASSERT_FALSE(down.ok());
+  EXPECT_EQ(down.status().code(), Code::kUnavailable);
+  EXPECT_NE(down.status().message().find("503"), std::string::npos) << down.status().message();
+  EXPECT_EQ(waits_.size(), 2u) << "3 attempts";
+
+  waits_.clear();
+  fake_.FailNext(1, LoopbackResponse{404, {{"Content-Type", "application/json"}},
+                                     R"({"message":"Not Found"})"});
+  auto missing = Make()->Ensure(Spec());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(missing.status().message().find("404"), std::string::npos);
+  EXPECT_NE(missing.status().message().find("Not Found"), std::string::npos)
+      << "the forge's own words";
+  EXPECT_TRUE(waits_.empty());
+  EXPECT_TRUE(fake_.Pulls().empty());
+
+  auto unreachable_project = MakeProject();
+  unreachable_project.forge_api_url = "http://127.0.0.1:1/api";
+  ForgeContext context;
+  context.max_attempts = 2;
+  context.sleep = [](milliseconds) { return true; };
+  auto unreachable = (*MakeForge(unreachable_project, context))->Ensure(Spec());
+  ASSERT_FALSE(unreachable.ok());
+  EXPECT_EQ(unreachable.status().code(), Code::kUnavailable);
+}
+
+INSTANTIATE_TEST_SUITE_P(Forges, ForgeTest,
+                         ::testing::Values(FakeForge::Kind::kGithub, FakeForge::Kind::kGitlab,
+                                           FakeForge::Kind::kGitea),
+                         [](const auto& info) {
+                           switch (info.param) {
+                             case FakeForge::Kind::kGithub: return std::string("Github");
+                             case FakeForge::Kind::kGitlab: return std::string("Gitlab");
+                             case FakeForge::Kind::kGitea: return std::string("Gitea");
+                           }
+                           return std::string();
+                         });
+
+TEST(GiteaForge, FindsTheBranchsPullRequestBeyondTheFirstPage) {
+  FakeForge fake(FakeForge::Kind::kGitea, "tok");
+  fake.AddPull(FakePull{0, "docwright/0123456789ab-fix", "main", "Ours", "", true});
+  for (int i = 0; i < 60; ++i) {
+    fake.AddPull(FakePull{0, "feature/" + std::to_string(i), "main", "Other", "", true});
+  }
+  Project p;
+  p.repository = "https://gitea.example/acme/docs";
+  p.forge = docwright::Forge::kGitea;
+  p.forge_api_url = fake.ApiUrl();
+  p.forge_token = "tok";
+  auto pr = (*MakeForge(p, ForgeContext{}))->Ensure(
+      PullRequestSpec{"docwright/0123456789ab-fix", "", "main", "Ours, updated", "", false});
+  ASSERT_TRUE(pr.ok()) << pr.status().message();
+  EXPECT_EQ(pr->number, 1);
+  EXPECT_EQ(fake.Pulls().size(), 61u);
+  EXPECT_EQ(fake.Pulls()[0].title, "Ours, updated");
+  EXPECT_TRUE(fake.Violations().empty());
+}
+
+TEST(HostedForges, NeedARepositoryUrlThatNamesTheRepository) {
+  Project p;
+  p.forge_token = "tok";
+  p.forge = docwright::Forge::kGithub;
+  p.repository = "https://github.com/acme";
+  EXPECT_EQ(MakeForge(p, ForgeContext{}).status().code(), Code::kInvalidArgument);
+  p.repository = "/srv/docs.git";
+  EXPECT_EQ(MakeForge(p, ForgeContext{}).status().code(), Code::kInvalidArgument);
+  p.forge = docwright::Forge::kGitlab;
+  p.repository = "https://gitlab.example/group/sub/docs.git";
+  EXPECT_TRUE(MakeForge(p, ForgeContext{}).ok()) << "GitLab projects may sit in subgroups";
+}
+
+}  // namespace
+}  // namespace docwright::forge

@@ -1,0 +1,185 @@
+// Turns on a real repository: a smart-HTTP remote behind token auth, the scripted
+// agent, and a hosted forge's fake. The black-box tests cover the local forge.
+#include "runner/repository_turns.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "fakes/fake_forge.h"
+#include "fakes/scripted_agent.h"
+#include "store/sqlite_store.h"
+#include "support/git_http_server.h"
+#include "support/git_repo.h"
+#include "support/temp_dir.h"
+
+namespace docwright {
+namespace {
+
+using testing::FakeForge;
+using testing::LoopbackResponse;
+using testing::ShowFile;
+using testing::Sh;
+
+class RepositoryTurnsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::create_directories(dir_ / "git/acme");
+    remote_ = dir_ / "git/acme/docs.git";
+    testing::MakeDocsRemote(remote_);
+    store_ = std::move(*OpenSqliteStore(dir_ / "db.sqlite"));
+    org_ = *store_->CreateOrg("acme");
+    Project p;
+    p.org_id = org_.id;
+    p.repository = git_server_.Url("acme/docs");
+    p.base_ref = "main";
+    p.forge = Forge::kGitlab;
+    p.forge_api_url = forge_.ApiUrl();
+    p.forge_token = "tok_secret";  // the git remote's and the forge's
+    project_ = *store_->CreateProject(p);
+    RepositoryTurnsOptions o;
+    o.mirrors_dir = dir_ / "mirrors";
+    o.identity = git::Identity{"Docs Bot", "bot@example.com"};
+    o.forge_attempts = 2;
+    o.forge_max_delay = std::chrono::milliseconds(1);
+    turns_ = std::make_unique<RepositoryTurns>(*store_, agent_, o);
+  }
+
+  TurnInput Input(const std::string& prompt) {
+    auto job = store_->CreateJob(Scope{org_.id, project_.id}, NewJob{prompt});
+    EXPECT_TRUE(job.ok());
+    Message m;
+    m.job_id = job->id;
+    m.seq = 1;
+    m.prompt = prompt;
+    return TurnInput{*job, project_, m, {}, 1};
+  }
+
+  std::string BranchHead(const std::string& branch) {
+    return Sh("git --git-dir=" + remote_ + " rev-parse " + branch);
+  }
+
+  void TearDown() override {
+    for (const auto& v : forge_.Violations()) ADD_FAILURE() << v;
+  }
+
+  testing::TempDir dir_;
+  testing::GitHttpServer git_server_{dir_ / "git", "tok_secret"};
+  FakeForge forge_{FakeForge::Kind::kGitlab, "tok_secret"};
+  std::string remote_;
+  std::unique_ptr<Store> store_;
+  Org org_;
+  Project project_;
+  testing::ScriptedAgent agent_;
+  std::unique_ptr<RepositoryTurns> turns_;
+};
+
+TEST_F(RepositoryTurnsTest, ATurnPushesItsBranchOverHttpAndOpensThePullRequest) {
+  TurnInput in = Input("Fix the install step [title Fix the install step]");
+  CancelToken cancel;
+  TurnResult r = turns_->RunTurn(in, cancel);
+  ASSERT_TRUE(r.succeeded) << r.error.value_or("");
+  EXPECT_EQ(r.pr_link, forge_.WebUrl(1));
+  EXPECT_EQ(ShowFile(remote_, in.job.ref + ":notes/" + in.job.id + "-1.md"),
+            "Fix the install step [title Fix the install step]");
+  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " log -1 --format='%an <%ae>|%s' " + in.job.ref),
+            "Docs Bot <bot@example.com>|Fix the install step");
+  ASSERT_EQ(forge_.Pulls().size(), 1u);
+  EXPECT_EQ(forge_.Pulls()[0].title, "Fix the install step");
+  EXPECT_EQ(forge_.Pulls()[0].head, in.job.ref);
+  EXPECT_NE(forge_.Pulls()[0].body.find(in.job.id), std::string::npos);
+  EXPECT_NE(forge_.Pulls()[0].body.find("> Fix the install step"), std::string::npos);
+}
+
+TEST_F(RepositoryTurnsTest, ACrashBetweenPushAndPullRequestEndsWithExactlyOnePullRequest) {
+  TurnInput in = Input("Document the CLI flags");
+  CancelToken cancel;
+  // The forge is down when the branch has just been pushed: as if the process
+  // died between push and pull request.
+  forge_.FailNext(2, LoopbackResponse{503, {}, "down"});
+  TurnResult first = turns_->RunTurn(in, cancel);
+  ASSERT_FALSE(first.succeeded);
+  EXPECT_NE(first.error->find("pushed the branch"), std::string::npos) << *first.error;
+  EXPECT_EQ(first.error->find("tok_secret"), std::string::npos);
+  std::string pushed = BranchHead(in.job.ref);
+  EXPECT_TRUE(forge_.Pulls().empty());
+
+  // The turn is run again (a re-run after a crash starts from scratch): the edit
+  // is already on the branch, so nothing is pushed, and the pull request opens.
+  in.attempt = 2;
+  TurnResult second = turns_->RunTurn(in, cancel);
+  ASSERT_TRUE(second.succeeded) << second.error.value_or("");
+  EXPECT_EQ(second.pr_link, forge_.WebUrl(1));
+  EXPECT_EQ(BranchHead(in.job.ref), pushed) << "no second commit";
+
+  // And once more, as if the process died before recording the outcome.
+  in.attempt = 3;
+  TurnResult third = turns_->RunTurn(in, cancel);
+  ASSERT_TRUE(third.succeeded) << third.error.value_or("");
+  EXPECT_EQ(third.pr_link, second.pr_link);
+  EXPECT_EQ(forge_.Pulls().size(), 1u) << "no duplicate pull request";
+
+  // A follow-up on the job updates the same pull request.
+  TurnInput follow = in;
+  follow.job.pr_link = second.pr_link;
+  follow.message.seq = 2;
+  follow.message.prompt = "Also the environment variables [title Document the CLI]";
+  follow.history = {in.message};
+  follow.attempt = 1;
+  TurnResult fourth = turns_->RunTurn(follow, cancel);
+  ASSERT_TRUE(fourth.succeeded) << fourth.error.value_or("");
+  EXPECT_EQ(fourth.pr_link, second.pr_link);
+  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " rev-parse " + follow.job.ref + "^"), pushed);
+  ASSERT_EQ(forge_.Pulls().size(), 1u);
+  EXPECT_EQ(forge_.Pulls()[0].title, "Document the CLI");
+}
+
+TEST_F(RepositoryTurnsTest, ConcurrentTurnsOfOneProjectShareItsMirror) {
+  std::vector<TurnInput> inputs;
+  for (int i = 0; i < 4; ++i) inputs.push_back(Input("Page " + std::to_string(i)));
+  std::vector<TurnResult> results(inputs.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    threads.emplace_back([&, i] {
+      CancelToken cancel;
+      results[i] = turns_->RunTurn(inputs[i], cancel);
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ASSERT_TRUE(results[i].succeeded) << results[i].error.value_or("");
+    EXPECT_EQ(ShowFile(remote_, inputs[i].job.ref + ":notes/" + inputs[i].job.id + "-1.md"),
+              "Page " + std::to_string(i));
+  }
+  EXPECT_EQ(forge_.Pulls().size(), inputs.size());
+}
+
+TEST_F(RepositoryTurnsTest, AWrongTokenFailsTheTurnWithoutShowingIt) {
+  Project wrong = project_;
+  wrong.id = "other";  // a mirror of its own
+  wrong.forge_token = "tok_wrong_one";
+  TurnInput in = Input("Edit");
+  in.project = wrong;
+  CancelToken cancel;
+  TurnResult r = turns_->RunTurn(in, cancel);
+  ASSERT_FALSE(r.succeeded);
+  EXPECT_NE(r.error->find("credentials"), std::string::npos) << *r.error;
+  EXPECT_EQ(r.error->find("tok_wrong_one"), std::string::npos);
+}
+
+TEST_F(RepositoryTurnsTest, AnArchivedTurnPushesNothing) {
+  TurnInput in = Input("Edit [sleep 5000]");
+  CancelToken cancel;
+  std::thread archive([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    cancel.Cancel(CancelToken::Reason::kArchived);
+  });
+  TurnResult r = turns_->RunTurn(in, cancel);
+  archive.join();
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " branch --list 'docwright/*'"), "");
+  EXPECT_TRUE(forge_.Pulls().empty());
+}
+
+}  // namespace
+}  // namespace docwright
