@@ -3,8 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include <deque>
+#include <fstream>
 #include <map>
 #include <mutex>
+#include <sstream>
 
 namespace docwright::testing {
 namespace {
@@ -137,12 +139,23 @@ struct FakeForge::Impl {
 
   json View(const FakePull& p) const {
     switch (kind) {
-      case Kind::kGithub:
-        return json{{"id", 1000 + p.number}, {"number", p.number},
-                    {"html_url", WebUrl(p.number)}, {"state", p.open ? "open" : "closed"},
-                    {"title", p.title}, {"body", p.body},
-                    {"head", {{"ref", p.head}, {"label", "acme:" + p.head}}},
-                    {"base", {{"ref", p.base}, {"label", "acme:" + p.base}}}};
+      case Kind::kGithub: {
+        // A whole pull request as GitHub's description requires it, from a
+        // template with every required field.
+        json pr = GithubTemplate();
+        pr["id"] = 1000 + p.number;
+        pr["number"] = p.number;
+        pr["html_url"] = WebUrl(p.number);
+        pr["state"] = p.open ? "open" : "closed";
+        pr["title"] = p.title;
+        pr["body"] = p.body;
+        pr["draft"] = p.draft;
+        pr["head"]["ref"] = p.head;
+        pr["head"]["label"] = "acme:" + p.head;
+        pr["base"]["ref"] = p.base;
+        pr["base"]["label"] = "acme:" + p.base;
+        return pr;
+      }
       case Kind::kGitlab:
         return json{{"id", 1000 + p.number},     {"iid", p.number},
                     {"project_id", 7},           {"title", p.title},
@@ -180,6 +193,16 @@ struct FakeForge::Impl {
     return Reply(500, json{});
   }
 
+  static const json& GithubTemplate() {
+    static const json kTemplate = [] {
+      std::ifstream in(DOCWRIGHT_GITHUB_OPENAPI_DIR "/pull_request_template.json");
+      std::stringstream text;
+      text << in.rdbuf();
+      return json::parse(text.str());
+    }();
+    return kTemplate;
+  }
+
   LoopbackResponse Github(const LoopbackRequest& req, const Target& t) {
     if (Header(req, "accept") != "application/vnd.github+json" &&
         Header(req, "accept").find("application/vnd.github+json") == std::string::npos) {
@@ -188,9 +211,11 @@ struct FakeForge::Impl {
     if (Header(req, "x-github-api-version") != "2022-11-28") {
       Violation(req, "X-GitHub-Api-Version is not 2022-11-28");
     }
-    const std::string prefix = "/api/v3/repos/acme/docs/pulls";
-    if (t.path.rfind(prefix, 0) != 0) return Reply(404, json{{"message", "Not Found"}});
-    std::string rest = t.path.substr(prefix.size());
+    // Served at the root (api.github.com) or under /api/v3 (GitHub Enterprise).
+    std::string path = t.path.rfind("/api/v3/", 0) == 0 ? t.path.substr(7) : t.path;
+    const std::string prefix = "/repos/acme/docs/pulls";
+    if (path.rfind(prefix, 0) != 0) return Reply(404, json{{"message", "Not Found"}});
+    std::string rest = path.substr(prefix.size());
     if (req.method == "GET" && rest.empty()) {
       for (const auto& [k, v] : t.query) {
         if (k != "state" && k != "head" && k != "base" && k != "per_page" && k != "page" &&
@@ -216,9 +241,12 @@ struct FakeForge::Impl {
                           {"base", "string"}, {"body", "string"}, {"maintainer_can_modify", "boolean"},
                           {"draft", "boolean"}, {"issue", "integer"}},
                     {"head", "base"});
+      bool draft = b.value("draft", false);
       return Create(req, b.value("head", ""), b.value("base", ""), b.value("title", ""),
-                    b.value("body", ""),
+                    b.value("body", ""), draft,
                     Reply(422, json{{"message", "Validation Failed"},
+                                    {"documentation_url",
+                                     "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"},
                                     {"errors", json::array({{{"resource", "PullRequest"},
                                                              {"code", "custom"},
                                                              {"message", "A pull request already exists for acme:" +
@@ -268,7 +296,7 @@ struct FakeForge::Impl {
                     {"source_branch", "target_branch", "title"});
       std::string head = b.value("source_branch", "");
       return Create(req, head, b.value("target_branch", ""), b.value("title", ""),
-                    b.value("description", ""),
+                    b.value("description", ""), false,
                     Reply(409, json{{"message",
                                      json::array({"Another open merge request already exists for "
                                                   "this source branch: !1"})}}),
@@ -316,7 +344,7 @@ struct FakeForge::Impl {
                           {"body", "string"}, {"assignee", "string"}, {"due_date", "string"}},
                     {});
       return Create(req, b.value("head", ""), b.value("base", ""), b.value("title", ""),
-                    b.value("body", ""),
+                    b.value("body", ""), false,
                     Reply(409, json{{"message", "pull request already exists for these targets"}}),
                     201);
     }
@@ -331,17 +359,18 @@ struct FakeForge::Impl {
 
   LoopbackResponse Create(const LoopbackRequest& req, const std::string& head,
                           const std::string& base, const std::string& title,
-                          const std::string& body, const LoopbackResponse& exists, int created) {
+                          const std::string& body, bool draft, const LoopbackResponse& exists,
+                          int created) {
     if (head.empty() || base.empty() || title.empty()) {
       return Reply(422, json{{"message", "Validation Failed: head, base and title are required"}});
     }
     if (race_next_create) {
       race_next_create = false;
-      pulls.push_back(FakePull{NextNumber(), head, base, title, body, true});
+      pulls.push_back(FakePull{NextNumber(), head, base, title, body, true, draft});
       return exists;
     }
     if (OpenFor(head, base)) return exists;
-    pulls.push_back(FakePull{NextNumber(), head, base, title, body, true});
+    pulls.push_back(FakePull{NextNumber(), head, base, title, body, true, draft});
     return Reply(created, View(pulls.back()));
   }
 

@@ -18,6 +18,7 @@ struct FakePull {
   int64_t number = 0;
   std::string head, base, title, body;
   bool open = true;
+  bool draft = false;  // GitHub's flag; the others mark drafts in the title
 };
 
 class FakeForge {
