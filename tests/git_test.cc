@@ -125,6 +125,38 @@ TEST_F(GitTest, FetchesIntoABareMirrorAndReadsFromObjects) {
   EXPECT_EQ((*snap)->Read("../etc/passwd").status().code(), Code::kInvalidArgument);
 }
 
+TEST_F(GitTest, DiffShowsWhatABranchChangesSinceItForked) {
+  auto mirror = OpenMirror(remote_);
+  auto snap = Snap(*mirror, Fetch(*mirror, "main"));
+  Workspace work(*snap);
+  ASSERT_TRUE(work.Write("docs/guide/install.md", "# Install\nUse the package manager.\n").ok());
+  ASSERT_TRUE(work.Write("docs/new.md", "# New\n").ok());
+  ASSERT_TRUE(work.Move("logo.png", "images/logo.png").ok());
+  auto commit = mirror->Commit(work, Identity{}, "edit");
+  ASSERT_TRUE(commit.ok());
+  ASSERT_TRUE(mirror->Push(*commit, "docwright/diff", std::nullopt).ok());
+  // main moves on after the fork: its change is not the branch's.
+  Write("docs/guide/usage.md", "# Usage\nChanged on main.\n");
+  Sh("cd " + seed_ + " && " + kGit + " commit -qam 'main moves' && " + kGit + " push -q origin main");
+  std::string main_head = Fetch(*mirror, "main");
+
+  auto diff = mirror->Diff(main_head, *commit, 1 << 20);
+  ASSERT_TRUE(diff.ok()) << diff.status().message();
+  EXPECT_EQ(diff->files, (std::vector<std::string>{"docs/guide/install.md", "docs/new.md",
+                                                   "images/logo.png"}));
+  EXPECT_NE(diff->patch.find("-Run the installer.\n+Use the package manager.\n"), std::string::npos)
+      << diff->patch;
+  EXPECT_NE(diff->patch.find("rename from logo.png"), std::string::npos) << diff->patch;
+  EXPECT_EQ(diff->patch.find("Changed on main"), std::string::npos);
+  EXPECT_FALSE(diff->truncated);
+
+  auto cut = mirror->Diff(main_head, *commit, 200);
+  ASSERT_TRUE(cut.ok());
+  EXPECT_TRUE(cut->truncated);
+  EXPECT_LE(cut->patch.size(), 200u);
+  EXPECT_EQ(cut->patch.back(), '\n') << "cut at a line";
+}
+
 TEST_F(GitTest, LinksSubmodulesBinariesAndHugeFilesAreNeverReadWhole) {
   auto mirror = OpenMirror(remote_);
   auto snap = Snap(*mirror, Fetch(*mirror, "main"));

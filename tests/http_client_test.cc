@@ -75,6 +75,22 @@ TEST(HttpClient, HonoursRetryAfterUpToTheCap) {
   EXPECT_EQ(w.waits, (std::vector<milliseconds>{milliseconds(3000), milliseconds(5000)}));
 }
 
+TEST(HttpClient, AServicesOwnRateLimitRepliesAreRetriedWithTheWaitTheyAskFor) {
+  ScriptedHttpServer server({{403, {{"X-Limited", "2"}}, ""}, {403, {}, ""}, {200, {}, ""}});
+  Client client;
+  RecordedWaits w;
+  RetryPolicy policy = w.Policy(5);
+  policy.rate_limit_wait = [](const Response& r) -> std::optional<milliseconds> {
+    if (r.Header("x-limited").empty()) return std::nullopt;
+    return milliseconds(1000 * std::stoi(r.Header("x-limited")));
+  };
+  auto reply = client.SendWithRetries(Request{"GET", server.Url()}, policy);
+  ASSERT_TRUE(reply.ok());
+  EXPECT_EQ(reply->status, 403) << "a 403 that is not a rate limit ends the attempts";
+  EXPECT_EQ(w.waits, (std::vector<milliseconds>{milliseconds(2000)}));
+  EXPECT_EQ(server.Requests().size(), 2u);
+}
+
 TEST(HttpClient, GivesUpAfterMaxAttemptsAndNeverRetriesClientErrors) {
   {
     ScriptedHttpServer server({{503, {}, "a"}, {503, {}, "b"}, {503, {}, "c"}, {200, {}, ""}});

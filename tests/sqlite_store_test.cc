@@ -358,5 +358,44 @@ TEST_F(StoreTest, CacheSeesOtherProcessesWritesWithinItsTtl) {
       milliseconds(2000)));
 }
 
+TEST_F(StoreTest, LocalPullRequestsAreOnePerBranchNumberedPerProject) {
+  LocalPullRequest pr;
+  pr.project_id = project_.id;
+  pr.head = "docwright/aaa-one";
+  pr.base = "main";
+  pr.title = "One";
+  pr.body = "First";
+  pr.diff = "+a\n";
+  auto one = store_->UpsertPullRequest(pr);
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  EXPECT_EQ(one->number, 1);
+  EXPECT_EQ(one->id.size(), 22u);
+  pr.head = "docwright/bbb-two";
+  auto two = store_->UpsertPullRequest(pr);
+  ASSERT_TRUE(two.ok());
+  EXPECT_EQ(two->number, 2);
+  EXPECT_NE(two->id, one->id);
+  LocalPullRequest elsewhere = pr;
+  elsewhere.project_id = other_project_.id;
+  EXPECT_EQ(store_->UpsertPullRequest(elsewhere)->number, 1) << "numbers count per project";
+
+  // The same branch again: the same pull request, brought up to date.
+  pr.head = "docwright/aaa-one";
+  pr.title = "One, revised";
+  pr.diff = "+b\n";
+  pr.draft = true;
+  auto again = store_->UpsertPullRequest(pr);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->id, one->id);
+  EXPECT_EQ(again->number, 1);
+  EXPECT_EQ(again->created_at, one->created_at);
+  auto read = store_->GetPullRequest(one->id);
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(read->title, "One, revised");
+  EXPECT_EQ(read->diff, "+b\n");
+  EXPECT_TRUE(read->draft);
+  EXPECT_EQ(store_->GetPullRequest("nope").status().code(), Code::kNotFound);
+}
+
 }  // namespace
 }  // namespace docwright
