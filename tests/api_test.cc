@@ -954,6 +954,16 @@ TEST_F(ApiTest, AdminCommands) {
                                  1);
   EXPECT_NE(password.err.find("--forge-token"), std::string::npos) << password.err;
   EXPECT_EQ(password.err.find("hunter2"), std::string::npos);
+  CommandResult no_key = Admin({"project", "create", "--org", org["id"], "--repository",
+                                "ssh://git@git.example.com/docs.git", "--ssh-known-hosts",
+                                "/etc/hostname"},
+                               1);
+  EXPECT_NE(no_key.err.find("--ssh-key"), std::string::npos) << no_key.err;
+  CommandResult unreadable = Admin({"project", "create", "--org", org["id"], "--repository",
+                                    "ssh://git@git.example.com/docs.git", "--ssh-key",
+                                    dir_ / "no-such-key", "--ssh-known-hosts", "/etc/hostname"},
+                                   1);
+  EXPECT_NE(unreadable.err.find("cannot read"), std::string::npos) << unreadable.err;
   CommandResult no_workers = RunCommand(kScripted, {"worker", "--data-dir", dir_.path(), "--workers", "0"});
   EXPECT_EQ(no_workers.exit_code, 1);
   EXPECT_NE(no_workers.err.find("--workers"), std::string::npos);

@@ -11,6 +11,7 @@
 
 #include "support/git_http_server.h"
 #include "support/git_repo.h"
+#include "support/ssh_server.h"
 #include "support/temp_dir.h"
 
 namespace docwright::git {
@@ -434,6 +435,85 @@ TEST_F(GitTest, SmartHttpWithATokenFetchesAndPushes) {
   ASSERT_TRUE(pushed.ok()) << pushed.message();
   EXPECT_EQ(RemoteFile("docwright/http:docs/http.md"), "# Over HTTP");
   EXPECT_GT(server.requests(), 2);
+}
+
+TEST_F(GitTest, SshWithAKeyFetchesAndPushesToAKnownHostOnly) {
+  testing::SshServer ssh(dir_ / "ssh");
+  if (!ssh.Start()) GTEST_SKIP() << ssh.why();
+  Credentials key;
+  key.ssh_key_path = ssh.client_key();
+  key.ssh_known_hosts_path = ssh.known_hosts();
+  auto mirror = Mirror::Open(dir_ / "mirrors/ssh.git", ssh.Url(remote_), key);
+  ASSERT_TRUE(mirror.ok());
+  auto head = (*mirror)->FetchBranch("main");
+  ASSERT_TRUE(head.ok()) << head.status().message();
+  EXPECT_EQ(*head, head_);
+  auto snap = Snap(**mirror, *head);
+  ASSERT_TRUE(snap);
+  Workspace work(*snap);
+  ASSERT_TRUE(work.Write("docs/ssh.md", "# Over SSH\n").ok());
+  auto commit = (*mirror)->Commit(work, Identity{}, "over ssh");
+  ASSERT_TRUE(commit.ok());
+  Status pushed = (*mirror)->Push(*commit, "docwright/ssh", std::nullopt);
+  ASSERT_TRUE(pushed.ok()) << pushed.message();
+  EXPECT_EQ(RemoteFile("docwright/ssh:docs/ssh.md"), "# Over SSH");
+
+  // A key the server does not know: refused, clearly.
+  Credentials stranger = key;
+  stranger.ssh_key_path = ssh.other_key();
+  auto refused = Mirror::Open(dir_ / "mirrors/stranger.git", ssh.Url(remote_), stranger);
+  ASSERT_TRUE(refused.ok());
+  auto denied = (*refused)->FetchBranch("main");
+  ASSERT_FALSE(denied.ok());
+  EXPECT_EQ(denied.status().code(), Code::kUnauthenticated) << denied.status().message();
+
+  // A server whose host key is not listed, or listed as another key: never
+  // talked to, and nothing is pushed.
+  std::ofstream(dir_ / "empty_known_hosts") << "";
+  std::ofstream(dir_ / "wrong_known_hosts")
+      << "[127.0.0.1]:" << ssh.Url("").substr(ssh.Url("").rfind(':') + 1)
+      << " ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDxjtS7yFbbMGUh/dWUMCVcbF+XUk2shoPrEkH5Fi8Kc\n";
+  for (const char* file : {"empty_known_hosts", "wrong_known_hosts"}) {
+    Credentials unknown = key;
+    unknown.ssh_known_hosts_path = dir_ / file;
+    auto m = Mirror::Open(dir_ / "mirrors/" + file, ssh.Url(remote_), unknown);
+    ASSERT_TRUE(m.ok());
+    auto fetched = (*m)->FetchBranch("main");
+    ASSERT_FALSE(fetched.ok()) << file;
+    EXPECT_EQ(fetched.status().code(), Code::kUnauthenticated);
+    EXPECT_NE(fetched.status().message().find("host key"), std::string::npos)
+        << fetched.status().message();
+    EXPECT_NE(fetched.status().message().find(file), std::string::npos);
+  }
+}
+
+TEST(GitKnownHosts, MatchesNamesPortsHashesAndRevocations) {
+  // A made-up key blob; known_hosts holds it in base64.
+  const std::string blob = std::string("\0\0\0\x0bssh-ed25519\0\0\0\x03key", 22);
+  const std::string b64 = "AAAAC3NzaC1lZDI1NTE5AAAAA2tleQ==";
+  const std::string other = "AAAAC3NzaC1lZDI1NTE5AAAAA290aA==";
+  EXPECT_TRUE(KnownHostsAccepts("git.example ssh-ed25519 " + b64 + "\n", "git.example", 22, blob));
+  EXPECT_TRUE(KnownHostsAccepts("GIT.example,10.0.0.1 ssh-ed25519 " + b64, "git.example", 22, blob));
+  EXPECT_FALSE(KnownHostsAccepts("git.example ssh-ed25519 " + other, "git.example", 22, blob));
+  EXPECT_FALSE(KnownHostsAccepts("git.example ssh-ed25519 " + b64, "git.example", 2222, blob))
+      << "another port is another host";
+  EXPECT_TRUE(KnownHostsAccepts("[git.example]:2222 ssh-ed25519 " + b64, "git.example", 2222, blob));
+  EXPECT_TRUE(KnownHostsAccepts("*.example ssh-ed25519 " + b64, "git.example", 22, blob));
+  EXPECT_FALSE(KnownHostsAccepts("*.example,!git.example ssh-ed25519 " + b64, "git.example", 22,
+                                 blob));
+  EXPECT_FALSE(KnownHostsAccepts("# git.example ssh-ed25519 " + b64, "git.example", 22, blob));
+  EXPECT_FALSE(KnownHostsAccepts("git.example ssh-ed25519 " + b64 + "\n@revoked * ssh-ed25519 " +
+                                     b64,
+                                 "git.example", 22, blob));
+  EXPECT_FALSE(KnownHostsAccepts("@cert-authority * ssh-ed25519 " + b64, "git.example", 22, blob));
+  // ssh-keygen -H: HMAC-SHA1 of the name, keyed by a random salt.
+  std::string hashed = testing::Sh("printf 'git.example ssh-ed25519 " + b64 +
+                                   "\\n' > " + std::string("/tmp/dw_kh_$$") +
+                                   " && ssh-keygen -H -f /tmp/dw_kh_$$ >/dev/null 2>&1 && "
+                                   "grep -v '^#' /tmp/dw_kh_$$; rm -f /tmp/dw_kh_$$*");
+  ASSERT_EQ(hashed.rfind("|1|", 0), 0u) << hashed;
+  EXPECT_TRUE(KnownHostsAccepts(hashed, "git.example", 22, blob));
+  EXPECT_FALSE(KnownHostsAccepts(hashed, "other.example", 22, blob));
 }
 
 TEST_F(GitTest, SmartHttpWithAWrongOrNoTokenIsRefusedClearly) {

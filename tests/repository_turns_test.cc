@@ -11,6 +11,7 @@
 #include "store/sqlite_store.h"
 #include "support/git_http_server.h"
 #include "support/git_repo.h"
+#include "support/ssh_server.h"
 #include "support/temp_dir.h"
 
 namespace docwright {
@@ -152,6 +153,34 @@ TEST_F(RepositoryTurnsTest, ConcurrentTurnsOfOneProjectShareItsMirror) {
               "Page " + std::to_string(i));
   }
   EXPECT_EQ(forge_.Pulls().size(), inputs.size());
+}
+
+TEST_F(RepositoryTurnsTest, AnSshRemoteWithADeployKeyAndTheLocalForge) {
+  testing::SshServer ssh(dir_ / "ssh");
+  if (!ssh.Start()) GTEST_SKIP() << ssh.why();
+  Project p;
+  p.org_id = org_.id;
+  p.repository = ssh.Url(remote_);
+  p.base_ref = "main";
+  p.ssh_key_path = ssh.client_key();
+  p.ssh_known_hosts_path = ssh.known_hosts();
+  p = *store_->CreateProject(p);
+  auto job = store_->CreateJob(Scope{org_.id, p.id}, NewJob{"Over SSH"});
+  ASSERT_TRUE(job.ok());
+  Message m;
+  m.seq = 1;
+  m.prompt = "Over SSH";
+  CancelToken cancel;
+  TurnResult r = turns_->RunTurn(TurnInput{*job, *store_->GetProject(Scope{org_.id, p.id}), m, {}, 1},
+                                 cancel);
+  ASSERT_TRUE(r.succeeded) << r.error.value_or("");
+  EXPECT_EQ(ShowFile(remote_, job->ref + ":notes/" + job->id + "-1.md"), "Over SSH");
+  ASSERT_TRUE(r.pr_link);
+  std::string id = r.pr_link->substr(r.pr_link->rfind('/') + 1);
+  auto pr = store_->GetPullRequest(id);
+  ASSERT_TRUE(pr.ok()) << *r.pr_link;
+  EXPECT_EQ(pr->head, job->ref);
+  EXPECT_NE(pr->diff.find("+Over SSH"), std::string::npos) << pr->diff;
 }
 
 TEST_F(RepositoryTurnsTest, AWrongTokenFailsTheTurnWithoutShowingIt) {

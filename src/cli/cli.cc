@@ -1,12 +1,14 @@
 #include "cli/cli.h"
 
 #include <signal.h>
+#include <unistd.h>
 #include <spdlog/cfg/env.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <mutex>
@@ -95,6 +97,8 @@ Json ProjectJson(const Project& p) {
               {"forge", ToString(p.forge)},
               {"forgeApiUrl", p.forge_api_url ? Json(*p.forge_api_url) : Json(nullptr)},
               {"forgeTokenSet", p.forge_token.has_value()},
+              {"sshKey", p.ssh_key_path ? Json(*p.ssh_key_path) : Json(nullptr)},
+              {"sshKnownHosts", p.ssh_known_hosts_path ? Json(*p.ssh_known_hosts_path) : Json(nullptr)},
               {"model", p.model ? Json(*p.model) : Json(nullptr)},
               {"rateLimitPerHour", p.rate_limit_per_hour},
               {"createdAt", FormatRfc3339(p.created_at)}};
@@ -388,6 +392,7 @@ int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
   auto* project = app.add_subcommand("project", "projects: a documentation repository each");
   project->require_subcommand(1);
   std::string p_org, p_repo, p_ref = "main", p_forge = "local", p_api_url, p_token, p_model;
+  std::string p_ssh_key, p_known_hosts;
   int64_t p_rate = kDefaultRateLimitPerHour;
   auto* project_create = project->add_subcommand("create", "create a project; prints its id");
   AddCommon(project_create, common, true);
@@ -397,6 +402,11 @@ int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
   project_create->add_option("--ref", p_ref, "base branch of pull requests");
   project_create->add_option("--forge", p_forge, "local, github, gitlab or gitea");
   project_create->add_option("--forge-api-url", p_api_url, "API base URL of the forge");
+  project_create->add_option("--ssh-key", p_ssh_key,
+                             "private key file for an SSH repository URL (no passphrase)");
+  project_create->add_option("--ssh-known-hosts", p_known_hosts,
+                             "known_hosts file listing the SSH server's host key "
+                             "(default: ~/.ssh/known_hosts)");
   project_create->add_option("--forge-token", p_token, "token for the forge and git pushes")
       ->envname("DOCWRIGHT_FORGE_TOKEN");
   project_create->add_option("--model", p_model, "model for this project's jobs");
@@ -432,6 +442,27 @@ int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
       }
       if (!p_api_url.empty()) p.forge_api_url = p_api_url;
       if (!p_token.empty()) p.forge_token = p_token;
+      if (!p_ssh_key.empty() || !p_known_hosts.empty()) {
+        if (p_ssh_key.empty()) {
+          return Fail(Status::InvalidArgument("--ssh-known-hosts needs --ssh-key"));
+        }
+        if (p_known_hosts.empty()) {
+          auto home = Env("HOME");
+          if (!home) return Fail(Status::InvalidArgument("--ssh-key needs --ssh-known-hosts"));
+          p_known_hosts = *home + "/.ssh/known_hosts";
+        }
+        for (std::string* file : {&p_ssh_key, &p_known_hosts}) {
+          std::error_code ec;
+          auto absolute = std::filesystem::absolute(*file, ec);
+          if (ec || !std::filesystem::is_regular_file(absolute, ec) ||
+              access(absolute.c_str(), R_OK) != 0) {
+            return Fail(Status::InvalidArgument("cannot read " + *file));
+          }
+          *file = absolute.string();
+        }
+        p.ssh_key_path = p_ssh_key;
+        p.ssh_known_hosts_path = p_known_hosts;
+      }
       if (p.forge != Forge::kLocal) {
         auto usable = forge::MakeForge(p, forge::ForgeContext{});
         if (!usable.ok()) return Fail(usable.status());

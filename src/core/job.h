@@ -50,6 +50,10 @@ struct Project {
   Forge forge = Forge::kLocal;
   std::optional<std::string> forge_api_url;
   std::optional<std::string> forge_token;  // secret: never logged, never listed
+  // SSH remotes: the private key file to log in with, and the known_hosts file
+  // the server's host key must be listed in.
+  std::optional<std::string> ssh_key_path;
+  std::optional<std::string> ssh_known_hosts_path;
   std::optional<std::string> model;        // overrides the server's default model
   int64_t rate_limit_per_hour = kDefaultRateLimitPerHour;
   UnixMillis created_at = 0;

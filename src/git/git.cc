@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <git2.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -9,6 +11,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <limits>
 #include <mutex>
 
@@ -104,21 +108,187 @@ Status CheckBranch(const std::string& branch) {
   return Status();
 }
 
-// Gives the token once per operation: libgit2 asks again after a refusal, and
-// answering again would loop.
-struct AuthState {
+}  // namespace
+
+namespace {
+
+std::optional<std::string> Base64Decode(std::string_view in) {
+  if (in.empty() || in.size() % 4 != 0) return std::nullopt;
+  std::string out(in.size() / 4 * 3, '\0');
+  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(in.data()),
+                          static_cast<int>(in.size()));
+  if (n < 0) return std::nullopt;
+  size_t padding = in.size() - in.find_last_not_of('=') - 1;
+  out.resize(static_cast<size_t>(n) - padding);
+  return out;
+}
+
+// OpenSSH's host patterns: '*' and '?' are the only wildcards ('[' is literal).
+bool WildcardMatch(std::string_view pattern, std::string_view text) {
+  size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p, ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++, resume = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1, t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+// Whether `name` ("host" or "[host]:port") matches a known_hosts host field.
+bool HostFieldMatches(std::string_view field, const std::string& name) {
+  bool matched = false;
+  while (!field.empty()) {
+    size_t comma = field.find(',');
+    std::string pattern(field.substr(0, comma));
+    field.remove_prefix(comma == std::string_view::npos ? field.size() : comma + 1);
+    for (char& c : pattern) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (pattern.rfind("|1|", 0) == 0) continue;  // hashed: see HashedHostMatches
+    bool negated = !pattern.empty() && pattern[0] == '!';
+    if (negated) pattern.erase(0, 1);
+    if (WildcardMatch(pattern, name)) {
+      if (negated) return false;
+      matched = true;
+    }
+  }
+  return matched;
+}
+
+bool HashedHostMatches(std::string_view field, const std::string& name) {
+  if (field.rfind("|1|", 0) != 0) return false;
+  size_t bar = field.find('|', 3);
+  if (bar == std::string_view::npos) return false;
+  auto salt = Base64Decode(field.substr(3, bar - 3));
+  auto hash = Base64Decode(field.substr(bar + 1));
+  if (!salt || !hash) return false;
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int mac_len = 0;
+  if (!HMAC(EVP_sha1(), salt->data(), static_cast<int>(salt->size()),
+            reinterpret_cast<const unsigned char*>(name.data()), name.size(), mac, &mac_len)) {
+    return false;
+  }
+  return hash->size() == mac_len && std::memcmp(hash->data(), mac, mac_len) == 0;
+}
+
+}  // namespace
+
+bool KnownHostsAccepts(std::string_view known_hosts, const std::string& host, int port,
+                       std::string_view host_key) {
+  std::string name = port == 22 ? host : "[" + host + "]:" + std::to_string(port);
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  bool accepted = false;
+  std::istringstream lines{std::string(known_hosts)};
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    std::string first, hosts, type, key;
+    if (!(fields >> first) || first[0] == '#') continue;
+    bool revoked = false;
+    if (first[0] == '@') {
+      if (first != "@revoked") continue;  // certificate authorities are not supported
+      revoked = true;
+      if (!(fields >> hosts)) continue;
+    } else {
+      hosts = first;
+    }
+    if (!(fields >> type >> key)) continue;
+    auto blob = Base64Decode(key);
+    if (!blob || *blob != host_key) continue;
+    if (!HashedHostMatches(hosts, name) && !HostFieldMatches(hosts, name)) continue;
+    if (revoked) return false;
+    accepted = true;
+  }
+  return accepted;
+}
+
+namespace {
+
+// One operation's dealings with the remote: credentials are given once (libgit2
+// asks again after a refusal, and answering again would loop), and an SSH host
+// key is checked against known_hosts.
+struct RemoteSession {
   const Credentials* credentials;
+  std::string url;
   int asked = 0;
+  std::string host_key_problem;  // why the server's host key was refused
+  std::string rejected;          // a push's refusal by the server
 };
 
 int ProvideCredentials(git_credential** out, const char*, const char* username_from_url,
                        unsigned int allowed, void* payload) {
-  auto* auth = static_cast<AuthState*>(payload);
-  if (auth->asked++ > 0 || !auth->credentials->token) return GIT_EAUTH;
-  if (!(allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT)) return GIT_PASSTHROUGH;
-  const char* user =
-      username_from_url ? username_from_url : auth->credentials->token_user.c_str();
-  return git_credential_userpass_plaintext_new(out, user, auth->credentials->token->c_str());
+  auto* session = static_cast<RemoteSession*>(payload);
+  const Credentials& c = *session->credentials;
+  const char* ssh_user = username_from_url ? username_from_url : "git";
+  if (allowed & GIT_CREDENTIAL_USERNAME) return git_credential_username_new(out, ssh_user);
+  if (session->asked++ > 0) return GIT_EAUTH;
+  if ((allowed & GIT_CREDENTIAL_SSH_KEY) && c.ssh_key_path) {
+    return git_credential_ssh_key_new(out, ssh_user, nullptr, c.ssh_key_path->c_str(), nullptr);
+  }
+  if ((allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) && c.token) {
+    const char* user = username_from_url ? username_from_url : c.token_user.c_str();
+    return git_credential_userpass_plaintext_new(out, user, c.token->c_str());
+  }
+  return GIT_EAUTH;
+}
+
+// The port of an ssh:// URL (22 for scp-like URLs and when none is given).
+int SshPort(const std::string& url) {
+  if (url.rfind("ssh://", 0) != 0) return 22;
+  std::string authority = url.substr(6, url.find('/', 6) - 6);
+  if (size_t at = authority.rfind('@'); at != std::string::npos) authority.erase(0, at + 1);
+  size_t colon = authority.rfind(':');
+  if (colon == std::string::npos || authority.back() == ']') return 22;
+  try {
+    return std::stoi(authority.substr(colon + 1));
+  } catch (...) {
+    return 22;
+  }
+}
+
+int CheckCertificate(git_cert* cert, int, const char* host, void* payload) {
+  auto* session = static_cast<RemoteSession*>(payload);
+  if (cert->cert_type != GIT_CERT_HOSTKEY_LIBSSH2) return GIT_PASSTHROUGH;  // TLS: libgit2's check
+  auto* key = reinterpret_cast<git_cert_hostkey*>(cert);
+  const std::string& path = session->credentials->ssh_known_hosts_path;
+  std::string known;
+  if (!path.empty()) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    known = text.str();
+  }
+  if ((key->type & GIT_CERT_SSH_RAW) && key->hostkey &&
+      KnownHostsAccepts(known, host ? host : "", SshPort(session->url),
+                        std::string_view(key->hostkey, key->hostkey_len))) {
+    return 0;
+  }
+  session->host_key_problem =
+      std::string("the SSH host key of ") + (host ? host : "the remote") + " is not listed in " +
+      (path.empty() ? std::string("a known_hosts file (none is configured)") : path) +
+      "; add it (ssh-keyscan) after checking it";
+  return GIT_ECERTIFICATE;
+}
+
+git_remote_callbacks Callbacks(RemoteSession* session) {
+  git_remote_callbacks callbacks = GIT_REMOTE_CALLBACKS_INIT;
+  callbacks.credentials = ProvideCredentials;
+  callbacks.certificate_check = CheckCertificate;
+  callbacks.payload = session;
+  return callbacks;
+}
+
+// RemoteFail, unless the session knows better.
+Status SessionFail(const RemoteSession& session, const std::string& what, int rc) {
+  if (!session.host_key_problem.empty()) {
+    return Status::Unauthenticated(what + ": " + session.host_key_problem);
+  }
+  return RemoteFail(what, rc);
 }
 
 // An exclusive lock on the mirror across processes (`docwright worker`s share it).
@@ -611,14 +781,13 @@ Result<std::string> Mirror::FetchBranch(const std::string& branch) {
   char* specs[] = {spec.data()};
   git_strarray refspecs{specs, 1};
   git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
-  AuthState auth{&impl_->credentials};
-  opts.callbacks.credentials = ProvideCredentials;
-  opts.callbacks.payload = &auth;
+  RemoteSession session{&impl_->credentials, impl_->url};
+  opts.callbacks = Callbacks(&session);
   opts.prune = GIT_FETCH_PRUNE;
   opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
   git_error_clear();
   int rc = git_remote_fetch(remote->get(), &refspecs, &opts, nullptr);
-  if (rc != 0) return RemoteFail("cannot fetch " + branch + " from the remote", rc);
+  if (rc != 0) return SessionFail(session, "cannot fetch " + branch + " from the remote", rc);
   git_oid head;
   std::string ref = "refs/remotes/origin/" + branch;
   rc = git_reference_name_to_id(&head, impl_->repo.get(), ref.c_str());
@@ -813,31 +982,23 @@ Status Mirror::Push(const std::string& commit, const std::string& branch,
 
   auto remote = impl_->Remote();
   if (!remote.ok()) return remote.status();
-  struct PushState {
-    AuthState auth;
-    std::string rejected;
-  } state{AuthState{&impl_->credentials}, {}};
-  git_remote_callbacks callbacks = GIT_REMOTE_CALLBACKS_INIT;
-  callbacks.credentials = [](git_credential** out, const char* url, const char* user,
-                             unsigned int allowed, void* payload) {
-    return ProvideCredentials(out, url, user, allowed, &static_cast<PushState*>(payload)->auth);
-  };
+  RemoteSession state{&impl_->credentials, impl_->url};
+  git_remote_callbacks callbacks = Callbacks(&state);
   callbacks.push_update_reference = [](const char*, const char* status, void* payload) {
-    if (status) static_cast<PushState*>(payload)->rejected = status;
+    if (status) static_cast<RemoteSession*>(payload)->rejected = status;
     return 0;
   };
-  callbacks.payload = &state;
 
   // The lease: read the branch's head on the connection the push will use. The
   // push then tells the server that old value, and the server refuses the update
   // if the branch moved in between.
   git_error_clear();
   rc = git_remote_connect(remote->get(), GIT_DIRECTION_PUSH, &callbacks, nullptr, nullptr);
-  if (rc != 0) return RemoteFail("cannot push " + branch, rc);
+  if (rc != 0) return SessionFail(state, "cannot push " + branch, rc);
   const git_remote_head** heads = nullptr;
   size_t n = 0;
   rc = git_remote_ls(&heads, &n, remote->get());
-  if (rc != 0) return RemoteFail("cannot push " + branch, rc);
+  if (rc != 0) return SessionFail(state, "cannot push " + branch, rc);
   std::string target = "refs/heads/" + branch;
   const git_oid* current = nullptr;
   for (size_t i = 0; i < n; ++i) {
@@ -862,7 +1023,7 @@ Status Mirror::Push(const std::string& commit, const std::string& branch,
     return Status::Conflict("the remote branch " + branch +
                             " has changed since this turn started; fetch and try again");
   }
-  if (rc != 0) return RemoteFail("cannot push " + branch, rc);
+  if (rc != 0) return SessionFail(state, "cannot push " + branch, rc);
   if (!state.rejected.empty()) {
     return Status::Unavailable("the remote refused the push of " + branch + ": " +
                                RedactCredentials(state.rejected));

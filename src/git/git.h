@@ -22,7 +22,19 @@ namespace docwright::git {
 struct Credentials {
   std::optional<std::string> token;  // HTTPS: sent as the password of a Basic login
   std::string token_user = "x-access-token";
+  // SSH: a private key file without a passphrase (OpenSSH or PEM format), and the
+  // known_hosts file the server's host key must be listed in; a host that is not
+  // listed, or listed with another key, is refused.
+  std::optional<std::string> ssh_key_path;
+  std::string ssh_known_hosts_path;
 };
+
+// Whether `host_key` (the key blob of the SSH wire format) is listed for `host`
+// (and `port`, when not 22) in the known_hosts text `known_hosts`. Hashed host
+// names ("|1|salt|hash"), patterns with * and ?, negated patterns and @revoked
+// lines are understood; @cert-authority lines are ignored.
+bool KnownHostsAccepts(std::string_view known_hosts, const std::string& host, int port,
+                       std::string_view host_key);
 
 struct Identity {
   std::string name = "docwright";
@@ -142,7 +154,7 @@ class Workspace {
 class Mirror {
  public:
   // Opens the bare repository at `path`, creating it if needed, for `remote_url`
-  // (a local path, file://, http(s)://).
+  // (a local path, file://, http(s)://, ssh:// or scp-like user@host:path).
   static Result<std::unique_ptr<Mirror>> Open(const std::string& path,
                                               const std::string& remote_url,
                                               Credentials credentials);

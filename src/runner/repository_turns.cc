@@ -97,6 +97,8 @@ Result<git::Mirror*> RepositoryTurns::MirrorFor(const Project& project) {
   git::Credentials credentials;
   credentials.token = project.forge_token;
   if (project.forge == Forge::kGitlab) credentials.token_user = "oauth2";
+  credentials.ssh_key_path = project.ssh_key_path;
+  credentials.ssh_known_hosts_path = project.ssh_known_hosts_path.value_or("");
   auto opened =
       git::Mirror::Open(options_.mirrors_dir + "/" + project.id + ".git", project.repository,
                         std::move(credentials));

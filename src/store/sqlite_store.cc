@@ -110,6 +110,10 @@ CREATE TABLE pull_requests (
   UNIQUE (project_id, number)
 );
 )sql",
+    R"sql(
+ALTER TABLE projects ADD COLUMN ssh_key_path TEXT;
+ALTER TABLE projects ADD COLUMN ssh_known_hosts_path TEXT;
+)sql",
 };
 
 constexpr int64_t kRateWindowMillis = 3600 * 1000;
@@ -293,6 +297,8 @@ Project ReadProject(const Query& q, int c = 0) {
   p.model = q.OptText(c + 7);
   p.rate_limit_per_hour = q.Int(c + 8);
   p.created_at = q.Int(c + 9);
+  p.ssh_key_path = q.OptText(c + 10);
+  p.ssh_known_hosts_path = q.OptText(c + 11);
   return p;
 }
 
@@ -319,11 +325,13 @@ SQL(kSelectJob,
     "WHERE j.id = ?1 AND j.project_id = ?2 AND p.org_id = ?3");
 SQL(kSelectProject,
     "SELECT p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, "
-    "p.model, p.rate_limit_per_hour, p.created_at FROM projects p WHERE p.id = ?1 AND "
+    "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path "
+    "FROM projects p WHERE p.id = ?1 AND "
     "p.org_id = ?2");
 SQL(kSelectProjectById,
     "SELECT p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, "
-    "p.model, p.rate_limit_per_hour, p.created_at FROM projects p WHERE p.id = ?1");
+    "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path "
+    "FROM projects p WHERE p.id = ?1");
 SQL(kCountRecentMessages,
     "SELECT COUNT(*) FROM messages WHERE project_id = ?1 AND created_at > ?2");
 SQL(kNthRecentMessage,
@@ -395,10 +403,12 @@ SQL(kSelectKeyByHash,
     "WHERE secret_hash = ?1 AND revoked_at IS NULL");
 SQL(kInsertProject,
     "INSERT INTO projects (id, org_id, repository, base_ref, forge, forge_api_url, forge_token, "
-    "model, rate_limit_per_hour, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+    "model, rate_limit_per_hour, created_at, ssh_key_path, ssh_known_hosts_path) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
 SQL(kSelectProjects,
     "SELECT p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, "
-    "p.model, p.rate_limit_per_hour, p.created_at FROM projects p WHERE p.org_id = ?1 "
+    "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path "
+    "FROM projects p WHERE p.org_id = ?1 "
     "ORDER BY p.id");
 SQL(kListJobs,
     "SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.draft, j.pr_link, "
@@ -608,7 +618,7 @@ class SqliteStore final : public Store {
       return Run(c, kInsertProject,
                  {V(p.id), V(p.org_id), V(p.repository), V(p.base_ref), V(forge),
                   V(p.forge_api_url), V(p.forge_token), V(p.model), V(p.rate_limit_per_hour),
-                  V(p.created_at)});
+                  V(p.created_at), V(p.ssh_key_path), V(p.ssh_known_hosts_path)});
     });
     if (!s.ok()) return s;
     return p;
