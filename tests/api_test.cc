@@ -745,6 +745,7 @@ TEST_F(ApiTest, KillNineLosesNoAcknowledgedJobOrMessage) {
     ASSERT_EQ(r.status, 200) << "acknowledged job " << id << " is lost";
     EXPECT_GE(r.Json()["messages"].size(), static_cast<size_t>(prompts)) << id;
   }
+  std::set<std::string> links;
   for (const auto& [id, prompts] : acked) {
     json job;
     ASSERT_TRUE(WaitUntil(
@@ -755,7 +756,21 @@ TEST_F(ApiTest, KillNineLosesNoAcknowledgedJobOrMessage) {
         milliseconds(60000)))
         << job.dump();
     EXPECT_EQ(job["status"], "completed") << job.dump();
+    links.insert(job["prLink"].is_string() ? job["prLink"].get<std::string>() : "");
   }
+  // Every job has its own pull request, and no job has two: turns cut short by
+  // the kill were re-run, and their pull requests found rather than reopened.
+  EXPECT_EQ(links.size(), acked.size());
+  EXPECT_EQ(links.count(""), 0u);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir_ / "docwright.db").c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* count = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM pull_requests", -1, &count, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(count), SQLITE_ROW);
+  EXPECT_EQ(static_cast<size_t>(sqlite3_column_int64(count, 0)), acked.size());
+  sqlite3_finalize(count);
+  sqlite3_close(db);
 }
 
 TEST_F(ApiTest, SigtermHandsTheRunningTurnBackForTheNextStart) {
