@@ -288,8 +288,17 @@ TEST_F(ApiTest, ABranchThatMovesDuringTheTurnIsRetriedOnceFromItsNewHead) {
   Sh("cd " + clone + " && " + kGit + " pull -q --ff-only origin " + branch);
   ASSERT_EQ(Post(Job(project_a_, id) + "/message", Prompt("Another [sleep 700]"), key_a_).status,
             200);
+  auto started = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = server_->Log().find(what); at != std::string::npos;
+         at = server_->Log().find(what, at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  ASSERT_TRUE(WaitUntil([&] { return started("turn 3 started") == 1; }));
   for (int round = 0; round < 2; ++round) {
-    std::this_thread::sleep_for(milliseconds(300));
+    std::this_thread::sleep_for(milliseconds(300));  // the turn has fetched by now
     push_one("moved-" + std::to_string(round) + ".md");
     if (round == 0) {
       ASSERT_TRUE(WaitUntil([&] {
@@ -964,11 +973,18 @@ TEST_F(ApiTest, AdminCommands) {
                                     "--forge-token", "t"},
                                    1);
   EXPECT_NE(not_a_repo.err.find("owner/repository"), std::string::npos) << not_a_repo.err;
-  CommandResult password = Admin({"project", "create", "--org", org["id"], "--repository",
-                                  "https://bot:hunter2@git.example.com/initech/docs.git"},
-                                 1);
-  EXPECT_NE(password.err.find("--forge-token"), std::string::npos) << password.err;
-  EXPECT_EQ(password.err.find("hunter2"), std::string::npos);
+  for (const char* with_secret : {"https://bot:hunter2@git.example.com/initech/docs.git",
+                                  "https://hunter2@git.example.com/initech/docs.git"}) {
+    CommandResult password =
+        Admin({"project", "create", "--org", org["id"], "--repository", with_secret}, 1);
+    EXPECT_NE(password.err.find("--forge-token"), std::string::npos) << password.err;
+    EXPECT_EQ(password.err.find("hunter2"), std::string::npos);
+  }
+  CommandResult newline = Admin({"project", "create", "--org", org["id"], "--repository",
+                                 "https://github.com/initech/docs", "--forge", "github",
+                                 "--forge-token", "ghp_x\r\nX-Evil: 1"},
+                                1);
+  EXPECT_NE(newline.err.find("control characters"), std::string::npos) << newline.err;
   CommandResult no_key = Admin({"project", "create", "--org", org["id"], "--repository",
                                 "ssh://git@git.example.com/docs.git", "--ssh-known-hosts",
                                 "/etc/hostname"},

@@ -151,6 +151,27 @@ TEST_P(ForgeTest, ABranchWhosePullRequestWasClosedGetsANewOne) {
   EXPECT_EQ(fake_.Pulls().size(), 3u);
 }
 
+TEST_P(ForgeTest, ARetargetedPullRequestIsStillTheBranchsOwnAndAForksIsNot) {
+  // A fork's branch with the very same name: never adopted.
+  FakePull fork{0, Spec().head, "main", "Someone else's", "Theirs", true};
+  fork.from_fork = true;
+  fake_.AddPull(fork);
+  auto ours = Make()->Ensure(Spec());
+  ASSERT_TRUE(ours.ok()) << ours.status().message();
+  EXPECT_EQ(ours->number, 2);
+  EXPECT_EQ(fake_.Pulls()[0].title, "Someone else's") << "the fork's is untouched";
+  EXPECT_EQ(fake_.Pulls()[0].body, "Theirs");
+
+  // A reviewer points ours at another base: a follow-up still finds it.
+  fake_.SetBase(2, "develop");
+  PullRequestSpec later = Spec("Fix the quickstart, again");
+  auto again = Make()->Ensure(later);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->number, 2);
+  EXPECT_EQ(fake_.Pulls().size(), 2u);
+  EXPECT_EQ(fake_.Pulls()[1].title, "Fix the quickstart, again");
+}
+
 TEST_P(ForgeTest, DraftsAreMarkedTheForgesWay) {
   PullRequestSpec spec = Spec();
   spec.draft = true;

@@ -439,7 +439,7 @@ TEST_F(GitTest, SmartHttpWithATokenFetchesAndPushes) {
 
 TEST_F(GitTest, SshWithAKeyFetchesAndPushesToAKnownHostOnly) {
   testing::SshServer ssh(dir_ / "ssh");
-  if (!ssh.Start()) GTEST_SKIP() << ssh.why();
+  DOCWRIGHT_START_SSH_SERVER(ssh);
   Credentials key;
   key.ssh_key_path = ssh.client_key();
   key.ssh_known_hosts_path = ssh.known_hosts();

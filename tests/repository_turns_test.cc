@@ -92,11 +92,12 @@ TEST_F(RepositoryTurnsTest, ATurnPushesItsBranchOverHttpAndOpensThePullRequest) 
   EXPECT_NE(forge_.Pulls()[0].body.find("> Fix the install step"), std::string::npos);
 }
 
-TEST_F(RepositoryTurnsTest, ACrashBetweenPushAndPullRequestEndsWithExactlyOnePullRequest) {
-  TurnInput in = Input("Document the CLI flags");
+TEST_F(RepositoryTurnsTest, ARerunAfterThePushNeitherRepeatsTheEditNorOpensASecondPullRequest) {
+  // An instruction that would change the file again if carried out twice.
+  TurnInput in = Input("Document the CLI flags [append faq.md - Which flags are there?]");
   CancelToken cancel;
-  // The forge is down when the branch has just been pushed: as if the process
-  // died between push and pull request.
+  // The forge is down when the branch has just been pushed: the turn ends with
+  // the branch pushed and no pull request, as when the process dies in between.
   forge_.FailNext(2, LoopbackResponse{503, {}, "down"});
   TurnResult first = turns_->RunTurn(in, cancel);
   ASSERT_FALSE(first.succeeded);
@@ -105,13 +106,19 @@ TEST_F(RepositoryTurnsTest, ACrashBetweenPushAndPullRequestEndsWithExactlyOnePul
   std::string pushed = BranchHead(in.job.ref);
   EXPECT_TRUE(forge_.Pulls().empty());
 
-  // The turn is run again (a re-run after a crash starts from scratch): the edit
-  // is already on the branch, so nothing is pushed, and the pull request opens.
+  // The turn is run again, as after a crash: its commit is on the branch, so the
+  // agent is not run again; the pull request opens.
   in.attempt = 2;
+  int agent_runs = agent_.turns_started.load();
   TurnResult second = turns_->RunTurn(in, cancel);
   ASSERT_TRUE(second.succeeded) << second.error.value_or("");
   EXPECT_EQ(second.pr_link, forge_.WebUrl(1));
   EXPECT_EQ(BranchHead(in.job.ref), pushed) << "no second commit";
+  EXPECT_EQ(agent_.turns_started.load(), agent_runs) << "the instruction is not carried out twice";
+  EXPECT_EQ(ShowFile(remote_, in.job.ref + ":faq.md"), "- Which flags are there?");
+  ASSERT_EQ(forge_.Pulls().size(), 1u);
+  EXPECT_NE(forge_.Pulls()[0].body.find("Carried out message 1"), std::string::npos)
+      << "the summary comes back from the commit: " << forge_.Pulls()[0].body;
 
   // And once more, as if the process died before recording the outcome.
   in.attempt = 3;
@@ -157,7 +164,7 @@ TEST_F(RepositoryTurnsTest, ConcurrentTurnsOfOneProjectShareItsMirror) {
 
 TEST_F(RepositoryTurnsTest, AnSshRemoteWithADeployKeyAndTheLocalForge) {
   testing::SshServer ssh(dir_ / "ssh");
-  if (!ssh.Start()) GTEST_SKIP() << ssh.why();
+  DOCWRIGHT_START_SSH_SERVER(ssh);
   Project p;
   p.org_id = org_.id;
   p.repository = ssh.Url(remote_);

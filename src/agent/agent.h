@@ -7,7 +7,7 @@
 #include <string>
 
 #include "git/git.h"
-#include "runner/turn.h"
+#include "core/turn.h"
 
 namespace docwright {
 

@@ -204,11 +204,6 @@ Target ParseTarget(std::string_view target) {
 
 constexpr int kMaxPageSize = 100;
 
-// The store makes pull request ids of 22 base62 characters.
-bool LooksLikePullRequestId(std::string_view id) {
-  return id.size() == 22 &&
-         std::all_of(id.begin(), id.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
-}
 
 // A whole decimal integer in [lo, hi].
 bool ParseIntParam(std::string_view v, int lo, int hi, int* out) {
@@ -411,7 +406,8 @@ HttpResponse Api::Handle(HttpRequest& req) {
       r.content_type = "text/html; charset=utf-8";
       r.body = RenderPullRequestPage(*pr);
       r.headers.emplace_back("Content-Security-Policy",
-                             "default-src 'none'; style-src 'unsafe-inline'");
+                             "default-src 'none'; style-src 'unsafe-inline'; "
+                             "frame-ancestors 'none'");
       r.headers.emplace_back("X-Content-Type-Options", "nosniff");
       r.headers.emplace_back("Referrer-Policy", "no-referrer");
       r.headers.emplace_back("Cache-Control", "private, no-cache");

@@ -224,6 +224,11 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
     bool any = host == "0.0.0.0" || host == "::";
     to.public_url = "http://" + (any ? std::string("127.0.0.1") : shown_host) + ":" +
                     std::to_string(server.port());
+    if (any) {
+      spdlog::warn("--public-url is not set: local pull request links will use {}, which only "
+                   "this machine reaches",
+                   to.public_url);
+    }
   }
   spdlog::info("listening on http://{}:{} (data: {})", shown_host, server.port(),
                common.DatabaseUrl());
@@ -432,12 +437,18 @@ int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
       if (p.forge != Forge::kLocal && p_token.empty()) {
         return Fail(Status::InvalidArgument("a " + p_forge + " project needs --forge-token"));
       }
-      if (size_t scheme = p_repo.find("://"); scheme != std::string::npos) {
+      if (p_repo.rfind("http://", 0) == 0 || p_repo.rfind("https://", 0) == 0) {
+        size_t scheme = p_repo.find("://");
         std::string authority = p_repo.substr(scheme + 3, p_repo.find('/', scheme + 3) - scheme - 3);
-        size_t at = authority.rfind('@');
-        if (at != std::string::npos && authority.substr(0, at).find(':') != std::string::npos) {
+        if (authority.find('@') != std::string::npos) {
           return Fail(Status::InvalidArgument(
-              "--repository must not carry a password: give the token with --forge-token"));
+              "--repository must not carry credentials: give the token with --forge-token"));
+        }
+      }
+      for (char c : p_token) {
+        if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f) {
+          return Fail(Status::InvalidArgument(
+              "--forge-token must not contain spaces or control characters"));
         }
       }
       if (!p_api_url.empty()) p.forge_api_url = p_api_url;

@@ -90,4 +90,22 @@ std::string Slugify(std::string_view text, size_t max_len) {
   return out;
 }
 
+std::string RedactCredentials(std::string text) {
+  for (size_t scheme = text.find("://"); scheme != std::string::npos;
+       scheme = text.find("://", scheme + 3)) {
+    size_t start = scheme + 3;
+    size_t end = text.find_first_of("/ \t\n'\"", start);
+    size_t at = text.rfind('@', end == std::string::npos ? text.size() : end);
+    if (at != std::string::npos && at >= start) text.replace(start, at - start, "***");
+  }
+  return text;
+}
+
+std::string_view CutUtf8(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  size_t end = max_bytes;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end);
+}
+
 }  // namespace docwright

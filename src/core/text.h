@@ -20,4 +20,11 @@ bool IsBlank(std::string_view s);
 // digits.
 std::string Slugify(std::string_view text, size_t max_len);
 
+// `text` with the user information of every URL in it ("https://user:secret@h/x")
+// replaced by "***": URLs may carry credentials.
+std::string RedactCredentials(std::string text);
+
+// At most `max_bytes` of valid UTF-8 `text`, cut before a character, not inside one.
+std::string_view CutUtf8(std::string_view text, size_t max_bytes);
+
 }  // namespace docwright

@@ -46,7 +46,7 @@ class LocalForge final : public Forge {
 std::string LocalPullRequestUrl(const std::string& public_url, const std::string& id) {
   std::string base = public_url;
   while (!base.empty() && base.back() == '/') base.pop_back();
-  return base + "/pulls/" + id;
+  return base + PullRequestPagePath(id);
 }
 
 Result<RepositoryLocation> ParseRepositoryUrl(const std::string& url) {

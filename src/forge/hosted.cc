@@ -74,9 +74,10 @@ class GithubForge final : public Forge {
   std::string Repo() const { return "/repos/" + UrlEncode(owner_) + "/" + UrlEncode(repo_); }
 
   Result<std::optional<PullRequest>> Find(const PullRequestSpec& spec) {
+    // By head only: the branch has at most one open pull request, whatever base a
+    // reviewer may have moved it to. "owner:branch" leaves out forks' branches.
     auto listed = api_->Call("GET", Repo() + "/pulls?state=open&head=" +
-                                       UrlEncode(owner_ + ":" + spec.head) +
-                                       "&base=" + UrlEncode(spec.base) + "&per_page=10",
+                                       UrlEncode(owner_ + ":" + spec.head) + "&per_page=10",
                             std::nullopt);
     if (!listed.ok()) return listed.status();
     if (!listed->body.is_array()) return Status::Unavailable("GitHub answered a list with no list");
@@ -130,14 +131,19 @@ class GitlabForge final : public Forge {
   std::string Project() const { return "/projects/" + project_; }
 
   Result<std::optional<PullRequest>> Find(const PullRequestSpec& spec) {
+    // By source branch only (a reviewer may have retargeted it), and only merge
+    // requests from this project itself, not from forks with a same-named branch.
     auto listed = api_->Call("GET", Project() + "/merge_requests?state=opened&source_branch=" +
-                                       UrlEncode(spec.head) +
-                                       "&target_branch=" + UrlEncode(spec.base),
+                                       UrlEncode(spec.head),
                             std::nullopt);
     if (!listed.ok()) return listed.status();
     if (!listed->body.is_array()) return Status::Unavailable("GitLab answered a list with no list");
     for (const json& mr : listed->body) {
       if (!mr.is_object() || mr.value("source_branch", "") != spec.head) continue;
+      if (mr.contains("source_project_id") && mr.contains("target_project_id") &&
+          mr["source_project_id"] != mr["target_project_id"]) {
+        continue;
+      }
       auto parsed = FromReply(mr, "web_url", "iid", "GitLab");
       if (!parsed.ok()) return parsed.status();
       return std::optional<PullRequest>(*parsed);
@@ -197,10 +203,16 @@ class GiteaForge final : public Forge {
       if (!listed->body.is_array()) return Status::Unavailable("Gitea answered a list with no list");
       for (const json& pr : listed->body) {
         if (!pr.is_object()) continue;
+        // The branch's own, whatever its base now, and not a fork's branch of the
+        // same name.
         auto head = pr.find("head");
         auto base = pr.find("base");
         if (head == pr.end() || base == pr.end() || !head->is_object() || !base->is_object() ||
-            head->value("ref", "") != spec.head || base->value("ref", "") != spec.base) {
+            head->value("ref", "") != spec.head) {
+          continue;
+        }
+        if (head->contains("repo_id") && base->contains("repo_id") &&
+            (*head)["repo_id"] != (*base)["repo_id"]) {
           continue;
         }
         auto parsed = FromReply(pr, "html_url", "number", "Gitea");
@@ -227,9 +239,10 @@ Result<std::unique_ptr<Forge>> MakeHostedForge(const Project& project,
     case docwright::Forge::kGithub: {
       auto names = OwnerAndRepo(*where, "GitHub");
       if (!names.ok()) return names.status();
-      std::string api = where->host == "github.com" ? "https://api.github.com"
-                                                    : ApiBase(project, *where, "/api/v3");
-      if (project.forge_api_url && !project.forge_api_url->empty()) api = *project.forge_api_url;
+      std::string api = ApiBase(project, *where, "/api/v3");  // GitHub Enterprise
+      bool dotcom = where->host == "github.com" &&
+                    !(project.forge_api_url && !project.forge_api_url->empty());
+      if (dotcom) api = "https://api.github.com";
       std::vector<std::pair<std::string, std::string>> headers{
           {"Accept", "application/vnd.github+json"},
           {"X-GitHub-Api-Version", "2022-11-28"},

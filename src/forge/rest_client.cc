@@ -3,7 +3,7 @@
 #include <cctype>
 #include <chrono>
 
-#include "git/git.h"
+#include "core/text.h"
 
 namespace docwright::forge {
 
@@ -90,7 +90,12 @@ Result<RestReply> RestClient::Call(const std::string& method, const std::string&
     request.body = body->dump();
   }
   request.max_response_bytes = 8u << 20;
-  std::string what = method + " " + git::RedactCredentials(request.url);
+  std::string what = method + " " + RedactCredentials(request.url);
+  for (const auto& [name, value] : request.headers) {
+    if (value.find_first_of("\r\n") != std::string::npos) {
+      return Status::InvalidArgument(name_ + ": a header value holds a line break (check the token)");
+    }
+  }
   auto sent = client_.SendWithRetries(request, policy_);
   if (!sent.ok()) {
     return Status::Unavailable(name_ + " could not be used (" + what +

@@ -46,18 +46,6 @@ void EnsureLibrary() {
 
 }  // namespace
 
-// "https://user:secret@host/x" -> "https://***@host/x": URLs may carry credentials.
-std::string RedactCredentials(std::string text) {
-  for (size_t scheme = text.find("://"); scheme != std::string::npos;
-       scheme = text.find("://", scheme + 3)) {
-    size_t start = scheme + 3;
-    size_t end = text.find_first_of("/ \t\n'\"", start);
-    size_t at = text.rfind('@', end == std::string::npos ? text.size() : end);
-    if (at != std::string::npos && at >= start) text.replace(start, at - start, "***");
-  }
-  return text;
-}
-
 namespace {
 
 std::string LastError() {
@@ -118,8 +106,9 @@ std::optional<std::string> Base64Decode(std::string_view in) {
   int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
                           reinterpret_cast<const unsigned char*>(in.data()),
                           static_cast<int>(in.size()));
-  if (n < 0) return std::nullopt;
-  size_t padding = in.size() - in.find_last_not_of('=') - 1;
+  size_t last = in.find_last_not_of('=');
+  size_t padding = last == std::string_view::npos ? in.size() : in.size() - last - 1;
+  if (n < 0 || padding > 2 || padding > static_cast<size_t>(n)) return std::nullopt;
   out.resize(static_cast<size_t>(n) - padding);
   return out;
 }
@@ -230,7 +219,9 @@ int ProvideCredentials(git_credential** out, const char*, const char* username_f
   if ((allowed & GIT_CREDENTIAL_SSH_KEY) && c.ssh_key_path) {
     return git_credential_ssh_key_new(out, ssh_user, nullptr, c.ssh_key_path->c_str(), nullptr);
   }
-  if ((allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) && c.token) {
+  // The token is for HTTPS only: never offered to an SSH server as a password.
+  bool http = session->url.rfind("http://", 0) == 0 || session->url.rfind("https://", 0) == 0;
+  if ((allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) && c.token && http) {
     const char* user = username_from_url ? username_from_url : c.token_user.c_str();
     return git_credential_userpass_plaintext_new(out, user, c.token->c_str());
   }
@@ -799,6 +790,33 @@ Result<std::string> Mirror::FetchBranch(const std::string& branch) {
   return Hex(head);
 }
 
+void Mirror::SetCredentials(Credentials credentials) {
+  std::lock_guard guard(impl_->mu);
+  impl_->credentials = std::move(credentials);
+}
+
+Result<std::optional<std::string>> Mirror::FindCommitMessage(const std::string& head,
+                                                             std::string_view needle,
+                                                             int max_commits) {
+  auto oid = ParseOid(head);
+  if (!oid.ok()) return oid.status();
+  std::lock_guard guard(impl_->mu);
+  git_oid at = *oid;
+  for (int i = 0; i < max_commits; ++i) {
+    git_commit* c = nullptr;
+    int rc = git_commit_lookup(&c, impl_->repo.get(), &at);
+    if (rc != 0) return Fail("no such commit " + Hex(at), rc);
+    CommitPtr commit(c);
+    const char* message = git_commit_message(commit.get());
+    if (message && std::string_view(message).find(needle) != std::string_view::npos) {
+      return std::optional<std::string>(message);
+    }
+    if (git_commit_parentcount(commit.get()) == 0) break;
+    at = *git_commit_parent_id(commit.get(), 0);
+  }
+  return std::optional<std::string>();
+}
+
 Result<std::unique_ptr<Snapshot>> Mirror::OpenSnapshot(const std::string& commit) {
   auto oid = ParseOid(commit);
   if (!oid.ok()) return oid.status();
@@ -1016,12 +1034,28 @@ Status Mirror::Push(const std::string& commit, const std::string& branch,
   git_push_options opts = GIT_PUSH_OPTIONS_INIT;
   opts.callbacks = callbacks;
   rc = git_remote_push(remote->get(), &refspecs, &opts);
-  if (rc == GIT_ENONFASTFORWARD ||
-      (rc == 0 && (state.rejected.find("fast-forward") != std::string::npos ||
-                   state.rejected.find("fetch first") != std::string::npos ||
-                   state.rejected.find("stale") != std::string::npos))) {
-    return Status::Conflict("the remote branch " + branch +
-                            " has changed since this turn started; fetch and try again");
+  if (rc == GIT_ENONFASTFORWARD || (rc == 0 && !state.rejected.empty())) {
+    // The server refused the update. If the branch moved after the check above
+    // (its words for that vary: "failed to update ref", "cannot lock ref", ...),
+    // it is the lease that failed: say so, so the caller starts from the new head.
+    git_remote_disconnect(remote->get());
+    RemoteSession again{&impl_->credentials, impl_->url};
+    git_remote_callbacks recheck = Callbacks(&again);
+    if (git_remote_connect(remote->get(), GIT_DIRECTION_FETCH, &recheck, nullptr, nullptr) == 0 &&
+        git_remote_ls(&heads, &n, remote->get()) == 0) {
+      current = nullptr;
+      for (size_t i = 0; i < n; ++i) {
+        if (target == heads[i]->name) current = &heads[i]->oid;
+      }
+      bool moved = expected ? (!current || !git_oid_equal(current, &*expected)) : current != nullptr;
+      bool ours = current && git_oid_equal(current, &*oid);
+      if (moved && !ours) {
+        return Status::Conflict("the remote branch " + branch +
+                                " has changed since this turn started; fetch and try again");
+      }
+    }
+    if (rc == GIT_ENONFASTFORWARD) rc = 0;
+    if (state.rejected.empty()) state.rejected = "not a fast-forward";
   }
   if (rc != 0) return SessionFail(state, "cannot push " + branch, rc);
   if (!state.rejected.empty()) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "core/text.h"
 
 namespace docwright::git {
 
@@ -47,8 +48,6 @@ struct Identity {
 // to show the model.
 Result<std::string> CheckPath(std::string_view path);
 
-// `text` with the user information of every URL in it replaced by "***".
-std::string RedactCredentials(std::string text);
 
 enum class EntryKind { kFile, kDirectory, kSymlink, kSubmodule };
 
@@ -94,13 +93,6 @@ class Snapshot {
 
  private:
   friend class Mirror;
-
-// What a branch changes, as `git diff base...head` shows it.
-struct DiffText {
-  std::string patch;                // unified diff
-  std::vector<std::string> files;   // the changed paths
-  bool truncated = false;           // `patch` was cut at a line to fit the limit
-};
   friend class Workspace;
   struct Impl;
   Snapshot(std::unique_ptr<Impl> impl, std::string commit);
@@ -165,7 +157,16 @@ class Mirror {
   // refused credentials; Unavailable when the remote cannot be reached.
   Result<std::string> FetchBranch(const std::string& branch);
 
+  // Replaces the credentials later operations use (a token or key was rotated).
+  void SetCredentials(Credentials credentials);
+
   Result<std::unique_ptr<Snapshot>> OpenSnapshot(const std::string& commit);
+
+  // The message of the newest commit, among `head` and its first parents (at most
+  // `max_commits` of them), whose message contains `needle`; nullopt if none does.
+  Result<std::optional<std::string>> FindCommitMessage(const std::string& head,
+                                                       std::string_view needle,
+                                                       int max_commits);
 
   // A commit whose tree is the base's with the workspace's changes applied (only
   // the changed paths' trees are rewritten) and whose parent is the base commit.

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <utility>
+
 #include "core/text.h"
 #include "forge/forge.h"
 
@@ -9,7 +11,12 @@ namespace docwright {
 namespace {
 
 constexpr size_t kMaxTitleChars = 72;
-constexpr size_t kMaxQuotedPromptChars = 4000;
+constexpr size_t kMaxQuotedPromptBytes = 4000;
+// GitHub refuses pull request bodies over 65,536 characters.
+constexpr size_t kMaxBodyBytes = 60000;
+constexpr const char* kFallbackTitle = "Update the documentation";
+// How far back from a branch's head a re-run looks for its own commit.
+constexpr int kMaxCommitsToSearch = 50;
 
 TurnResult Failed(std::string error) {
   TurnResult r;
@@ -23,19 +30,31 @@ TurnResult Interrupted() {
   return r;
 }
 
-// The first line of `text`, cut at a word to fit `max_chars` (UTF-8 safe).
+// The first non-blank line of `text`, cut at a word to fit `max_chars` (UTF-8
+// safe); empty if there is none.
 std::string FirstLine(const std::string& text, size_t max_chars) {
-  std::string line = text.substr(0, text.find('\n'));
-  while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
-  if (Utf8Length(line) <= max_chars) return line;
-  std::string cut;
-  size_t chars = 0;
-  for (size_t i = 0; i < line.size() && chars < max_chars - 1; ++i) {
-    cut.push_back(line[i]);
-    if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80) ++chars;
+  size_t start = 0;
+  std::string line;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (!IsBlank(line)) break;
+    line.clear();
+    start = end == std::string::npos ? text.size() : end + 1;
   }
-  // Drop a partly copied character, then back up to a word boundary.
-  while (!cut.empty() && (static_cast<unsigned char>(cut.back()) & 0xC0) == 0xC0) cut.pop_back();
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\r' || line.back() == '\t')) {
+    line.pop_back();
+  }
+  size_t lead = line.find_first_not_of(" \t");
+  line.erase(0, lead == std::string::npos ? line.size() : lead);
+  if (Utf8Length(line).value_or(line.size()) <= max_chars) return line;
+  // Keep max_chars - 1 whole characters, then back up to a word boundary.
+  size_t bytes = 0;
+  for (size_t chars = 0; bytes < line.size() && chars + 1 < max_chars; ++chars) {
+    ++bytes;
+    while (bytes < line.size() && (static_cast<unsigned char>(line[bytes]) & 0xC0) == 0x80) ++bytes;
+  }
+  std::string cut = line.substr(0, bytes);
   if (size_t space = cut.rfind(' '); space != std::string::npos && space > cut.size() / 2) {
     cut.resize(space);
   }
@@ -51,8 +70,8 @@ const std::string& FirstPrompt(const TurnInput& input) {
 }
 
 std::string Quote(const std::string& text) {
-  std::string bounded = text.size() > kMaxQuotedPromptChars
-                            ? FirstLine(text, kMaxQuotedPromptChars) + "\n[…]"
+  std::string bounded = text.size() > kMaxQuotedPromptBytes
+                            ? std::string(CutUtf8(text, kMaxQuotedPromptBytes)) + "\n[…]"
                             : text;
   std::string out = "> ";
   for (char c : bounded) {
@@ -62,25 +81,50 @@ std::string Quote(const std::string& text) {
   return out;
 }
 
-std::string PullRequestTitle(const TurnInput& input, const AgentResult& result) {
-  if (result.title && !IsBlank(*result.title)) return FirstLine(*result.title, kMaxTitleChars);
-  return FirstLine(FirstPrompt(input), kMaxTitleChars);
+std::string PullRequestTitle(const TurnInput& input, const std::optional<std::string>& title) {
+  std::string line;
+  if (title) line = FirstLine(*title, kMaxTitleChars);
+  if (line.empty()) line = FirstLine(FirstPrompt(input), kMaxTitleChars);
+  return line.empty() ? kFallbackTitle : line;
 }
 
-std::string PullRequestBody(const TurnInput& input, const AgentResult& result) {
+std::string PullRequestBody(const TurnInput& input, const std::optional<std::string>& summary) {
+  std::string tail = "### Instruction\n\n" + Quote(input.message.prompt) +
+                     "\n\n---\nOpened by docwright for job `" + input.job.id + "`.";
   std::string body;
-  if (result.summary && !IsBlank(*result.summary)) body += *result.summary + "\n\n";
-  body += "### Instruction\n\n" + Quote(input.message.prompt) + "\n\n";
-  body += "---\nOpened by docwright for job `" + input.job.id + "`.";
-  return body;
+  if (summary && !IsBlank(*summary)) {
+    body = std::string(CutUtf8(*summary, kMaxBodyBytes - tail.size() - 8));
+    if (body.size() < summary->size()) body += "\n[…]";
+    body += "\n\n";
+  }
+  return body + tail;
+}
+
+// The trailer that marks the commit of one turn: a re-run of the turn finds it on
+// the branch and does not carry out the instruction a second time.
+std::string TurnTrailer(const TurnInput& input) {
+  return "Docwright-Job: " + input.job.id + "\nDocwright-Message: " +
+         std::to_string(input.message.seq) + "\n";
 }
 
 std::string CommitMessage(const std::string& title, const TurnInput& input,
-                          const AgentResult& result) {
+                          const std::optional<std::string>& summary) {
   std::string message = title + "\n\n";
-  if (result.summary && !IsBlank(*result.summary)) message += *result.summary + "\n\n";
-  message += "Docwright-Job: " + input.job.id + "\n";
-  return message;
+  if (summary && !IsBlank(*summary)) message += *summary + "\n\n";
+  return message + TurnTrailer(input);
+}
+
+// The title and summary CommitMessage wrote into `message`.
+std::pair<std::string, std::optional<std::string>> FromCommitMessage(const std::string& message,
+                                                                     const TurnInput& input) {
+  size_t title_end = message.find('\n');
+  std::string title = message.substr(0, title_end);
+  size_t trailer = message.rfind(TurnTrailer(input));
+  std::optional<std::string> summary;
+  if (title_end != std::string::npos && trailer != std::string::npos && trailer > title_end + 2) {
+    summary = message.substr(title_end + 2, trailer - title_end - 4);
+  }
+  return {title, summary};
 }
 
 }  // namespace
@@ -91,26 +135,36 @@ RepositoryTurns::RepositoryTurns(Store& store, Agent& agent, RepositoryTurnsOpti
 RepositoryTurns::~RepositoryTurns() = default;
 
 Result<git::Mirror*> RepositoryTurns::MirrorFor(const Project& project) {
-  std::lock_guard lock(mu_);
-  auto it = mirrors_.find(project.id);
-  if (it != mirrors_.end()) return it->second.get();
+  std::shared_ptr<MirrorSlot> slot;
+  {
+    std::lock_guard lock(mu_);
+    auto& entry = mirrors_[project.id];
+    if (!entry) entry = std::make_shared<MirrorSlot>();
+    slot = entry;
+  }
+  // Opening may wait on another process's lock on this mirror: only this
+  // project's turns wait with it.
   git::Credentials credentials;
   credentials.token = project.forge_token;
   if (project.forge == Forge::kGitlab) credentials.token_user = "oauth2";
   credentials.ssh_key_path = project.ssh_key_path;
   credentials.ssh_known_hosts_path = project.ssh_known_hosts_path.value_or("");
-  auto opened =
-      git::Mirror::Open(options_.mirrors_dir + "/" + project.id + ".git", project.repository,
-                        std::move(credentials));
-  if (!opened.ok()) return opened.status();
-  git::Mirror* mirror = opened->get();
-  mirrors_.emplace(project.id, std::move(*opened));
-  return mirror;
+  std::lock_guard open_lock(slot->mu);
+  if (!slot->mirror) {
+    auto opened = git::Mirror::Open(options_.mirrors_dir + "/" + project.id + ".git",
+                                    project.repository, std::move(credentials));
+    if (!opened.ok()) return opened.status();
+    slot->mirror = std::move(*opened);
+  } else {
+    slot->mirror->SetCredentials(std::move(credentials));  // they may have changed
+  }
+  return slot->mirror.get();
 }
 
 TurnResult RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel) {
   const Job& job = input.job;
   const Project& project = input.project;
+  const std::string repository = RedactCredentials(project.repository);
   auto mirror = MirrorFor(project);
   if (!mirror.ok()) return Failed(mirror.status().message());
   git::Mirror& repo = **mirror;
@@ -122,7 +176,7 @@ TurnResult RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel)
     if (fetched.ok()) {
       branch_head = *fetched;
     } else if (fetched.status().code() != Code::kNotFound) {
-      return Failed("cannot read the repository " + project.repository + ": " +
+      return Failed("cannot read the repository " + repository + ": " +
                     fetched.status().message());
     }
     std::string start;
@@ -132,52 +186,72 @@ TurnResult RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel)
       auto base = repo.FetchBranch(project.base_ref);
       if (!base.ok()) {
         return Failed(base.status().code() == Code::kNotFound
-                          ? "the repository " + project.repository + " has no branch " +
+                          ? "the repository " + repository + " has no branch " +
                                 project.base_ref + " (is it empty, or is the project's --ref wrong?)"
-                          : "cannot read the repository " + project.repository + ": " +
+                          : "cannot read the repository " + repository + ": " +
                                 base.status().message());
       }
       start = *base;
     }
     if (cancel.cancelled()) return Interrupted();
 
-    auto snapshot = repo.OpenSnapshot(start);
-    if (!snapshot.ok()) return Failed(snapshot.status().message());
-    git::Workspace workspace(**snapshot);
-    AgentResult result = agent_.Run(input, workspace, cancel);
-    if (result.interrupted) return Interrupted();
-    if (!result.succeeded) return Failed(result.error.value_or("the agent failed"));
-
     TurnResult done;
     done.succeeded = true;
-    done.summary = result.summary;
-    std::string title = PullRequestTitle(input, result);
-    forge::PullRequestSpec spec{job.ref, start, project.base_ref, title,
-                                PullRequestBody(input, result), job.draft};
+    forge::PullRequestSpec spec{job.ref, start, project.base_ref, "", "", job.draft};
 
-    if (!workspace.Changes().empty()) {
-      auto commit = repo.Commit(workspace, options_.identity, CommitMessage(title, input, result));
-      if (!commit.ok()) return Failed("cannot commit the changes: " + commit.status().message());
-      if (cancel.cancelled()) return Interrupted();  // nothing is pushed after an archive
-      Status pushed = repo.Push(*commit, job.ref, branch_head);
-      if (pushed.code() == Code::kConflict) {
-        if (round == 1) {
-          spdlog::info("job {}: branch {} moved during the turn; carrying it out again from the "
-                       "new head",
-                       job.id, job.ref);
-          continue;
+    // A re-run of a turn whose commit was pushed already (the process stopped
+    // before recording the outcome): the instruction is not carried out again.
+    std::optional<std::string> pushed_before;
+    if (branch_head) {
+      auto found = repo.FindCommitMessage(*branch_head, TurnTrailer(input), kMaxCommitsToSearch);
+      if (!found.ok()) return Failed(found.status().message());
+      pushed_before = *found;
+    }
+    if (pushed_before) {
+      auto [title, summary] = FromCommitMessage(*pushed_before, input);
+      spdlog::info("job {}: turn {} was pushed before; opening its pull request only", job.id,
+                   input.message.seq);
+      done.summary = summary;
+      spec.title = PullRequestTitle(input, title);
+      spec.body = PullRequestBody(input, summary);
+    } else {
+      auto snapshot = repo.OpenSnapshot(start);
+      if (!snapshot.ok()) return Failed(snapshot.status().message());
+      git::Workspace workspace(**snapshot);
+      AgentResult result = agent_.Run(input, workspace, cancel);
+      if (result.interrupted) return Interrupted();
+      if (!result.succeeded) return Failed(result.error.value_or("the agent failed"));
+      done.summary = result.summary;
+      spec.title = PullRequestTitle(input, result.title);
+      spec.body = PullRequestBody(input, result.summary);
+
+      if (!workspace.Changes().empty()) {
+        auto commit =
+            repo.Commit(workspace, options_.identity, CommitMessage(spec.title, input, result.summary));
+        if (!commit.ok()) return Failed("cannot commit the changes: " + commit.status().message());
+        if (cancel.cancelled()) return Interrupted();  // nothing is pushed after an archive
+        Status pushed = repo.Push(*commit, job.ref, branch_head);
+        if (pushed.code() == Code::kConflict) {
+          if (round == 1) {
+            spdlog::info("job {}: branch {} moved during the turn; carrying it out again from "
+                         "the new head",
+                         job.id, job.ref);
+            continue;
+          }
+          return Failed("the branch " + job.ref +
+                        " kept changing on the remote while the agent worked; send the "
+                        "instruction again to retry");
         }
-        return Failed("the branch " + job.ref +
-                      " kept changing on the remote while the agent worked; send the instruction "
-                      "again to retry");
+        if (!pushed.ok()) {
+          return Failed("cannot push the branch " + job.ref + ": " + pushed.message());
+        }
+        spec.head_commit = *commit;
+      } else if (!branch_head || job.pr_link) {
+        // Nothing to push, and either no branch (no pull request wanted) or the
+        // pull request exists already.
+        done.pr_link = job.pr_link;
+        return done;
       }
-      if (!pushed.ok()) return Failed("cannot push the branch " + job.ref + ": " + pushed.message());
-      spec.head_commit = *commit;
-    } else if (!branch_head || job.pr_link) {
-      // Nothing to push, and either no branch (no pull request wanted) or the
-      // pull request exists already.
-      done.pr_link = job.pr_link;
-      return done;
     }
 
     if (cancel.cancelled()) return Interrupted();

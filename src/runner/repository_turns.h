@@ -40,17 +40,25 @@ class RepositoryTurns final : public TurnHandler {
   // turn is carried out once more from the new head; if it moves again, the turn
   // fails. A turn without edits succeeds with the job's pull request, if any:
   // one is opened if the branch exists without it (a crash between push and
-  // pull request).
+  // pull request). A re-run of a turn whose commit is on the branch already
+  // (found by its trailer) does not run the agent again: it opens or updates the
+  // pull request only.
   TurnResult RunTurn(const TurnInput& input, CancelToken& cancel) override;
 
  private:
   Result<git::Mirror*> MirrorFor(const Project& project);
 
+  // One mirror per project, opened on its first turn.
+  struct MirrorSlot {
+    std::mutex mu;
+    std::unique_ptr<git::Mirror> mirror;
+  };
+
   Store& store_;
   Agent& agent_;
   RepositoryTurnsOptions options_;
-  std::mutex mu_;
-  std::map<std::string, std::unique_ptr<git::Mirror>> mirrors_;  // by project id
+  std::mutex mu_;  // guards the map, not the slots
+  std::map<std::string, std::shared_ptr<MirrorSlot>> mirrors_;  // by project id
 };
 
 }  // namespace docwright

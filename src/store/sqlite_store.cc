@@ -540,7 +540,7 @@ class SqliteStore final : public Store {
         if (!q.Next()) return q.status().ok() ? Status::Internal("no pull request number") : q.status();
         pr.number = q.Int(0);
       }
-      pr.id = RandomBase62(22);
+      pr.id = RandomBase62(kPullRequestIdLength);
       pr.created_at = now;
       return Run(c, kInsertPullRequest,
                  {V(pr.id), V(pr.project_id), V(pr.number), V(pr.head), V(pr.base), V(pr.title),

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/job.h"
@@ -88,6 +89,21 @@ struct LocalPullRequest {
   UnixMillis created_at = 0;
   UnixMillis updated_at = 0;
 };
+
+// Local pull request ids: 22 base62 characters (about 131 random bits).
+inline constexpr size_t kPullRequestIdLength = 22;
+inline bool LooksLikePullRequestId(std::string_view id) {
+  if (id.size() != kPullRequestIdLength) return false;
+  for (char c : id) {
+    bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    if (!alnum) return false;
+  }
+  return true;
+}
+// Where the API serves a local pull request's page, under the public URL.
+inline std::string PullRequestPagePath(std::string_view id) {
+  return "/pulls/" + std::string(id);
+}
 
 enum class LeaseState {
   kHeld,      // renewed

@@ -125,7 +125,7 @@ struct FakeForge::Impl {
 
   FakePull* OpenFor(const std::string& head, const std::string& base) {
     for (auto& p : pulls) {
-      if (p.open && p.head == head && (base.empty() || p.base == base)) return &p;
+      if (p.open && !p.from_fork && p.head == head && (base.empty() || p.base == base)) return &p;
     }
     return nullptr;
   }
@@ -151,7 +151,7 @@ struct FakeForge::Impl {
         pr["body"] = p.body;
         pr["draft"] = p.draft;
         pr["head"]["ref"] = p.head;
-        pr["head"]["label"] = "acme:" + p.head;
+        pr["head"]["label"] = (p.from_fork ? "forker:" : "acme:") + p.head;
         pr["base"]["ref"] = p.base;
         pr["base"]["label"] = "acme:" + p.base;
         return pr;
@@ -161,13 +161,14 @@ struct FakeForge::Impl {
                     {"project_id", 7},           {"title", p.title},
                     {"description", p.body},     {"state", p.open ? "opened" : "closed"},
                     {"source_branch", p.head},   {"target_branch", p.base},
+                    {"source_project_id", p.from_fork ? 8 : 7}, {"target_project_id", 7},
                     {"web_url", WebUrl(p.number)}, {"draft", p.title.rfind("Draft: ", 0) == 0}};
       case Kind::kGitea:
         return json{{"id", 1000 + p.number},  {"number", p.number},
                     {"html_url", WebUrl(p.number)}, {"state", p.open ? "open" : "closed"},
                     {"title", p.title},       {"body", p.body},
-                    {"head", {{"ref", p.head}, {"label", p.head}}},
-                    {"base", {{"ref", p.base}, {"label", p.base}}}};
+                    {"head", {{"ref", p.head}, {"label", p.head}, {"repo_id", p.from_fork ? 8 : 7}}},
+                    {"base", {{"ref", p.base}, {"label", p.base}, {"repo_id", 7}}}};
     }
     return json();
   }
@@ -230,7 +231,7 @@ struct FakeForge::Impl {
       json list = json::array();
       for (const auto& p : pulls) {
         if (t.query.count("state") && t.query.at("state") == "open" && !p.open) continue;
-        if (!head.empty() && "acme:" + p.head != head) continue;
+        if (!head.empty() && (p.from_fork ? "forker:" : "acme:") + p.head != head) continue;
         if (t.query.count("base") && t.query.at("base") != p.base) continue;
         list.push_back(View(p));
       }
@@ -419,6 +420,11 @@ void FakeForge::AddPull(FakePull pull) {
   std::lock_guard lock(impl_->mu);
   pull.number = impl_->NextNumber();
   impl_->pulls.push_back(std::move(pull));
+}
+
+void FakeForge::SetBase(int64_t number, const std::string& base) {
+  std::lock_guard lock(impl_->mu);
+  if (FakePull* p = impl_->Find(number)) p->base = base;
 }
 
 std::vector<std::string> FakeForge::Violations() const {

@@ -19,6 +19,7 @@ struct FakePull {
   std::string head, base, title, body;
   bool open = true;
   bool draft = false;  // GitHub's flag; the others mark drafts in the title
+  bool from_fork = false;  // its head branch is in a fork of the repository
 };
 
 class FakeForge {
@@ -38,6 +39,7 @@ class FakeForge {
   // The web page of pull request `number`, as the forge's replies give it.
   std::string WebUrl(int64_t number) const;
   void AddPull(FakePull pull);  // numbered by the fake
+  void SetBase(int64_t number, const std::string& base);  // as a reviewer retargets it
   std::vector<std::string> Violations() const;
   std::vector<LoopbackRequest> Requests() const;
   // Answers the next `count` requests with `response` instead of serving them.

@@ -82,6 +82,13 @@ AgentResult ScriptedAgent::Run(const TurnInput& input, git::Workspace& workspace
     size_t space = write->find(' ');
     s = workspace.Write(write->substr(0, space),
                         space == std::string::npos ? "" : write->substr(space + 1) + "\n");
+  } else if (auto append = Directive(prompt, "append")) {
+    size_t space = append->find(' ');
+    std::string path = append->substr(0, space);
+    auto current = workspace.Read(path);
+    std::string text = current.ok() ? current->text : "";
+    s = workspace.Write(path, text + (space == std::string::npos ? "" : append->substr(space + 1)) +
+                                  "\n");
   } else if (auto del = Directive(prompt, "delete")) {
     s = workspace.Delete(*del);
   } else {

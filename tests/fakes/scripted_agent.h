@@ -5,6 +5,7 @@
 //   [throw]               throw an exception
 //   [nochange]            succeed without editing anything
 //   [write PATH TEXT]     write TEXT to PATH (instead of the default edit)
+//   [append PATH TEXT]    append a line TEXT to PATH: a re-run would append again
 //   [delete PATH]         delete PATH
 //   [title TEXT]          the pull request title
 // Otherwise the turn succeeds with one edit: "notes/<job id>-<seq>.md" holds the

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -16,7 +17,8 @@ class SshServer {
   explicit SshServer(std::string dir);
   ~SshServer();
 
-  // Starts the server; false (with why()) if this machine cannot run it.
+  // Starts the server; false (with why()) if this machine cannot run it. Tests
+  // skip then, except under CI (the CI environment variable set), where they fail.
   bool Start();
   const std::string& why() const { return why_; }
 
@@ -35,3 +37,10 @@ class SshServer {
 };
 
 }  // namespace docwright::testing
+
+// Starts `server` or ends the test: skipped where SSH cannot run, failed under CI.
+#define DOCWRIGHT_START_SSH_SERVER(server)                          \
+  if (!(server).Start()) {                                          \
+    if (std::getenv("CI")) FAIL() << (server).why();                \
+    GTEST_SKIP() << (server).why();                                 \
+  }

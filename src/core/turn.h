@@ -1,0 +1,59 @@
+// What a turn is given: its job, project and prompt, and a way to be told to stop.
+// Shared by the runner, which hands turns out, and the agent, which carries them.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/job.h"
+
+namespace docwright {
+
+// Tells a running turn to stop. The agent checks it between steps (and may sleep
+// on it); the runner sets it when the job is archived, the lease is lost, or the
+// process shuts down.
+class CancelToken {
+ public:
+  enum class Reason { kNone, kArchived, kLeaseLost, kShutdown };
+
+  void Cancel(Reason why) {
+    {
+      std::lock_guard lock(mu_);
+      if (reason_ != Reason::kNone) return;
+      reason_ = why;
+      cancelled_.store(true, std::memory_order_release);
+    }
+    cv_.notify_all();
+  }
+  bool cancelled() const { return cancelled_.load(std::memory_order_acquire); }
+  Reason reason() const {
+    std::lock_guard lock(mu_);
+    return reason_;
+  }
+  // Sleeps up to `d`; returns true if cancelled meanwhile.
+  template <typename Rep, typename Period>
+  bool WaitFor(std::chrono::duration<Rep, Period> d) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, d, [&] { return reason_ != Reason::kNone; });
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::atomic<bool> cancelled_{false};
+  Reason reason_ = Reason::kNone;
+};
+
+struct TurnInput {
+  Job job;
+  Project project;
+  Message message;               // the prompt to carry out now
+  std::vector<Message> history;  // earlier prompts of this job and their outcomes
+  int attempt = 1;               // >1 when re-run after a crash: start from scratch
+};
+
+}  // namespace docwright
