@@ -1,0 +1,289 @@
+// The two wire formats: OpenAI-compatible Chat Completions and Anthropic
+// Messages, both with tool calling, over the retrying HTTP client.
+#include <nlohmann/json.hpp>
+
+#include "core/text.h"
+#include "http/client.h"
+#include "llm/llm.h"
+
+namespace docwright::llm {
+namespace {
+
+using nlohmann::json;
+
+std::string Trimmed(std::string url) {
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  return url;
+}
+
+// The provider's own explanation in an error reply, bounded.
+std::string ErrorText(const std::string& body) {
+  json reply = json::parse(body, nullptr, false);
+  std::string text;
+  if (reply.is_object()) {
+    auto error = reply.find("error");
+    if (error != reply.end() && error->is_object() && error->contains("message") &&
+        (*error)["message"].is_string()) {
+      text = (*error)["message"].get<std::string>();
+    } else if (error != reply.end() && error->is_string()) {
+      text = error->get<std::string>();
+    } else if (reply.contains("message") && reply["message"].is_string()) {
+      text = reply["message"].get<std::string>();
+    }
+  }
+  if (text.empty()) text = std::string(CutUtf8(body, 300));
+  return std::string(CutUtf8(text, 500));
+}
+
+// Base of both providers: one HTTP exchange with retries, and errors mapped to
+// the contract of Model::Complete.
+class HttpModel : public Model {
+ public:
+  HttpModel(std::string name, ProviderConfig config)
+      : name_(std::move(name)), config_(std::move(config)) {
+    policy_.max_attempts = config_.max_attempts;
+    policy_.max_delay = config_.max_delay;
+    policy_.base_delay = std::chrono::milliseconds(1000);
+    policy_.sleep = config_.sleep;
+  }
+
+ protected:
+  Result<json> Post(const std::string& url, std::vector<std::pair<std::string, std::string>> headers,
+                    const json& body) {
+    http::Request request;
+    request.method = "POST";
+    request.url = url;
+    request.headers = std::move(headers);
+    request.headers.emplace_back("Content-Type", "application/json");
+    request.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
+    request.timeout = config_.timeout;
+    request.connect_timeout = config_.connect_timeout;
+    request.max_response_bytes = 16u << 20;
+    auto reply = client_.SendWithRetries(request, policy_);
+    if (!reply.ok()) {
+      return Status::Unavailable("the model provider (" + name_ + ") could not be reached: " +
+                                 reply.status().message());
+    }
+    if (reply->status / 100 != 2) {
+      std::string message = "the model provider (" + name_ + ") answered " +
+                            std::to_string(reply->status) + ": " + ErrorText(reply->body);
+      if (reply->status == 401 || reply->status == 403) {
+        return Status::Unauthenticated(message + " (check DOCWRIGHT_LLM_API_KEY)");
+      }
+      if (http::IsRetryable(reply->status)) {
+        return Status::Unavailable(message + " (after " + std::to_string(policy_.max_attempts) +
+                                   " attempts)");
+      }
+      return Status::InvalidArgument(message);
+    }
+    json parsed = json::parse(reply->body, nullptr, false);
+    if (!parsed.is_object()) {
+      return Status::Unavailable("the model provider (" + name_ + ") sent a reply that is not JSON");
+    }
+    return parsed;
+  }
+
+  Status Malformed(const std::string& what) const {
+    return Status::Unavailable("the model provider (" + name_ + ") sent a malformed reply: " + what);
+  }
+
+  std::string name_;
+  ProviderConfig config_;
+  http::RetryPolicy policy_;
+  http::Client client_;
+};
+
+// --- OpenAI-compatible Chat Completions -------------------------------------------
+
+class OpenAiModel final : public HttpModel {
+ public:
+  explicit OpenAiModel(ProviderConfig config) : HttpModel("openai", std::move(config)) {}
+
+  Result<ModelReply> Complete(const ModelRequest& request) override {
+    json messages = json::array();
+    if (!request.system.empty()) messages.push_back({{"role", "system"}, {"content", request.system}});
+    for (const ChatMessage& m : request.messages) {
+      switch (m.role) {
+        case ChatMessage::Role::kUser:
+          messages.push_back({{"role", "user"}, {"content", m.text}});
+          break;
+        case ChatMessage::Role::kAssistant: {
+          json message{{"role", "assistant"},
+                       {"content", m.text.empty() ? json(nullptr) : json(m.text)}};
+          if (!m.tool_calls.empty()) {
+            json calls = json::array();
+            for (const ToolCall& c : m.tool_calls) {
+              calls.push_back({{"id", c.id},
+                               {"type", "function"},
+                               {"function", {{"name", c.name}, {"arguments", c.arguments}}}});
+            }
+            message["tool_calls"] = std::move(calls);
+          }
+          messages.push_back(std::move(message));
+          break;
+        }
+        case ChatMessage::Role::kTool:
+          messages.push_back({{"role", "tool"}, {"tool_call_id", m.tool_call_id}, {"content", m.text}});
+          break;
+      }
+    }
+    json body{{"model", request.model}, {"messages", std::move(messages)},
+              {"max_tokens", request.max_output_tokens}};
+    if (!request.tools.empty()) {
+      json tools = json::array();
+      for (const ToolSpec& t : request.tools) {
+        tools.push_back({{"type", "function"},
+                         {"function",
+                          {{"name", t.name},
+                           {"description", t.description},
+                           {"parameters", json::parse(t.parameters)}}}});
+      }
+      body["tools"] = std::move(tools);
+      body["tool_choice"] = "auto";
+    }
+    std::vector<std::pair<std::string, std::string>> headers;
+    if (!config_.api_key.empty()) headers.emplace_back("Authorization", "Bearer " + config_.api_key);
+    auto reply = Post(Trimmed(config_.base_url) + "/chat/completions", std::move(headers), body);
+    if (!reply.ok()) return reply.status();
+
+    const json& r = *reply;
+    if (!r.contains("choices") || !r["choices"].is_array() || r["choices"].empty() ||
+        !r["choices"][0].is_object() || !r["choices"][0].contains("message") ||
+        !r["choices"][0]["message"].is_object()) {
+      return Malformed("no choices[0].message");
+    }
+    const json& choice = r["choices"][0];
+    const json& message = choice["message"];
+    ModelReply out;
+    if (message.contains("content") && message["content"].is_string()) {
+      out.text = message["content"].get<std::string>();
+    }
+    if (message.contains("tool_calls") && message["tool_calls"].is_array()) {
+      for (const json& call : message["tool_calls"]) {
+        if (!call.is_object() || !call.contains("function") || !call["function"].is_object()) {
+          return Malformed("a tool call without a function");
+        }
+        const json& fn = call["function"];
+        ToolCall c;
+        c.id = call.value("id", "");
+        c.name = fn.value("name", "");
+        if (fn.contains("arguments")) {
+          c.arguments = fn["arguments"].is_string() ? fn["arguments"].get<std::string>()
+                                                    : fn["arguments"].dump();
+        }
+        if (c.id.empty()) c.id = "call_" + std::to_string(out.tool_calls.size());
+        out.tool_calls.push_back(std::move(c));
+      }
+    }
+    if (choice.contains("finish_reason") && choice["finish_reason"].is_string()) {
+      out.stop_reason = choice["finish_reason"].get<std::string>();
+    }
+    if (r.contains("usage") && r["usage"].is_object()) {
+      out.usage.input_tokens = r["usage"].value("prompt_tokens", int64_t{0});
+      out.usage.output_tokens = r["usage"].value("completion_tokens", int64_t{0});
+    }
+    return out;
+  }
+};
+
+// --- Anthropic Messages -----------------------------------------------------------
+
+class AnthropicModel final : public HttpModel {
+ public:
+  explicit AnthropicModel(ProviderConfig config) : HttpModel("anthropic", std::move(config)) {}
+
+  Result<ModelReply> Complete(const ModelRequest& request) override {
+    // Roles alternate, starting with the user; tool results are user content.
+    json messages = json::array();
+    auto append = [&](const std::string& role, json block) {
+      if (!messages.empty() && messages.back()["role"] == role) {
+        messages.back()["content"].push_back(std::move(block));
+      } else {
+        messages.push_back({{"role", role}, {"content", json::array({std::move(block)})}});
+      }
+    };
+    for (const ChatMessage& m : request.messages) {
+      switch (m.role) {
+        case ChatMessage::Role::kUser:
+          append("user", {{"type", "text"}, {"text", m.text.empty() ? " " : m.text}});
+          break;
+        case ChatMessage::Role::kAssistant:
+          if (!m.text.empty()) append("assistant", {{"type", "text"}, {"text", m.text}});
+          for (const ToolCall& c : m.tool_calls) {
+            json input = json::parse(c.arguments, nullptr, false);
+            if (!input.is_object()) input = json::object();
+            append("assistant", {{"type", "tool_use"}, {"id", c.id}, {"name", c.name}, {"input", input}});
+          }
+          break;
+        case ChatMessage::Role::kTool: {
+          json block{{"type", "tool_result"}, {"tool_use_id", m.tool_call_id}, {"content", m.text}};
+          if (m.is_error) block["is_error"] = true;
+          append("user", std::move(block));
+          break;
+        }
+      }
+    }
+    json body{{"model", request.model},
+              {"max_tokens", request.max_output_tokens},
+              {"messages", std::move(messages)}};
+    if (!request.system.empty()) body["system"] = request.system;
+    if (!request.tools.empty()) {
+      json tools = json::array();
+      for (const ToolSpec& t : request.tools) {
+        tools.push_back({{"name", t.name},
+                         {"description", t.description},
+                         {"input_schema", json::parse(t.parameters)}});
+      }
+      body["tools"] = std::move(tools);
+    }
+    std::string base = Trimmed(config_.base_url);
+    std::string url = base.size() >= 3 && base.compare(base.size() - 3, 3, "/v1") == 0
+                          ? base + "/messages"
+                          : base + "/v1/messages";
+    std::vector<std::pair<std::string, std::string>> headers{{"anthropic-version", "2023-06-01"}};
+    if (!config_.api_key.empty()) headers.emplace_back("x-api-key", config_.api_key);
+    auto reply = Post(url, std::move(headers), body);
+    if (!reply.ok()) return reply.status();
+
+    const json& r = *reply;
+    if (!r.contains("content") || !r["content"].is_array()) return Malformed("no content");
+    ModelReply out;
+    for (const json& block : r["content"]) {
+      if (!block.is_object()) continue;
+      std::string type = block.value("type", "");
+      if (type == "text" && block.contains("text") && block["text"].is_string()) {
+        out.text += block["text"].get<std::string>();
+      } else if (type == "tool_use") {
+        ToolCall c;
+        c.id = block.value("id", "");
+        c.name = block.value("name", "");
+        c.arguments = block.contains("input") ? block["input"].dump() : "{}";
+        out.tool_calls.push_back(std::move(c));
+      }
+    }
+    if (r.contains("stop_reason") && r["stop_reason"].is_string()) {
+      out.stop_reason = r["stop_reason"].get<std::string>();
+    }
+    if (r.contains("usage") && r["usage"].is_object()) {
+      out.usage.input_tokens = r["usage"].value("input_tokens", int64_t{0});
+      out.usage.output_tokens = r["usage"].value("output_tokens", int64_t{0});
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Model>> MakeModel(const ProviderConfig& config) {
+  if (config.base_url.empty()) {
+    return Status::InvalidArgument("DOCWRIGHT_LLM_BASE_URL is not set");
+  }
+  if (config.provider == "openai") return std::unique_ptr<Model>(std::make_unique<OpenAiModel>(config));
+  if (config.provider == "anthropic") {
+    return std::unique_ptr<Model>(std::make_unique<AnthropicModel>(config));
+  }
+  return Status::InvalidArgument("DOCWRIGHT_LLM_PROVIDER must be openai or anthropic, not \"" +
+                                 config.provider + "\"");
+}
+
+}  // namespace docwright::llm
