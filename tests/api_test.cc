@@ -13,124 +13,15 @@
 #include <set>
 #include <thread>
 
-#include "support/git_repo.h"
-#include "support/http_client.h"
-#include "support/server_process.h"
-#include "support/temp_dir.h"
+#include "support/service_fixture.h"
 
 namespace docwright::testing {
 namespace {
 
-using nlohmann::json;
 using std::chrono::milliseconds;
-using Headers = std::vector<std::pair<std::string, std::string>>;
 
-const char* const kScripted = DOCWRIGHT_SCRIPTED_BIN;
-const char* const kReal = DOCWRIGHT_BIN;
 
-class ApiTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    org_a_ = Admin({"org", "create", "--name", "acme"}).LastLine();
-    key_a_ = Admin({"key", "create", "--org", org_a_, "--name", "ci"}).LastLine();
-    remote_a_ = dir_ / "acme-docs.git";
-    remote_b_ = dir_ / "globex-docs.git";
-    MakeDocsRemote(remote_a_);
-    MakeDocsRemote(remote_b_);
-    project_a_ = Admin({"project", "create", "--org", org_a_, "--repository", remote_a_})
-                     .LastLine();
-    org_b_ = Admin({"org", "create", "--name", "globex"}).LastLine();
-    key_b_ = Admin({"key", "create", "--org", org_b_}).LastLine();
-    project_b_ = Admin({"project", "create", "--org", org_b_, "--repository", remote_b_})
-                     .LastLine();
-    StartServer(kScripted, {"--lease-seconds", "1"});
-  }
-
-  void StartServer(const char* binary, std::vector<std::string> args) {
-    server_ = std::make_unique<ServerProcess>(binary, dir_.path(), std::move(args));
-    ASSERT_TRUE(server_->Start()) << server_->Log();
-    client_ = std::make_unique<HttpClient>(server_->port());
-  }
-
-  CommandResult Admin(std::vector<std::string> args, int expected_exit = 0) {
-    args.push_back("--data-dir");
-    args.push_back(dir_.path());
-    CommandResult r = RunCommand(kScripted, args);
-    EXPECT_EQ(r.exit_code, expected_exit) << r.out << r.err;
-    return r;
-  }
-
-  static Headers Auth(const std::string& key) { return {{"Authorization", "Bearer " + key}}; }
-
-  HttpResult Post(const std::string& target, const std::string& body, const std::string& key,
-                  const std::string& content_type = "application/json") {
-    Headers h = Auth(key);
-    if (!content_type.empty()) h.emplace_back("Content-Type", content_type);
-    return client_->Send("POST", target, body, h);
-  }
-  HttpResult Get(const std::string& target, const std::string& key) {
-    return client_->Send("GET", target, "", Auth(key));
-  }
-
-  static std::string Jobs(const std::string& project) { return "/v2/agent/" + project + "/job"; }
-  static std::string Job(const std::string& project, const std::string& id) {
-    return Jobs(project) + "/" + id;
-  }
-  static std::string Prompt(const std::string& p) { return json{{"prompt", p}}.dump(); }
-
-  json CreateJob(const std::string& prompt) {
-    HttpResult r = Post(Jobs(project_a_), Prompt(prompt), key_a_);
-    EXPECT_EQ(r.status, 201) << r.body;
-    return r.Json();
-  }
-
-  json WaitForEnd(const std::string& id, milliseconds timeout = milliseconds(20000)) {
-    json job;
-    bool ended = WaitUntil(
-        [&] {
-          HttpResult r = Get(Job(project_a_, id), key_a_);
-          job = r.Json();
-          return r.status == 200 && job["status"] != "active";
-        },
-        timeout);
-    EXPECT_TRUE(ended) << "job " << id << " still active: " << job.dump();
-    return job;
-  }
-
-  // A link to a page of this server's local forge.
-  void ExpectLocalPullRequestLink(const json& link) {
-    ASSERT_TRUE(link.is_string()) << link;
-    EXPECT_TRUE(std::regex_match(link.get<std::string>(),
-                                 std::regex("http://127\\.0\\.0\\.1:" +
-                                            std::to_string(server_->port()) +
-                                            "/pulls/[A-Za-z0-9]{22}")))
-        << link;
-  }
-  static std::string PathOf(const json& link) {
-    std::string url = link.is_string() ? link.get<std::string>() : "";
-    size_t host = url.find("://");
-    return host == std::string::npos ? url : url.substr(url.find('/', host + 3));
-  }
-
-  // Every error: its status, a JSON body with a non-empty "error", and a server
-  // that answers the next request normally.
-  void ExpectError(const HttpResult& r, int status, const std::string& context = "") {
-    EXPECT_EQ(r.status, status) << context << ": " << r.body;
-    json body = r.Json();
-    ASSERT_TRUE(body.is_object()) << context << ": " << r.body;
-    ASSERT_TRUE(body.contains("error") && body["error"].is_string()) << context << ": " << r.body;
-    EXPECT_FALSE(body["error"].get<std::string>().empty());
-    EXPECT_TRUE(body.contains("code") && body["code"].is_string()) << context << ": " << r.body;
-    EXPECT_EQ(r.Header("content-type"), "application/json");
-    EXPECT_EQ(client_->Send("GET", "/healthz").status, 200) << "after " << context;
-  }
-
-  TempDir dir_;
-  std::string org_a_, key_a_, project_a_, org_b_, key_b_, project_b_;
-  std::string remote_a_, remote_b_;  // bare repositories of the two projects
-  std::unique_ptr<ServerProcess> server_;
-  std::unique_ptr<HttpClient> client_;
-};
+using ApiTest = ServiceTest;
 
 TEST_F(ApiTest, JobLifecycle) {
   json job = CreateJob("Fix the typo in the quickstart");

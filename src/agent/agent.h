@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "git/git.h"
 #include "core/turn.h"
@@ -16,6 +17,10 @@ struct AgentResult {
   std::optional<std::string> summary;  // for the job and the pull request body
   std::optional<std::string> title;    // for the pull request, if the agent has one
   std::optional<std::string> error;    // when !succeeded: clear, and free of secrets
+  // Check problems left in the edits after the repair rounds, for the pull request.
+  std::vector<std::string> problems;
+  std::vector<TranscriptStep> steps;   // what the model said and did, in order
+  TokenUsage usage;
   // Stopped early because the turn was cancelled; the rest is meaningless.
   bool interrupted = false;
 };

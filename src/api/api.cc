@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <cstdint>
 #include <variant>
 #include <nlohmann/json.hpp>
@@ -117,7 +118,23 @@ HttpResponse JobResponse(int status, const Job& job) {
   return r;
 }
 
-Json MessageView(const Message& m) {
+Json StepView(const TranscriptStep& step) {
+  if (step.kind == TranscriptStep::Kind::kAssistant) {
+    return Json{{"type", "assistant"}, {"text", step.text}};
+  }
+  return Json{{"type", "tool"},
+              {"tool", step.tool},
+              {"arguments", step.arguments},
+              {"result", step.result},
+              {"isError", step.is_error}};
+}
+
+Json UsageView(int64_t input_tokens, int64_t output_tokens) {
+  return Json{{"inputTokens", input_tokens}, {"outputTokens", output_tokens}};
+}
+
+// A prompt, the outcome of its turn, and the turn's steps in order.
+Json MessageView(const Message& m, Json steps) {
   return Json{
       {"seq", m.seq},
       {"role", "user"},
@@ -127,7 +144,9 @@ Json MessageView(const Message& m) {
                     {"attempts", m.attempts},
                     {"summary", OptString(m.summary)},
                     {"error", OptString(m.error)},
-                    {"finishedAt", OptTime(m.finished_at)}}},
+                    {"finishedAt", OptTime(m.finished_at)},
+                    {"usage", UsageView(m.input_tokens, m.output_tokens)},
+                    {"steps", std::move(steps)}}},
   };
 }
 
@@ -459,10 +478,27 @@ HttpResponse Api::Handle(HttpRequest& req) {
       }
       auto page = store_.ListMessages(scope, job_id, query);
       if (!page.ok()) return FromStatus(page.status());
+      std::map<int, Json> steps;
+      if (!page->messages.empty()) {
+        auto listed = store_.ListSteps(scope, job_id, page->messages.front().seq,
+                                       page->messages.back().seq);
+        if (!listed.ok()) return FromStatus(listed.status());
+        for (const auto& [seq, step] : *listed) {
+          auto [it, added] = steps.try_emplace(seq, Json::array());
+          it->second.push_back(StepView(step));
+        }
+      }
+      auto usage = store_.JobUsage(scope, job_id);
+      if (!usage.ok()) return FromStatus(usage.status());
       Json list = Json::array();
-      for (const Message& m : page->messages) list.push_back(MessageView(m));
+      for (const Message& m : page->messages) {
+        auto it = steps.find(m.seq);
+        list.push_back(MessageView(m, it == steps.end() ? Json::array() : std::move(it->second)));
+      }
       Json next = page->next_after_seq ? Json(std::to_string(*page->next_after_seq)) : Json(nullptr);
-      return JsonResponse(200, Json{{"jobId", job_id}, {"messages", std::move(list)},
+      return JsonResponse(200, Json{{"jobId", job_id},
+                                    {"usage", UsageView(usage->input_tokens, usage->output_tokens)},
+                                    {"messages", std::move(list)},
                                     {"nextCursor", std::move(next)}});
     }
     case Route::kList: {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 #include "api/api.h"
 #include "api/http_server.h"
@@ -113,9 +114,37 @@ Json KeyJson(const ApiKey& k) {
               {"revokedAt", k.revoked_at ? Json(FormatRfc3339(*k.revoked_at)) : Json(nullptr)}};
 }
 
-ModelConfig ReadModelConfig() {
-  return ModelConfig{Env("DOCWRIGHT_LLM_PROVIDER"), Env("DOCWRIGHT_LLM_BASE_URL"),
-                     Env("DOCWRIGHT_LLM_API_KEY"), Env("DOCWRIGHT_MODEL")};
+// A positive whole number from the environment; nullopt when unset.
+Result<std::optional<int64_t>> EnvCount(const char* name, int64_t max) {
+  auto text = Env(name);
+  if (!text) return std::optional<int64_t>();
+  try {
+    size_t used = 0;
+    int64_t n = std::stoll(*text, &used);
+    if (used == text->size() && n >= 1 && n <= max) return std::optional<int64_t>(n);
+  } catch (...) {
+  }
+  return Status::InvalidArgument(std::string(name) + " must be a whole number from 1 to " +
+                                 std::to_string(max));
+}
+
+Result<ModelConfig> ReadModelConfig() {
+  ModelConfig c{Env("DOCWRIGHT_LLM_PROVIDER"), Env("DOCWRIGHT_LLM_BASE_URL"),
+                Env("DOCWRIGHT_LLM_API_KEY"), Env("DOCWRIGHT_MODEL")};
+  if (c.provider && *c.provider != "openai" && *c.provider != "anthropic") {
+    return Status::InvalidArgument("DOCWRIGHT_LLM_PROVIDER must be openai or anthropic, not \"" +
+                                   *c.provider + "\"");
+  }
+  for (auto [name, field, max] : {std::tuple{"DOCWRIGHT_MAX_STEPS", &c.max_steps, int64_t{1000}},
+                                  std::tuple{"DOCWRIGHT_MAX_TURN_SECONDS", &c.max_turn_seconds,
+                                             int64_t{24 * 3600}},
+                                  std::tuple{"DOCWRIGHT_MAX_TURN_TOKENS", &c.max_turn_tokens,
+                                             int64_t{1'000'000'000}}}) {
+    auto n = EnvCount(name, max);
+    if (!n.ok()) return n.status();
+    *field = *n;
+  }
+  return c;
 }
 
 struct ServeOptions {
@@ -160,7 +189,9 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
     store = NewCachedStore(std::move(store), CacheOptions{std::chrono::milliseconds(o.cache_ms)});
   }
 
-  ModelConfig model = ReadModelConfig();
+  auto model_config = ReadModelConfig();
+  if (!model_config.ok()) return Fail(model_config.status());
+  const ModelConfig& model = *model_config;
   AgentChoice agent = make_agent(model);
   spdlog::info("agent: {}", agent.description);
 

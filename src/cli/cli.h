@@ -1,6 +1,7 @@
 // The docwright command line: serve, worker and the admin commands.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -16,6 +17,11 @@ struct ModelConfig {
   std::optional<std::string> base_url;
   std::optional<std::string> api_key;   // secret: never logged
   std::optional<std::string> model;     // the server's default model
+  // Per-turn budgets of the agent (DOCWRIGHT_MAX_STEPS, DOCWRIGHT_MAX_TURN_SECONDS,
+  // DOCWRIGHT_MAX_TURN_TOKENS); unset: the agent's defaults.
+  std::optional<int64_t> max_steps;
+  std::optional<int64_t> max_turn_seconds;
+  std::optional<int64_t> max_turn_tokens;
 };
 
 // Builds the agent that `serve` and `worker` run turns with. Returns the agent

@@ -97,6 +97,8 @@ struct Message {
   std::optional<std::string> summary;
   std::optional<std::string> error;
   std::optional<UnixMillis> finished_at;
+  int64_t input_tokens = 0;  // used by the turn
+  int64_t output_tokens = 0;
 };
 
 // --- State machine -------------------------------------------------------------

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -12,6 +13,23 @@
 #include "core/job.h"
 
 namespace docwright {
+
+// One step of a turn's work, for the transcript: something the model said, or a
+// tool it called with its (bounded) arguments and result.
+struct TranscriptStep {
+  enum class Kind { kAssistant, kTool };
+  Kind kind = Kind::kAssistant;
+  std::string text;       // kAssistant: what the model said
+  std::string tool;       // kTool: the tool's name
+  std::string arguments;  // kTool: as the model sent them, bounded
+  std::string result;     // kTool: what the model was told, bounded
+  bool is_error = false;  // kTool: the call failed
+};
+
+struct TokenUsage {
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+};
 
 // Tells a running turn to stop. The agent checks it between steps (and may sleep
 // on it); the runner sets it when the job is archived, the lease is lost, or the

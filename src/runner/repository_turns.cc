@@ -88,9 +88,28 @@ std::string PullRequestTitle(const TurnInput& input, const std::optional<std::st
   return line.empty() ? kFallbackTitle : line;
 }
 
-std::string PullRequestBody(const TurnInput& input, const std::optional<std::string>& summary) {
-  std::string tail = "### Instruction\n\n" + Quote(input.message.prompt) +
-                     "\n\n---\nOpened by docwright for job `" + input.job.id + "`.";
+std::string PullRequestBody(const TurnInput& input, const std::optional<std::string>& summary,
+                            const std::vector<std::string>& files = {},
+                            const std::vector<std::string>& problems = {}) {
+  std::string tail = "### Instruction\n\n" + Quote(input.message.prompt) + "\n\n";
+  if (!files.empty()) {
+    tail += "### Files changed in this turn\n\n";
+    size_t shown = 0;
+    for (const std::string& f : files) {
+      if (++shown > 50) {
+        tail += "- and " + std::to_string(files.size() - 50) + " more\n";
+        break;
+      }
+      tail += "- `" + f + "`\n";
+    }
+    tail += "\n";
+  }
+  if (!problems.empty()) {
+    tail += "### Problems the checks still report\n\n";
+    for (const std::string& p : problems) tail += "- " + std::string(CutUtf8(p, 500)) + "\n";
+    tail += "\n";
+  }
+  tail += "---\nOpened by docwright for job `" + input.job.id + "`.";
   std::string body;
   if (summary && !IsBlank(*summary)) {
     body = std::string(CutUtf8(*summary, kMaxBodyBytes - tail.size() - 8));
@@ -220,10 +239,19 @@ TurnResult RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel)
       git::Workspace workspace(**snapshot);
       AgentResult result = agent_.Run(input, workspace, cancel);
       if (result.interrupted) return Interrupted();
-      if (!result.succeeded) return Failed(result.error.value_or("the agent failed"));
+      if (!result.succeeded) {
+        TurnResult failed = Failed(result.error.value_or("the agent failed"));
+        failed.steps = std::move(result.steps);
+        failed.usage = result.usage;
+        return failed;
+      }
       done.summary = result.summary;
+      done.steps = std::move(result.steps);
+      done.usage = result.usage;
+      std::vector<std::string> files;
+      for (const auto& [path, change] : workspace.Changes()) files.push_back(path);
       spec.title = PullRequestTitle(input, result.title);
-      spec.body = PullRequestBody(input, result.summary);
+      spec.body = PullRequestBody(input, result.summary, files, result.problems);
 
       if (!workspace.Changes().empty()) {
         auto commit =

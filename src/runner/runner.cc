@@ -164,7 +164,8 @@ class Runner::Impl {
     // (the store ignores it if the job was archived or the lease is gone).
     if (!result.succeeded && !result.error) result.error = "the turn failed";
     TurnOutcome outcome{result.succeeded, result.pr_link, result.summary,
-                        result.succeeded ? std::nullopt : result.error};
+                        result.succeeded ? std::nullopt : result.error, std::move(result.steps),
+                        result.usage};
     // A transient store failure must not lose the outcome: retry for a while, and
     // briefly when shutting down. If all fail, the lease expires and the turn is
     // re-run: nothing is lost.

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/turn.h"
 
@@ -14,6 +15,8 @@ struct TurnResult {
   std::optional<std::string> pr_link;
   std::optional<std::string> summary;
   std::optional<std::string> error;  // for the job record: clear, and free of secrets
+  std::vector<TranscriptStep> steps;  // recorded with the outcome, for the transcript
+  TokenUsage usage;
   // The agent stopped early because `cancel` was set; the rest is meaningless.
   // A turn that ran to its end is recorded even if `cancel` was set meanwhile.
   bool interrupted = false;

@@ -144,6 +144,14 @@ class CachedStore final : public Store {
   Result<LocalPullRequest> GetPullRequest(const std::string& id) override {
     return inner_->GetPullRequest(id);
   }
+  Result<std::vector<std::pair<int, TranscriptStep>>> ListSteps(const Scope& scope,
+                                                              const std::string& job_id,
+                                                              int from_seq, int to_seq) override {
+    return inner_->ListSteps(scope, job_id, from_seq, to_seq);
+  }
+  Result<TokenUsage> JobUsage(const Scope& scope, const std::string& job_id) override {
+    return inner_->JobUsage(scope, job_id);
+  }
   Status CreateApiKey(const ApiKey& key) override { return inner_->CreateApiKey(key); }
   Result<std::vector<ApiKey>> ListApiKeys(const std::string& org_id) override {
     return inner_->ListApiKeys(org_id);

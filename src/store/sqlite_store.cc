@@ -114,6 +114,22 @@ CREATE TABLE pull_requests (
 ALTER TABLE projects ADD COLUMN ssh_key_path TEXT;
 ALTER TABLE projects ADD COLUMN ssh_known_hosts_path TEXT;
 )sql",
+    R"sql(
+CREATE TABLE steps (
+  job_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  text TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  arguments TEXT NOT NULL,
+  result TEXT NOT NULL,
+  is_error INTEGER NOT NULL,
+  PRIMARY KEY (job_id, seq, n)
+) WITHOUT ROWID;
+ALTER TABLE turns ADD COLUMN input_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE turns ADD COLUMN output_tokens INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 
 constexpr int64_t kRateWindowMillis = 3600 * 1000;
@@ -378,13 +394,24 @@ SQL(kJobAfterTurn,
     "summary = COALESCE(?4, summary), error = ?5, updated_at = ?6 WHERE id = ?1");
 SQL(kSelectMessagesUpTo,
     "SELECT m.job_id, m.seq, m.prompt, m.created_at, t.state, t.attempts, t.summary, t.error, "
-    "t.finished_at FROM messages m JOIN turns t ON t.job_id = m.job_id AND t.seq = m.seq "
+    "t.finished_at, t.input_tokens, t.output_tokens FROM messages m JOIN turns t ON t.job_id = m.job_id AND t.seq = m.seq "
     "WHERE m.job_id = ?1 AND m.seq <= ?2 ORDER BY m.seq");
 SQL(kRenewLease,
     "UPDATE turns SET lease_expires_at = ?3 WHERE id = ?1 AND lease_owner = ?2 AND state = "
     "'running'");
 SQL(kFinishTurn,
-    "UPDATE turns SET state = ?2, summary = ?3, error = ?4, finished_at = ?5 WHERE id = ?1");
+    "UPDATE turns SET state = ?2, summary = ?3, error = ?4, finished_at = ?5, input_tokens = ?6, "
+    "output_tokens = ?7 WHERE id = ?1");
+SQL(kDeleteSteps, "DELETE FROM steps WHERE job_id = ?1 AND seq = ?2");
+SQL(kInsertStep,
+    "INSERT INTO steps (job_id, seq, n, kind, text, tool, arguments, result, is_error) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+SQL(kSelectSteps,
+    "SELECT seq, kind, text, tool, arguments, result, is_error FROM steps WHERE job_id = ?1 "
+    "AND seq >= ?2 AND seq <= ?3 ORDER BY seq, n");
+SQL(kJobUsage,
+    "SELECT COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0) FROM turns "
+    "WHERE job_id = ?1");
 SQL(kReleaseTurn,
     "UPDATE turns SET state = 'queued', attempts = MAX(attempts - 1, 0), lease_owner = NULL, "
     "lease_expires_at = NULL WHERE id = ?1 AND lease_owner = ?2 AND state = 'running'");
@@ -417,7 +444,7 @@ SQL(kListJobs,
     "ORDER BY j.id DESC LIMIT ?4");
 SQL(kSelectMessagesPage,
     "SELECT m.job_id, m.seq, m.prompt, m.created_at, t.state, t.attempts, t.summary, t.error, "
-    "t.finished_at FROM messages m JOIN turns t ON t.job_id = m.job_id AND t.seq = m.seq "
+    "t.finished_at, t.input_tokens, t.output_tokens FROM messages m JOIN turns t ON t.job_id = m.job_id AND t.seq = m.seq "
     "WHERE m.job_id = ?1 AND m.seq > ?2 ORDER BY m.seq LIMIT ?3");
 
 SQL(kSelectPullRequestByHead,
@@ -464,6 +491,8 @@ Message ReadMessage(const Query& q) {
   m.summary = q.OptText(6);
   m.error = q.OptText(7);
   m.finished_at = q.OptInt(8);
+  m.input_tokens = q.Int(9);
+  m.output_tokens = q.Int(10);
   return m;
 }
 
@@ -763,6 +792,40 @@ class SqliteStore final : public Store {
     });
   }
 
+  Result<std::vector<std::pair<int, TranscriptStep>>> ListSteps(const Scope& scope,
+                                                              const std::string& job_id,
+                                                              int from_seq, int to_seq) override {
+    using Steps = std::vector<std::pair<int, TranscriptStep>>;
+    return Read<Steps>([&](Connection& c) -> Result<Steps> {
+      auto job = LoadJob(c, scope, job_id);
+      if (!job.ok()) return job.status();
+      Steps out;
+      Query q(c.db(), Prepared(c, kSelectSteps), {V(job_id), V(from_seq), V(to_seq)});
+      while (q.Next()) {
+        TranscriptStep step;
+        step.kind = q.Text(1) == "tool" ? TranscriptStep::Kind::kTool : TranscriptStep::Kind::kAssistant;
+        step.text = q.Text(2);
+        step.tool = q.Text(3);
+        step.arguments = q.Text(4);
+        step.result = q.Text(5);
+        step.is_error = q.Int(6) != 0;
+        out.emplace_back(static_cast<int>(q.Int(0)), std::move(step));
+      }
+      if (!q.status().ok()) return q.status();
+      return out;
+    });
+  }
+
+  Result<TokenUsage> JobUsage(const Scope& scope, const std::string& job_id) override {
+    return Read<TokenUsage>([&](Connection& c) -> Result<TokenUsage> {
+      auto job = LoadJob(c, scope, job_id);
+      if (!job.ok()) return job.status();
+      Query q(c.db(), Prepared(c, kJobUsage), {V(job_id)});
+      if (!q.Next()) return q.status();
+      return TokenUsage{q.Int(0), q.Int(1)};
+    });
+  }
+
   // --- Turns ---
 
   Result<std::optional<ClaimedTurn>> ClaimTurn(const std::string& worker_id,
@@ -882,7 +945,17 @@ class SqliteStore final : public Store {
       UnixMillis now = NowMillis();
       std::string ended(ToString(outcome.succeeded ? TurnState::kSucceeded : TurnState::kFailed));
       Status w = Run(c, kFinishTurn,
-                     {V(turn_id), V(ended), V(outcome.summary), V(outcome.error), V(now)});
+                     {V(turn_id), V(ended), V(outcome.summary), V(outcome.error), V(now),
+                      V(outcome.usage.input_tokens), V(outcome.usage.output_tokens)});
+      if (w.ok()) w = Run(c, kDeleteSteps, {V(job_id), V(seq)});
+      for (size_t i = 0; w.ok() && i < outcome.steps.size(); ++i) {
+        const TranscriptStep& step = outcome.steps[i];
+        w = Run(c, kInsertStep,
+                {V(job_id), V(seq), V(static_cast<int64_t>(i + 1)),
+                 V(std::string(step.kind == TranscriptStep::Kind::kTool ? "tool" : "assistant")),
+                 V(step.text), V(step.tool), V(step.arguments), V(step.result),
+                 V(int64_t{step.is_error})});
+      }
       if (w.ok()) w = MoveJobAfterTurn(c, job_id, seq, outcome, now);
       if (!w.ok()) return w;
       result = LeaseState::kHeld;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/job.h"
+#include "core/turn.h"
 #include "core/status.h"
 
 namespace docwright {
@@ -71,6 +72,8 @@ struct TurnOutcome {
   std::optional<std::string> pr_link;  // kept from earlier turns when not set
   std::optional<std::string> summary;
   std::optional<std::string> error;    // set when !succeeded
+  std::vector<TranscriptStep> steps;   // replaces those of an earlier attempt
+  TokenUsage usage;
 };
 
 // A pull request of the embedded "local" forge: docwright stores and shows it.
@@ -148,6 +151,13 @@ class Store {
   // The job's messages in order, a page at a time.
   virtual Result<MessagePage> ListMessages(const Scope& scope, const std::string& job_id,
                                            const MessageQuery& query) = 0;
+  // The steps of the job's turns `from_seq` to `to_seq`, in order, by message.
+  virtual Result<std::vector<std::pair<int, TranscriptStep>>> ListSteps(const Scope& scope,
+                                                                      const std::string& job_id,
+                                                                      int from_seq,
+                                                                      int to_seq) = 0;
+  // The tokens the job's turns used, all turns together.
+  virtual Result<TokenUsage> JobUsage(const Scope& scope, const std::string& job_id) = 0;
   // All of them; for tests and tools on small jobs.
   Result<std::vector<Message>> ListMessages(const Scope& scope, const std::string& job_id) {
     MessageQuery q;

@@ -46,6 +46,18 @@ inline void MakeDocsRemote(const std::string& bare) {
   std::filesystem::remove_all(seed);
 }
 
+// A bare repository at `bare` whose branch "main" holds a copy of the files under
+// `source` (tests/data/sample-docs, say).
+inline void MakeRemoteFrom(const std::string& bare, const std::string& source) {
+  std::string seed = bare + ".seed";
+  Sh(std::string(kGit) + " init -q --bare " + bare);
+  Sh(std::string(kGit) + " init -q " + seed);
+  Sh("cp -R '" + source + "'/. " + seed + "/");
+  Sh("cd " + seed + " && " + kGit + " add -A && " + kGit + " commit -qm 'Initial docs' && " +
+     kGit + " push -q " + bare + " HEAD:main");
+  std::filesystem::remove_all(seed);
+}
+
 // The content of `rev:path` in `repo` ("" and a failed expectation if absent).
 inline std::string ShowFile(const std::string& repo, const std::string& rev_path) {
   return Sh("git --git-dir=" + repo + " show '" + rev_path + "'");

@@ -1,0 +1,177 @@
+#include "agent/model_agent.h"
+
+#include <spdlog/spdlog.h>
+
+#include "agent/tools.h"
+#include "core/text.h"
+#include "docs/docs.h"
+
+namespace docwright {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Bounds of what the transcript keeps of each step.
+constexpr size_t kMaxStepArgumentsBytes = 4096;
+constexpr size_t kMaxStepResultBytes = 4096;
+// Earlier turns the conversation carries: their prompts and summaries, bounded.
+constexpr size_t kMaxHistoryTurns = 20;
+constexpr size_t kMaxHistoryTextBytes = 2000;
+
+constexpr const char* kTask = R"(You are docwright, an agent that edits a documentation repository to carry out one instruction.
+
+How to work:
+- Read before you write: use the site map below, list_files, search and read_file to find the pages concerned.
+- Change only what the instruction needs. Keep the site's conventions: its frontmatter, headings, components, tone and file naming.
+- A new page needs frontmatter with a title and an entry in the site's navigation, or it cannot be reached.
+- Prefer edit_file for small changes to existing files; use write_file for new files or full rewrites.
+- Internal links and images must point to files that exist.
+- When the instruction is carried out, call finish with a short summary for the reviewer (what changed and why) and a pull request title. If nothing needs to change, call finish and say so.
+- Paths are relative to the repository root. You cannot run commands.)";
+
+std::string Bounded(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  return std::string(CutUtf8(text, max_bytes)) + "…";
+}
+
+// The conversation so far: earlier instructions of the job and what came of them,
+// then the instruction of this turn.
+std::vector<llm::ChatMessage> Conversation(const TurnInput& turn) {
+  std::vector<llm::ChatMessage> messages;
+  size_t first = turn.history.size() > kMaxHistoryTurns ? turn.history.size() - kMaxHistoryTurns : 0;
+  for (size_t i = first; i < turn.history.size(); ++i) {
+    const Message& m = turn.history[i];
+    if (m.seq >= turn.message.seq) continue;
+    messages.push_back({llm::ChatMessage::Role::kUser,
+                        "Earlier instruction:\n" + Bounded(m.prompt, kMaxHistoryTextBytes)});
+    std::string outcome = m.summary   ? "Done. " + Bounded(*m.summary, kMaxHistoryTextBytes)
+                          : m.error   ? "That turn failed: " + Bounded(*m.error, kMaxHistoryTextBytes)
+                                      : "That turn did not finish.";
+    messages.push_back({llm::ChatMessage::Role::kAssistant, outcome});
+  }
+  std::string now = turn.message.prompt;
+  if (!turn.history.empty()) {
+    now = "New instruction (the branch already has the earlier changes):\n" + now;
+  }
+  messages.push_back({llm::ChatMessage::Role::kUser, now});
+  return messages;
+}
+
+std::string ProblemText(const docs::Problem& p) {
+  return p.path + (p.line > 0 ? ":" + std::to_string(p.line) : "") + ": " + p.message;
+}
+
+}  // namespace
+
+ModelAgent::ModelAgent(llm::ProviderConfig provider, AgentBudgets budgets)
+    : provider_(std::move(provider)), budgets_(budgets) {}
+
+std::string ModelAgent::SystemPrompt(const git::Workspace& workspace, size_t max_site_map_bytes) {
+  docs::SiteMap map = docs::BuildSiteMap(workspace);
+  return std::string(kTask) + "\n\nThe documentation site:\n" + map.Render(max_site_map_bytes);
+}
+
+AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace,
+                            CancelToken& cancel) {
+  AgentResult result;
+  auto fail = [&](std::string error) {
+    result.succeeded = false;
+    result.error = std::move(error);
+    return result;
+  };
+  if (!turn.job.model || turn.job.model->empty()) {
+    return fail("no model is set for this job: set DOCWRIGHT_MODEL, the project's --model, or "
+                "the job's \"model\"");
+  }
+  llm::ProviderConfig config = provider_;
+  config.sleep = [&cancel](std::chrono::milliseconds d) { return !cancel.WaitFor(d); };
+  auto model = llm::MakeModel(config);
+  if (!model.ok()) return fail(model.status().message());
+
+  const auto started = Clock::now();
+  agent::Toolbox tools(workspace);
+  llm::ModelRequest request;
+  request.model = *turn.job.model;
+  request.system = SystemPrompt(workspace, budgets_.max_site_map_bytes);
+  request.tools = agent::Toolbox::Specs();
+  request.max_output_tokens = budgets_.max_output_tokens;
+  request.messages = Conversation(turn);
+  int repairs_left = budgets_.repair_rounds;
+
+  for (int step = 1;; ++step) {
+    if (cancel.cancelled()) {
+      result.interrupted = true;
+      return result;
+    }
+    if (step > budgets_.max_steps) {
+      return fail("the agent used its " + std::to_string(budgets_.max_steps) +
+                  " steps without finishing; nothing was pushed");
+    }
+    if (Clock::now() - started > budgets_.max_wall) {
+      return fail("the turn ran out of time (" + std::to_string(budgets_.max_wall.count()) +
+                  " s); nothing was pushed");
+    }
+    auto reply = (*model)->Complete(request);
+    if (cancel.cancelled()) {
+      result.interrupted = true;
+      return result;
+    }
+    if (!reply.ok()) return fail(reply.status().message());
+    result.usage.input_tokens += reply->usage.input_tokens;
+    result.usage.output_tokens += reply->usage.output_tokens;
+    if (result.usage.input_tokens + result.usage.output_tokens > budgets_.max_tokens) {
+      return fail("the turn used more than " + std::to_string(budgets_.max_tokens) +
+                  " tokens; nothing was pushed");
+    }
+    if (!reply->text.empty()) {
+      result.steps.push_back({TranscriptStep::Kind::kAssistant,
+                              Bounded(reply->text, kMaxStepResultBytes)});
+    }
+    llm::ChatMessage said{llm::ChatMessage::Role::kAssistant, reply->text, reply->tool_calls};
+    request.messages.push_back(said);
+    if (reply->tool_calls.empty()) {
+      // No tool call and no finish: ask for one, which costs a step.
+      request.messages.push_back({llm::ChatMessage::Role::kUser,
+                                  "Use the tools to carry out the instruction, then call finish."});
+      continue;
+    }
+
+    std::optional<agent::ToolOutcome> finished;
+    for (const llm::ToolCall& call : reply->tool_calls) {
+      agent::ToolOutcome outcome;
+      if (finished) {
+        outcome = {"ignored: finish was already called", true};
+      } else {
+        outcome = tools.Call(call.name, call.arguments);
+      }
+      if (outcome.finished) {
+        // The checks run before the turn may end.
+        auto problems = docs::CheckChanges(workspace);
+        if (!problems.empty() && repairs_left > 0) {
+          --repairs_left;
+          std::string text = "Not finished: the checks found problems in your changes. Fix them, "
+                             "then call finish again:\n";
+          for (const auto& p : problems) text += "- " + ProblemText(p) + "\n";
+          outcome = {text, true};
+        } else {
+          for (const auto& p : problems) result.problems.push_back(ProblemText(p));
+          finished = outcome;
+        }
+      }
+      result.steps.push_back({TranscriptStep::Kind::kTool, "", call.name,
+                              Bounded(call.arguments, kMaxStepArgumentsBytes),
+                              Bounded(outcome.content, kMaxStepResultBytes), outcome.is_error});
+      llm::ChatMessage answer{llm::ChatMessage::Role::kTool, outcome.content, {}, call.id,
+                              outcome.is_error};
+      request.messages.push_back(std::move(answer));
+    }
+    if (finished) {
+      result.succeeded = true;
+      result.summary = finished->summary;
+      if (!finished->title.empty()) result.title = finished->title;
+      return result;
+    }
+  }
+}
+
+}  // namespace docwright

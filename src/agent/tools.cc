@@ -1,0 +1,382 @@
+#include "agent/tools.h"
+
+#include <re2/re2.h>
+
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "core/text.h"
+
+namespace docwright::agent {
+namespace {
+
+using nlohmann::json;
+
+ToolOutcome Error(std::string message) { return ToolOutcome{std::move(message), true}; }
+
+// Output cut to the tool limit, at a character, with a note saying so.
+std::string Bounded(std::string text, const std::string& note) {
+  if (text.size() <= kMaxToolOutputBytes) return text;
+  std::string cut(CutUtf8(text, kMaxToolOutputBytes));
+  if (size_t nl = cut.rfind('\n'); nl != std::string::npos) cut.resize(nl + 1);
+  return cut + "[output cut at " + std::to_string(kMaxToolOutputBytes / 1024) + " KiB: " + note +
+         "]\n";
+}
+
+// Reads the model's arguments: an object whose fields have the expected types.
+class Args {
+ public:
+  static std::optional<Args> Parse(const std::string& text, std::string* error) {
+    json parsed = json::parse(text.empty() ? "{}" : text, nullptr, false);
+    if (parsed.is_discarded()) {
+      *error = "the arguments are not valid JSON; send a JSON object";
+      return std::nullopt;
+    }
+    if (!parsed.is_object()) {
+      *error = "the arguments must be a JSON object";
+      return std::nullopt;
+    }
+    return Args(std::move(parsed));
+  }
+
+  // A required string (or optional, when `required` is false and absent).
+  std::optional<std::string> String(const char* name, bool required, std::string* error) const {
+    auto it = j_.find(name);
+    if (it == j_.end() || it->is_null()) {
+      if (required) *error = std::string("missing required argument \"") + name + "\"";
+      return std::nullopt;
+    }
+    if (!it->is_string()) {
+      *error = std::string("argument \"") + name + "\" must be a string";
+      return std::nullopt;
+    }
+    return it->get<std::string>();
+  }
+  std::optional<int64_t> Int(const char* name, std::string* error) const {
+    auto it = j_.find(name);
+    if (it == j_.end() || it->is_null()) return std::nullopt;
+    if (!it->is_number_integer()) {
+      *error = std::string("argument \"") + name + "\" must be an integer";
+      return std::nullopt;
+    }
+    return it->get<int64_t>();
+  }
+  std::optional<bool> Bool(const char* name, std::string* error) const {
+    auto it = j_.find(name);
+    if (it == j_.end() || it->is_null()) return std::nullopt;
+    if (!it->is_boolean()) {
+      *error = std::string("argument \"") + name + "\" must be true or false";
+      return std::nullopt;
+    }
+    return it->get<bool>();
+  }
+
+ private:
+  explicit Args(json j) : j_(std::move(j)) {}
+  json j_;
+};
+
+// A directory argument: "" (or ".", "/") for the root, else a checked path.
+std::optional<std::string> Dir(const std::optional<std::string>& arg, std::string* error) {
+  if (!arg || arg->empty() || *arg == "." || *arg == "/" || *arg == "./") return std::string();
+  std::string d = *arg;
+  while (!d.empty() && d.back() == '/') d.pop_back();
+  auto checked = git::CheckPath(d);
+  if (!checked.ok()) {
+    *error = checked.status().message();
+    return std::nullopt;
+  }
+  return *checked;
+}
+
+ToolOutcome ListFiles(git::Workspace& ws, const Args& args) {
+  std::string error;
+  auto dir = Dir(args.String("path", false, &error), &error);
+  if (!error.empty()) return Error(error);
+  auto entries = ws.List(*dir);
+  if (!entries.ok()) return Error(entries.status().message());
+  std::string out;
+  size_t shown = 0;
+  for (const auto& e : *entries) {
+    if (shown == kMaxListEntries) {
+      out += "[" + std::to_string(entries->size() - shown) + " more entries not shown]\n";
+      break;
+    }
+    std::string path = dir->empty() ? e.name : *dir + "/" + e.name;
+    switch (e.kind) {
+      case git::EntryKind::kDirectory: out += path + "/\n"; break;
+      case git::EntryKind::kSymlink: out += path + " (symbolic link, not followed)\n"; break;
+      case git::EntryKind::kSubmodule: out += path + " (submodule, not followed)\n"; break;
+      case git::EntryKind::kFile: out += path + "\n"; break;
+    }
+    ++shown;
+  }
+  if (out.empty()) out = "(empty directory)\n";
+  return ToolOutcome{Bounded(std::move(out), "list a subfolder")};
+}
+
+ToolOutcome ReadFile(git::Workspace& ws, const Args& args) {
+  std::string error;
+  auto path = args.String("path", true, &error);
+  auto offset = args.Int("offset", &error);
+  auto limit = args.Int("limit", &error);
+  if (!error.empty()) return Error(error);
+  auto checked = git::CheckPath(*path);
+  if (!checked.ok()) return Error(checked.status().message());
+  auto content = ws.Read(*checked);
+  if (!content.ok()) return Error(content.status().message());
+  if (content->binary) return Error(*checked + " is a binary file; it cannot be read as text");
+  int64_t first = std::max<int64_t>(1, offset.value_or(1));
+  int64_t count = std::clamp<int64_t>(limit.value_or(kDefaultReadLines), 1, 2000);
+  const std::string& text = content->text;
+  std::string out;
+  int64_t line = 1, total = 0, last_shown = 0;
+  size_t start = 0;
+  bool cut = false;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    ++total;
+    if (line >= first && line < first + count && !cut) {
+      std::string row = std::to_string(line) + "\t" + text.substr(start, end - start) + "\n";
+      if (out.size() + row.size() > kMaxToolOutputBytes) {
+        cut = true;
+      } else {
+        out += row;
+        last_shown = line;
+      }
+    }
+    ++line;
+    start = end + 1;
+  }
+  if (total == 0) return ToolOutcome{"(empty file)\n"};
+  if (first > total) {
+    return Error("offset " + std::to_string(first) + " is past the end: the file has " +
+                 std::to_string(total) + " lines");
+  }
+  if (last_shown < total) {
+    out += "[lines " + std::to_string(first) + "-" + std::to_string(last_shown) + " of " +
+           std::to_string(total) + "; call read_file with offset=" +
+           std::to_string(last_shown + 1) + " for more]\n";
+  }
+  return ToolOutcome{std::move(out)};
+}
+
+// Every file under `dir`, depth first, sorted, at most `limit`.
+void Walk(const git::Workspace& ws, const std::string& dir, size_t limit,
+          std::vector<std::string>* out) {
+  auto entries = ws.List(dir);
+  if (!entries.ok()) return;
+  for (const auto& e : *entries) {
+    if (out->size() >= limit) return;
+    std::string path = dir.empty() ? e.name : dir + "/" + e.name;
+    if (e.kind == git::EntryKind::kDirectory) {
+      Walk(ws, path, limit, out);
+    } else if (e.kind == git::EntryKind::kFile) {
+      out->push_back(path);
+    }
+  }
+}
+
+ToolOutcome Search(git::Workspace& ws, const Args& args) {
+  std::string error;
+  auto pattern = args.String("pattern", true, &error);
+  auto dir = Dir(args.String("path", false, &error), &error);
+  if (!error.empty()) return Error(error);
+  if (pattern->empty() || pattern->size() > 1000) return Error("pattern must be 1 to 1000 characters");
+  RE2::Options options;
+  options.set_log_errors(false);
+  options.set_max_mem(8 << 20);
+  RE2 re(*pattern, options);
+  if (!re.ok()) return Error("invalid regular expression: " + re.error());
+  std::vector<std::string> files;
+  if (ws.IsFile(*dir)) {
+    files.push_back(*dir);
+  } else {
+    Walk(ws, *dir, kMaxSearchFiles, &files);
+  }
+  std::string out;
+  size_t hits = 0;
+  bool more = false;
+  for (const std::string& file : files) {
+    auto content = ws.Read(file);
+    if (!content.ok() || content->binary) continue;
+    const std::string& text = content->text;
+    size_t start = 0;
+    for (int line = 1; start < text.size(); ++line) {
+      size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      std::string_view row(text.data() + start, end - start);
+      if (RE2::PartialMatch(row, re)) {
+        if (hits == kMaxSearchResults) {
+          more = true;
+          break;
+        }
+        out += file + ":" + std::to_string(line) + ": " + std::string(CutUtf8(row, 300)) + "\n";
+        ++hits;
+      }
+      start = end + 1;
+    }
+    if (more) break;
+  }
+  if (hits == 0) return ToolOutcome{"no matches\n"};
+  if (more) {
+    out += "[only the first " + std::to_string(kMaxSearchResults) +
+           " matches are shown; narrow the pattern or the path]\n";
+  }
+  if (files.size() >= kMaxSearchFiles) out += "[only the first 20000 files were searched]\n";
+  return ToolOutcome{Bounded(std::move(out), "narrow the pattern or the path")};
+}
+
+ToolOutcome WriteFile(git::Workspace& ws, const Args& args) {
+  std::string error;
+  auto path = args.String("path", true, &error);
+  auto content = args.String("content", true, &error);
+  if (!error.empty()) return Error(error);
+  auto checked = git::CheckPath(*path);
+  if (!checked.ok()) return Error(checked.status().message());
+  if (content->size() > kMaxWriteBytes) return Error("content over 1 MiB is refused");
+  bool existed = ws.IsFile(*checked);
+  Status s = ws.Write(*checked, std::move(*content));
+  if (!s.ok()) return Error(s.message());
+  return ToolOutcome{(existed ? "overwrote " : "created ") + *checked + "\n"};
+}
+
+ToolOutcome EditFile(git::Workspace& ws, const Args& args) {
+  std::string error;
+  auto path = args.String("path", true, &error);
+  auto old_text = args.String("old_text", true, &error);
+  auto new_text = args.String("new_text", true, &error);
+  auto replace_all = args.Bool("replace_all", &error);
+  if (!error.empty()) return Error(error);
+  auto checked = git::CheckPath(*path);
+  if (!checked.ok()) return Error(checked.status().message());
+  if (old_text->empty()) return Error("old_text must not be empty");
+  auto content = ws.Read(*checked);
+  if (!content.ok()) return Error(content.status().message());
+  if (content->binary) return Error(*checked + " is a binary file");
+  std::string text = std::move(content->text);
+  size_t count = 0;
+  for (size_t at = text.find(*old_text); at != std::string::npos;
+       at = text.find(*old_text, at + old_text->size())) {
+    ++count;
+  }
+  if (count == 0) return Error("old_text was not found in " + *checked + "; read the file and copy the text exactly");
+  if (count > 1 && !replace_all.value_or(false)) {
+    return Error("old_text was found " + std::to_string(count) + " times in " + *checked +
+                 "; add context to make it unique, or set replace_all");
+  }
+  std::string out;
+  out.reserve(text.size());
+  size_t from = 0;
+  for (size_t at = text.find(*old_text); at != std::string::npos;
+       at = text.find(*old_text, from)) {
+    out.append(text, from, at - from);
+    out += *new_text;
+    from = at + old_text->size();
+  }
+  out.append(text, from, std::string::npos);
+  if (out.size() > kMaxWriteBytes) return Error("the edited file would be over 1 MiB");
+  Status s = ws.Write(*checked, std::move(out));
+  if (!s.ok()) return Error(s.message());
+  return ToolOutcome{"replaced " + std::to_string(count) + " occurrence" + (count == 1 ? "" : "s") +
+                     " in " + *checked + "\n"};
+}
+
+ToolOutcome DeleteFile(git::Workspace& ws, const Args& args) {
+  std::string error;
+  auto path = args.String("path", true, &error);
+  if (!error.empty()) return Error(error);
+  auto checked = git::CheckPath(*path);
+  if (!checked.ok()) return Error(checked.status().message());
+  Status s = ws.Delete(*checked);
+  if (!s.ok()) return Error(s.message());
+  return ToolOutcome{"deleted " + *checked + "\n"};
+}
+
+ToolOutcome MoveFile(git::Workspace& ws, const Args& args) {
+  std::string error;
+  auto from = args.String("from", true, &error);
+  auto to = args.String("to", true, &error);
+  if (!error.empty()) return Error(error);
+  auto from_checked = git::CheckPath(*from);
+  if (!from_checked.ok()) return Error(from_checked.status().message());
+  auto to_checked = git::CheckPath(*to);
+  if (!to_checked.ok()) return Error(to_checked.status().message());
+  Status s = ws.Move(*from_checked, *to_checked);
+  if (!s.ok()) return Error(s.message());
+  return ToolOutcome{"moved " + *from_checked + " to " + *to_checked + "\n"};
+}
+
+ToolOutcome Finish(const Args& args) {
+  std::string error;
+  auto summary = args.String("summary", true, &error);
+  auto title = args.String("title", false, &error);
+  if (!error.empty()) return Error(error);
+  if (IsBlank(*summary)) return Error("summary must not be empty");
+  ToolOutcome out{"finished\n"};
+  out.finished = true;
+  out.summary = std::string(CutUtf8(*summary, 20000));
+  out.title = title ? std::string(CutUtf8(*title, 300)) : "";
+  return out;
+}
+
+}  // namespace
+
+std::vector<llm::ToolSpec> Toolbox::Specs() {
+  auto object = [](json properties, json required) {
+    return json{{"type", "object"}, {"properties", std::move(properties)},
+                {"required", std::move(required)}, {"additionalProperties", false}}
+        .dump();
+  };
+  json path_prop{{"type", "string"}, {"description", "repository-relative path"}};
+  return {
+      {"list_files", "List the files and folders in a folder of the repository (default: the root). Folders end with '/'.",
+       object({{"path", {{"type", "string"}, {"description", "folder, repository-relative; omit for the root"}}}},
+              json::array())},
+      {"read_file", "Read a text file as numbered lines. Long files come a page at a time: use offset and limit.",
+       object({{"path", path_prop},
+               {"offset", {{"type", "integer"}, {"minimum", 1}, {"description", "first line to show (1-based)"}}},
+               {"limit", {{"type", "integer"}, {"minimum", 1}, {"description", "how many lines (default 400)"}}}},
+              {"path"})},
+      {"search", "Search text files with a regular expression (RE2 syntax). Returns path:line: text rows, at most 100.",
+       object({{"pattern", {{"type", "string"}, {"description", "regular expression"}}},
+               {"path", {{"type", "string"}, {"description", "folder or file to search; omit for all"}}}},
+              {"pattern"})},
+      {"write_file", "Create a file, or overwrite it with the full new content.",
+       object({{"path", path_prop}, {"content", {{"type", "string"}, {"description", "the whole file"}}}},
+              {"path", "content"})},
+      {"edit_file", "Replace exact text in a file. Fails if old_text is absent, or appears more than once without replace_all.",
+       object({{"path", path_prop},
+               {"old_text", {{"type", "string"}, {"description", "text to find, exactly as in the file"}}},
+               {"new_text", {{"type", "string"}, {"description", "replacement"}}},
+               {"replace_all", {{"type", "boolean"}, {"description", "replace every occurrence"}}}},
+              {"path", "old_text", "new_text"})},
+      {"delete_file", "Delete a file.", object({{"path", path_prop}}, {"path"})},
+      {"move_file", "Rename or move a file.",
+       object({{"from", path_prop}, {"to", path_prop}}, {"from", "to"})},
+      {"finish", "End the turn once the instruction is carried out. The summary goes to the job and the pull request.",
+       object({{"summary", {{"type", "string"}, {"description", "what you changed and why, for the reviewer"}}},
+               {"title", {{"type", "string"}, {"description", "pull request title, imperative, under 72 characters"}}}},
+              {"summary"})},
+  };
+}
+
+ToolOutcome Toolbox::Call(const std::string& name, const std::string& arguments) {
+  std::string error;
+  auto args = Args::Parse(arguments, &error);
+  if (!args) return Error(error);
+  if (name == "list_files") return ListFiles(workspace_, *args);
+  if (name == "read_file") return ReadFile(workspace_, *args);
+  if (name == "search") return Search(workspace_, *args);
+  if (name == "write_file") return WriteFile(workspace_, *args);
+  if (name == "edit_file") return EditFile(workspace_, *args);
+  if (name == "delete_file") return DeleteFile(workspace_, *args);
+  if (name == "move_file") return MoveFile(workspace_, *args);
+  if (name == "finish") return Finish(*args);
+  return Error("unknown tool \"" + std::string(CutUtf8(name, 100)) +
+               "\"; the tools are list_files, read_file, search, write_file, edit_file, "
+               "delete_file, move_file and finish");
+}
+
+}  // namespace docwright::agent

@@ -1,0 +1,45 @@
+// The agent's tools (DESIGN.md section 3), over a workspace: exactly these names
+// and parameters. Every path is checked (git::CheckPath), every output bounded,
+// and every mistake of the model (bad JSON, a missing or mistyped argument, an
+// unknown tool) is a tool error the model sees, never a failure of the turn.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "git/git.h"
+#include "llm/llm.h"
+
+namespace docwright::agent {
+
+inline constexpr size_t kMaxToolOutputBytes = 32 * 1024;
+inline constexpr int kDefaultReadLines = 400;
+inline constexpr size_t kMaxListEntries = 500;
+inline constexpr size_t kMaxSearchResults = 100;
+inline constexpr size_t kMaxSearchFiles = 20000;
+inline constexpr size_t kMaxWriteBytes = 1 << 20;
+
+struct ToolOutcome {
+  std::string content;  // what the model is told
+  bool is_error = false;
+  // `finish` was called (with valid arguments): the turn's summary and title.
+  bool finished = false;
+  std::string summary;
+  std::string title;
+};
+
+class Toolbox {
+ public:
+  explicit Toolbox(git::Workspace& workspace) : workspace_(workspace) {}
+
+  // The tools' descriptions and JSON Schemas, for the model.
+  static std::vector<llm::ToolSpec> Specs();
+
+  // Runs tool `name` with `arguments` (JSON text as the model wrote it).
+  ToolOutcome Call(const std::string& name, const std::string& arguments);
+
+ private:
+  git::Workspace& workspace_;
+};
+
+}  // namespace docwright::agent

@@ -1,0 +1,337 @@
+// The documentation agent end to end: the real service, a fake model speaking
+// each provider's wire format, the sample docs site in a bare repository, and the
+// local forge. Everything goes through the HTTP API.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include "fakes/fake_model.h"
+#include "support/service_fixture.h"
+
+namespace docwright::testing {
+namespace {
+
+using std::chrono::milliseconds;
+using Wire = FakeModelServer::Wire;
+
+constexpr const char* kModelKey = "sk-test-model-secret";
+
+FakeToolCall Call(std::string name, json arguments) {
+  return FakeToolCall{std::move(name), std::move(arguments), std::nullopt};
+}
+FakeStep Step(std::vector<FakeToolCall> calls, std::string text = "") {
+  FakeStep s;
+  s.text = std::move(text);
+  s.tool_calls = std::move(calls);
+  return s;
+}
+FakeToolCall Finish(const std::string& summary, const std::string& title = "") {
+  json args{{"summary", summary}};
+  if (!title.empty()) args["title"] = title;
+  return Call("finish", args);
+}
+
+class AgentTest : public ServiceTest, public ::testing::WithParamInterface<Wire> {
+ protected:
+  void StartDefaultServer() override {}  // each test starts its own, with its model
+
+  void SetUp() override {
+    ServiceTest::SetUp();
+    site_ = dir_ / "site.git";
+    MakeRemoteFrom(site_, DOCWRIGHT_SAMPLE_DOCS);
+    project_ = Admin({"project", "create", "--org", org_a_, "--repository", site_}).LastLine();
+  }
+
+  void TearDown() override {
+    if (model_) {
+      for (const auto& v : model_->Violations()) ADD_FAILURE() << "off the provider's API: " << v;
+    }
+  }
+
+  // Starts the model with `script` and the service pointed at it.
+  void Start(std::vector<FakeStep> script, std::vector<std::pair<std::string, std::string>> env = {}) {
+    Wire wire = GetParam();
+    model_ = std::make_unique<FakeModelServer>(wire, kModelKey, std::move(script));
+    setenv("DOCWRIGHT_LLM_PROVIDER", wire == Wire::kOpenAI ? "openai" : "anthropic", 1);
+    setenv("DOCWRIGHT_LLM_BASE_URL", model_->BaseUrl().c_str(), 1);
+    setenv("DOCWRIGHT_LLM_API_KEY", kModelKey, 1);
+    setenv("DOCWRIGHT_MODEL", "docs-model-1", 1);
+    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+    StartServer(kReal, {"--lease-seconds", "5"});
+  }
+
+  json Run(const std::string& prompt) {
+    HttpResult r = Post(Jobs(project_), Prompt(prompt), key_a_);
+    EXPECT_EQ(r.status, 201) << r.body;
+    return WaitFor(r.Json()["id"]);
+  }
+  json WaitFor(const std::string& id) {
+    json job;
+    EXPECT_TRUE(WaitUntil(
+        [&] {
+          job = Get(Job(project_, id), key_a_).Json();
+          return job["status"] != "active";
+        },
+        milliseconds(60000)))
+        << job;
+    return job;
+  }
+  json Transcript(const std::string& id) {
+    return Get(Job(project_, id) + "/messages", key_a_).Json();
+  }
+  // The tools called in the turns of a transcript, in order.
+  static std::vector<std::string> ToolsCalled(const json& transcript) {
+    std::vector<std::string> out;
+    for (const auto& m : transcript["messages"]) {
+      for (const auto& s : m["turn"]["steps"]) {
+        if (s["type"] == "tool") out.push_back(s["tool"]);
+      }
+    }
+    return out;
+  }
+  std::string Branch(const json& job) { return job["source"]["ref"]; }
+  std::string BranchFile(const json& job, const std::string& path) {
+    return ShowFile(site_, Branch(job) + ":" + path);
+  }
+  bool BranchExists(const json& job) {
+    return !Sh("git --git-dir=" + site_ + " branch --list '" + Branch(job) + "'").empty();
+  }
+
+  std::string site_, project_;
+  std::unique_ptr<FakeModelServer> model_;
+};
+
+TEST_P(AgentTest, EditsAPageAndAddsANewPageToTheNavigation) {
+  Start({
+      Step({Call("read_file", {{"path", "quickstart.mdx"}}), Call("read_file", {{"path", "docs.json"}})},
+           "Let me read the quickstart and the navigation."),
+      Step({Call("edit_file", {{"path", "quickstart.mdx"},
+                               {"old_text", "## Instal the CLI"},
+                               {"new_text", "## Install the CLI"}}),
+            Call("write_file",
+                 {{"path", "guides/troubleshooting.mdx"},
+                  {"content", "---\ntitle: \"Troubleshooting\"\n---\n\nIf `acme deploy` fails, check "
+                              "the [configuration](/guides/configuration).\n"}}),
+            Call("edit_file", {{"path", "docs.json"},
+                               {"old_text", "\"guides/configuration\"]"},
+                               {"new_text", "\"guides/configuration\", \"guides/troubleshooting\"]"}})}),
+      Step({Finish("Fixed the heading typo in the quickstart and added a troubleshooting guide.",
+                   "Fix the quickstart typo and add a troubleshooting guide")}),
+  });
+  json done = Run("Fix the typo in the quickstart heading and add a troubleshooting page");
+  ASSERT_EQ(done["status"], "completed") << done;
+  EXPECT_EQ(done["model"], "docs-model-1");
+  EXPECT_EQ(done["summary"], "Fixed the heading typo in the quickstart and added a troubleshooting guide.");
+  ASSERT_TRUE(done["prLink"].is_string()) << done;
+
+  EXPECT_NE(BranchFile(done, "quickstart.mdx").find("## Install the CLI"), std::string::npos);
+  EXPECT_NE(BranchFile(done, "guides/troubleshooting.mdx").find("title: \"Troubleshooting\""),
+            std::string::npos);
+  EXPECT_NE(BranchFile(done, "docs.json").find("\"guides/troubleshooting\""), std::string::npos);
+
+  // The pull request: the title from finish, a body with the summary, the
+  // instruction and the files, and the diff.
+  std::string link = done["prLink"];
+  HttpResult page = client_->Send("GET", link.substr(link.find("/pulls/")));
+  ASSERT_EQ(page.status, 200);
+  EXPECT_NE(page.body.find("<title>Fix the quickstart typo and add a troubleshooting guide"),
+            std::string::npos);
+  EXPECT_NE(page.body.find("Fixed the heading typo"), std::string::npos);
+  EXPECT_NE(page.body.find("Files changed in this turn"), std::string::npos);
+  EXPECT_NE(page.body.find("guides/troubleshooting.mdx"), std::string::npos);
+  EXPECT_EQ(page.body.find("Problems the checks"), std::string::npos) << "the checks passed";
+
+  // The transcript: every tool step, in order, and the tokens used.
+  json transcript = Transcript(done["id"]);
+  EXPECT_EQ(ToolsCalled(transcript),
+            (std::vector<std::string>{"read_file", "read_file", "edit_file", "write_file",
+                                      "edit_file", "finish"}));
+  EXPECT_GT(transcript["usage"]["inputTokens"].get<int64_t>(), 0);
+  EXPECT_EQ(transcript["messages"][0]["turn"]["steps"][0]["type"], "assistant");
+  EXPECT_EQ(transcript.dump().find(kModelKey), std::string::npos);
+
+  // What the model was told: the task, the site map and exactly the tools.
+  auto requests = model_->Requests();
+  ASSERT_EQ(requests.size(), 3u);
+  std::string first = requests[0].dump();
+  EXPECT_NE(first.find("Mintlify"), std::string::npos);
+  EXPECT_NE(first.find("guides/configuration"), std::string::npos) << "the navigation";
+  std::vector<std::string> tools;
+  for (const auto& t : requests[0]["tools"]) {
+    tools.push_back(t.contains("function") ? t["function"]["name"] : t["name"]);
+  }
+  EXPECT_EQ(tools, (std::vector<std::string>{"list_files", "read_file", "search", "write_file",
+                                             "edit_file", "delete_file", "move_file", "finish"}));
+  EXPECT_NE(requests[1].dump().find("Instal the CLI"), std::string::npos)
+      << "the model got the file it read";
+}
+
+TEST_P(AgentTest, AJobThatChangesNothingCompletesWithoutAPullRequest) {
+  Start({Step({Call("read_file", {{"path", "quickstart.mdx"}})}),
+         Step({Finish("The quickstart already explains how to log in; nothing to change.")})});
+  json done = Run("Make sure the quickstart explains how to log in");
+  EXPECT_EQ(done["status"], "completed") << done;
+  EXPECT_EQ(done["prLink"], nullptr);
+  EXPECT_FALSE(BranchExists(done));
+}
+
+TEST_P(AgentTest, AFollowUpContinuesTheConversationAndUpdatesThePullRequest) {
+  // Position 0 is the first turn; the follow-up's first request carries the
+  // first turn as one earlier exchange, so it is answered by position 1.
+  Start({Step({Call("edit_file", {{"path", "quickstart.mdx"},
+                                  {"old_text", "Instal the CLI"},
+                                  {"new_text", "Install the CLI"}}),
+               Finish("Fixed the typo.", "Fix the quickstart typo")}),
+         Step({Call("edit_file", {{"path", "guides/configuration.mdx"},
+                                  {"old_text", "region = \"eu-west\""},
+                                  {"new_text", "region = \"us-east\""}}),
+               Finish("Changed the example region.")})});
+  json first = Run("Fix the typo in the quickstart");
+  ASSERT_EQ(first["status"], "completed") << first;
+  HttpResult follow = Post(Job(project_, first["id"]) + "/message",
+                           Prompt("Use us-east in the configuration example"), key_a_);
+  ASSERT_EQ(follow.status, 200);
+  json second = WaitFor(first["id"]);
+  ASSERT_EQ(second["status"], "completed") << second;
+  EXPECT_EQ(second["prLink"], first["prLink"]);
+  EXPECT_NE(BranchFile(second, "guides/configuration.mdx").find("us-east"), std::string::npos);
+  EXPECT_NE(BranchFile(second, "quickstart.mdx").find("Install the CLI"), std::string::npos);
+  // The follow-up's conversation carried the earlier instruction and its outcome.
+  auto requests = model_->Requests();
+  ASSERT_EQ(requests.size(), 2u);
+  std::string later = requests[1].dump();
+  EXPECT_NE(later.find("Fix the typo in the quickstart"), std::string::npos);
+  EXPECT_NE(later.find("Fixed the typo."), std::string::npos);
+  EXPECT_NE(later.find("Use us-east"), std::string::npos);
+}
+
+TEST_P(AgentTest, MalformedToolCallsGoBackToTheModelAsToolErrors) {
+  FakeToolCall broken{"write_file", json::object(), std::string("{\"path\": \"x.mdx\", ")};
+  Start({Step({broken, Call("delete_everything", json::object()),
+               Call("write_file", {{"path", "guides/x.mdx"}}),
+               Call("read_file", {{"path", 42}})}),
+         Step({Finish("Could not do it.")})});
+  json done = Run("Write something");
+  EXPECT_EQ(done["status"], "completed") << done;
+  EXPECT_EQ(done["prLink"], nullptr) << "nothing was written";
+  std::vector<std::string> errors;
+  json transcript = Transcript(done["id"]);
+  for (const auto& s : transcript["messages"][0]["turn"]["steps"]) {
+    if (s["type"] == "tool" && s["isError"] == true) errors.push_back(s["result"]);
+  }
+  ASSERT_EQ(errors.size(), 4u);
+  EXPECT_NE(errors[1].find("unknown tool"), std::string::npos) << errors[1];
+  EXPECT_NE(errors[2].find("missing required argument \"content\""), std::string::npos) << errors[2];
+  EXPECT_NE(errors[3].find("must be a string"), std::string::npos) << errors[3];
+}
+
+TEST_P(AgentTest, PathsOutsideTheRepositoryAreRefused) {
+  Start({Step({Call("write_file", {{"path", "../../outside.md"}, {"content", "x"}}),
+               Call("write_file", {{"path", "/tmp/absolute.md"}, {"content", "x"}}),
+               Call("write_file", {{"path", ".git/config"}, {"content", "x"}}),
+               Call("read_file", {{"path", "../../../etc/passwd"}}),
+               Call("move_file", {{"from", "quickstart.mdx"}, {"to", "../moved.mdx"}}),
+               Call("list_files", {{"path", ".."}})}),
+         Step({Finish("Refused.")})});
+  json done = Run("Try to escape");
+  EXPECT_EQ(done["status"], "completed") << done;
+  EXPECT_EQ(done["prLink"], nullptr);
+  int refused = 0;
+  json transcript = Transcript(done["id"]);
+  for (const auto& s : transcript["messages"][0]["turn"]["steps"]) {
+    if (s["type"] == "tool" && s["tool"] != "finish") {
+      EXPECT_EQ(s["isError"], true) << s;
+      EXPECT_EQ(s["result"].get<std::string>().find("root:x:0:0"), std::string::npos) << "no file outside was read";
+      ++refused;
+    }
+  }
+  EXPECT_EQ(refused, 6) << transcript;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "outside.md"));
+  EXPECT_FALSE(std::filesystem::exists("/tmp/absolute.md"));
+}
+
+TEST_P(AgentTest, RateLimitsAreWaitedOutAndPersistentErrorsFailTheJob) {
+  FakeStep limited = Step({Finish("Done after waiting.")});
+  limited.fail_status = 429;
+  limited.fail_times = 2;
+  limited.fail_headers = {{"Retry-After", "1"}};
+  Start({limited});
+  json done = Run("Anything");
+  EXPECT_EQ(done["status"], "completed") << done;
+  EXPECT_EQ(model_->Requests().size(), 3u) << "two refusals, then the reply";
+}
+
+TEST_P(AgentTest, AModelThatKeepsFailingFailsTheJobWithItsError) {
+  FakeStep down = Step({Finish("never")});
+  down.fail_status = 500;
+  down.fail_times = 1000;
+  down.fail_headers = {{"Retry-After", "0"}};
+  Start({down});
+  json done = Run("Anything");
+  EXPECT_EQ(done["status"], "failed") << done;
+  std::string error = done["error"];
+  EXPECT_NE(error.find("500"), std::string::npos) << error;
+  EXPECT_NE(error.find("model provider"), std::string::npos) << error;
+  EXPECT_EQ(error.find(kModelKey), std::string::npos);
+  EXPECT_EQ(model_->Requests().size(), 5u) << "5 attempts";
+}
+
+TEST_P(AgentTest, ABudgetOverrunFailsTheTurnAndPushesNothing) {
+  Start({Step({Call("write_file", {{"path", "quickstart.mdx"}, {"content", "# Changed\n"}})}),
+         Step({Call("read_file", {{"path", "quickstart.mdx"}})})},
+        {{"DOCWRIGHT_MAX_STEPS", "3"}});
+  json done = Run("Loop forever");
+  EXPECT_EQ(done["status"], "failed") << done;
+  EXPECT_NE(done["error"].get<std::string>().find("3 steps"), std::string::npos) << done;
+  EXPECT_FALSE(BranchExists(done)) << "edits of a failed turn are not pushed";
+  EXPECT_EQ(model_->Requests().size(), 3u);
+}
+
+TEST_P(AgentTest, CheckProblemsGoBackToTheModelWhichRepairsThem) {
+  Start({Step({Call("write_file", {{"path", "guides/faq.mdx"},
+                                   {"content", "---\ntitle: [unclosed\n---\n\nSee [setup](/guides/setup).\n"}}),
+               Finish("Added an FAQ.")}),
+         Step({Call("write_file", {{"path", "guides/faq.mdx"},
+                                   {"content", "---\ntitle: \"FAQ\"\n---\n\nSee [install](/guides/install).\n"}}),
+               Call("edit_file", {{"path", "docs.json"},
+                                  {"old_text", "\"guides/configuration\"]"},
+                                  {"new_text", "\"guides/configuration\", \"guides/faq\"]"}}),
+               Finish("Added an FAQ page to the guides.", "Add an FAQ")})});
+  json done = Run("Add an FAQ page");
+  ASSERT_EQ(done["status"], "completed") << done;
+  json steps = Transcript(done["id"])["messages"][0]["turn"]["steps"];
+  std::string first_finish;
+  for (const auto& s : steps) {
+    if (s["type"] == "tool" && s["tool"] == "finish") {
+      first_finish = s["result"];
+      break;
+    }
+  }
+  EXPECT_NE(first_finish.find("checks found problems"), std::string::npos) << steps;
+  EXPECT_NE(first_finish.find("guides/faq.mdx"), std::string::npos);
+  EXPECT_NE(first_finish.find("/guides/setup"), std::string::npos) << "the broken link";
+  EXPECT_NE(BranchFile(done, "guides/faq.mdx").find("title: \"FAQ\""), std::string::npos);
+  std::string link = done["prLink"];
+  HttpResult page = client_->Send("GET", link.substr(link.find("/pulls/")));
+  EXPECT_EQ(page.body.find("Problems the checks"), std::string::npos);
+}
+
+TEST_P(AgentTest, ProblemsLeftAfterTheRepairRoundsAreListedInThePullRequest) {
+  Start({Step({Call("write_file", {{"path", "guides/orphan.mdx"},
+                                   {"content", "---\ntitle: \"Orphan\"\n---\n\nText.\n"}}),
+               Finish("Added a page.")})});
+  json done = Run("Add an orphan page");
+  ASSERT_EQ(done["status"], "completed") << done;
+  std::string link = done["prLink"];
+  HttpResult page = client_->Send("GET", link.substr(link.find("/pulls/")));
+  EXPECT_NE(page.body.find("Problems the checks still report"), std::string::npos);
+  EXPECT_NE(page.body.find("guides/orphan.mdx"), std::string::npos);
+  EXPECT_EQ(model_->Requests().size(), 3u) << "two repair rounds, then the turn ends";
+}
+
+INSTANTIATE_TEST_SUITE_P(Providers, AgentTest, ::testing::Values(Wire::kOpenAI, Wire::kAnthropic),
+                         [](const auto& info) {
+                           return std::string(info.param == Wire::kOpenAI ? "OpenAI" : "Anthropic");
+                         });
+
+}  // namespace
+}  // namespace docwright::testing

@@ -1,0 +1,147 @@
+// The agent's tools on a real repository's workspace.
+#include "agent/tools.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/git_repo.h"
+#include "support/temp_dir.h"
+
+namespace docwright::agent {
+namespace {
+
+using nlohmann::json;
+
+class ToolsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    remote_ = dir_ / "docs.git";
+    testing::MakeRemoteFrom(remote_, DOCWRIGHT_SAMPLE_DOCS);
+    mirror_ = std::move(*git::Mirror::Open(dir_ / "mirror.git", remote_, git::Credentials{}));
+    snapshot_ = std::move(*mirror_->OpenSnapshot(*mirror_->FetchBranch("main")));
+    workspace_ = std::make_unique<git::Workspace>(*snapshot_);
+    tools_ = std::make_unique<Toolbox>(*workspace_);
+  }
+  ToolOutcome Call(const std::string& name, const json& args) {
+    return tools_->Call(name, args.dump());
+  }
+
+  testing::TempDir dir_;
+  std::string remote_;
+  std::unique_ptr<git::Mirror> mirror_;
+  std::unique_ptr<git::Snapshot> snapshot_;
+  std::unique_ptr<git::Workspace> workspace_;
+  std::unique_ptr<Toolbox> tools_;
+};
+
+TEST_F(ToolsTest, TheToolsAreExactlyTheDesignsWithObjectSchemas) {
+  std::vector<std::string> names;
+  for (const auto& spec : Toolbox::Specs()) {
+    names.push_back(spec.name);
+    json schema = json::parse(spec.parameters);
+    EXPECT_EQ(schema["type"], "object") << spec.name;
+    EXPECT_FALSE(spec.description.empty());
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"list_files", "read_file", "search", "write_file",
+                                             "edit_file", "delete_file", "move_file", "finish"}));
+  json edit = json::parse(Toolbox::Specs()[4].parameters);
+  EXPECT_EQ(edit["required"], (json{"path", "old_text", "new_text"}));
+  EXPECT_TRUE(edit["properties"].contains("replace_all"));
+}
+
+TEST_F(ToolsTest, ListAndReadAreBoundedAndPaged) {
+  auto root = Call("list_files", json::object());
+  EXPECT_FALSE(root.is_error);
+  EXPECT_NE(root.content.find("guides/\n"), std::string::npos) << root.content;
+  EXPECT_NE(root.content.find("docs.json\n"), std::string::npos);
+  EXPECT_NE(Call("list_files", {{"path", "guides"}}).content.find("guides/install.mdx"),
+            std::string::npos);
+
+  auto page = Call("read_file", {{"path", "quickstart.mdx"}, {"offset", 6}, {"limit", 2}});
+  EXPECT_FALSE(page.is_error);
+  EXPECT_EQ(page.content.rfind("6\t## Instal the CLI\n7\t\n", 0), 0u) << page.content;
+  EXPECT_NE(page.content.find("call read_file with offset=8"), std::string::npos) << page.content;
+  EXPECT_TRUE(Call("read_file", {{"path", "quickstart.mdx"}, {"offset", 999}}).is_error);
+  EXPECT_TRUE(Call("read_file", {{"path", "nope.mdx"}}).is_error);
+
+  // A long file comes a page at a time, within the output bound.
+  std::string big;
+  for (int i = 0; i < 5000; ++i) big += "line " + std::to_string(i) + " of a long page\n";
+  ASSERT_FALSE(Call("write_file", {{"path", "big.md"}, {"content", big}}).is_error);
+  auto first = Call("read_file", {{"path", "big.md"}});
+  EXPECT_LE(first.content.size(), kMaxToolOutputBytes + 200);
+  EXPECT_NE(first.content.find("offset=401"), std::string::npos);
+}
+
+TEST_F(ToolsTest, SearchFindsLinesAndCapsItsResults) {
+  auto hits = Call("search", {{"pattern", "acme (login|deploy)"}});
+  EXPECT_FALSE(hits.is_error);
+  EXPECT_NE(hits.content.find("quickstart.mdx:17: acme login\n"), std::string::npos) << hits.content;
+  EXPECT_NE(hits.content.find("reference/commands.mdx:6: ## acme login\n"), std::string::npos);
+  auto in_guides = Call("search", {{"pattern", "acme (login|deploy)"}, {"path", "guides"}});
+  EXPECT_EQ(in_guides.content,
+            "guides/configuration.mdx:15: | `ACME_TOKEN` | the token, instead of `acme login` |\n")
+      << "only under the path";
+  EXPECT_EQ(Call("search", {{"pattern", "no such text anywhere"}}).content, "no matches\n");
+  EXPECT_TRUE(Call("search", {{"pattern", "("}}).is_error) << "an invalid expression";
+  std::string many;
+  for (int i = 0; i < 300; ++i) many += "match\n";
+  ASSERT_FALSE(Call("write_file", {{"path", "many.md"}, {"content", many}}).is_error);
+  auto capped = Call("search", {{"pattern", "^match$"}});
+  EXPECT_NE(capped.content.find("only the first 100 matches"), std::string::npos);
+}
+
+TEST_F(ToolsTest, EditIsExactAndUniqueUnlessToldOtherwise) {
+  auto fixed = Call("edit_file", {{"path", "quickstart.mdx"},
+                                  {"old_text", "## Instal the CLI"},
+                                  {"new_text", "## Install the CLI"}});
+  EXPECT_FALSE(fixed.is_error) << fixed.content;
+  EXPECT_NE(workspace_->Read("quickstart.mdx")->text.find("## Install the CLI"), std::string::npos);
+  auto absent = Call("edit_file", {{"path", "quickstart.mdx"}, {"old_text", "Instal the CLI"},
+                                   {"new_text", "x"}});
+  EXPECT_TRUE(absent.is_error);
+  EXPECT_NE(absent.content.find("not found"), std::string::npos);
+  auto twice = Call("edit_file", {{"path", "quickstart.mdx"}, {"old_text", "```bash"},
+                                  {"new_text", "```sh"}});
+  EXPECT_TRUE(twice.is_error);
+  EXPECT_NE(twice.content.find("found 3 times"), std::string::npos) << twice.content;
+  auto all = Call("edit_file", {{"path", "quickstart.mdx"}, {"old_text", "```bash"},
+                                {"new_text", "```sh"}, {"replace_all", true}});
+  EXPECT_FALSE(all.is_error);
+  EXPECT_NE(all.content.find("replaced 3 occurrences"), std::string::npos);
+}
+
+TEST_F(ToolsTest, WritesDeletesAndMovesStayInsideTheRepository) {
+  EXPECT_FALSE(Call("write_file", {{"path", "guides/new.mdx"}, {"content", "# New\n"}}).is_error);
+  EXPECT_FALSE(Call("move_file", {{"from", "guides/new.mdx"}, {"to", "guides/renamed.mdx"}}).is_error);
+  EXPECT_FALSE(Call("delete_file", {{"path", "reference/commands.mdx"}}).is_error);
+  for (const json& escape : {json{{"path", "../x.md"}, {"content", "x"}},
+                             json{{"path", "/etc/x"}, {"content", "x"}},
+                             json{{"path", ".git/hooks/pre-commit"}, {"content", "x"}},
+                             json{{"path", "guides/../../x"}, {"content", "x"}}}) {
+    EXPECT_TRUE(Call("write_file", escape).is_error) << escape;
+  }
+  EXPECT_TRUE(Call("read_file", {{"path", "../../etc/passwd"}}).is_error);
+  EXPECT_TRUE(Call("list_files", {{"path", ".."}}).is_error);
+  auto changes = workspace_->Changes();
+  EXPECT_EQ(changes.size(), 2u);
+  EXPECT_TRUE(changes.count("guides/renamed.mdx"));
+  EXPECT_TRUE(changes.count("reference/commands.mdx"));
+}
+
+TEST_F(ToolsTest, MistakesAreToolErrorsAndFinishNeedsASummary) {
+  EXPECT_NE(tools_->Call("read_file", "{\"path\": ").content.find("not valid JSON"), std::string::npos);
+  EXPECT_NE(tools_->Call("read_file", "[1, 2]").content.find("JSON object"), std::string::npos);
+  EXPECT_NE(Call("read_file", json::object()).content.find("missing required argument \"path\""),
+            std::string::npos);
+  EXPECT_NE(Call("rm", json::object()).content.find("unknown tool"), std::string::npos);
+  EXPECT_TRUE(Call("finish", {{"summary", "  "}}).is_error);
+  auto done = Call("finish", {{"summary", "Fixed it."}, {"title", "Fix it"}});
+  EXPECT_TRUE(done.finished);
+  EXPECT_EQ(done.summary, "Fixed it.");
+  EXPECT_EQ(done.title, "Fix it");
+}
+
+}  // namespace
+}  // namespace docwright::agent
