@@ -66,13 +66,16 @@ Files MintlifySite() {
   }
 }
 )json"},
-      {"index.mdx", "---\ntitle: Home\ndescription: Acme documentation\n---\n\n"
-                    "Welcome. Start with the [quickstart](/quickstart).\n"},
-      {"quickstart.mdx", "---\ntitle: \"Quickstart\"\n---\n\n# Get going\n\n"
-                         "<Steps>\n  <Step title=\"Install\">\n    See [install](/guides/install).\n"
-                         "  </Step>\n</Steps>\n"},
-      {"guides/install.mdx", "# Install Acme\n\nRun `acme install`.\n\n"
-                             "![Logo](/images/logo.png)\n"},
+      {"index.mdx",
+       "---\ntitle: Home\ndescription: Acme documentation\n---\n\n"
+       "Welcome. Start with the [quickstart](/quickstart).\n"},
+      {"quickstart.mdx",
+       "---\ntitle: \"Quickstart\"\n---\n\n# Get going\n\n"
+       "<Steps>\n  <Step title=\"Install\">\n    See [install](/guides/install).\n"
+       "  </Step>\n</Steps>\n"},
+      {"guides/install.mdx",
+       "# Install Acme\n\nRun `acme install`.\n\n"
+       "![Logo](/images/logo.png)\n"},
       {"guides/advanced/tuning.md", "---\ntitle: Tuning\n---\nFaster.\n"},
       {"api-reference/users.mdx", "---\ntitle: Users\nopenapi: GET /users\n---\n"},
       {"drafts/old.mdx", "# Old draft\n"},
@@ -156,10 +159,10 @@ TEST_F(DocsTest, MintlifyDocsJsonTabsAndNestedGroups) {
                            "API reference > Users | api-reference/users | "
                            "api-reference/users.mdx | Users",
                        }));
-  EXPECT_EQ(map.pages, (std::vector<std::string>{
-                           "README.md", "api-reference/users.mdx", "drafts/old.mdx",
-                           "guides/advanced/tuning.md", "guides/install.mdx", "index.mdx",
-                           "quickstart.mdx", "snippets/note.mdx"}));
+  EXPECT_EQ(map.pages,
+            (std::vector<std::string>{"README.md", "api-reference/users.mdx", "drafts/old.mdx",
+                                      "guides/advanced/tuning.md", "guides/install.mdx",
+                                      "index.mdx", "quickstart.mdx", "snippets/note.mdx"}));
   EXPECT_FALSE(map.pages_truncated);
 }
 
@@ -237,8 +240,7 @@ TEST_F(DocsTest, MintlifySiteInADocsFolder) {
   EXPECT_EQ(map.content_root, "docs");
   EXPECT_EQ(Rows(map), (std::vector<std::string>{"Start | intro | docs/intro.mdx | Intro"}));
   EXPECT_EQ(map.pages, (std::vector<std::string>{"docs/intro.mdx"}));
-  EXPECT_NE(map.Render(4096).find("(path relative to docs/ without extension)"),
-            std::string::npos);
+  EXPECT_NE(map.Render(4096).find("(path relative to docs/ without extension)"), std::string::npos);
 }
 
 TEST_F(DocsTest, TheTestRemoteIsAMintlifySite) {
@@ -424,8 +426,8 @@ TEST_F(DocsTest, PlainMarkdownRepository) {
   EXPECT_EQ(map.config_path, "");
   EXPECT_EQ(map.content_root, "");
   EXPECT_TRUE(map.navigation_generated);
-  EXPECT_EQ(map.pages, (std::vector<std::string>{"README.md", "guide/setup.md",
-                                                 "guide/usage.mdx"}));
+  EXPECT_EQ(map.pages,
+            (std::vector<std::string>{"README.md", "guide/setup.md", "guide/usage.mdx"}));
   EXPECT_EQ(map.Render(4096),
             "Framework: Markdown (no site configuration)\n"
             "New pages: add a .md file starting with a `# Title` heading and link to it from a "
@@ -622,7 +624,8 @@ TEST_F(DocsTest, NewPageMustBeInNavigation) {
   Open(MintlifySite());
   Write("guides/new.mdx", "---\ntitle: New\n---\n");
   Write("snippets/warning.mdx", "<Warning>Careful.</Warning>\n");  // a snippet, not a page
-  Write("drafts/old.mdx", "# Old draft, edited\n");  // not new: left as it was
+  // Not new: an edited page is left where navigation has it (or not).
+  Write("drafts/old.mdx", "# Old draft, edited\n");
   EXPECT_EQ(Rows(CheckChanges(*work_)),
             (std::vector<std::string>{"guides/new.mdx:0: new page is not in navigation: add "
                                       "\"guides/new\" to a group's pages in docs.json"}));
@@ -676,8 +679,9 @@ TEST_F(DocsTest, ProblemsAreSortedAndBounded) {
 TEST_F(DocsTest, MkDocsChecks) {
   git::Workspace& work = Open(MkDocsSite());
   ASSERT_TRUE(work.Delete("content/guide/configure.md").ok());
-  Write("content/guide/new.md", "# New\n\nBack to [install](install.md) and [home](../index.md).\n"
-                                "Broken: [x](missing.md).\n");
+  Write("content/guide/new.md",
+        "# New\n\nBack to [install](install.md) and [home](../index.md).\n"
+        "Broken: [x](missing.md).\n");
   EXPECT_EQ(Rows(CheckChanges(work)),
             (std::vector<std::string>{
                 "content/guide/new.md:0: new page is not in navigation: add \"guide/new.md\" to "
@@ -732,9 +736,9 @@ TEST_F(DocsTest, PlainMarkdownChecks) {
       {"guide/setup.md", "# Setup\n"},
   });
   Write("guide/new.md", "# New\n\n[Up](../README.md), [folder](../guide), [gone](old.md)\n");
-  EXPECT_EQ(Rows(CheckChanges(work)),
-            (std::vector<std::string>{
-                "guide/new.md:3: link old.md does not resolve to a page or file"}));
+  EXPECT_EQ(
+      Rows(CheckChanges(work)),
+      (std::vector<std::string>{"guide/new.md:3: link old.md does not resolve to a page or file"}));
 }
 
 TEST_F(DocsTest, BinaryAndLargeFilesExistWithoutBeingRead) {

@@ -29,10 +29,11 @@ using Changes = std::map<std::string, git::Change>;
 
 constexpr std::string_view kGroupSeparator = " > ";
 // What CheckChanges walks: the same bound BuildSiteMap has by default.
-constexpr size_t kDefaultMaxFiles = 20000;
-// A title costs a blob read. The map ends up in a prompt of a few KiB, so a few
-// thousand titles are more than it can show.
-constexpr size_t kMaxTitleReads = 3000;
+constexpr size_t kDefaultMaxFiles = 2000;
+// A title costs a blob read. The map ends up in a prompt of a few KiB, which shows
+// a few hundred entries at most; walking and reading more would only make a
+// turn on a large repository start later.
+constexpr size_t kMaxTitleReads = 400;
 constexpr size_t kMaxTitleBytes = 32u << 20;
 // Docusaurus ids overridden in frontmatter are only looked for when an id does
 // not match a file; each look is a read.
@@ -266,9 +267,9 @@ struct Frontmatter {
   bool present = false;
   bool closed = false;
   std::string_view yaml;
-  int yaml_line = 2;   // the line `yaml` starts on
-  size_t body = 0;     // offset of what follows the closing line
-  int body_line = 1;   // the line the body starts on
+  int yaml_line = 2;  // the line `yaml` starts on
+  size_t body = 0;    // offset of what follows the closing line
+  int body_line = 1;  // the line the body starts on
 };
 
 bool IsDelimiterLine(std::string_view line, std::string_view delimiter) {
@@ -344,7 +345,9 @@ class FenceTracker {
   }
   // The line the block still open at the end was opened on, 0 if none is.
   int unclosed_line() const { return open_.marker == 0 ? 0 : open_line_; }
-  std::string closing() const { return std::string(std::max<size_t>(open_.length, 3), open_.marker); }
+  std::string closing() const {
+    return std::string(std::max<size_t>(open_.length, 3), open_.marker);
+  }
 
  private:
   Fence open_;
@@ -369,10 +372,43 @@ std::string YamlString(const YAML::Node& map, const char* key) {
   return "";
 }
 
+// The value of a top-level `title: ...` line when it is a plain or simply quoted
+// scalar, without a YAML parse: titles are read for every page of a map, and most
+// are that simple. nullopt when the line needs the parser (or is absent).
+std::optional<std::string> SimpleTitle(std::string_view yaml) {
+  for (size_t pos = 0; pos < yaml.size();) {
+    size_t end = yaml.find('\n', pos);
+    std::string_view line = yaml.substr(pos, end == std::string_view::npos ? end : end - pos);
+    pos = end == std::string_view::npos ? yaml.size() : end + 1;
+    if (!StartsWith(line, "title:")) continue;
+    std::string_view value = Trim(line.substr(6));
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
+        value.back() == value.front()) {
+      std::string_view inner = value.substr(1, value.size() - 2);
+      if (inner.find(value.front()) != std::string_view::npos ||
+          inner.find('\\') != std::string_view::npos) {
+        return std::nullopt;  // escapes: the parser knows them
+      }
+      return std::string(inner);
+    }
+    if (value.empty() ||
+        std::string_view("[{|>&*!%@`#\"'").find(value.front()) != std::string_view::npos ||
+        value.find(": ") != std::string_view::npos || value.find(" #") != std::string_view::npos) {
+      return std::nullopt;
+    }
+    return std::string(value);
+  }
+  return std::nullopt;
+}
+
 // Frontmatter `title:`, else the first level-1 heading outside code, else "".
 std::string TitleOf(std::string_view text) {
   Frontmatter fm = SplitFrontmatter(text);
   if (fm.present && fm.closed) {
+    if (std::optional<std::string> simple = SimpleTitle(fm.yaml)) {
+      std::string title = CleanLine(*simple, kMaxTitleLength);
+      if (!title.empty()) return title;
+    }
     if (std::optional<YAML::Node> node = ParseYaml(fm.yaml)) {
       std::string title = CleanLine(YamlString(*node, "title"), kMaxTitleLength);
       if (!title.empty()) return title;
@@ -480,8 +516,8 @@ class JsLiteralReader {
         tokens_.push_back(std::move(t));
       } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$') {
         size_t j = i;
-        while (j < n && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_' ||
-                         s[j] == '$')) {
+        while (j < n &&
+               (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_' || s[j] == '$')) {
           ++j;
         }
         tokens_.push_back(Token{Kind::kWord, std::string(s.substr(i, j - i))});
@@ -519,11 +555,12 @@ class JsLiteralReader {
     }
   }
 
-  // Skips what the current element is not: always moves forward.
-  void SkipRest() {
+  // Skips the rest of an element of a container that ends with `closer`: moves
+  // forward unless at a ',' or at `closer`.
+  void SkipRest(std::string_view closer) {
     size_t before = pos_;
     SkipExpression();
-    if (pos_ == before && pos_ < tokens_.size() && !At(",") && !At("}") && !At("]")) ++pos_;
+    if (pos_ == before && pos_ < tokens_.size() && !At(",") && !At(closer)) ++pos_;
   }
 
   Json Value(int depth) {
@@ -561,12 +598,12 @@ class JsLiteralReader {
       }
       if (At("...")) {  // a spread of something defined elsewhere
         ++pos_;
-        SkipRest();
+        SkipRest("}");
         continue;
       }
       const Token& t = tokens_[pos_];
       if (t.kind != Kind::kString && t.kind != Kind::kWord) {
-        SkipRest();  // a computed key, or something this reader does not know
+        SkipRest("}");  // a computed key, or something this reader does not know
         continue;
       }
       std::string key = t.text;
@@ -576,7 +613,7 @@ class JsLiteralReader {
         Json value = Value(depth + 1);
         object[key] = std::move(value);
       }
-      if (!At(",") && !At("}")) SkipRest();  // a method, or `value as const`
+      if (!At(",") && !At("}")) SkipRest("}");  // a method, or `value as const`
     }
     return object;
   }
@@ -595,12 +632,12 @@ class JsLiteralReader {
       }
       if (At("...")) {
         ++pos_;
-        SkipRest();
+        SkipRest("]");
         continue;
       }
       size_t before = pos_;
       array.push_back(Value(depth + 1));
-      if (!At(",") && !At("]")) SkipRest();
+      if (!At(",") && !At("]")) SkipRest("]");
       if (pos_ == before) ++pos_;
     }
     return array;
@@ -644,10 +681,10 @@ struct RawEntry {
 // The site map and what the checks need besides it.
 struct Site {
   SiteMap map;
-  std::string site_root;  // the folder of the configuration file
-  std::string nav_file;   // the file navigation is listed in; "" when it is generated
-  std::string nav_text;   // its text, to find an entry's line
-  bool nav_known = false; // the navigation could be read
+  std::string site_root;   // the folder of the configuration file
+  std::string nav_file;    // the file navigation is listed in; "" when it is generated
+  std::string nav_text;    // its text, to find an entry's line
+  bool nav_known = false;  // the navigation could be read
   std::map<std::string, std::string> doc_ids;  // Docusaurus: doc id -> file
   std::vector<RawEntry> entries;
 };
@@ -745,8 +782,8 @@ bool IsOperation(std::string_view page) {
   size_t space = page.find(' ');
   if (space == std::string_view::npos) return false;
   std::string_view method = page.substr(0, space);
-  for (std::string_view m : {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE",
-                             "WEBHOOK"}) {
+  for (std::string_view m :
+       {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "WEBHOOK"}) {
     if (method == m) return true;
   }
   return false;
@@ -782,8 +819,8 @@ void WalkMintlify(const Json& node, std::vector<std::string>& groups, bool in_pa
   }
   if (!node.is_object()) return;
   std::string label;
-  for (const char* key : {"group", "tab", "anchor", "dropdown", "version", "language", "product",
-                          "item"}) {
+  for (const char* key :
+       {"group", "tab", "anchor", "dropdown", "version", "language", "product", "item"}) {
     label = Str(node, key);
     if (!label.empty()) break;
   }
@@ -881,9 +918,9 @@ class SidebarWalk {
       std::optional<std::string> dir =
           Normalize(Join(site_.map.content_root, dir_name.empty() ? "." : dir_name));
       if (!dir) return;
-      AddFolderEntries(site_, *dir, JoinGroups(groups_),
-                       [&](const std::string& path) { return DocId(site_, path); },
-                       site_.entries);
+      AddFolderEntries(
+          site_, *dir, JoinGroups(groups_),
+          [&](const std::string& path) { return DocId(site_, path); }, site_.entries);
     } else if (type.empty()) {
       Shorthand(item, depth + 1);
     }
@@ -995,8 +1032,8 @@ void LoadDocusaurus(const git::Workspace& files, const Changes& changes, size_t 
 
 // --- MkDocs
 
-void WalkMkDocsNav(const YAML::Node& items, std::vector<std::string>& groups, int depth,
-                   Site& site, const git::Workspace& files) {
+void WalkMkDocsNav(const YAML::Node& items, std::vector<std::string>& groups, int depth, Site& site,
+                   const git::Workspace& files) {
   if (depth > kMaxDepth || !items.IsSequence()) return;
   auto add = [&](const std::string& page) {
     if (site.entries.size() >= kMaxNavEntries) return;
@@ -1024,8 +1061,7 @@ void WalkMkDocsNav(const YAML::Node& items, std::vector<std::string>& groups, in
   }
 }
 
-void LoadMkDocs(const git::Workspace& files, const Changes& changes, size_t max_files,
-                Site& site) {
+void LoadMkDocs(const git::Workspace& files, const Changes& changes, size_t max_files, Site& site) {
   std::string docs_dir = "docs";
   std::optional<YAML::Node> config;
   std::optional<std::string> text = ReadText(files, site.map.config_path);
@@ -1042,9 +1078,7 @@ void LoadMkDocs(const git::Workspace& files, const Changes& changes, size_t max_
   site.map.content_root = Join(site.site_root, docs_dir);
   site.map.pages =
       WalkPages(files, changes, site.map.content_root, max_files, &site.map.pages_truncated);
-  auto page_name = [&](const std::string& path) {
-    return RelativeTo(path, site.map.content_root);
-  };
+  auto page_name = [&](const std::string& path) { return RelativeTo(path, site.map.content_root); };
   if (!config) {
     AddFolderEntries(site, site.map.content_root, "", page_name, site.entries);
     return;
@@ -1074,7 +1108,8 @@ void LoadMarkdown(const git::Workspace& files, const Changes& changes, size_t ma
   site.map.pages = WalkPages(files, changes, "", max_files, &site.map.pages_truncated);
   site.nav_known = true;
   site.map.navigation_generated = true;
-  AddFolderEntries(site, "", "", [](const std::string& path) { return path; }, site.entries);
+  AddFolderEntries(
+      site, "", "", [](const std::string& path) { return path; }, site.entries);
 }
 
 Site LoadSite(const git::Workspace& files, const Changes& changes, size_t max_files) {
@@ -1129,7 +1164,8 @@ void FillNavigation(const git::Workspace& files, Site& site) {
 class Problems {
  public:
   void Add(const std::string& path, int line, std::string message) {
-    if (list_.size() < kMaxCollectedProblems) list_.push_back(Problem{path, line, std::move(message)});
+    if (list_.size() < kMaxCollectedProblems)
+      list_.push_back(Problem{path, line, std::move(message)});
   }
 
   std::vector<Problem> Take(size_t max) {
@@ -1149,9 +1185,7 @@ class Problems {
   std::vector<Problem> list_;
 };
 
-std::string Shorten(std::string_view message) {
-  return CleanLine(message, kMaxMessageDetail);
-}
+std::string Shorten(std::string_view message) { return CleanLine(message, kMaxMessageDetail); }
 
 // A page's body with everything that is not prose blanked (code blocks, inline
 // code, comments, MDX import/export blocks). Line breaks stay, so an offset in it
@@ -1182,8 +1216,8 @@ Prose ProseOf(std::string_view body, bool mdx) {
     bool blank = IsBlank(line);
     if (fences.IsCode(line, line_number)) {
       Blank(text, start, pos);
-    } else if (mdx && (in_esm || (after_blank && (StartsWith(line, "import ") ||
-                                                  StartsWith(line, "export "))))) {
+    } else if (mdx && (in_esm || (after_blank &&
+                                  (StartsWith(line, "import ") || StartsWith(line, "export "))))) {
       // MDX's import/export blocks are JavaScript, and run to a blank line.
       in_esm = !blank;
       Blank(text, start, pos);
@@ -1354,9 +1388,10 @@ std::optional<std::string> LinkTarget(std::string_view destination) {
   destination = destination.substr(0, destination.find_first_of("#?"));
   std::string decoded;
   for (size_t i = 0; i < destination.size(); ++i) {
-    if (destination[i] == '%' && i + 2 < destination.size() &&
-        HexValue(destination[i + 1]) >= 0 && HexValue(destination[i + 2]) >= 0) {
-      decoded += static_cast<char>(HexValue(destination[i + 1]) * 16 + HexValue(destination[i + 2]));
+    if (destination[i] == '%' && i + 2 < destination.size() && HexValue(destination[i + 1]) >= 0 &&
+        HexValue(destination[i + 2]) >= 0) {
+      decoded +=
+          static_cast<char>(HexValue(destination[i + 1]) * 16 + HexValue(destination[i + 2]));
       i += 2;
     } else {
       decoded += destination[i];
@@ -1385,7 +1420,8 @@ bool ResolvesAt(const CheckContext& ctx, const std::string& path) {
   for (const char* index : {"index.mdx", "index.md", "README.md", "readme.md"}) {
     if (files.IsFile(Join(path, index))) return true;
   }
-  if (ctx.site.map.framework == Framework::kDocusaurus && IsUnder(path, ctx.site.map.content_root)) {
+  if (ctx.site.map.framework == Framework::kDocusaurus &&
+      IsUnder(path, ctx.site.map.content_root)) {
     std::string id = RelativeTo(path, ctx.site.map.content_root);
     if (ctx.site.doc_ids.count(id) || ctx.site.doc_ids.count(StripNumberPrefixes(id))) return true;
   }
@@ -1395,7 +1431,8 @@ bool ResolvesAt(const CheckContext& ctx, const std::string& path) {
 
 enum class LinkStatus { kOk, kMissing, kOutside };
 
-LinkStatus ResolveLink(const CheckContext& ctx, const std::string& from, const std::string& target) {
+LinkStatus ResolveLink(const CheckContext& ctx, const std::string& from,
+                       const std::string& target) {
   const Site& site = ctx.site;
   if (target[0] == '/') {
     std::optional<std::string> rel = Normalize(target);
@@ -1411,8 +1448,8 @@ LinkStatus ResolveLink(const CheckContext& ctx, const std::string& from, const s
         // with routeBasePath "/"), React and Markdown pages from src/pages.
         roots = {Join(site.site_root, "static"), site.map.content_root, site.site_root,
                  Join(site.site_root, "src/pages")};
-        if (StartsWith(*rel, "docs/") && ResolvesAt(ctx, Join(site.map.content_root,
-                                                            rel->substr(5)))) {
+        if (StartsWith(*rel, "docs/") &&
+            ResolvesAt(ctx, Join(site.map.content_root, rel->substr(5)))) {
           return LinkStatus::kOk;
         }
         // Blog routes carry dates and slugs: present blog, assumed right.
@@ -1541,20 +1578,21 @@ void CheckTags(const std::string& path, std::string_view text, const LineIndex& 
       }
     }
     if (!ended) {
-      out.Add(path, line, "tag " + (closing ? ClosingTag(name) : TagName(name)) +
-                              " is not ended with >");
+      out.Add(path, line,
+              "tag " + (closing ? ClosingTag(name) : TagName(name)) + " is not ended with >");
       continue;
     }
     if (closing) {
-      auto match = std::find_if(open.rbegin(), open.rend(),
-                                [&](const Open& o) { return o.name == name; });
+      auto match =
+          std::find_if(open.rbegin(), open.rend(), [&](const Open& o) { return o.name == name; });
       if (match == open.rend()) {
         out.Add(path, line, ClosingTag(name) + " has no matching opening tag");
         continue;
       }
       for (auto it = open.rbegin(); it != match; ++it) {
-        out.Add(path, it->line, TagName(it->name) + " is not closed before " + ClosingTag(name) +
-                                    " on line " + std::to_string(line));
+        out.Add(path, it->line,
+                TagName(it->name) + " is not closed before " + ClosingTag(name) + " on line " +
+                    std::to_string(line));
       }
       open.erase(match.base() - 1, open.end());
     } else if (!self_closing) {
@@ -1566,8 +1604,9 @@ void CheckTags(const std::string& path, std::string_view text, const LineIndex& 
     }
   }
   for (const Open& o : open) {
-    out.Add(path, o.line, TagName(o.name) + " is never closed: add " + ClosingTag(o.name) +
-                              (o.name.empty() ? "" : " or write it as <" + o.name + " />"));
+    out.Add(path, o.line,
+            TagName(o.name) + " is never closed: add " + ClosingTag(o.name) +
+                (o.name.empty() ? "" : " or write it as <" + o.name + " />"));
   }
 }
 
@@ -1650,9 +1689,9 @@ void CheckPage(const CheckContext& ctx, const std::string& path, std::string_vie
 
   Prose prose = ProseOf(body, mdx);
   if (prose.unclosed_fence) {
-    out.Add(path, first_line + prose.unclosed_fence - 1,
-            "code block opened here is never closed: add a closing " + prose.fence_closing +
-                " line");
+    out.Add(
+        path, first_line + prose.unclosed_fence - 1,
+        "code block opened here is never closed: add a closing " + prose.fence_closing + " line");
   }
   LineIndex lines(prose.text);
   if (mdx) CheckTags(path, prose.text, lines, first_line, out);
@@ -1668,8 +1707,9 @@ void CheckPage(const CheckContext& ctx, const std::string& path, std::string_vie
     if (status == LinkStatus::kOutside) {
       out.Add(path, line, what + " points outside the repository");
     } else {
-      out.Add(path, line, what + (link.image ? " does not resolve to a file"
-                                              : " does not resolve to a page or file"));
+      out.Add(path, line,
+              what + (link.image ? " does not resolve to a file"
+                                 : " does not resolve to a page or file"));
     }
   }
 }
@@ -1780,8 +1820,9 @@ std::string NewPagesHint(const SiteMap& map) {
                " starting with a `# Title` heading; navigation follows the folders (" +
                map.config_path + " has no nav:).";
       }
-      return "New pages: add a .md file" + under + " starting with a `# Title` heading and list it in nav: of " +
-             map.config_path + " (path relative to " + map.content_root + "/, with extension).";
+      return "New pages: add a .md file" + under +
+             " starting with a `# Title` heading and list it in nav: of " + map.config_path +
+             " (path relative to " + map.content_root + "/, with extension).";
     case Framework::kMarkdown:
       break;
   }

@@ -49,7 +49,7 @@ struct SiteMap {
 // Reads the site's configuration and pages from `files` (the workspace, so edits
 // are seen). Never fails: an unreadable or malformed configuration gives a map of
 // what could be read. Looks at no more than `max_files` paths.
-SiteMap BuildSiteMap(const git::Workspace& files, size_t max_files = 20000);
+SiteMap BuildSiteMap(const git::Workspace& files, size_t max_files = 2000);
 
 struct Problem {
   std::string path;  // the file the problem is in
