@@ -96,7 +96,7 @@ class ForgeTest : public ::testing::TestWithParam<FakeForge::Kind> {
   }
 
   static PullRequestSpec Spec(const std::string& title = "Fix the quickstart") {
-    return PullRequestSpec{"docwright/0123456789ab-fix", "", "main", title, "What changed.", false};
+    return PullRequestSpec{"docwright/0123456789ab-fix", "", "main", "", title, "What changed.", false};
   }
 
   void TearDown() override {
@@ -274,7 +274,7 @@ TEST(GiteaForge, FindsTheBranchsPullRequestBeyondTheFirstPage) {
   p.forge_api_url = fake.ApiUrl();
   p.forge_token = "tok";
   auto pr = (*MakeForge(p, ForgeContext{}))->Ensure(
-      PullRequestSpec{"docwright/0123456789ab-fix", "", "main", "Ours, updated", "", false});
+      PullRequestSpec{"docwright/0123456789ab-fix", "", "main", "", "Ours, updated", "", false});
   ASSERT_TRUE(pr.ok()) << pr.status().message();
   EXPECT_EQ(pr->number, 1);
   EXPECT_EQ(fake.Pulls().size(), 61u);
@@ -332,7 +332,7 @@ TEST(GithubOpenApi, EveryRequestAndReplyConformsToGitHubsDescription) {
   auto forge = MakeForge(p, context);
   ASSERT_TRUE(forge.ok());
 
-  PullRequestSpec spec{"docwright/0123456789ab-fix", "", "main", "Fix the quickstart",
+  PullRequestSpec spec{"docwright/0123456789ab-fix", "", "main", "", "Fix the quickstart",
                        "What changed.", false};
   auto created = (*forge)->Ensure(spec);
   ASSERT_TRUE(created.ok()) << created.status().message() << "\n" << ReadFile(tmp / "prism.out");
@@ -340,10 +340,10 @@ TEST(GithubOpenApi, EveryRequestAndReplyConformsToGitHubsDescription) {
   auto updated = (*forge)->Ensure(spec);
   ASSERT_TRUE(updated.ok()) << updated.status().message();
   EXPECT_EQ(updated->url, created->url);
-  PullRequestSpec draft{"docwright/ba9876543210-draft", "", "main", "A draft", "", true};
+  PullRequestSpec draft{"docwright/ba9876543210-draft", "", "main", "", "A draft", "", true};
   ASSERT_TRUE((*forge)->Ensure(draft).ok());
   upstream.RaceNextCreate();
-  PullRequestSpec raced{"docwright/aaaaaaaaaaaa-raced", "", "main", "Raced", "", false};
+  PullRequestSpec raced{"docwright/aaaaaaaaaaaa-raced", "", "main", "", "Raced", "", false};
   auto won = (*forge)->Ensure(raced);
   ASSERT_TRUE(won.ok()) << won.status().message();
 

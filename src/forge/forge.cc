@@ -25,9 +25,13 @@ class LocalForge final : public Forge {
     pr.title = spec.title;
     pr.body = spec.body;
     pr.draft = spec.draft;
-    auto base_head = context_.mirror->FetchBranch(spec.base);
-    if (!base_head.ok()) return base_head.status();
-    auto diff = context_.mirror->Diff(*base_head, spec.head_commit, kMaxDiffBytes);
+    std::string base_head = spec.base_commit;
+    if (base_head.empty()) {
+      auto fetched = context_.mirror->FetchBranch(spec.base);
+      if (!fetched.ok()) return fetched.status();
+      base_head = *fetched;
+    }
+    auto diff = context_.mirror->Diff(base_head, spec.head_commit, kMaxDiffBytes);
     if (!diff.ok()) return diff.status();
     pr.diff = std::move(diff->patch);
     if (diff->truncated) pr.diff += "\n[the diff is cut here: it is longer than 1 MiB]\n";

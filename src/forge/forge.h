@@ -26,6 +26,7 @@ struct PullRequestSpec {
   std::string head;         // the job's branch, already pushed
   std::string head_commit;  // its commit now
   std::string base;         // the branch the pull request targets
+  std::string base_commit;  // its commit, if known (the local forge diffs against it)
   std::string title;
   std::string body;
   bool draft = false;

@@ -761,16 +761,33 @@ Result<std::unique_ptr<Mirror>> Mirror::Open(const std::string& path, const std:
 }
 
 Result<std::string> Mirror::FetchBranch(const std::string& branch) {
-  Status valid = CheckBranch(branch);
-  if (!valid.ok()) return valid;
+  auto heads = FetchBranches({branch});
+  if (!heads.ok()) return heads.status();
+  if (!heads->at(branch)) {
+    return Status::NotFound("the remote has no branch " + branch +
+                            " (is the repository empty, or the branch misnamed?)");
+  }
+  return *heads->at(branch);
+}
+
+Result<std::map<std::string, std::optional<std::string>>> Mirror::FetchBranches(
+    const std::vector<std::string>& branches) {
+  for (const std::string& branch : branches) {
+    Status valid = CheckBranch(branch);
+    if (!valid.ok()) return valid;
+  }
   std::lock_guard guard(impl_->mu);
   FileLock lock(impl_->LockPath());
   if (!lock.status().ok()) return lock.status();
   auto remote = impl_->Remote();
   if (!remote.ok()) return remote.status();
-  std::string spec = "+refs/heads/" + branch + ":refs/remotes/origin/" + branch;
-  char* specs[] = {spec.data()};
-  git_strarray refspecs{specs, 1};
+  std::vector<std::string> specs;
+  for (const std::string& branch : branches) {
+    specs.push_back("+refs/heads/" + branch + ":refs/remotes/origin/" + branch);
+  }
+  std::vector<char*> spec_ptrs;
+  for (std::string& spec : specs) spec_ptrs.push_back(spec.data());
+  git_strarray refspecs{spec_ptrs.data(), spec_ptrs.size()};
   git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
   RemoteSession session{&impl_->credentials, impl_->url};
   opts.callbacks = Callbacks(&session);
@@ -778,16 +795,23 @@ Result<std::string> Mirror::FetchBranch(const std::string& branch) {
   opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
   git_error_clear();
   int rc = git_remote_fetch(remote->get(), &refspecs, &opts, nullptr);
-  if (rc != 0) return SessionFail(session, "cannot fetch " + branch + " from the remote", rc);
-  git_oid head;
-  std::string ref = "refs/remotes/origin/" + branch;
-  rc = git_reference_name_to_id(&head, impl_->repo.get(), ref.c_str());
-  if (rc == GIT_ENOTFOUND) {
-    return Status::NotFound("the remote has no branch " + branch +
-                            " (is the repository empty, or the branch misnamed?)");
+  std::string names = branches.empty() ? "" : branches.front();
+  for (size_t i = 1; i < branches.size(); ++i) names += " and " + branches[i];
+  if (rc != 0) return SessionFail(session, "cannot fetch " + names + " from the remote", rc);
+  std::map<std::string, std::optional<std::string>> heads;
+  for (const std::string& branch : branches) {
+    git_oid head;
+    std::string ref = "refs/remotes/origin/" + branch;
+    rc = git_reference_name_to_id(&head, impl_->repo.get(), ref.c_str());
+    if (rc == GIT_ENOTFOUND) {
+      heads[branch] = std::nullopt;
+    } else if (rc != 0) {
+      return Fail("cannot resolve " + branch, rc);
+    } else {
+      heads[branch] = Hex(head);
+    }
   }
-  if (rc != 0) return Fail("cannot resolve " + branch, rc);
-  return Hex(head);
+  return heads;
 }
 
 void Mirror::SetCredentials(Credentials credentials) {
@@ -1062,7 +1086,8 @@ Status Mirror::Push(const std::string& commit, const std::string& branch,
     return Status::Unavailable("the remote refused the push of " + branch + ": " +
                                RedactCredentials(state.rejected));
   }
-  // The mirror now knows the remote's new head.
+  // The private ref has served; the mirror now knows the remote's new head.
+  git_reference_delete(ref_ptr.get());
   std::string tracking = "refs/remotes/origin/" + branch;
   git_reference* t = nullptr;
   if (git_reference_create(&t, repo, tracking.c_str(), &*oid, 1, nullptr) == 0) {

@@ -156,6 +156,10 @@ class Mirror {
   // NotFound if the remote has no such branch (or is empty); Unauthenticated for
   // refused credentials; Unavailable when the remote cannot be reached.
   Result<std::string> FetchBranch(const std::string& branch);
+  // Fetches several branches over one connection; each one's head, or nullopt if
+  // the remote has no such branch.
+  Result<std::map<std::string, std::optional<std::string>>> FetchBranches(
+      const std::vector<std::string>& branches);
 
   // Replaces the credentials later operations use (a token or key was rotated).
   void SetCredentials(Credentials credentials);

@@ -189,34 +189,26 @@ TurnResult RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel)
   git::Mirror& repo = **mirror;
 
   for (int round = 1;; ++round) {
-    // Where the turn starts: the branch as it is now on the remote, or the base.
-    std::optional<std::string> branch_head;
-    auto fetched = repo.FetchBranch(job.ref);
-    if (fetched.ok()) {
-      branch_head = *fetched;
-    } else if (fetched.status().code() != Code::kNotFound) {
+    // Where the turn starts: the branch as it is now on the remote (people may
+    // push to it), or the base. One fetch brings both.
+    auto fetched = repo.FetchBranches({job.ref, project.base_ref});
+    if (!fetched.ok()) {
       return Failed("cannot read the repository " + repository + ": " +
                     fetched.status().message());
     }
-    std::string start;
-    if (branch_head) {
-      start = *branch_head;
-    } else {
-      auto base = repo.FetchBranch(project.base_ref);
-      if (!base.ok()) {
-        return Failed(base.status().code() == Code::kNotFound
-                          ? "the repository " + repository + " has no branch " +
-                                project.base_ref + " (is it empty, or is the project's --ref wrong?)"
-                          : "cannot read the repository " + repository + ": " +
-                                base.status().message());
-      }
-      start = *base;
+    std::optional<std::string> branch_head = fetched->at(job.ref);
+    std::optional<std::string> base_head = fetched->at(project.base_ref);
+    if (!branch_head && !base_head) {
+      return Failed("the repository " + repository + " has no branch " + project.base_ref +
+                    " (is it empty, or is the project's --ref wrong?)");
     }
+    std::string start = branch_head ? *branch_head : *base_head;
     if (cancel.cancelled()) return Interrupted();
 
     TurnResult done;
     done.succeeded = true;
-    forge::PullRequestSpec spec{job.ref, start, project.base_ref, "", "", job.draft};
+    forge::PullRequestSpec spec{job.ref, start, project.base_ref, base_head.value_or(""), "", "",
+                                job.draft};
 
     // A re-run of a turn whose commit was pushed already (the process stopped
     // before recording the outcome): the instruction is not carried out again.
