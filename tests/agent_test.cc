@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <thread>
+
 #include "fakes/fake_model.h"
 #include "support/service_fixture.h"
 
@@ -284,6 +286,26 @@ TEST_P(AgentTest, ABudgetOverrunFailsTheTurnAndPushesNothing) {
   EXPECT_NE(done["error"].get<std::string>().find("3 steps"), std::string::npos) << done;
   EXPECT_FALSE(BranchExists(done)) << "edits of a failed turn are not pushed";
   EXPECT_EQ(model_->Requests().size(), 3u);
+}
+
+TEST_P(AgentTest, ArchivingAJobStopsItsTurnAtTheNextStep) {
+  FakeStep slow = Step({Call("write_file", {{"path", "quickstart.mdx"}, {"content", "# Gone\n"}})});
+  slow.delay = milliseconds(1500);
+  Start({slow, Step({Finish("Rewrote the quickstart.")})});
+  HttpResult created = Post(Jobs(project_), Prompt("Rewrite the quickstart"), key_a_);
+  ASSERT_EQ(created.status, 201);
+  std::string id = created.Json()["id"];
+  ASSERT_TRUE(WaitUntil([&] { return server_->Log().find("turn 1 started") != std::string::npos; }));
+  std::this_thread::sleep_for(milliseconds(500));  // the model is answering its first request
+  HttpResult archived = Post(Job(project_, id) + "/archive", "", key_a_, "");
+  ASSERT_EQ(archived.status, 200);
+  EXPECT_TRUE(WaitUntil([&] {
+    return server_->Log().find("stopped: the job was archived") != std::string::npos;
+  }));
+  json job = Get(Job(project_, id), key_a_).Json();
+  EXPECT_EQ(job["status"], "archived");
+  EXPECT_FALSE(BranchExists(job)) << "nothing is pushed after an archive";
+  EXPECT_EQ(model_->Requests().size(), 1u) << "no step after the archive";
 }
 
 TEST_P(AgentTest, CheckProblemsGoBackToTheModelWhichRepairsThem) {

@@ -17,6 +17,9 @@ constexpr size_t kMaxStepResultBytes = 4096;
 // Earlier turns the conversation carries: their prompts and summaries, bounded.
 constexpr size_t kMaxHistoryTurns = 20;
 constexpr size_t kMaxHistoryTextBytes = 2000;
+// Files the site map looks at: more than a prompt's map can show, and few enough
+// that a turn on a repository of 100,000 files starts as fast as on one of 1,000.
+constexpr size_t kMaxSiteMapFiles = 600;
 
 constexpr const char* kTask = R"(You are docwright, an agent that edits a documentation repository to carry out one instruction.
 
@@ -67,7 +70,7 @@ ModelAgent::ModelAgent(llm::ProviderConfig provider, AgentBudgets budgets)
     : provider_(std::move(provider)), budgets_(budgets) {}
 
 std::string ModelAgent::SystemPrompt(const git::Workspace& workspace, size_t max_site_map_bytes) {
-  docs::SiteMap map = docs::BuildSiteMap(workspace);
+  docs::SiteMap map = docs::BuildSiteMap(workspace, kMaxSiteMapFiles);
   return std::string(kTask) + "\n\nThe documentation site:\n" + map.Render(max_site_map_bytes);
 }
 

@@ -33,7 +33,7 @@ constexpr size_t kDefaultMaxFiles = 2000;
 // A title costs a blob read. The map ends up in a prompt of a few KiB, which shows
 // a few hundred entries at most; walking and reading more would only make a
 // turn on a large repository start later.
-constexpr size_t kMaxTitleReads = 400;
+constexpr size_t kMaxTitleReads = 150;
 constexpr size_t kMaxTitleBytes = 32u << 20;
 // Docusaurus ids overridden in frontmatter are only looked for when an id does
 // not match a file; each look is a read.

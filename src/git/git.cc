@@ -792,6 +792,7 @@ Result<std::map<std::string, std::optional<std::string>>> Mirror::FetchBranches(
   RemoteSession session{&impl_->credentials, impl_->url};
   opts.callbacks = Callbacks(&session);
   opts.prune = GIT_FETCH_PRUNE;
+  opts.update_fetchhead = 0;  // nobody reads FETCH_HEAD: not writing it saves a file per fetch
   opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
   git_error_clear();
   int rc = git_remote_fetch(remote->get(), &refspecs, &opts, nullptr);
