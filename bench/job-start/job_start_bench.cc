@@ -1,5 +1,7 @@
 // Times the git engine's side of a turn, for bench/job-start/run.sh:
-//   start MIRROR REMOTE BRANCH N   claim-to-ready: fetch + snapshot + list the root
+//   start MIRROR REMOTE BRANCH N   claim to first model request: fetch the branch and
+//                                  the base, open the snapshot, build the system
+//                                  prompt with its site map
 //   commit MIRROR REMOTE BRANCH N  a 3-file edit: workspace, commit, push a new branch
 // Prints the median and the minimum over N runs, in microseconds.
 #include <algorithm>
@@ -8,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/model_agent.h"
 #include "git/git.h"
 
 using namespace docwright;
@@ -35,10 +38,13 @@ int main(int argc, char** argv) {
   for (int i = 0; i < n; ++i) {
     auto t0 = Clock::now();
     if (mode == "start") {
-      auto h = (*mirror)->FetchBranch(branch);
-      auto snap = (*mirror)->OpenSnapshot(*h);
-      auto root = (*snap)->List("");
-      if (!root.ok() || root->empty()) return 1;
+      // As a first turn does: the job's branch (absent) and the base, in one fetch.
+      auto heads = (*mirror)->FetchBranches({"docwright/000000000000-bench", branch});
+      if (!heads.ok() || !heads->at(branch)) return 1;
+      auto snap = (*mirror)->OpenSnapshot(*heads->at(branch));
+      git::Workspace work(**snap);
+      std::string prompt = ModelAgent::SystemPrompt(work, AgentBudgets{}.max_site_map_bytes);
+      if (prompt.empty()) return 1;
     } else {
       auto snap = (*mirror)->OpenSnapshot(*head);
       git::Workspace work(**snap);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Job start: from a claimed turn to a ready snapshot (fetch + open + list the root)
+# Job start: from a claimed turn to its first model request (fetch the branch and the
+# base, open the snapshot, build the system prompt with the site's map)
 # for generated docs repositories of 1,000, 10,000 and 100,000 files, against
 # `git clone --depth 1` of the same repository from the same local bare remote.
 # Then a 3-file change: workspace + commit + push, against the git command line's

@@ -40,7 +40,13 @@ using DiffPtr = std::unique_ptr<git_diff, Deleter<git_diff, git_diff_free>>;
 
 // libgit2 needs one process-wide initialisation; it is never undone.
 void EnsureLibrary() {
-  static const int once = git_libgit2_init();
+  static const int once = [] {
+    int n = git_libgit2_init();
+    // Objects are checked when they arrive (the indexer hashes every fetched
+    // object); re-hashing each one on every read would double the cost of reads.
+    git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+    return n;
+  }();
   (void)once;
 }
 
@@ -380,14 +386,49 @@ Result<std::string> CheckDir(const std::string& dir) {
 struct Snapshot::Impl {
   RepoPtr repo;
   TreePtr root;
+  // Directories already looked up, by path: reading many files of one folder
+  // (a site map reads hundreds) loads its tree once, not once per file.
+  mutable std::map<std::string, TreePtr, std::less<>> trees;
+  static constexpr size_t kMaxCachedTrees = 4096;
+
+  // The tree of directory `dir` ("" for the root), borrowed from the cache;
+  // nullptr (with `*error` set) if there is no such directory.
+  const git_tree* DirTree(std::string_view dir, Status* error) const {
+    if (dir.empty()) return root.get();
+    if (auto it = trees.find(dir); it != trees.end()) return it->second.get();
+    size_t slash = dir.rfind('/');
+    std::string_view parent_dir = slash == std::string_view::npos ? "" : dir.substr(0, slash);
+    std::string name(slash == std::string_view::npos ? dir : dir.substr(slash + 1));
+    const git_tree* parent = DirTree(parent_dir, error);
+    if (!parent) return nullptr;
+    const git_tree_entry* e = git_tree_entry_byname(parent, name.c_str());
+    if (!e || git_tree_entry_filemode(e) != GIT_FILEMODE_TREE) {
+      *error = Status::NotFound("no such file or directory: " + std::string(dir));
+      return nullptr;
+    }
+    git_tree* t = nullptr;
+    int rc = git_tree_lookup(&t, repo.get(), git_tree_entry_id(e));
+    if (rc != 0) {
+      *error = Fail("cannot read " + std::string(dir), rc);
+      return nullptr;
+    }
+    if (trees.size() >= kMaxCachedTrees) trees.clear();
+    return trees.emplace(std::string(dir), TreePtr(t)).first->second.get();
+  }
 
   // The entry at `path`; NotFound if none.
   Result<EntryPtr> Entry(const std::string& path) const {
-    git_tree_entry* e = nullptr;
-    int rc = git_tree_entry_bypath(&e, root.get(), path.c_str());
-    if (rc == GIT_ENOTFOUND) return Status::NotFound("no such file or directory: " + path);
-    if (rc != 0) return Fail("cannot read " + path, rc);
-    return EntryPtr(e);
+    size_t slash = path.rfind('/');
+    Status error;
+    const git_tree* dir =
+        DirTree(slash == std::string::npos ? std::string_view() : std::string_view(path).substr(0, slash), &error);
+    if (!dir) return error;
+    const git_tree_entry* e =
+        git_tree_entry_byname(dir, slash == std::string::npos ? path.c_str() : path.c_str() + slash + 1);
+    if (!e) return Status::NotFound("no such file or directory: " + path);
+    git_tree_entry* copy = nullptr;
+    if (git_tree_entry_dup(&copy, e) != 0) return Fail("cannot read " + path, -1);
+    return EntryPtr(copy);
   }
 
   // The tree of directory `dir` ("" for the root).
