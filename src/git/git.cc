@@ -856,6 +856,19 @@ Result<std::map<std::string, std::optional<std::string>>> Mirror::FetchBranches(
   return heads;
 }
 
+void Mirror::Forget(const std::string& branch) {
+  if (!CheckBranch(branch).ok()) return;
+  std::lock_guard guard(impl_->mu);
+  FileLock lock(impl_->LockPath());
+  if (!lock.status().ok()) return;
+  git_reference* ref = nullptr;
+  std::string name = "refs/remotes/origin/" + branch;
+  if (git_reference_lookup(&ref, impl_->repo.get(), name.c_str()) == 0) {
+    RefPtr owned(ref);
+    git_reference_delete(owned.get());
+  }
+}
+
 void Mirror::SetCredentials(Credentials credentials) {
   std::lock_guard guard(impl_->mu);
   impl_->credentials = std::move(credentials);

@@ -178,6 +178,11 @@ class Mirror {
   Result<std::string> Commit(const Workspace& work, const Identity& author,
                              const std::string& message);
 
+  // Drops the mirror's copy of `branch`'s head (the objects stay). A mirror that
+  // keeps a ref for every branch it ever fetched makes each later fetch and push
+  // slower: libgit2 walks all of them.
+  void Forget(const std::string& branch);
+
   // The changes of `head` since it forked from `base` (their merge base), at most
   // `max_bytes` of patch. Both commits must be in the mirror (fetched).
   Result<DiffText> Diff(const std::string& base, const std::string& head, size_t max_bytes);

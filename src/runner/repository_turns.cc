@@ -187,6 +187,12 @@ TurnResult RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel)
   auto mirror = MirrorFor(project);
   if (!mirror.ok()) return Failed(mirror.status().message());
   git::Mirror& repo = **mirror;
+  // The mirror keeps the base's head between turns, not every job's branch.
+  struct ForgetBranch {
+    git::Mirror& repo;
+    const std::string& branch;
+    ~ForgetBranch() { repo.Forget(branch); }
+  } forget{repo, job.ref};
 
   for (int round = 1;; ++round) {
     // Where the turn starts: the branch as it is now on the remote (people may
