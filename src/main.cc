@@ -1,6 +1,7 @@
 #include "agent/model_agent.h"
 #include "agent/unconfigured_agent.h"
 #include "cli/cli.h"
+#include "core/text.h"
 
 int main(int argc, char** argv) {
   return docwright::RunCli(argc, argv, [](const docwright::ModelConfig& config) {
@@ -22,7 +23,8 @@ int main(int argc, char** argv) {
     if (config.max_turn_seconds) budgets.max_wall = std::chrono::seconds(*config.max_turn_seconds);
     if (config.max_turn_tokens) budgets.max_tokens = *config.max_turn_tokens;
     choice.agent = std::make_unique<docwright::ModelAgent>(provider, budgets);
-    choice.description = "model provider " + provider.provider + " at " + provider.base_url +
+    choice.description = "model provider " + provider.provider + " at " +
+                         docwright::RedactCredentials(provider.base_url) +
                          (config.model ? ", default model " + *config.model : ", no default model");
     return choice;
   });

@@ -112,6 +112,20 @@ TEST_F(ToolsTest, EditIsExactAndUniqueUnlessToldOtherwise) {
   EXPECT_NE(all.content.find("replaced 3 occurrences"), std::string::npos);
 }
 
+TEST_F(ToolsTest, EditsThatWouldGrowPastTheLimitAndLongLinesAreBounded) {
+  std::string dots(200000, '.');
+  ASSERT_FALSE(Call("write_file", {{"path", "dots.md"}, {"content", dots}}).is_error);
+  auto blown = Call("edit_file", {{"path", "dots.md"}, {"old_text", "."},
+                                  {"new_text", std::string(100, 'x')}, {"replace_all", true}});
+  EXPECT_TRUE(blown.is_error);
+  EXPECT_NE(blown.content.find("over 1 MiB"), std::string::npos) << blown.content;
+  auto line = Call("read_file", {{"path", "dots.md"}});
+  EXPECT_FALSE(line.is_error);
+  EXPECT_NE(line.content.find("[line cut at 4 KiB]"), std::string::npos);
+  EXPECT_LT(line.content.size(), 5000u);
+  EXPECT_TRUE(Call("read_file", {{"path", "dots.md"}, {"offset", 9223372036854775807LL}}).is_error);
+}
+
 TEST_F(ToolsTest, WritesDeletesAndMovesStayInsideTheRepository) {
   EXPECT_FALSE(Call("write_file", {{"path", "guides/new.mdx"}, {"content", "# New\n"}}).is_error);
   EXPECT_FALSE(Call("move_file", {{"from", "guides/new.mdx"}, {"to", "guides/renamed.mdx"}}).is_error);

@@ -20,6 +20,8 @@ constexpr size_t kMaxHistoryTextBytes = 2000;
 // Files the site map looks at: more than a prompt's map can show, and few enough
 // that a turn on a repository of 100,000 files starts as fast as on one of 1,000.
 constexpr size_t kMaxSiteMapFiles = 600;
+// Tool calls carried out from one model reply; the rest are answered with an error.
+constexpr size_t kMaxToolCallsPerReply = 32;
 
 constexpr const char* kTask = R"(You are docwright, an agent that edits a documentation repository to carry out one instruction.
 
@@ -140,10 +142,21 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace,
     }
 
     std::optional<agent::ToolOutcome> finished;
+    size_t calls = 0;
     for (const llm::ToolCall& call : reply->tool_calls) {
       agent::ToolOutcome outcome;
+      if (cancel.cancelled()) {
+        result.interrupted = true;
+        return result;
+      }
       if (finished) {
         outcome = {"ignored: finish was already called", true};
+      } else if (++calls > kMaxToolCallsPerReply) {
+        outcome = {"ignored: at most " + std::to_string(kMaxToolCallsPerReply) +
+                       " tool calls are carried out per reply",
+                   true};
+      } else if (Clock::now() - started > budgets_.max_wall) {
+        outcome = {"ignored: the turn is out of time", true};
       } else {
         outcome = tools.Call(call.name, call.arguments);
       }

@@ -14,6 +14,8 @@ using nlohmann::json;
 
 ToolOutcome Error(std::string message) { return ToolOutcome{std::move(message), true}; }
 
+constexpr size_t kMaxLineBytes = 4096;  // of one line of read_file
+
 // Output cut to the tool limit, at a character, with a note saying so.
 std::string Bounded(std::string text, const std::string& note) {
   if (text.size() <= kMaxToolOutputBytes) return text;
@@ -126,7 +128,7 @@ ToolOutcome ReadFile(git::Workspace& ws, const Args& args) {
   auto content = ws.Read(*checked);
   if (!content.ok()) return Error(content.status().message());
   if (content->binary) return Error(*checked + " is a binary file; it cannot be read as text");
-  int64_t first = std::max<int64_t>(1, offset.value_or(1));
+  int64_t first = std::clamp<int64_t>(offset.value_or(1), 1, 1'000'000'000);
   int64_t count = std::clamp<int64_t>(limit.value_or(kDefaultReadLines), 1, 2000);
   const std::string& text = content->text;
   std::string out;
@@ -138,7 +140,10 @@ ToolOutcome ReadFile(git::Workspace& ws, const Args& args) {
     if (end == std::string::npos) end = text.size();
     ++total;
     if (line >= first && line < first + count && !cut) {
-      std::string row = std::to_string(line) + "\t" + text.substr(start, end - start) + "\n";
+      // A very long line (minified JSON, an inline SVG) is cut, not skipped.
+      std::string_view content(text.data() + start, end - start);
+      std::string row = std::to_string(line) + "\t" + std::string(CutUtf8(content, kMaxLineBytes)) +
+                        (content.size() > kMaxLineBytes ? " [line cut at 4 KiB]" : "") + "\n";
       if (out.size() + row.size() > kMaxToolOutputBytes) {
         cut = true;
       } else {
@@ -261,10 +266,16 @@ ToolOutcome EditFile(git::Workspace& ws, const Args& args) {
        at = text.find(*old_text, at + old_text->size())) {
     ++count;
   }
+  if (new_text->size() > kMaxWriteBytes) return Error("new_text over 1 MiB is refused");
   if (count == 0) return Error("old_text was not found in " + *checked + "; read the file and copy the text exactly");
   if (count > 1 && !replace_all.value_or(false)) {
     return Error("old_text was found " + std::to_string(count) + " times in " + *checked +
                  "; add context to make it unique, or set replace_all");
+  }
+  size_t replaced = replace_all.value_or(false) ? count : 1;
+  if (new_text->size() > old_text->size() &&
+      text.size() + replaced * (new_text->size() - old_text->size()) > kMaxWriteBytes) {
+    return Error("the edited file would be over 1 MiB");
   }
   std::string out;
   out.reserve(text.size());

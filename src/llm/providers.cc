@@ -16,6 +16,24 @@ std::string Trimmed(std::string url) {
   return url;
 }
 
+// `j[key]` if it is a string, else `fallback`: replies from model servers vary,
+// and a field of another type must not throw.
+std::string Str(const json& j, const char* key, std::string fallback = "") {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+int64_t Int(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+}
+
+// A tool's JSON Schema; the tools' own, so a parse failure is a bug.
+Result<json> Schema(const ToolSpec& tool) {
+  json schema = json::parse(tool.parameters, nullptr, false);
+  if (schema.is_discarded()) return Status::Internal("the schema of tool " + tool.name + " is not JSON");
+  return schema;
+}
+
 // The provider's own explanation in an error reply, bounded.
 std::string ErrorText(const std::string& body) {
   json reply = json::parse(body, nullptr, false);
@@ -65,8 +83,13 @@ class HttpModel : public Model {
                                  reply.status().message());
     }
     if (reply->status / 100 != 2) {
+      std::string detail = ErrorText(reply->body);
+      // Some proxies echo request headers in errors: never pass the key on.
+      for (size_t at; !config_.api_key.empty() && (at = detail.find(config_.api_key)) != std::string::npos;) {
+        detail.replace(at, config_.api_key.size(), "***");
+      }
       std::string message = "the model provider (" + name_ + ") answered " +
-                            std::to_string(reply->status) + ": " + ErrorText(reply->body);
+                            std::to_string(reply->status) + ": " + detail;
       if (reply->status == 401 || reply->status == 403) {
         return Status::Unauthenticated(message + " (check DOCWRIGHT_LLM_API_KEY)");
       }
@@ -108,8 +131,10 @@ class OpenAiModel final : public HttpModel {
           messages.push_back({{"role", "user"}, {"content", m.text}});
           break;
         case ChatMessage::Role::kAssistant: {
+          // null content is only allowed beside tool calls.
           json message{{"role", "assistant"},
-                       {"content", m.text.empty() ? json(nullptr) : json(m.text)}};
+                       {"content", m.text.empty() && !m.tool_calls.empty() ? json(nullptr)
+                                                                            : json(m.text)}};
           if (!m.tool_calls.empty()) {
             json calls = json::array();
             for (const ToolCall& c : m.tool_calls) {
@@ -132,11 +157,11 @@ class OpenAiModel final : public HttpModel {
     if (!request.tools.empty()) {
       json tools = json::array();
       for (const ToolSpec& t : request.tools) {
+        auto schema = Schema(t);
+        if (!schema.ok()) return schema.status();
         tools.push_back({{"type", "function"},
                          {"function",
-                          {{"name", t.name},
-                           {"description", t.description},
-                           {"parameters", json::parse(t.parameters)}}}});
+                          {{"name", t.name}, {"description", t.description}, {"parameters", *schema}}}});
       }
       body["tools"] = std::move(tools);
       body["tool_choice"] = "auto";
@@ -165,8 +190,8 @@ class OpenAiModel final : public HttpModel {
         }
         const json& fn = call["function"];
         ToolCall c;
-        c.id = call.value("id", "");
-        c.name = fn.value("name", "");
+        c.id = Str(call, "id");
+        c.name = Str(fn, "name");
         if (fn.contains("arguments")) {
           c.arguments = fn["arguments"].is_string() ? fn["arguments"].get<std::string>()
                                                     : fn["arguments"].dump();
@@ -179,8 +204,8 @@ class OpenAiModel final : public HttpModel {
       out.stop_reason = choice["finish_reason"].get<std::string>();
     }
     if (r.contains("usage") && r["usage"].is_object()) {
-      out.usage.input_tokens = r["usage"].value("prompt_tokens", int64_t{0});
-      out.usage.output_tokens = r["usage"].value("completion_tokens", int64_t{0});
+      out.usage.input_tokens = Int(r["usage"], "prompt_tokens");
+      out.usage.output_tokens = Int(r["usage"], "completion_tokens");
     }
     return out;
   }
@@ -230,9 +255,9 @@ class AnthropicModel final : public HttpModel {
     if (!request.tools.empty()) {
       json tools = json::array();
       for (const ToolSpec& t : request.tools) {
-        tools.push_back({{"name", t.name},
-                         {"description", t.description},
-                         {"input_schema", json::parse(t.parameters)}});
+        auto schema = Schema(t);
+        if (!schema.ok()) return schema.status();
+        tools.push_back({{"name", t.name}, {"description", t.description}, {"input_schema", *schema}});
       }
       body["tools"] = std::move(tools);
     }
@@ -250,13 +275,13 @@ class AnthropicModel final : public HttpModel {
     ModelReply out;
     for (const json& block : r["content"]) {
       if (!block.is_object()) continue;
-      std::string type = block.value("type", "");
+      std::string type = Str(block, "type");
       if (type == "text" && block.contains("text") && block["text"].is_string()) {
         out.text += block["text"].get<std::string>();
       } else if (type == "tool_use") {
         ToolCall c;
-        c.id = block.value("id", "");
-        c.name = block.value("name", "");
+        c.id = Str(block, "id");
+        c.name = Str(block, "name");
         c.arguments = block.contains("input") ? block["input"].dump() : "{}";
         out.tool_calls.push_back(std::move(c));
       }
@@ -265,8 +290,8 @@ class AnthropicModel final : public HttpModel {
       out.stop_reason = r["stop_reason"].get<std::string>();
     }
     if (r.contains("usage") && r["usage"].is_object()) {
-      out.usage.input_tokens = r["usage"].value("input_tokens", int64_t{0});
-      out.usage.output_tokens = r["usage"].value("output_tokens", int64_t{0});
+      out.usage.input_tokens = Int(r["usage"], "input_tokens");
+      out.usage.output_tokens = Int(r["usage"], "output_tokens");
     }
     return out;
   }

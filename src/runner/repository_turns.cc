@@ -194,6 +194,7 @@ TurnResult RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel)
     ~ForgetBranch() { repo.Forget(branch); }
   } forget{repo, job.ref};
 
+  TokenUsage spent;  // by the agent, over both rounds when the branch moved
   for (int round = 1;; ++round) {
     // Where the turn starts: the branch as it is now on the remote (people may
     // push to it), or the base. One fetch brings both.
@@ -236,16 +237,18 @@ TurnResult RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel)
       if (!snapshot.ok()) return Failed(snapshot.status().message());
       git::Workspace workspace(**snapshot);
       AgentResult result = agent_.Run(input, workspace, cancel);
+      spent.input_tokens += result.usage.input_tokens;
+      spent.output_tokens += result.usage.output_tokens;
       if (result.interrupted) return Interrupted();
       if (!result.succeeded) {
         TurnResult failed = Failed(result.error.value_or("the agent failed"));
         failed.steps = std::move(result.steps);
-        failed.usage = result.usage;
+        failed.usage = spent;
         return failed;
       }
       done.summary = result.summary;
       done.steps = std::move(result.steps);
-      done.usage = result.usage;
+      done.usage = spent;
       std::vector<std::string> files;
       for (const auto& [path, change] : workspace.Changes()) files.push_back(path);
       spec.title = PullRequestTitle(input, result.title);
