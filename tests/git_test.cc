@@ -351,6 +351,28 @@ TEST_F(GitTest, ABranchDeletedOnTheRemoteIsGoneFromTheMirror) {
   EXPECT_EQ(mirror->FetchBranch("gone").status().code(), Code::kNotFound);
 }
 
+TEST_F(GitTest, LockFilesLeftByACrashedProcessDoNotBlockTheMirror) {
+  auto mirror = OpenMirror(remote_);
+  auto snap = Snap(*mirror, Fetch(*mirror, "main"));
+  Workspace work(*snap);
+  ASSERT_TRUE(work.Write("docs/after-crash.md", "# Hi\n").ok());
+  auto commit = mirror->Commit(work, Identity{}, "after a crash");
+  ASSERT_TRUE(commit.ok());
+  // What a process killed in the middle of a push or fetch leaves behind.
+  std::string root = dir_ / "mirrors/p1.git";
+  for (const char* stale : {"refs/docwright/push/docwright/crash.lock",
+                            "refs/remotes/origin/docwright/crash.lock",
+                            "refs/remotes/origin/main.lock", "packed-refs.lock"}) {
+    std::filesystem::create_directories(std::filesystem::path(root + "/" + stale).parent_path());
+    std::ofstream(root + "/" + stale) << "";
+  }
+  Status pushed = mirror->Push(*commit, "docwright/crash", std::nullopt);
+  EXPECT_TRUE(pushed.ok()) << pushed.message();
+  auto fetched = mirror->FetchBranches({"main", "docwright/crash"});
+  ASSERT_TRUE(fetched.ok()) << fetched.status().message();
+  EXPECT_EQ(fetched->at("docwright/crash"), *commit);
+}
+
 TEST_F(GitTest, NothingToCommitIsAnError) {
   auto mirror = OpenMirror(remote_);
   auto snap = Snap(*mirror, Fetch(*mirror, "main"));

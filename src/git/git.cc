@@ -776,6 +776,15 @@ struct Mirror::Impl {
     return RemotePtr(r);
   }
   std::string LockPath() const { return path + "/docwright.lock"; }
+
+  // Removes lock files libgit2 left for `refs` (and packed-refs) when a process
+  // died while updating them. Call only while holding the mirror's FileLock:
+  // then no one else can be writing them, and a lock file there is stale.
+  void RemoveStaleLocks(const std::vector<std::string>& refs) const {
+    std::error_code ec;
+    for (const std::string& ref : refs) std::filesystem::remove(path + "/" + ref + ".lock", ec);
+    std::filesystem::remove(path + "/packed-refs.lock", ec);
+  }
 };
 
 Mirror::Mirror(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -822,10 +831,12 @@ Result<std::map<std::string, std::optional<std::string>>> Mirror::FetchBranches(
   if (!lock.status().ok()) return lock.status();
   auto remote = impl_->Remote();
   if (!remote.ok()) return remote.status();
-  std::vector<std::string> specs;
+  std::vector<std::string> specs, tracking;
   for (const std::string& branch : branches) {
     specs.push_back("+refs/heads/" + branch + ":refs/remotes/origin/" + branch);
+    tracking.push_back("refs/remotes/origin/" + branch);
   }
+  impl_->RemoveStaleLocks(tracking);
   std::vector<char*> spec_ptrs;
   for (std::string& spec : specs) spec_ptrs.push_back(spec.data());
   git_strarray refspecs{spec_ptrs.data(), spec_ptrs.size()};
@@ -863,6 +874,7 @@ void Mirror::Forget(const std::string& branch) {
   if (!lock.status().ok()) return;
   git_reference* ref = nullptr;
   std::string name = "refs/remotes/origin/" + branch;
+  impl_->RemoveStaleLocks({name});
   if (git_reference_lookup(&ref, impl_->repo.get(), name.c_str()) == 0) {
     RefPtr owned(ref);
     git_reference_delete(owned.get());
@@ -1072,6 +1084,7 @@ Status Mirror::Push(const std::string& commit, const std::string& branch,
   git_repository* repo = impl_->repo.get();
   // libgit2 pushes references, not bare commits: point a private ref at it.
   std::string local = "refs/docwright/push/" + branch;
+  impl_->RemoveStaleLocks({local, "refs/remotes/origin/" + branch});
   git_reference* ref = nullptr;
   int rc = git_reference_create(&ref, repo, local.c_str(), &*oid, /*force=*/1, nullptr);
   if (rc != 0) return Fail("cannot prepare the push", rc);
