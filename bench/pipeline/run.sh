@@ -20,23 +20,11 @@ CLIENTS="${CLIENTS:-8}"
 REF_JOBS="${REF_JOBS:-50}"
 build=build
 work=$(mktemp -d /tmp/dw-bench-pipeline.XXXXXX)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=../../scripts/lib.sh
+. scripts/lib.sh
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
 export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
 
-wait_for_line() {
-  for _ in $(seq 1 400); do
-    if line=$(grep -m1 -oE "$2" "$1" 2>/dev/null); then echo "$line"; return 0; fi
-    sleep 0.05
-  done
-  echo "bench: timed out waiting for /$2/ in $1" >&2; cat "$1" >&2; return 1
-}
 now_ms() { date +%s%3N; }
 
 # The repository: FILES Markdown pages in 50 sections, one commit.

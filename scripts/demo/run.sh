@@ -10,24 +10,9 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 build="$(cd "${1:?usage: run.sh BUILD_DIR}" && pwd)"
 work="$(mktemp -d /tmp/docwright-demo.XXXXXX)"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=../lib.sh
+. "$root/scripts/lib.sh"
 trap 'exit 0' INT TERM
-
-wait_for_line() {  # FILE REGEX: prints the first match of REGEX in FILE
-  for _ in $(seq 1 200); do
-    if line=$(grep -m1 -oE "$2" "$1" 2>/dev/null); then echo "$line"; return 0; fi
-    sleep 0.05
-  done
-  echo "demo: timed out waiting for /$2/ in $1" >&2
-  cat "$1" >&2
-  return 1
-}
 
 # The repository: the sample site, on branch main.
 git -c init.defaultBranch=main init -q --bare "$work/docs.git"
