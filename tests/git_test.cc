@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "support/git_http_server.h"
 #include "support/git_repo.h"
@@ -371,6 +372,78 @@ TEST_F(GitTest, LockFilesLeftByACrashedProcessDoNotBlockTheMirror) {
   auto fetched = mirror->FetchBranches({"main", "docwright/crash"});
   ASSERT_TRUE(fetched.ok()) << fetched.status().message();
   EXPECT_EQ(fetched->at("docwright/crash"), *commit);
+}
+
+// A bare repository on the same machine is written directly, not through a
+// transport: the objects a push leaves must be complete, the lease must hold for
+// loose and packed refs alike, and racing writers must never both win.
+TEST_F(GitTest, LocalRemotesTakeCompleteObjectsAndKeepTheLease) {
+  auto a = OpenMirror(remote_);
+  auto b = Mirror::Open(dir_ / "mirrors/p2.git", "file://" + remote_, Credentials{});
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  auto commit_on = [](Mirror& mirror, const std::string& head, const std::string& path) {
+    auto snap = mirror.OpenSnapshot(head);
+    EXPECT_TRUE(snap.ok());
+    Workspace work(**snap);
+    EXPECT_TRUE(work.Write(path, "# " + path + "\n").ok());
+    EXPECT_TRUE(work.Write("docs/guide/usage.md", "# Usage\nBy " + path + "\n").ok());
+    auto commit = mirror.Commit(work, Identity{}, "add " + path);
+    EXPECT_TRUE(commit.ok()) << commit.status().message();
+    return commit.ok() ? *commit : std::string();
+  };
+
+  // Two mirrors race to create the same branch, many times: one wins each race.
+  std::string main_a = Fetch(*a, "main"), main_b = Fetch(**b, "main");
+  for (int round = 0; round < 20; ++round) {
+    std::string branch = "docwright/race-" + std::to_string(round);
+    std::string ca = commit_on(*a, main_a, "docs/new/a.md");
+    std::string cb = commit_on(**b, main_b, "docs/new/b.md");
+    Status pa, pb;
+    std::thread ta([&] { pa = a->Push(ca, branch, std::nullopt); });
+    std::thread tb([&] { pb = (*b)->Push(cb, branch, std::nullopt); });
+    ta.join();
+    tb.join();
+    ASSERT_NE(pa.ok(), pb.ok()) << pa.message() << " / " << pb.message();
+    Status lost = pa.ok() ? pb : pa;
+    EXPECT_EQ(lost.code(), Code::kConflict) << lost.message();
+    EXPECT_EQ(Sh("git --git-dir=" + remote_ + " rev-parse " + branch), pa.ok() ? ca : cb);
+  }
+
+  // Packed refs: the lease reads and updates them as it does loose ones.
+  std::string branch = "docwright/packed";
+  std::string first = commit_on(*a, main_a, "docs/packed/one.md");
+  ASSERT_TRUE(a->Push(first, branch, std::nullopt).ok());
+  Sh("git --git-dir=" + remote_ + " pack-refs --all");
+  ASSERT_FALSE(std::filesystem::exists(remote_ + "/refs/heads/" + branch)) << "the ref is packed";
+  EXPECT_EQ(Fetch(**b, branch), first) << "b has never seen this commit: it is fetched";
+  std::string second = commit_on(**b, first, "docs/packed/two.md");
+  EXPECT_EQ((*b)->Push(second, branch, main_b).code(), Code::kConflict) << "not the head";
+  ASSERT_TRUE((*b)->Push(second, branch, first).ok());
+  std::string stale = commit_on(*a, first, "docs/packed/three.md");
+  EXPECT_EQ(a->Push(stale, branch, first).code(), Code::kConflict) << "the branch moved";
+  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " rev-parse " + branch), second);
+  EXPECT_EQ(RemoteFile(branch + ":docs/packed/two.md"), "# docs/packed/two.md");
+
+  // Whatever was pushed, every object in the remote is whole and reachable ones
+  // are all there.
+  Sh("git --git-dir=" + remote_ + " fsck --strict --no-dangling --connectivity-only");
+  Sh("git --git-dir=" + remote_ + " fsck --strict --no-dangling");
+
+  // A lock someone holds for long is reported as such, and nothing is changed.
+  std::string locked = commit_on(*a, main_a, "docs/locked.md");
+  std::ofstream(remote_ + "/refs/heads/docwright/locked.lock") << "";
+  Status refused = a->Push(locked, "docwright/locked", std::nullopt);
+  EXPECT_EQ(refused.code(), Code::kUnavailable) << refused.message();
+  EXPECT_NE(refused.message().find("locked"), std::string::npos) << refused.message();
+  EXPECT_FALSE(std::filesystem::exists(remote_ + "/refs/heads/docwright/locked"));
+
+  // A repository with a working tree is refused, as git refuses a push to one.
+  Sh("git clone -q " + remote_ + " " + dir_ / "worktree");
+  auto w = Mirror::Open(dir_ / "mirrors/w.git", dir_ / "worktree", Credentials{});
+  ASSERT_TRUE(w.ok());
+  std::string on_worktree = commit_on(**w, Fetch(**w, "main"), "docs/w.md");
+  EXPECT_FALSE((*w)->Push(on_worktree, "docwright/w", std::nullopt).ok());
+  EXPECT_EQ(Sh("git -C " + dir_ / "worktree" + " branch --list docwright/w"), "");
 }
 
 TEST_F(GitTest, NothingToCommitIsAnError) {

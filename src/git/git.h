@@ -142,7 +142,9 @@ class Workspace {
 };
 
 // A bare mirror of one remote repository, on disk. One Mirror object per process
-// and path; its methods are serialised internally.
+// and path; its methods are serialised internally. A remote that is a bare
+// repository on this machine is read and written directly instead of through a
+// transport, with the same results and the same lease.
 class Mirror {
  public:
   // Opens the bare repository at `path`, creating it if needed, for `remote_url`
