@@ -176,6 +176,37 @@ TEST_P(AgentTest, AJobThatChangesNothingCompletesWithoutAPullRequest) {
   EXPECT_FALSE(BranchExists(done));
 }
 
+TEST_P(AgentTest, AJobsOrItsProjectsModelIsTheOneAsked) {
+  Start({Step({Finish("Nothing to change.")})});
+  std::string pinned = Admin({"project", "create", "--org", org_a_, "--repository", site_,
+                              "--model", "project-model"})
+                           .LastLine();
+  auto run = [&](const std::string& project, const std::string& body) {
+    HttpResult r = Post(Jobs(project), body, key_a_);
+    EXPECT_EQ(r.status, 201) << r.body;
+    std::string id = r.Json()["id"];
+    json job;
+    EXPECT_TRUE(WaitUntil(
+        [&] {
+          job = Get(Job(project, id), key_a_).Json();
+          return job["status"] != "active";
+        },
+        milliseconds(60000)));
+    EXPECT_EQ(job["status"], "completed") << job;
+    return job;
+  };
+  EXPECT_EQ(run(project_, Prompt("Check the docs"))["model"], "docs-model-1");
+  EXPECT_EQ(run(pinned, Prompt("Check the docs"))["model"], "project-model");
+  EXPECT_EQ(run(pinned, R"({"prompt": "Check the docs", "model": "job-model"})")["model"],
+            "job-model");
+  // The job's `model` is the one the provider was asked for.
+  auto requests = model_->Requests();
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_EQ(requests[0]["model"], "docs-model-1");
+  EXPECT_EQ(requests[1]["model"], "project-model");
+  EXPECT_EQ(requests[2]["model"], "job-model");
+}
+
 TEST_P(AgentTest, AFollowUpContinuesTheConversationAndUpdatesThePullRequest) {
   // Position 0 is the first turn; the follow-up's first request carries the
   // first turn as one earlier exchange, so it is answered by position 1.
