@@ -9,105 +9,17 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <limits>
 #include <mutex>
-#include <set>
-#include <thread>
+#include <sstream>
+
+#include "git/libgit2.h"
+#include "git/local_remote.h"
 
 namespace docwright::git {
-namespace {
-
-// --- RAII over libgit2 handles ---------------------------------------------------
-
-template <typename T, void (*Free)(T*)>
-struct Deleter {
-  void operator()(T* p) const {
-    if (p) Free(p);
-  }
-};
-using RepoPtr = std::unique_ptr<git_repository, Deleter<git_repository, git_repository_free>>;
-using RemotePtr = std::unique_ptr<git_remote, Deleter<git_remote, git_remote_free>>;
-using CommitPtr = std::unique_ptr<git_commit, Deleter<git_commit, git_commit_free>>;
-using TreePtr = std::unique_ptr<git_tree, Deleter<git_tree, git_tree_free>>;
-using EntryPtr = std::unique_ptr<git_tree_entry, Deleter<git_tree_entry, git_tree_entry_free>>;
-using BlobPtr = std::unique_ptr<git_blob, Deleter<git_blob, git_blob_free>>;
-using SigPtr = std::unique_ptr<git_signature, Deleter<git_signature, git_signature_free>>;
-using RefPtr = std::unique_ptr<git_reference, Deleter<git_reference, git_reference_free>>;
-using OdbPtr = std::unique_ptr<git_odb, Deleter<git_odb, git_odb_free>>;
-using DiffPtr = std::unique_ptr<git_diff, Deleter<git_diff, git_diff_free>>;
-using OdbObjectPtr = std::unique_ptr<git_odb_object, Deleter<git_odb_object, git_odb_object_free>>;
-
-// libgit2 needs one process-wide initialisation; it is never undone.
-void EnsureLibrary() {
-  static const int once = [] {
-    int n = git_libgit2_init();
-    // Objects are checked when they arrive (the indexer hashes every fetched
-    // object); re-hashing each one on every read would double the cost of reads.
-    git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
-    return n;
-  }();
-  (void)once;
-}
-
-}  // namespace
-
-namespace {
-
-std::string LastError() {
-  const git_error* e = git_error_last();
-  return RedactCredentials(e && e->message ? e->message : "unknown error");
-}
-
-// A failure talking to the remote: refused credentials or host key, or else the
-// remote could not be reached or used (never NotFound: that is for refs).
-Status RemoteFail(const std::string& what, int rc) {
-  if (rc == GIT_EAUTH) return Status::Unauthenticated(what + ": the remote refused the credentials");
-  if (rc == GIT_ECERTIFICATE) return Status::Unauthenticated(what + ": " + LastError());
-  return Status::Unavailable(what + ": " + LastError());
-}
-
-Status Fail(const std::string& what, int rc) {
-  std::string message = what + ": " + LastError();
-  if (rc == GIT_EAUTH) return Status::Unauthenticated(what + ": the remote refused the credentials");
-  if (rc == GIT_ENOTFOUND) return Status::NotFound(message);
-  const git_error* e = git_error_last();
-  if (e && (e->klass == GIT_ERROR_NET || e->klass == GIT_ERROR_OS || e->klass == GIT_ERROR_SSL ||
-            e->klass == GIT_ERROR_HTTP || e->klass == GIT_ERROR_SSH)) {
-    return Status::Unavailable(message);
-  }
-  return Status::Internal(message);
-}
-
-std::string Hex(const git_oid& oid) {
-  char buf[GIT_OID_HEXSZ + 1];
-  git_oid_tostr(buf, sizeof buf, &oid);
-  return buf;
-}
-
-Result<git_oid> ParseOid(const std::string& hex) {
-  git_oid oid;
-  if (hex.size() != GIT_OID_HEXSZ || git_oid_fromstr(&oid, hex.c_str()) != 0) {
-    return Status::InvalidArgument("not a commit id: " + hex);
-  }
-  return oid;
-}
-
-Status CheckBranch(const std::string& branch) {
-  int valid = 0;
-  std::string ref = "refs/heads/" + branch;
-  if (branch.empty() || git_reference_name_is_valid(&valid, ref.c_str()) != 0 || !valid) {
-    return Status::InvalidArgument("not a valid branch name: " + branch);
-  }
-  return Status();
-}
-
-}  // namespace
-
 namespace {
 
 std::optional<std::string> Base64Decode(std::string_view in) {
@@ -790,168 +702,14 @@ struct Mirror::Impl {
     std::filesystem::remove(path + "/packed-refs.lock", ec);
   }
 
-  // A bare repository on this machine (a path, or a file:// URL) is read and
-  // written directly. Through libgit2's local transport, every fetch and push
-  // lists every ref of the remote and the push walks them all, so each job would
-  // cost more than the last as branches accumulate; directly, a job touches its
-  // own branch and the base only. Null when the remote is not such a repository
-  // (or cannot be opened): the transport is used then, with its own errors.
-  // Like the transport, this runs no hooks of the remote.
-  git_repository* Local() {
-    if (local) return local.get();
-    std::string dir;
-    if (url.rfind("file://", 0) == 0) {
-      dir = url.substr(std::string_view("file://").size());
-    } else if (url.find("://") == std::string::npos) {
-      dir = url;
-    }
-    // Escaped file URLs are left to the transport, which decodes them.
-    if (dir.empty() || dir.find('%') != std::string::npos) return nullptr;
-    std::error_code ec;
-    if (!std::filesystem::is_directory(dir, ec)) return nullptr;
-    git_repository* r = nullptr;
-    if (git_repository_open_ext(&r, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) {
-      git_error_clear();
-      return nullptr;
-    }
-    RepoPtr opened(r);
-    if (!git_repository_is_bare(opened.get())) return nullptr;  // the transport refuses those
-    local = std::move(opened);
+  // The remote, when it is a bare repository on this machine (opened on first
+  // use); nullptr when the transport must be used.
+  LocalRemote* Local() {
+    if (!local) local = LocalRemote::Open(url);
     return local.get();
   }
 
-  // The heads of `branches` in the local remote, or nullopt when the mirror lacks
-  // one of them (someone else pushed it): then a fetch must bring its objects.
-  Result<std::optional<std::map<std::string, std::optional<std::string>>>> LocalHeads(
-      const std::vector<std::string>& branches) {
-    git_odb* o = nullptr;
-    int rc = git_repository_odb(&o, repo.get());
-    if (rc != 0) return Fail("cannot open the mirror's objects", rc);
-    OdbPtr odb(o);
-    std::map<std::string, std::optional<std::string>> heads;
-    for (const std::string& branch : branches) {
-      git_oid head;
-      std::string ref = "refs/heads/" + branch;
-      rc = git_reference_name_to_id(&head, local.get(), ref.c_str());
-      if (rc == GIT_ENOTFOUND) {
-        git_error_clear();
-        heads[branch] = std::nullopt;
-        continue;
-      }
-      if (rc != 0) return Fail("cannot read " + branch + " from the remote", rc);
-      if (!git_odb_exists(odb.get(), &head)) return std::optional<decltype(heads)>();
-      heads[branch] = Hex(head);
-    }
-    return std::optional<decltype(heads)>(std::move(heads));
-  }
-
-  // Copies `commit` and every object it reaches that the local remote lacks,
-  // each object after those it refers to, so the remote never holds an object
-  // whose closure is incomplete. An object the remote has ends the walk there:
-  // a 3-file change copies the commit, the trees on the changed paths and the
-  // blobs. Loose objects, as git itself stores a small push.
-  Status CopyToLocal(const git_oid& commit) {
-    git_odb *f = nullptr, *t = nullptr;
-    int rc = git_repository_odb(&f, repo.get());
-    if (rc != 0) return Fail("cannot open the mirror's objects", rc);
-    OdbPtr from(f);
-    rc = git_repository_odb(&t, local.get());
-    if (rc != 0) return Fail("cannot open the remote's objects", rc);
-    OdbPtr to(t);
-    struct Pending {
-      git_oid id;
-      bool expanded;
-    };
-    std::vector<Pending> stack{{commit, false}};
-    std::set<std::string> seen;
-    while (!stack.empty()) {
-      Pending top = stack.back();
-      if (top.expanded) {
-        git_odb_object* obj = nullptr;
-        rc = git_odb_read(&obj, from.get(), &top.id);
-        if (rc != 0) return Fail("cannot read object " + Hex(top.id), rc);
-        OdbObjectPtr object(obj);
-        git_oid written;
-        rc = git_odb_write(&written, to.get(), git_odb_object_data(object.get()),
-                           git_odb_object_size(object.get()), git_odb_object_type(object.get()));
-        if (rc != 0) return Fail("cannot write to the remote", rc);
-        stack.pop_back();
-        continue;
-      }
-      if (!seen.insert(Hex(top.id)).second || git_odb_exists(to.get(), &top.id)) {
-        stack.pop_back();
-        continue;
-      }
-      stack.back().expanded = true;
-      git_object* o = nullptr;
-      rc = git_object_lookup(&o, repo.get(), &top.id, GIT_OBJECT_ANY);
-      if (rc != 0) return Fail("cannot read object " + Hex(top.id), rc);
-      std::unique_ptr<git_object, Deleter<git_object, git_object_free>> object(o);
-      if (git_object_type(o) == GIT_OBJECT_COMMIT) {
-        auto* c = reinterpret_cast<git_commit*>(o);
-        stack.push_back({*git_commit_tree_id(c), false});
-        for (unsigned i = 0; i < git_commit_parentcount(c); ++i) {
-          stack.push_back({*git_commit_parent_id(c, i), false});
-        }
-      } else if (git_object_type(o) == GIT_OBJECT_TREE) {
-        auto* tree = reinterpret_cast<git_tree*>(o);
-        for (size_t i = 0; i < git_tree_entrycount(tree); ++i) {
-          const git_tree_entry* e = git_tree_entry_byindex(tree, i);
-          // A submodule's commit lives in another repository.
-          if (git_tree_entry_type(e) == GIT_OBJECT_COMMIT) continue;
-          stack.push_back({*git_tree_entry_id(e), false});
-        }
-      } else if (git_object_type(o) == GIT_OBJECT_TAG) {
-        stack.push_back({*git_tag_target_id(reinterpret_cast<git_tag*>(o)), false});
-      }
-    }
-    return Status();
-  }
-
-  // The local remote's head of `target` now, or nullopt if there is none.
-  std::optional<git_oid> LocalHead(const std::string& target) {
-    git_oid head;
-    if (git_reference_name_to_id(&head, local.get(), target.c_str()) != 0) return std::nullopt;
-    return head;
-  }
-
-  Status PushLocal(const git_oid& commit, const std::string& branch,
-                   const std::optional<git_oid>& expected) {
-    Status copied = CopyToLocal(commit);
-    if (!copied.ok()) return copied;
-    // The lease is the ref update itself: libgit2 locks the ref as git does
-    // (`<ref>.lock`) and compares the old value under that lock.
-    std::string target = "refs/heads/" + branch;
-    const char* log = "docwright: push";
-    int rc = 0;
-    // Another writer holds the ref's lock for as long as one update takes: wait a
-    // little, as git does (core.filesRefLockTimeout), then say who to blame.
-    for (int attempt = 0;; ++attempt) {
-      git_reference* out = nullptr;
-      git_error_clear();
-      rc = expected ? git_reference_create_matching(&out, local.get(), target.c_str(), &commit,
-                                                    /*force=*/1, &*expected, log)
-                    : git_reference_create(&out, local.get(), target.c_str(), &commit,
-                                           /*force=*/0, log);
-      RefPtr updated(out);
-      if (rc != GIT_ELOCKED || attempt == kLockAttempts) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    if (rc == 0) return Status();
-    std::string why = rc == GIT_ELOCKED ? "the branch is locked (" + target +
-                                              ".lock); if no git process is updating it, remove that file"
-                                        : LastError();
-    auto now = LocalHead(target);
-    bool moved = expected ? (!now || !git_oid_equal(&*now, &*expected)) : now.has_value();
-    if (moved) {
-      return Status::Conflict("the remote branch " + branch +
-                              " has changed since this turn started; fetch and try again");
-    }
-    return Status::Unavailable("the remote refused the push of " + branch + ": " + why);
-  }
-
-  static constexpr int kLockAttempts = 50;  // about a second
-  RepoPtr local;
+  std::unique_ptr<LocalRemote> local;
 };
 
 Mirror::Mirror(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -996,8 +754,8 @@ Result<std::map<std::string, std::optional<std::string>>> Mirror::FetchBranches(
   std::lock_guard guard(impl_->mu);
   FileLock lock(impl_->LockPath());
   if (!lock.status().ok()) return lock.status();
-  if (impl_->Local()) {
-    auto heads = impl_->LocalHeads(branches);
+  if (LocalRemote* local = impl_->Local()) {
+    auto heads = local->Heads(impl_->repo.get(), branches);
     if (!heads.ok()) return heads.status();
     if (*heads) return std::move(**heads);
   }
@@ -1253,7 +1011,7 @@ Status Mirror::Push(const std::string& commit, const std::string& branch,
   std::lock_guard guard(impl_->mu);
   FileLock lock(impl_->LockPath());
   if (!lock.status().ok()) return lock.status();
-  if (impl_->Local()) return impl_->PushLocal(*oid, branch, expected);
+  if (LocalRemote* local = impl_->Local()) return local->Push(impl_->repo.get(), *oid, branch, expected);
   git_repository* repo = impl_->repo.get();
   // libgit2 pushes references, not bare commits: point a private ref at it.
   std::string local = "refs/docwright/push/" + branch;

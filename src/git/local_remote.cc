@@ -1,0 +1,171 @@
+#include "git/local_remote.h"
+
+#include <chrono>
+#include <filesystem>
+#include <set>
+#include <string_view>
+#include <thread>
+
+namespace docwright::git {
+
+std::unique_ptr<LocalRemote> LocalRemote::Open(const std::string& url) {
+  std::string dir;
+  if (url.rfind("file://", 0) == 0) {
+    dir = url.substr(std::string_view("file://").size());
+  } else if (url.find("://") == std::string::npos) {
+    dir = url;
+  }
+  if (dir.empty() || dir.find('%') != std::string::npos) return nullptr;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return nullptr;
+  EnsureLibrary();
+  git_repository* r = nullptr;
+  if (git_repository_open_ext(&r, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) {
+    git_error_clear();
+    return nullptr;
+  }
+  RepoPtr repo(r);
+  // libgit2 does not push to a repository with a working tree: the transport
+  // says so.
+  if (!git_repository_is_bare(repo.get())) return nullptr;
+  return std::unique_ptr<LocalRemote>(new LocalRemote(std::move(repo)));
+}
+
+Result<std::optional<std::map<std::string, std::optional<std::string>>>> LocalRemote::Heads(
+    git_repository* mirror, const std::vector<std::string>& branches) {
+  using Heads = std::map<std::string, std::optional<std::string>>;
+  git_odb* o = nullptr;
+  int rc = git_repository_odb(&o, mirror);
+  if (rc != 0) return Fail("cannot open the mirror's objects", rc);
+  OdbPtr odb(o);
+  Heads heads;
+  for (const std::string& branch : branches) {
+    git_oid head;
+    std::string ref = "refs/heads/" + branch;
+    rc = git_reference_name_to_id(&head, repo_.get(), ref.c_str());
+    if (rc == GIT_ENOTFOUND) {
+      git_error_clear();
+      heads[branch] = std::nullopt;
+      continue;
+    }
+    if (rc != 0) return Fail("cannot read " + branch + " from the remote", rc);
+    if (!git_odb_exists(odb.get(), &head)) return std::optional<Heads>();
+    heads[branch] = Hex(head);
+  }
+  return std::optional<Heads>(std::move(heads));
+}
+
+Status LocalRemote::CopyObjects(git_repository* mirror, const git_oid& commit) {
+  git_odb *f = nullptr, *t = nullptr;
+  int rc = git_repository_odb(&f, mirror);
+  if (rc != 0) return Fail("cannot open the mirror's objects", rc);
+  OdbPtr from(f);
+  rc = git_repository_odb(&t, repo_.get());
+  if (rc != 0) return Fail("cannot open the remote's objects", rc);
+  OdbPtr to(t);
+  // Depth first, without recursion (a history the remote lacks can be long): an
+  // object is written once everything it refers to has been.
+  struct Pending {
+    git_oid id;
+    bool expanded;
+  };
+  std::vector<Pending> stack{{commit, false}};
+  std::set<std::string> seen;
+  while (!stack.empty()) {
+    Pending top = stack.back();
+    if (top.expanded) {
+      git_odb_object* raw = nullptr;
+      rc = git_odb_read(&raw, from.get(), &top.id);
+      if (rc != 0) return Fail("cannot read object " + Hex(top.id), rc);
+      OdbObjectPtr object(raw);
+      git_oid written;
+      // Loose objects, as git itself stores a small push.
+      rc = git_odb_write(&written, to.get(), git_odb_object_data(object.get()),
+                         git_odb_object_size(object.get()), git_odb_object_type(object.get()));
+      if (rc != 0) return Fail("cannot write to the remote", rc);
+      stack.pop_back();
+      continue;
+    }
+    if (!seen.insert(Hex(top.id)).second || git_odb_exists(to.get(), &top.id)) {
+      stack.pop_back();
+      continue;
+    }
+    stack.back().expanded = true;
+    git_object* raw = nullptr;
+    rc = git_object_lookup(&raw, mirror, &top.id, GIT_OBJECT_ANY);
+    if (rc != 0) return Fail("cannot read object " + Hex(top.id), rc);
+    ObjectPtr object(raw);
+    switch (git_object_type(raw)) {
+      case GIT_OBJECT_COMMIT: {
+        auto* c = reinterpret_cast<git_commit*>(raw);
+        stack.push_back({*git_commit_tree_id(c), false});
+        for (unsigned i = 0; i < git_commit_parentcount(c); ++i) {
+          stack.push_back({*git_commit_parent_id(c, i), false});
+        }
+        break;
+      }
+      case GIT_OBJECT_TREE: {
+        auto* tree = reinterpret_cast<git_tree*>(raw);
+        for (size_t i = 0; i < git_tree_entrycount(tree); ++i) {
+          const git_tree_entry* e = git_tree_entry_byindex(tree, i);
+          // A submodule's commit lives in another repository.
+          if (git_tree_entry_type(e) == GIT_OBJECT_COMMIT) continue;
+          stack.push_back({*git_tree_entry_id(e), false});
+        }
+        break;
+      }
+      case GIT_OBJECT_TAG:
+        stack.push_back({*git_tag_target_id(reinterpret_cast<git_tag*>(raw)), false});
+        break;
+      default:
+        break;  // a blob refers to nothing
+    }
+  }
+  return Status();
+}
+
+std::optional<git_oid> LocalRemote::Head(const std::string& ref) {
+  git_oid head;
+  if (git_reference_name_to_id(&head, repo_.get(), ref.c_str()) != 0) {
+    git_error_clear();
+    return std::nullopt;
+  }
+  return head;
+}
+
+Status LocalRemote::Push(git_repository* mirror, const git_oid& commit, const std::string& branch,
+                         const std::optional<git_oid>& expected) {
+  Status copied = CopyObjects(mirror, commit);
+  if (!copied.ok()) return copied;
+  std::string target = "refs/heads/" + branch;
+  const char* log = "docwright: push";
+  // Another writer holds the ref's lock for as long as one update takes: wait a
+  // little, as git does (core.filesRefLockTimeout), then say what is in the way.
+  constexpr int kLockAttempts = 50;
+  int rc = 0;
+  for (int attempt = 0;; ++attempt) {
+    git_reference* out = nullptr;
+    git_error_clear();
+    rc = expected ? git_reference_create_matching(&out, repo_.get(), target.c_str(), &commit,
+                                                  /*force=*/1, &*expected, log)
+                  : git_reference_create(&out, repo_.get(), target.c_str(), &commit,
+                                         /*force=*/0, log);
+    RefPtr updated(out);
+    if (rc != GIT_ELOCKED || attempt == kLockAttempts) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (rc == 0) return Status();
+  std::string why = rc == GIT_ELOCKED
+                        ? "the branch is locked (" + target +
+                              ".lock); if no git process is updating it, remove that file"
+                        : LastError();
+  auto now = Head(target);
+  bool moved = expected ? (!now || !git_oid_equal(&*now, &*expected)) : now.has_value();
+  if (moved) {
+    return Status::Conflict("the remote branch " + branch +
+                            " has changed since this turn started; fetch and try again");
+  }
+  return Status::Unavailable("the remote refused the push of " + branch + ": " + why);
+}
+
+}  // namespace docwright::git
