@@ -355,20 +355,22 @@ TEST_P(AgentTest, ABudgetOverrunFailsTheTurnAndPushesNothing) {
   EXPECT_EQ(model_->Requests().size(), 3u);
 }
 
-TEST_P(AgentTest, ArchivingAJobStopsItsTurnAtTheNextStep) {
+// The model takes ten minutes to answer: the archive must not wait for it.
+TEST_P(AgentTest, ArchivingAJobStopsItsTurnEvenWhileTheModelIsAnswering) {
   FakeStep slow = Step({Call("write_file", {{"path", "quickstart.mdx"}, {"content", "# Gone\n"}})});
-  slow.delay = milliseconds(1500);
+  slow.delay = std::chrono::minutes(10);
   Start({slow, Step({Finish("Rewrote the quickstart.")})});
   HttpResult created = Post(Jobs(project_), Prompt("Rewrite the quickstart"), key_a_);
   ASSERT_EQ(created.status, 201);
   std::string id = created.Json()["id"];
   ASSERT_TRUE(WaitUntil([&] { return server_->Log().find("turn 1 started") != std::string::npos; }));
-  std::this_thread::sleep_for(milliseconds(500));  // the model is answering its first request
+  // The model has the first request, and is taking its time.
+  ASSERT_TRUE(WaitUntil([&] { return model_->Requests().size() == 1; }));
   HttpResult archived = Post(Job(project_, id) + "/archive", "", key_a_, "");
   ASSERT_EQ(archived.status, 200);
   EXPECT_TRUE(WaitUntil([&] {
     return server_->Log().find("stopped: the job was archived") != std::string::npos;
-  }));
+  })) << server_->Log();
   json job = Get(Job(project_, id), key_a_).Json();
   EXPECT_EQ(job["status"], "archived");
   EXPECT_FALSE(BranchExists(job)) << "nothing is pushed after an archive";

@@ -123,6 +123,21 @@ TEST(HttpClient, CancelledWaitStopsRetrying) {
   EXPECT_EQ(server.Requests().size(), 1u);
 }
 
+TEST(HttpClient, ACancelledRequestIsAbandonedWithoutItsReplyOrARetry) {
+  ScriptedHttpServer server({{200, {}, "late", milliseconds(2000)}, {200, {}, ""}});
+  Client client;
+  Request request{"GET", server.Url()};
+  // Cancelled as soon as the server has the request, long before it answers.
+  request.cancelled = [&server] { return !server.Requests().empty(); };
+  RecordedWaits w;
+  auto r = client.SendWithRetries(request, w.Policy(5));
+  ASSERT_FALSE(r.ok()) << "the reply was awaited";
+  EXPECT_EQ(r.status().code(), Code::kUnavailable);
+  EXPECT_NE(r.status().message().find("cancelled"), std::string::npos) << r.status().message();
+  EXPECT_TRUE(w.waits.empty()) << "no retry after a cancel";
+  EXPECT_EQ(server.Requests().size(), 1u);
+}
+
 TEST(HttpClient, NetworkFailuresTimeoutsAndHugeBodiesAreClearErrors) {
   Client client;
   Request refused{"GET", "http://user:secret@127.0.0.1:1/private/path?token=abc"};

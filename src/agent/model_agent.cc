@@ -90,6 +90,7 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace,
   }
   llm::ProviderConfig config = provider_;
   config.sleep = [&cancel](std::chrono::milliseconds d) { return !cancel.WaitFor(d); };
+  config.cancelled = [&cancel] { return cancel.cancelled(); };
   auto model = llm::MakeModel(config);
   if (!model.ok()) return fail(model.status().message());
 

@@ -60,6 +60,10 @@ std::string Origin(const std::string& url) {
   return url.substr(0, start) + authority;
 }
 
+int AbandonIfCancelled(void* cancelled, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return (*static_cast<const std::function<bool()>*>(cancelled))() ? 1 : 0;
+}
+
 }  // namespace
 
 std::string Response::Header(const std::string& name) const {
@@ -134,7 +138,15 @@ Result<Response> Client::Send(const Request& request) {
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, request.body.data());
     curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
   }
+  if (request.cancelled) {
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, AbandonIfCancelled);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, &request.cancelled);
+  }
   CURLcode rc = curl_easy_perform(c);
+  if (rc == CURLE_ABORTED_BY_CALLBACK) {
+    return Status::Unavailable("the request to " + Origin(request.url) + " was cancelled");
+  }
   if (sink.overflow) {  // not transient: no retry will shrink it
     return Status::Internal("the response from " + Origin(request.url) + " is larger than " +
                                std::to_string(request.max_response_bytes) + " bytes");
@@ -167,6 +179,7 @@ Result<Response> Client::SendWithRetries(const Request& request, const RetryPoli
       }
     }
     if (!retryable || attempt >= policy.max_attempts) return r;
+    if (request.cancelled && request.cancelled()) return r;
     if (!sleep(RetryDelay(attempt, policy, retry_after, impl_->rng()))) return r;
   }
 }

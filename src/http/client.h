@@ -25,6 +25,9 @@ struct Request {
   std::chrono::milliseconds timeout{30000};  // the whole exchange
   std::chrono::milliseconds connect_timeout{10000};
   size_t max_response_bytes = 64u << 20;
+  // Asked while the exchange is under way (as data moves, and about once a second
+  // while it waits); returning true abandons it: Unavailable, and no retry.
+  std::function<bool()> cancelled;
 };
 
 struct Response {
@@ -40,7 +43,8 @@ struct RetryPolicy {
   std::chrono::milliseconds base_delay{500};
   std::chrono::milliseconds max_delay{30000};  // also caps Retry-After
   // Waits between attempts; returns false if the wait was cancelled (then no more
-  // attempts are made). Tests replace it; the default sleeps.
+  // attempts are made). Tests replace it; the default sleeps. A request's own
+  // `cancelled` also ends the attempts.
   std::function<bool(std::chrono::milliseconds)> sleep;
   // Recognises replies that are rate limits in a service's own terms (GitHub's
   // 403 with an exhausted x-ratelimit-remaining, say) and returns the wait they

@@ -69,6 +69,9 @@ struct ProviderConfig {
   // Waits between attempts; returns false to stop (a cancelled turn). Tests
   // replace it; the default sleeps.
   std::function<bool(std::chrono::milliseconds)> sleep;
+  // True once the turn is cancelled: a request under way is abandoned at once
+  // (within about a second) rather than awaited.
+  std::function<bool()> cancelled;
 };
 
 class Model {

@@ -77,6 +77,7 @@ class HttpModel : public Model {
     request.timeout = config_.timeout;
     request.connect_timeout = config_.connect_timeout;
     request.max_response_bytes = 16u << 20;
+    request.cancelled = config_.cancelled;
     auto reply = client_.SendWithRetries(request, policy_);
     if (!reply.ok()) {
       return Status::Unavailable("the model provider (" + name_ + ") could not be reached: " +

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <condition_variable>
 #include <ctime>
 #include <initializer_list>
 #include <mutex>
@@ -655,6 +656,8 @@ struct FakeModelServer::Impl {
   std::vector<std::string> violations;
   size_t violations_dropped = 0;
   std::map<int, int> failures_served;          // by position
+  bool stopping = false;                       // the server is going away: delays end
+  std::condition_variable stop;
   std::unique_ptr<LoopbackHttpServer> server;  // last: stops first
 
   std::string Path() const {
@@ -691,9 +694,14 @@ struct FakeModelServer::Impl {
                      json{{"type", "error"}, {"error", {{"type", type}, {"message", message}}}});
   }
 
-  void Record(const LoopbackRequest& req, const json& body, const std::vector<std::string>& found) {
+  // Requests are kept as they arrive (a slow answer is still a request made);
+  // what was wrong with them once they are answered.
+  void Keep(const LoopbackRequest& req, const json& body) {
     std::lock_guard lock(mu);
     if (record_requests) requests.push_back(body.is_discarded() ? json(req.body) : body);
+  }
+  void Record(const LoopbackRequest& req, const std::vector<std::string>& found) {
+    std::lock_guard lock(mu);
     for (const auto& what : found) {
       if (violations.size() < kMaxViolations) {
         violations.push_back(req.method + " " + req.target + ": " + what);
@@ -710,14 +718,15 @@ struct FakeModelServer::Impl {
 
   LoopbackResponse Serve(const LoopbackRequest& req) {
     json body = json::parse(req.body, nullptr, false);
+    Keep(req, body);
     Checker c;
     try {
       LoopbackResponse reply = Answer(req, body, c);
-      Record(req, body, c.found);
+      Record(req, c.found);
       return reply;
     } catch (const std::exception& e) {  // a bug of the fake, not of the client
       c.Add("", std::string("the fake model failed: ") + e.what());
-      Record(req, body, c.found);
+      Record(req, c.found);
       return Error(500, "the fake model failed");
     }
   }
@@ -769,7 +778,10 @@ struct FakeModelServer::Impl {
       fail = served < step.fail_times;
       if (fail) ++served;
     }
-    if (step.delay.count() > 0) std::this_thread::sleep_for(step.delay);
+    if (step.delay.count() > 0) {
+      std::unique_lock lock(mu);
+      stop.wait_for(lock, step.delay, [this] { return stopping; });
+    }
     if (fail) {
       LoopbackResponse r =
           Error(step.fail_status, "scripted failure at position " + std::to_string(cv.position));
@@ -863,7 +875,14 @@ FakeModelServer::FakeModelServer(Wire wire, std::string api_key, std::vector<Fak
       [impl = impl_.get()](const LoopbackRequest& req) { return impl->Serve(req); });
 }
 
-FakeModelServer::~FakeModelServer() { impl_->server.reset(); }
+FakeModelServer::~FakeModelServer() {
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->stopping = true;
+  }
+  impl_->stop.notify_all();
+  impl_->server.reset();
+}
 
 std::string FakeModelServer::BaseUrl() const {
   return impl_->server->Url(impl_->wire == Wire::kOpenAI ? "/v1" : "");
