@@ -35,6 +35,16 @@ Result<json> Schema(const ToolSpec& tool) {
 }
 
 // The provider's own explanation in an error reply, bounded.
+// The request field a 400 reply names as the one it refuses (OpenAI's
+// `error.param`), or "".
+std::string RefusedParam(const std::string& body) {
+  json reply = json::parse(body, nullptr, false);
+  if (!reply.is_object() || !reply.contains("error") || !reply["error"].is_object()) return "";
+  const json& error = reply["error"];
+  return error.contains("param") && error["param"].is_string() ? error["param"].get<std::string>()
+                                                               : "";
+}
+
 std::string ErrorText(const std::string& body) {
   json reply = json::parse(body, nullptr, false);
   std::string text;
@@ -66,8 +76,9 @@ class HttpModel : public Model {
   }
 
  protected:
+  // `refused_param`, if given, is set to the field a 400 reply refuses.
   Result<json> Post(const std::string& url, std::vector<std::pair<std::string, std::string>> headers,
-                    const json& body) {
+                    const json& body, std::string* refused_param = nullptr) {
     http::Request request;
     request.method = "POST";
     request.url = url;
@@ -84,6 +95,7 @@ class HttpModel : public Model {
                                  reply.status().message());
     }
     if (reply->status / 100 != 2) {
+      if (refused_param && reply->status == 400) *refused_param = RefusedParam(reply->body);
       std::string detail = ErrorText(reply->body);
       // Some proxies echo request headers in errors: never pass the key on.
       for (size_t at; !config_.api_key.empty() && (at = detail.find(config_.api_key)) != std::string::npos;) {
@@ -153,8 +165,8 @@ class OpenAiModel final : public HttpModel {
           break;
       }
     }
-    json body{{"model", request.model}, {"messages", std::move(messages)},
-              {"max_tokens", request.max_output_tokens}};
+    json body{{"model", request.model}, {"messages", std::move(messages)}};
+    body[limit_field_] = request.max_output_tokens;
     if (!request.tools.empty()) {
       json tools = json::array();
       for (const ToolSpec& t : request.tools) {
@@ -169,7 +181,18 @@ class OpenAiModel final : public HttpModel {
     }
     std::vector<std::pair<std::string, std::string>> headers;
     if (!config_.api_key.empty()) headers.emplace_back("Authorization", "Bearer " + config_.api_key);
-    auto reply = Post(Trimmed(config_.base_url) + "/chat/completions", std::move(headers), body);
+    std::string url = Trimmed(config_.base_url) + "/chat/completions";
+    std::string refused;
+    auto reply = Post(url, headers, body, &refused);
+    if (!reply.ok() && !refused.empty() && refused == limit_field_) {
+      // Servers disagree on the name of the output limit: OpenAI's reasoning
+      // models refuse `max_tokens` and ask for `max_completion_tokens`, which
+      // some OpenAI-compatible servers do not know. Use the other name from now on.
+      body.erase(limit_field_);
+      limit_field_ = limit_field_ == kMaxTokens ? kMaxCompletionTokens : kMaxTokens;
+      body[limit_field_] = request.max_output_tokens;
+      reply = Post(url, std::move(headers), body);
+    }
     if (!reply.ok()) return reply.status();
 
     const json& r = *reply;
@@ -210,6 +233,14 @@ class OpenAiModel final : public HttpModel {
     }
     return out;
   }
+
+ private:
+  static constexpr const char* kMaxTokens = "max_tokens";
+  static constexpr const char* kMaxCompletionTokens = "max_completion_tokens";
+  // The name this server takes for the output limit, learnt from a refusal:
+  // every server that speaks the API knows `max_tokens`, except OpenAI's
+  // reasoning models.
+  std::string limit_field_ = kMaxTokens;
 };
 
 // --- Anthropic Messages -----------------------------------------------------------

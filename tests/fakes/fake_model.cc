@@ -656,6 +656,7 @@ struct FakeModelServer::Impl {
   std::vector<std::string> violations;
   size_t violations_dropped = 0;
   std::map<int, int> failures_served;          // by position
+  std::atomic<bool> refuse_max_tokens{false};
   bool stopping = false;                       // the server is going away: delays end
   std::condition_variable stop;
   std::unique_ptr<LoopbackHttpServer> server;  // last: stops first
@@ -763,6 +764,20 @@ struct FakeModelServer::Impl {
     }
     if (wire == Wire::kOpenAI) {
       CheckOpenAI(body, c);
+      if (body.contains("max_tokens") && body.contains("max_completion_tokens")) {
+        c.Add("", "max_tokens and max_completion_tokens are both set");
+      }
+      if (refuse_max_tokens && body.contains("max_tokens")) {
+        // OpenAI's answer, word for word, for its reasoning models.
+        return JsonReply(
+            400, json{{"error",
+                       {{"message",
+                         "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                         "Use 'max_completion_tokens' instead."},
+                        {"type", "invalid_request_error"},
+                        {"param", "max_tokens"},
+                        {"code", "unsupported_parameter"}}}});
+      }
     } else {
       CheckAnthropic(body, c);
     }
@@ -894,6 +909,8 @@ std::vector<nlohmann::json> FakeModelServer::Requests() const {
   std::lock_guard lock(impl_->mu);
   return impl_->requests;
 }
+
+void FakeModelServer::RefuseMaxTokens(bool on) { impl_->refuse_max_tokens = on; }
 
 void FakeModelServer::RecordRequests(bool on) {
   std::lock_guard lock(impl_->mu);

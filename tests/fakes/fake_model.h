@@ -83,6 +83,10 @@ class FakeModelServer {
   std::vector<nlohmann::json> Requests() const;
   void RecordRequests(bool on);
 
+  // OpenAI wire: refuse `max_tokens` as OpenAI does for its reasoning models
+  // (400, naming the parameter, asking for `max_completion_tokens`).
+  void RefuseMaxTokens(bool on);
+
   // At most 1000 are kept; past that, a last entry tells how many more there were.
   std::vector<std::string> Violations() const;
 
