@@ -446,6 +446,62 @@ TEST_F(GitTest, LocalRemotesTakeCompleteObjectsAndKeepTheLease) {
   EXPECT_EQ(Sh("git -C " + dir_ / "worktree" + " branch --list docwright/w"), "");
 }
 
+// Written directly: objects land loose (no pack is sent), a commit whose parent
+// the remote lacks brings its parent along, and a remote replaced after first
+// use is seen as it is now.
+TEST_F(GitTest, LocalRemotesGetEveryMissingObjectEvenAfterBeingReplaced) {
+  auto mirror = Mirror::Open(dir_ / "mirrors/l.git", "file://localhost" + remote_, Credentials{});
+  ASSERT_TRUE(mirror.ok()) << mirror.status().message();
+  Mirror& m = **mirror;
+  auto commit_on = [&](const std::string& head, const std::string& path) {
+    auto snap = m.OpenSnapshot(head);
+    EXPECT_TRUE(snap.ok());
+    Workspace work(**snap);
+    EXPECT_TRUE(work.Write(path, "# " + path + "\n").ok());
+    auto commit = m.Commit(work, Identity{}, "add " + path);
+    EXPECT_TRUE(commit.ok()) << commit.status().message();
+    return commit.ok() ? *commit : std::string();
+  };
+  auto packs = [&] {
+    size_t n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(remote_ + "/objects/pack")) {
+      n += e.path().extension() == ".pack";
+    }
+    return n;
+  };
+  std::string main_head = Fetch(m, "main");
+  size_t packs_before = packs();
+  std::string first = commit_on(main_head, "docs/first.md");
+  ASSERT_TRUE(m.Push(first, "docwright/first", std::nullopt).ok());
+  EXPECT_EQ(packs(), packs_before) << "the objects were written, not sent as a pack";
+  EXPECT_EQ(RemoteFile("docwright/first:docs/first.md"), "# docs/first.md");
+
+  // The remote is re-created with main only: `first` is gone from it.
+  std::string fresh = dir_ / "fresh.git";
+  Sh(std::string(kGit) + " init -q --bare " + fresh + " && cd " + seed_ + " && " + kGit +
+     " push -q " + fresh + " main");
+  std::filesystem::remove_all(remote_);
+  std::filesystem::rename(fresh, remote_);
+  // A commit on top of `first`: both must arrive.
+  std::string second = commit_on(first, "docs/second.md");
+  ASSERT_TRUE(m.Push(second, "docwright/second", std::nullopt).ok());
+  EXPECT_EQ(RemoteFile("docwright/second:docs/first.md"), "# docs/first.md");
+  EXPECT_EQ(RemoteFile("docwright/second:docs/second.md"), "# docs/second.md");
+  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " rev-parse docwright/second^"), first);
+  Sh("git --git-dir=" + remote_ + " fsck --strict --no-dangling");
+  auto heads = m.FetchBranches({"main", "docwright/first", "docwright/second"});
+  ASSERT_TRUE(heads.ok()) << heads.status().message();
+  EXPECT_EQ(heads->at("docwright/first"), std::nullopt) << "gone with the old remote";
+  EXPECT_EQ(heads->at("docwright/second"), second);
+
+  // Never a forced update: a commit that does not descend from the head.
+  std::string aside = commit_on(main_head, "docs/aside.md");
+  Status refused = m.Push(aside, "docwright/second", second);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("fast-forward"), std::string::npos) << refused.message();
+  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " rev-parse docwright/second"), second);
+}
+
 TEST_F(GitTest, NothingToCommitIsAnError) {
   auto mirror = OpenMirror(remote_);
   auto snap = Snap(*mirror, Fetch(*mirror, "main"));

@@ -702,14 +702,6 @@ struct Mirror::Impl {
     std::filesystem::remove(path + "/packed-refs.lock", ec);
   }
 
-  // The remote, when it is a bare repository on this machine (opened on first
-  // use); nullptr when the transport must be used.
-  LocalRemote* Local() {
-    if (!local) local = LocalRemote::Open(url);
-    return local.get();
-  }
-
-  std::unique_ptr<LocalRemote> local;
 };
 
 Mirror::Mirror(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -754,7 +746,9 @@ Result<std::map<std::string, std::optional<std::string>>> Mirror::FetchBranches(
   std::lock_guard guard(impl_->mu);
   FileLock lock(impl_->LockPath());
   if (!lock.status().ok()) return lock.status();
-  if (LocalRemote* local = impl_->Local()) {
+  // Opened for each use: a handle kept open would not notice the remote being
+  // repacked, pruned or replaced.
+  if (auto local = LocalRemote::Open(impl_->url)) {
     auto heads = local->Heads(impl_->repo.get(), branches);
     if (!heads.ok()) return heads.status();
     if (*heads) return std::move(**heads);
@@ -1011,7 +1005,9 @@ Status Mirror::Push(const std::string& commit, const std::string& branch,
   std::lock_guard guard(impl_->mu);
   FileLock lock(impl_->LockPath());
   if (!lock.status().ok()) return lock.status();
-  if (LocalRemote* local = impl_->Local()) return local->Push(impl_->repo.get(), *oid, branch, expected);
+  if (auto local = LocalRemote::Open(impl_->url)) {
+    return local->Push(impl_->repo.get(), *oid, branch, expected);
+  }
   git_repository* repo = impl_->repo.get();
   // libgit2 pushes references, not bare commits: point a private ref at it.
   std::string local = "refs/docwright/push/" + branch;

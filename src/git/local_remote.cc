@@ -9,12 +9,14 @@
 namespace docwright::git {
 
 std::unique_ptr<LocalRemote> LocalRemote::Open(const std::string& url) {
+  // What libgit2 itself takes for a local repository: file:///path or
+  // file://localhost/path, or a path. Other hosts, and escaped URLs, are left to
+  // the transport, which refuses or decodes them.
   std::string dir;
-  if (url.rfind("file://", 0) == 0) {
-    dir = url.substr(std::string_view("file://").size());
-  } else if (url.find("://") == std::string::npos) {
-    dir = url;
+  for (std::string_view prefix : {"file:///", "file://localhost/"}) {
+    if (url.rfind(prefix, 0) == 0) dir = url.substr(prefix.size() - 1);
   }
+  if (dir.empty() && url.find("://") == std::string::npos) dir = url;
   if (dir.empty() || dir.find('%') != std::string::npos) return nullptr;
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) return nullptr;
@@ -63,6 +65,11 @@ Status LocalRemote::CopyObjects(git_repository* mirror, const git_oid& commit) {
   rc = git_repository_odb(&t, repo_.get());
   if (rc != 0) return Fail("cannot open the remote's objects", rc);
   OdbPtr to(t);
+  // The object directories were read when the remote was opened, for this push:
+  // a miss needs no re-read.
+  auto remote_has = [&](const git_oid& id) {
+    return git_odb_exists_ext(to.get(), &id, GIT_ODB_LOOKUP_NO_REFRESH) == 1;
+  };
   // Depth first, without recursion (a history the remote lacks can be long): an
   // object is written once everything it refers to has been.
   struct Pending {
@@ -83,10 +90,13 @@ Status LocalRemote::CopyObjects(git_repository* mirror, const git_oid& commit) {
       rc = git_odb_write(&written, to.get(), git_odb_object_data(object.get()),
                          git_odb_object_size(object.get()), git_odb_object_type(object.get()));
       if (rc != 0) return Fail("cannot write to the remote", rc);
+      if (!git_oid_equal(&written, &top.id)) {
+        return Status::Internal("object " + Hex(top.id) + " is corrupt in the mirror");
+      }
       stack.pop_back();
       continue;
     }
-    if (!seen.insert(Hex(top.id)).second || git_odb_exists(to.get(), &top.id)) {
+    if (!seen.insert(Hex(top.id)).second || remote_has(top.id)) {
       stack.pop_back();
       continue;
     }
@@ -135,37 +145,61 @@ std::optional<git_oid> LocalRemote::Head(const std::string& ref) {
 
 Status LocalRemote::Push(git_repository* mirror, const git_oid& commit, const std::string& branch,
                          const std::optional<git_oid>& expected) {
+  std::string target = "refs/heads/" + branch;
+  auto conflict = [&] {
+    return Status::Conflict("the remote branch " + branch +
+                            " has changed since this turn started; fetch and try again");
+  };
+  // Never a forced update, as with `git push` without `+`.
+  if (expected && !git_oid_equal(&commit, &*expected) &&
+      git_graph_descendant_of(mirror, &commit, &*expected) != 1) {
+    return Status::Unavailable("the remote refused the push of " + branch + ": not a fast-forward");
+  }
+  // A lease lost already costs no copying (the update below checks again).
+  auto now = Head(target);
+  if (expected ? (!now || !git_oid_equal(&*now, &*expected)) : now.has_value()) return conflict();
+
   Status copied = CopyObjects(mirror, commit);
   if (!copied.ok()) return copied;
-  std::string target = "refs/heads/" + branch;
+
+  // The lease is the ref update itself: libgit2 takes git's lock on the ref
+  // (`<ref>.lock`) and compares the old value under it. A zero old value means
+  // "must not exist yet", also checked under the lock.
+  git_oid old{};
+  if (expected) old = *expected;
   const char* log = "docwright: push";
-  // Another writer holds the ref's lock for as long as one update takes: wait a
+  // Another writer holds the lock for as long as one update takes: wait a
   // little, as git does (core.filesRefLockTimeout), then say what is in the way.
   constexpr int kLockAttempts = 50;
   int rc = 0;
   for (int attempt = 0;; ++attempt) {
     git_reference* out = nullptr;
     git_error_clear();
-    rc = expected ? git_reference_create_matching(&out, repo_.get(), target.c_str(), &commit,
-                                                  /*force=*/1, &*expected, log)
-                  : git_reference_create(&out, repo_.get(), target.c_str(), &commit,
-                                         /*force=*/0, log);
+    rc = git_reference_create_matching(&out, repo_.get(), target.c_str(), &commit, /*force=*/1,
+                                       &old, log);
     RefPtr updated(out);
     if (rc != GIT_ELOCKED || attempt == kLockAttempts) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   if (rc == 0) return Status();
-  std::string why = rc == GIT_ELOCKED
-                        ? "the branch is locked (" + target +
-                              ".lock); if no git process is updating it, remove that file"
-                        : LastError();
-  auto now = Head(target);
-  bool moved = expected ? (!now || !git_oid_equal(&*now, &*expected)) : now.has_value();
-  if (moved) {
-    return Status::Conflict("the remote branch " + branch +
-                            " has changed since this turn started; fetch and try again");
+  if (rc == GIT_ELOCKED) {
+    return Status::Unavailable("the remote refused the push of " + branch +
+                               ": the branch is locked (" + target +
+                               ".lock); if no git process is updating it, remove that file");
   }
-  return Status::Unavailable("the remote refused the push of " + branch + ": " + why);
+  if (rc == GIT_EMODIFIED || rc == GIT_ENOTFOUND) {
+    git_reference* found = nullptr;
+    if (git_reference_lookup(&found, repo_.get(), target.c_str()) == 0) {
+      RefPtr ref(found);
+      if (git_reference_type(ref.get()) == GIT_REFERENCE_SYMBOLIC) {
+        return Status::Unavailable("the remote branch " + branch +
+                                   " is a symbolic reference; docwright does not push to one");
+      }
+    }
+    git_error_clear();
+    return conflict();
+  }
+  return Fail("cannot push " + branch, rc);
 }
 
 }  // namespace docwright::git

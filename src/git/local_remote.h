@@ -5,7 +5,8 @@
 // the refs it needs and a push writes one commit's new objects and one ref.
 // Like the transport, it runs no hooks of the remote.
 //
-// Internal to the git engine; not thread-safe (the mirror serialises its use).
+// Internal to the git engine. Open one for each operation: an open handle does
+// not notice the repository being repacked, pruned or replaced. Not thread-safe.
 #pragma once
 
 #include <git2.h>
@@ -23,9 +24,10 @@ namespace docwright::git {
 
 class LocalRemote {
  public:
-  // The repository `url` names, if it is a path or a file:// URL of a bare
-  // repository that opens; nullptr otherwise (use the transport, which gives its
-  // own errors). Escaped file URLs are left to the transport, which decodes them.
+  // The repository `url` names, if it is a path, file:///path or
+  // file://localhost/path of a bare repository that opens; nullptr otherwise
+  // (use the transport, which gives its own errors). Escaped file URLs are left
+  // to the transport, which decodes them.
   static std::unique_ptr<LocalRemote> Open(const std::string& url);
 
   // The heads of `branches` (nullopt for a branch the remote lacks), or nullopt
@@ -38,8 +40,9 @@ class LocalRemote {
   // moves `branch` to it only if the branch is at `expected` now (nullopt: only
   // if it does not exist). The comparison is made under git's own lock on the
   // ref (`<ref>.lock`), so the lease holds against any other writer, git
-  // included. Conflict if the branch is elsewhere; Unavailable if its lock stays
-  // taken for about a second, or the remote cannot be written.
+  // included. Conflict if the branch is elsewhere (even at `commit`); Unavailable for a commit that
+  // does not descend from `expected` (never a forced update), a symbolic ref, a lock that stays
+  // taken for about a second, or a remote that cannot be written.
   Status Push(git_repository* mirror, const git_oid& commit, const std::string& branch,
               const std::optional<git_oid>& expected);
 

@@ -105,6 +105,9 @@ Client::Client() : impl_(std::make_unique<Impl>()) {}
 Client::~Client() = default;
 
 Result<Response> Client::Send(const Request& request) {
+  if (request.cancelled && request.cancelled()) {
+    return Status::Unavailable("the request to " + Origin(request.url) + " was cancelled");
+  }
   CURL* c = impl_->curl.get();
   if (!c) return Status::Internal("cannot initialise libcurl");
   curl_easy_reset(c);
