@@ -55,7 +55,13 @@ int main(int argc, char** argv) {
         if (!work.Write(path, page->text + "\nEdited in run " + std::to_string(i) + ".\n").ok()) return 1;
       }
       auto commit = (*mirror)->Commit(work, git::Identity{}, "Edit three pages");
-      if (!commit.ok() || !(*mirror)->Push(*commit, "bench/run-" + std::to_string(i), std::nullopt).ok()) {
+      if (!commit.ok()) {
+        std::fprintf(stderr, "%s\n", commit.status().message().c_str());
+        return 1;
+      }
+      Status pushed = (*mirror)->Push(*commit, "bench/run-" + std::to_string(i), std::nullopt);
+      if (!pushed.ok()) {
+        std::fprintf(stderr, "%s\n", pushed.message().c_str());
         return 1;
       }
     }
