@@ -604,8 +604,12 @@ TEST_F(DocsTest, DeletedPageStillInNavigation) {
   git::Workspace& work = Open(MintlifySite());
   ASSERT_TRUE(work.Delete("guides/install.mdx").ok());
   EXPECT_EQ(Rows(CheckChanges(work)),
-            (std::vector<std::string>{"docs.json:17: navigation lists \"guides/install\" but "
-                                      "neither guides/install.mdx nor guides/install.md exists"}));
+            (std::vector<std::string>{
+                "docs.json:17: navigation lists \"guides/install\" but "
+                "neither guides/install.mdx nor guides/install.md exists",
+                "quickstart.mdx:9: link /guides/install no longer resolves: these changes delete or "
+                "move what it pointed at; update the link or remove it",
+            }));
 }
 
 TEST_F(DocsTest, MovedPageMustBeRelisted) {
@@ -617,7 +621,45 @@ TEST_F(DocsTest, MovedPageMustBeRelisted) {
                 "guides/install.mdx nor guides/install.md exists",
                 "guides/setup.mdx:0: new page is not in navigation: add \"guides/setup\" to a "
                 "group's pages in docs.json",
+                "quickstart.mdx:9: link /guides/install no longer resolves: these changes delete or "
+                "move what it pointed at; update the link or remove it",
             }));
+}
+
+// Links in pages the change does not touch: the ones it breaks are reported,
+// the ones that were broken already are not (they are not its doing).
+TEST_F(DocsTest, LinksToDeletedOrMovedFilesFromOtherPages) {
+  Files site = MintlifySite();
+  site["guides/advanced/tuning.md"] =
+      "---\ntitle: Tuning\n---\nSee [the old page](/guides/gone) and\n"
+      "[install](../install) and ![logo](/images/logo.png).\n";
+  git::Workspace& work = Open(site);
+  ASSERT_TRUE(work.Delete("images/logo.png").ok());
+  ASSERT_TRUE(work.Move("guides/install.mdx", "guides/setup.mdx").ok());
+  std::string config = work.Read("docs.json")->text;
+  config.replace(config.find("\"guides/install\""), 16, "\"guides/setup\"");
+  Write("docs.json", config);
+  // The moved page's own image is checked with the page, as a changed page.
+  EXPECT_EQ(Rows(CheckChanges(work)),
+            (std::vector<std::string>{
+                "guides/advanced/tuning.md:5: link ../install no longer resolves: these changes "
+                "delete or move what it pointed at; update the link or remove it",
+                "guides/advanced/tuning.md:5: image /images/logo.png no longer resolves: these "
+                "changes delete or move what it pointed at; update the link or remove it",
+                "guides/setup.mdx:5: image /images/logo.png does not resolve to a file",
+                "quickstart.mdx:9: link /guides/install no longer resolves: these changes delete or "
+                "move what it pointed at; update the link or remove it",
+            }));
+  // Links brought up to date: nothing left to say.
+  Write("guides/advanced/tuning.md", "---\ntitle: Tuning\n---\nSee [the old page](/guides/gone) "
+                                     "and\n[setup](../setup).\n");
+  Write("quickstart.mdx", "---\ntitle: \"Quickstart\"\n---\n\nSee [setup](/guides/setup).\n");
+  Write("guides/setup.mdx", "# Install Acme\n\nRun `acme install`.\n");
+  EXPECT_EQ(Rows(CheckChanges(work)),
+            (std::vector<std::string>{
+                "guides/advanced/tuning.md:4: link /guides/gone does not resolve to a page or file",
+            }))
+      << "a page the change edits is checked whole";
 }
 
 TEST_F(DocsTest, NewPageMustBeInNavigation) {

@@ -1675,6 +1675,34 @@ void CheckFrontmatter(const std::string& path, const Frontmatter& fm, Problems& 
   }
 }
 
+// The links and images of a page's prose that do not resolve. With `before`
+// (the site as it was before the change), only those that resolved then.
+void CheckLinks(const CheckContext& ctx, const std::string& path, std::string_view prose,
+                const LineIndex& lines, int first_line, const CheckContext* before, Problems& out) {
+  for (const Link& link : LinksIn(prose)) {
+    std::optional<std::string> target = LinkTarget(link.destination);
+    if (!target) continue;
+    LinkStatus status = ResolveLink(ctx, path, *target);
+    if (status == LinkStatus::kOk) continue;
+    if (before && ResolveLink(*before, path, *target) != LinkStatus::kOk) continue;
+    std::string shown = CleanLine(link.destination, kMaxMessageDetail);
+    std::string what = (link.image ? "image " : "link ") + shown;
+    int line = first_line + lines.LineOf(link.offset);
+    if (before) {
+      out.Add(path, line,
+              what +
+                  " no longer resolves: these changes delete or move what it pointed at; "
+                  "update the link or remove it");
+    } else if (status == LinkStatus::kOutside) {
+      out.Add(path, line, what + " points outside the repository");
+    } else {
+      out.Add(path, line,
+              what + (link.image ? " does not resolve to a file"
+                                 : " does not resolve to a page or file"));
+    }
+  }
+}
+
 void CheckPage(const CheckContext& ctx, const std::string& path, std::string_view text,
                Problems& out) {
   bool mdx = Extension(path) == ".mdx";
@@ -1695,22 +1723,32 @@ void CheckPage(const CheckContext& ctx, const std::string& path, std::string_vie
   }
   LineIndex lines(prose.text);
   if (mdx) CheckTags(path, prose.text, lines, first_line, out);
+  CheckLinks(ctx, path, prose.text, lines, first_line, nullptr, out);
+}
 
-  for (const Link& link : LinksIn(prose.text)) {
-    std::optional<std::string> target = LinkTarget(link.destination);
-    if (!target) continue;
-    LinkStatus status = ResolveLink(ctx, path, *target);
-    if (status == LinkStatus::kOk) continue;
-    std::string shown = CleanLine(link.destination, kMaxMessageDetail);
-    std::string what = (link.image ? "image " : "link ") + shown;
-    int line = first_line + lines.LineOf(link.offset);
-    if (status == LinkStatus::kOutside) {
-      out.Add(path, line, what + " points outside the repository");
-    } else {
-      out.Add(path, line,
-              what + (link.image ? " does not resolve to a file"
-                                 : " does not resolve to a page or file"));
-    }
+// Pages the change leaves alone may link to files it deletes or moves away:
+// those links worked before the change and do not now. Links that were already
+// broken are not this change's doing, and are left alone.
+void CheckLinksToRemovedFiles(const CheckContext& ctx, Problems& out) {
+  bool removes = std::any_of(ctx.changes.begin(), ctx.changes.end(), [](const auto& change) {
+    return change.second.kind == git::Change::Kind::kDelete;
+  });
+  if (!removes) return;
+  git::Workspace was(ctx.files.base());
+  Changes none;
+  CheckContext before{was, none, ctx.site};
+  size_t bytes = 0;
+  for (const std::string& page : ctx.site.map.pages) {  // bounded by the walk
+    if (ctx.changes.count(page)) continue;              // checked whole, or gone
+    if (bytes > kMaxCheckedBytes) break;
+    std::optional<std::string> text = ReadText(ctx.files, page);
+    if (!text) continue;
+    bytes += text->size();
+    Frontmatter fm = SplitFrontmatter(*text);
+    if (fm.present && !fm.closed) continue;
+    Prose prose = ProseOf(std::string_view(*text).substr(fm.body), Extension(page) == ".mdx");
+    LineIndex lines(prose.text);
+    CheckLinks(ctx, page, prose.text, lines, fm.present ? fm.body_line : 1, &before, out);
   }
 }
 
@@ -1967,6 +2005,8 @@ std::vector<Problem> CheckChanges(const git::Workspace& files, size_t max_proble
       out.Add(path, error->line, "invalid YAML: " + error->message);
     }
   }
+
+  CheckLinksToRemovedFiles(ctx, out);
 
   if (site.nav_known && !site.nav_file.empty()) {
     std::set<std::string> listed;

@@ -67,7 +67,9 @@ struct Problem {
 //    navigation configuration only);
 //  - internal links and images in changed pages resolve to files of the site
 //    (relative paths, and site-absolute "/guides/install" routes); external URLs,
-//    mailto: and pure #anchors are not checked.
+//    mailto: and pure #anchors are not checked;
+//  - when files are deleted or moved, links in the other pages (those the walk
+//    finds) that resolved before the changes still resolve.
 // Problems come sorted by path then line. At most `max_problems` are returned.
 std::vector<Problem> CheckChanges(const git::Workspace& files, size_t max_problems = 50);
 
