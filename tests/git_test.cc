@@ -476,7 +476,9 @@ TEST_F(GitTest, LocalRemotesGetEveryMissingObjectEvenAfterBeingReplaced) {
   EXPECT_EQ(packs(), packs_before) << "the objects were written, not sent as a pack";
   EXPECT_EQ(RemoteFile("docwright/first:docs/first.md"), "# docs/first.md");
 
-  // The remote is re-created with main only: `first` is gone from it.
+  // The remote packs what it has (a handle kept from the push above would go on
+  // finding `first` in that pack), then is re-created with main only.
+  Sh("git --git-dir=" + remote_ + " repack -adq");
   std::string fresh = dir_ / "fresh.git";
   Sh(std::string(kGit) + " init -q --bare " + fresh + " && cd " + seed_ + " && " + kGit +
      " push -q " + fresh + " main");

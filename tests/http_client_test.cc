@@ -124,7 +124,7 @@ TEST(HttpClient, CancelledWaitStopsRetrying) {
 }
 
 TEST(HttpClient, ACancelledRequestIsAbandonedWithoutItsReplyOrARetry) {
-  ScriptedHttpServer server({{200, {}, "late", milliseconds(2000)}, {200, {}, ""}});
+  ScriptedHttpServer server({{200, {}, "late", std::chrono::minutes(10)}, {200, {}, ""}});
   Client client;
   Request request{"GET", server.Url()};
   // Cancelled as soon as the server has the request, long before it answers.
@@ -136,6 +136,13 @@ TEST(HttpClient, ACancelledRequestIsAbandonedWithoutItsReplyOrARetry) {
   EXPECT_NE(r.status().message().find("cancelled"), std::string::npos) << r.status().message();
   EXPECT_TRUE(w.waits.empty()) << "no retry after a cancel";
   EXPECT_EQ(server.Requests().size(), 1u);
+
+  // Cancelled before it starts: nothing is sent.
+  Request never{"GET", server.Url()};
+  never.cancelled = [] { return true; };
+  auto none = client.SendWithRetries(never, w.Policy(5));
+  EXPECT_EQ(none.status().code(), Code::kUnavailable);
+  EXPECT_EQ(server.Requests().size(), 1u) << "nothing more was sent";
 }
 
 TEST(HttpClient, NetworkFailuresTimeoutsAndHugeBodiesAreClearErrors) {

@@ -151,9 +151,13 @@ Status LocalRemote::Push(git_repository* mirror, const git_oid& commit, const st
                             " has changed since this turn started; fetch and try again");
   };
   // Never a forced update, as with `git push` without `+`.
-  if (expected && !git_oid_equal(&commit, &*expected) &&
-      git_graph_descendant_of(mirror, &commit, &*expected) != 1) {
-    return Status::Unavailable("the remote refused the push of " + branch + ": not a fast-forward");
+  if (expected && !git_oid_equal(&commit, &*expected)) {
+    int descends = git_graph_descendant_of(mirror, &commit, &*expected);
+    if (descends < 0) return Fail("cannot push " + branch, descends);
+    if (descends == 0) {
+      return Status::Unavailable("the remote refused the push of " + branch +
+                                 ": not a fast-forward");
+    }
   }
   // A lease lost already costs no copying (the update below checks again).
   auto now = Head(target);
@@ -198,6 +202,9 @@ Status LocalRemote::Push(git_repository* mirror, const git_oid& commit, const st
     }
     git_error_clear();
     return conflict();
+  }
+  if (rc == GIT_EEXISTS) {  // docwright/a/b while docwright/a exists, say
+    return Status::Unavailable("the remote refused the push of " + branch + ": " + LastError());
   }
   return Fail("cannot push " + branch, rc);
 }

@@ -1,5 +1,7 @@
 // The two wire formats: OpenAI-compatible Chat Completions and Anthropic
 // Messages, both with tool calling, over the retrying HTTP client.
+#include <cctype>
+
 #include <nlohmann/json.hpp>
 
 #include "core/text.h"
@@ -30,21 +32,32 @@ int64_t Int(const json& j, const char* key) {
 // A tool's JSON Schema; the tools' own, so a parse failure is a bug.
 Result<json> Schema(const ToolSpec& tool) {
   json schema = json::parse(tool.parameters, nullptr, false);
-  if (schema.is_discarded()) return Status::Internal("the schema of tool " + tool.name + " is not JSON");
+  if (schema.is_discarded())
+    return Status::Internal("the schema of tool " + tool.name + " is not JSON");
   return schema;
 }
 
-// The provider's own explanation in an error reply, bounded.
-// The request field a 400 reply names as the one it refuses (OpenAI's
-// `error.param`), or "".
-std::string RefusedParam(const std::string& body) {
+// The request field a 400 reply refuses as unknown or unsupported (OpenAI's
+// `error.param` with code "unsupported_parameter", or words to that effect), or
+// "". A refusal of the field's value ("max_tokens is too large") is not one.
+std::string UnsupportedParam(const std::string& body) {
   json reply = json::parse(body, nullptr, false);
   if (!reply.is_object() || !reply.contains("error") || !reply["error"].is_object()) return "";
   const json& error = reply["error"];
-  return error.contains("param") && error["param"].is_string() ? error["param"].get<std::string>()
-                                                               : "";
+  auto text = [&](const char* key) {
+    return error.contains(key) && error[key].is_string() ? error[key].get<std::string>() : "";
+  };
+  std::string message;
+  for (char c : text("message"))
+    message += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  bool unsupported = text("code") == "unsupported_parameter";
+  for (const char* words : {"unsupported", "not supported", "unrecognized", "unknown"}) {
+    unsupported = unsupported || message.find(words) != std::string::npos;
+  }
+  return unsupported ? text("param") : "";
 }
 
+// The provider's own explanation in an error reply, bounded.
 std::string ErrorText(const std::string& body) {
   json reply = json::parse(body, nullptr, false);
   std::string text;
@@ -76,9 +89,11 @@ class HttpModel : public Model {
   }
 
  protected:
-  // `refused_param`, if given, is set to the field a 400 reply refuses.
-  Result<json> Post(const std::string& url, std::vector<std::pair<std::string, std::string>> headers,
-                    const json& body, std::string* refused_param = nullptr) {
+  // `refused_param`, if given, is set to the field a 400 reply refuses as
+  // unsupported (see UnsupportedParam).
+  Result<json> Post(const std::string& url,
+                    std::vector<std::pair<std::string, std::string>> headers, const json& body,
+                    std::string* refused_param = nullptr) {
     http::Request request;
     request.method = "POST";
     request.url = url;
@@ -91,14 +106,15 @@ class HttpModel : public Model {
     request.cancelled = config_.cancelled;
     auto reply = client_.SendWithRetries(request, policy_);
     if (!reply.ok()) {
-      return Status::Unavailable("the model provider (" + name_ + ") could not be reached: " +
-                                 reply.status().message());
+      return Status::Unavailable("the model provider (" + name_ +
+                                 ") could not be reached: " + reply.status().message());
     }
     if (reply->status / 100 != 2) {
-      if (refused_param && reply->status == 400) *refused_param = RefusedParam(reply->body);
+      if (refused_param && reply->status == 400) *refused_param = UnsupportedParam(reply->body);
       std::string detail = ErrorText(reply->body);
       // Some proxies echo request headers in errors: never pass the key on.
-      for (size_t at; !config_.api_key.empty() && (at = detail.find(config_.api_key)) != std::string::npos;) {
+      for (size_t at;
+           !config_.api_key.empty() && (at = detail.find(config_.api_key)) != std::string::npos;) {
         detail.replace(at, config_.api_key.size(), "***");
       }
       std::string message = "the model provider (" + name_ + ") answered " +
@@ -114,13 +130,15 @@ class HttpModel : public Model {
     }
     json parsed = json::parse(reply->body, nullptr, false);
     if (!parsed.is_object()) {
-      return Status::Unavailable("the model provider (" + name_ + ") sent a reply that is not JSON");
+      return Status::Unavailable("the model provider (" + name_ +
+                                 ") sent a reply that is not JSON");
     }
     return parsed;
   }
 
   Status Malformed(const std::string& what) const {
-    return Status::Unavailable("the model provider (" + name_ + ") sent a malformed reply: " + what);
+    return Status::Unavailable("the model provider (" + name_ +
+                               ") sent a malformed reply: " + what);
   }
 
   std::string name_;
@@ -137,7 +155,8 @@ class OpenAiModel final : public HttpModel {
 
   Result<ModelReply> Complete(const ModelRequest& request) override {
     json messages = json::array();
-    if (!request.system.empty()) messages.push_back({{"role", "system"}, {"content", request.system}});
+    if (!request.system.empty())
+      messages.push_back({{"role", "system"}, {"content", request.system}});
     for (const ChatMessage& m : request.messages) {
       switch (m.role) {
         case ChatMessage::Role::kUser:
@@ -145,9 +164,9 @@ class OpenAiModel final : public HttpModel {
           break;
         case ChatMessage::Role::kAssistant: {
           // null content is only allowed beside tool calls.
-          json message{{"role", "assistant"},
-                       {"content", m.text.empty() && !m.tool_calls.empty() ? json(nullptr)
-                                                                            : json(m.text)}};
+          json message{
+              {"role", "assistant"},
+              {"content", m.text.empty() && !m.tool_calls.empty() ? json(nullptr) : json(m.text)}};
           if (!m.tool_calls.empty()) {
             json calls = json::array();
             for (const ToolCall& c : m.tool_calls) {
@@ -161,7 +180,8 @@ class OpenAiModel final : public HttpModel {
           break;
         }
         case ChatMessage::Role::kTool:
-          messages.push_back({{"role", "tool"}, {"tool_call_id", m.tool_call_id}, {"content", m.text}});
+          messages.push_back(
+              {{"role", "tool"}, {"tool_call_id", m.tool_call_id}, {"content", m.text}});
           break;
       }
     }
@@ -172,15 +192,17 @@ class OpenAiModel final : public HttpModel {
       for (const ToolSpec& t : request.tools) {
         auto schema = Schema(t);
         if (!schema.ok()) return schema.status();
-        tools.push_back({{"type", "function"},
-                         {"function",
-                          {{"name", t.name}, {"description", t.description}, {"parameters", *schema}}}});
+        tools.push_back(
+            {{"type", "function"},
+             {"function",
+              {{"name", t.name}, {"description", t.description}, {"parameters", *schema}}}});
       }
       body["tools"] = std::move(tools);
       body["tool_choice"] = "auto";
     }
     std::vector<std::pair<std::string, std::string>> headers;
-    if (!config_.api_key.empty()) headers.emplace_back("Authorization", "Bearer " + config_.api_key);
+    if (!config_.api_key.empty())
+      headers.emplace_back("Authorization", "Bearer " + config_.api_key);
     std::string url = Trimmed(config_.base_url) + "/chat/completions";
     std::string refused;
     auto reply = Post(url, headers, body, &refused);
@@ -188,10 +210,17 @@ class OpenAiModel final : public HttpModel {
       // Servers disagree on the name of the output limit: OpenAI's reasoning
       // models refuse `max_tokens` and ask for `max_completion_tokens`, which
       // some OpenAI-compatible servers do not know. Use the other name from now on.
-      body.erase(limit_field_);
-      limit_field_ = limit_field_ == kMaxTokens ? kMaxCompletionTokens : kMaxTokens;
-      body[limit_field_] = request.max_output_tokens;
-      reply = Post(url, std::move(headers), body);
+      std::string first = limit_field_;
+      std::string other = first == kMaxTokens ? kMaxCompletionTokens : kMaxTokens;
+      body.erase(first);
+      body[other] = request.max_output_tokens;
+      std::string refused_again;
+      reply = Post(url, std::move(headers), body, &refused_again);
+      if (!reply.ok() && refused_again == other) {
+        return Status::InvalidArgument("the model provider (" + name_ + ") refuses both " + first +
+                                       " and " + other + ": " + reply.status().message());
+      }
+      limit_field_ = other;
     }
     if (!reply.ok()) return reply.status();
 
@@ -269,7 +298,8 @@ class AnthropicModel final : public HttpModel {
           for (const ToolCall& c : m.tool_calls) {
             json input = json::parse(c.arguments, nullptr, false);
             if (!input.is_object()) input = json::object();
-            append("assistant", {{"type", "tool_use"}, {"id", c.id}, {"name", c.name}, {"input", input}});
+            append("assistant",
+                   {{"type", "tool_use"}, {"id", c.id}, {"name", c.name}, {"input", input}});
           }
           break;
         case ChatMessage::Role::kTool: {
@@ -289,7 +319,8 @@ class AnthropicModel final : public HttpModel {
       for (const ToolSpec& t : request.tools) {
         auto schema = Schema(t);
         if (!schema.ok()) return schema.status();
-        tools.push_back({{"name", t.name}, {"description", t.description}, {"input_schema", *schema}});
+        tools.push_back(
+            {{"name", t.name}, {"description", t.description}, {"input_schema", *schema}});
       }
       body["tools"] = std::move(tools);
     }
@@ -335,7 +366,8 @@ Result<std::unique_ptr<Model>> MakeModel(const ProviderConfig& config) {
   if (config.base_url.empty()) {
     return Status::InvalidArgument("DOCWRIGHT_LLM_BASE_URL is not set");
   }
-  if (config.provider == "openai") return std::unique_ptr<Model>(std::make_unique<OpenAiModel>(config));
+  if (config.provider == "openai")
+    return std::unique_ptr<Model>(std::make_unique<OpenAiModel>(config));
   if (config.provider == "anthropic") {
     return std::unique_ptr<Model>(std::make_unique<AnthropicModel>(config));
   }

@@ -1,7 +1,7 @@
 #include "fakes/scripted_http_server.h"
 
+#include <condition_variable>
 #include <mutex>
-#include <thread>
 
 #include "support/loopback_http_server.h"
 
@@ -12,6 +12,8 @@ struct ScriptedHttpServer::Impl {
   size_t next = 0;
   mutable std::mutex mu;
   std::vector<RecordedRequest> requests;
+  bool stopping = false;  // the server is going away: delays end
+  std::condition_variable stop;
   std::unique_ptr<LoopbackHttpServer> server;  // last: stops before the rest goes
 
   LoopbackResponse Answer(const LoopbackRequest& req) {
@@ -21,7 +23,10 @@ struct ScriptedHttpServer::Impl {
       requests.push_back(RecordedRequest{req.method, req.target, req.body, req.headers});
       if (next < script.size()) canned = script[next++];
     }
-    std::this_thread::sleep_for(canned.delay);
+    if (canned.delay.count() > 0) {
+      std::unique_lock lock(mu);
+      stop.wait_for(lock, canned.delay, [this] { return stopping; });
+    }
     LoopbackResponse res{canned.status, {}, canned.body};
     for (auto& [k, v] : canned.headers) res.headers.emplace_back(k, v);
     return res;
@@ -35,7 +40,14 @@ ScriptedHttpServer::ScriptedHttpServer(std::vector<CannedResponse> script)
       [impl = impl_.get()](const LoopbackRequest& req) { return impl->Answer(req); });
 }
 
-ScriptedHttpServer::~ScriptedHttpServer() { impl_->server.reset(); }
+ScriptedHttpServer::~ScriptedHttpServer() {
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->stopping = true;
+  }
+  impl_->stop.notify_all();
+  impl_->server.reset();
+}
 
 std::string ScriptedHttpServer::Url(const std::string& path) const {
   return impl_->server->Url(path);

@@ -16,7 +16,7 @@ struct CannedResponse {
   int status = 200;
   std::map<std::string, std::string> headers;
   std::string body;
-  std::chrono::milliseconds delay{0};  // before answering
+  std::chrono::milliseconds delay{0};  // before answering; cut short when the server stops
 };
 
 struct RecordedRequest {
