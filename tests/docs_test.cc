@@ -761,6 +761,25 @@ TEST_F(DocsTest, DocusaurusChecks) {
   EXPECT_NE(problems[2].message.find("\"tutorial/extras\""), std::string::npos);
 }
 
+// A Docusaurus doc may be named by the `id:` in its frontmatter rather than by
+// its file: links that way resolve, and break when the doc is deleted.
+TEST_F(DocsTest, DocusaurusLinksByFrontmatterIdBreakWhenTheDocGoes) {
+  git::Workspace& work = Open({
+      {"docusaurus.config.js", "module.exports = {title: 'Acme'};\n"},
+      {"docs/01-intro.md", "---\nid: start-here\n---\n# Intro\n"},
+      {"docs/guide.md", "# Guide\n\nFirst [start here](/docs/start-here).\n"},
+  });
+  Write("docs/faq.md", "# FAQ\n\nSee [the start](/docs/start-here).\n");
+  EXPECT_EQ(Rows(CheckChanges(work)), std::vector<std::string>{}) << "the id resolves";
+  ASSERT_TRUE(work.Delete("docs/01-intro.md").ok());
+  EXPECT_EQ(Rows(CheckChanges(work)),
+            (std::vector<std::string>{
+                "docs/faq.md:3: link /docs/start-here does not resolve to a page or file",
+                "docs/guide.md:3: link /docs/start-here no longer resolves: these changes delete "
+                "or move what it pointed at; update the link or remove it",
+            }));
+}
+
 TEST_F(DocsTest, GeneratedNavigationNeedsNoListing) {
   git::Workspace& work = Open({
       {"docusaurus.config.js", "module.exports = {};\n"},

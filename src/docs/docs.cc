@@ -686,6 +686,7 @@ struct Site {
   std::string nav_text;    // its text, to find an entry's line
   bool nav_known = false;  // the navigation could be read
   std::map<std::string, std::string> doc_ids;  // Docusaurus: doc id -> file
+  bool frontmatter_ids = false;                // doc_ids has the `id:` of frontmatter too
   std::vector<RawEntry> entries;
 };
 
@@ -940,6 +941,8 @@ class SidebarWalk {
 
 // Ids set in frontmatter (`id: intro`) name docs whose file is called otherwise.
 void AddFrontmatterIds(const git::Workspace& files, Site& site) {
+  if (site.frontmatter_ids) return;
+  site.frontmatter_ids = true;
   size_t reads = 0;
   for (const std::string& path : site.map.pages) {
     if (!IsUnder(path, site.map.content_root)) continue;
@@ -1728,22 +1731,28 @@ void CheckPage(const CheckContext& ctx, const std::string& path, std::string_vie
 
 // Pages the change leaves alone may link to files it deletes or moves away:
 // those links worked before the change and do not now. Links that were already
-// broken are not this change's doing, and are left alone.
-void CheckLinksToRemovedFiles(const CheckContext& ctx, Problems& out) {
-  bool removes = std::any_of(ctx.changes.begin(), ctx.changes.end(), [](const auto& change) {
-    return change.second.kind == git::Change::Kind::kDelete;
+// broken are not this change's doing, and are left alone. Only deletions inside
+// the site can break its links; pages are read within `*bytes` (shared with the
+// other checks).
+void CheckLinksToRemovedFiles(const CheckContext& ctx, size_t* bytes, Problems& out) {
+  const Site& site = ctx.site;
+  bool removes = std::any_of(ctx.changes.begin(), ctx.changes.end(), [&](const auto& change) {
+    return change.second.kind == git::Change::Kind::kDelete &&
+           (IsUnder(change.first, site.site_root) || IsUnder(change.first, site.map.content_root));
   });
   if (!removes) return;
+  // The site as it was, with its own doc ids (a deleted page's `id:`, say).
   git::Workspace was(ctx.files.base());
   Changes none;
-  CheckContext before{was, none, ctx.site};
-  size_t bytes = 0;
-  for (const std::string& page : ctx.site.map.pages) {  // bounded by the walk
-    if (ctx.changes.count(page)) continue;              // checked whole, or gone
-    if (bytes > kMaxCheckedBytes) break;
+  Site before_site = LoadSite(was, none, kDefaultMaxFiles);
+  if (before_site.map.framework == Framework::kDocusaurus) AddFrontmatterIds(was, before_site);
+  CheckContext before{was, none, before_site};
+  for (const std::string& page : site.map.pages) {  // bounded by the walk
+    if (ctx.changes.count(page)) continue;           // checked whole, or gone
+    if (*bytes > kMaxCheckedBytes) break;
     std::optional<std::string> text = ReadText(ctx.files, page);
     if (!text) continue;
-    bytes += text->size();
+    *bytes += text->size();
     Frontmatter fm = SplitFrontmatter(*text);
     if (fm.present && !fm.closed) continue;
     Prose prose = ProseOf(std::string_view(*text).substr(fm.body), Extension(page) == ".mdx");
@@ -1978,6 +1987,9 @@ SiteMap BuildSiteMap(const git::Workspace& files, size_t max_files) {
 std::vector<Problem> CheckChanges(const git::Workspace& files, size_t max_problems) {
   Changes changes = files.Changes();
   Site site = LoadSite(files, changes, kDefaultMaxFiles);
+  // Links may name a doc by the `id:` in its frontmatter: read those (bounded)
+  // even when the sidebars did not need them.
+  if (site.map.framework == Framework::kDocusaurus) AddFrontmatterIds(files, site);
   CheckContext ctx{files, changes, site};
   Problems out;
 
@@ -2006,7 +2018,7 @@ std::vector<Problem> CheckChanges(const git::Workspace& files, size_t max_proble
     }
   }
 
-  CheckLinksToRemovedFiles(ctx, out);
+  CheckLinksToRemovedFiles(ctx, &bytes, out);
 
   if (site.nav_known && !site.nav_file.empty()) {
     std::set<std::string> listed;
