@@ -590,6 +590,42 @@ TEST_F(GitTest, SmartHttpWithATokenFetchesAndPushes) {
   EXPECT_GT(server.requests(), 2);
 }
 
+// An archived job's fetch or push is abandoned as data moves: the fetch leaves
+// the mirror as it was, the push updates no branch.
+TEST_F(GitTest, FetchAndPushAreAbandonedWhenCancelled) {
+  testing::GitHttpServer server(dir_.path(), "tok_right");
+  auto mirror = Mirror::Open(dir_ / "mirrors/http.git", server.Url("remote.git"),
+                             Credentials{"tok_right"});
+  ASSERT_TRUE(mirror.ok());
+  int asked = 0;
+  // Not yet cancelled when asked before the fetch; cancelled once data arrives.
+  auto fetched = (*mirror)->FetchBranches({"main"}, [&asked] { return ++asked > 1; });
+  ASSERT_FALSE(fetched.ok());
+  EXPECT_NE(fetched.status().message().find("cancelled"), std::string::npos)
+      << fetched.status().message();
+  EXPECT_GT(asked, 1) << "asked while the fetch was under way";
+  EXPECT_FALSE((*mirror)->OpenSnapshot(head_).ok()) << "the mirror got no commit";
+
+  auto head = (*mirror)->FetchBranch("main");
+  ASSERT_TRUE(head.ok()) << head.status().message();
+  auto snap = Snap(**mirror, *head);
+  ASSERT_TRUE(snap);
+  Workspace work(*snap);
+  ASSERT_TRUE(work.Write("docs/cancelled.md", "# Never pushed\n").ok());
+  auto commit = (*mirror)->Commit(work, Identity{}, "cancelled");
+  ASSERT_TRUE(commit.ok());
+  asked = 0;
+  Status pushed = (*mirror)->Push(*commit, "docwright/cancelled", std::nullopt,
+                                  [&asked] { return ++asked > 1; });
+  EXPECT_FALSE(pushed.ok());
+  EXPECT_NE(pushed.message().find("cancelled"), std::string::npos) << pushed.message();
+  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " branch --list docwright/cancelled"), "");
+  // Not cancelled: the same push goes through.
+  Status again = (*mirror)->Push(*commit, "docwright/cancelled", std::nullopt, [] { return false; });
+  EXPECT_TRUE(again.ok()) << again.message();
+  EXPECT_EQ(RemoteFile("docwright/cancelled:docs/cancelled.md"), "# Never pushed");
+}
+
 TEST_F(GitTest, SshWithAKeyFetchesAndPushesToAKnownHostOnly) {
   testing::SshServer ssh(dir_ / "ssh");
   DOCWRIGHT_START_SSH_SERVER(ssh);

@@ -126,9 +126,20 @@ namespace {
 struct RemoteSession {
   const Credentials* credentials;
   std::string url;
+  const std::function<bool()>* cancelled = nullptr;  // asked as data moves
   int asked = 0;
   std::string host_key_problem;  // why the server's host key was refused
   std::string rejected;          // a push's refusal by the server
+  bool was_cancelled = false;
+
+  // libgit2 abandons the operation when a progress callback returns non-zero.
+  int Progress() {
+    if (cancelled && *cancelled && (*cancelled)()) {
+      was_cancelled = true;
+      return GIT_EUSER;
+    }
+    return 0;
+  }
 };
 
 int ProvideCredentials(git_credential** out, const char*, const char* username_from_url,
@@ -192,12 +203,25 @@ git_remote_callbacks Callbacks(RemoteSession* session) {
   git_remote_callbacks callbacks = GIT_REMOTE_CALLBACKS_INIT;
   callbacks.credentials = ProvideCredentials;
   callbacks.certificate_check = CheckCertificate;
+  callbacks.sideband_progress = [](const char*, int, void* payload) {
+    return static_cast<RemoteSession*>(payload)->Progress();
+  };
+  callbacks.transfer_progress = [](const git_indexer_progress*, void* payload) {
+    return static_cast<RemoteSession*>(payload)->Progress();
+  };
+  callbacks.pack_progress = [](int, uint32_t, uint32_t, void* payload) {
+    return static_cast<RemoteSession*>(payload)->Progress();
+  };
+  callbacks.push_transfer_progress = [](unsigned int, unsigned int, size_t, void* payload) {
+    return static_cast<RemoteSession*>(payload)->Progress();
+  };
   callbacks.payload = session;
   return callbacks;
 }
 
 // RemoteFail, unless the session knows better.
 Status SessionFail(const RemoteSession& session, const std::string& what, int rc) {
+  if (session.was_cancelled) return Status::Unavailable(what + ": cancelled");
   if (!session.host_key_problem.empty()) {
     return Status::Unauthenticated(what + ": " + session.host_key_problem);
   }
@@ -738,7 +762,7 @@ Result<std::string> Mirror::FetchBranch(const std::string& branch) {
 }
 
 Result<std::map<std::string, std::optional<std::string>>> Mirror::FetchBranches(
-    const std::vector<std::string>& branches) {
+    const std::vector<std::string>& branches, const std::function<bool()>& cancelled) {
   for (const std::string& branch : branches) {
     Status valid = CheckBranch(branch);
     if (!valid.ok()) return valid;
@@ -746,6 +770,7 @@ Result<std::map<std::string, std::optional<std::string>>> Mirror::FetchBranches(
   std::lock_guard guard(impl_->mu);
   FileLock lock(impl_->LockPath());
   if (!lock.status().ok()) return lock.status();
+  if (cancelled && cancelled()) return Status::Unavailable("the fetch was cancelled");
   // Opened for each use: a handle kept open would not notice the remote being
   // repacked, pruned or replaced.
   if (auto local = LocalRemote::Open(impl_->url)) {
@@ -765,7 +790,7 @@ Result<std::map<std::string, std::optional<std::string>>> Mirror::FetchBranches(
   for (std::string& spec : specs) spec_ptrs.push_back(spec.data());
   git_strarray refspecs{spec_ptrs.data(), spec_ptrs.size()};
   git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
-  RemoteSession session{&impl_->credentials, impl_->url};
+  RemoteSession session{&impl_->credentials, impl_->url, &cancelled};
   opts.callbacks = Callbacks(&session);
   opts.prune = GIT_FETCH_PRUNE;
   opts.update_fetchhead = 0;  // nobody reads FETCH_HEAD: not writing it saves a file per fetch
@@ -991,7 +1016,8 @@ Result<DiffText> Mirror::Diff(const std::string& base, const std::string& head,
 }
 
 Status Mirror::Push(const std::string& commit, const std::string& branch,
-                    const std::optional<std::string>& expected_head) {
+                    const std::optional<std::string>& expected_head,
+                    const std::function<bool()>& cancelled) {
   Status valid = CheckBranch(branch);
   if (!valid.ok()) return valid;
   auto oid = ParseOid(commit);
@@ -1005,6 +1031,7 @@ Status Mirror::Push(const std::string& commit, const std::string& branch,
   std::lock_guard guard(impl_->mu);
   FileLock lock(impl_->LockPath());
   if (!lock.status().ok()) return lock.status();
+  if (cancelled && cancelled()) return Status::Unavailable("the push was cancelled");
   if (auto local = LocalRemote::Open(impl_->url)) {
     return local->Push(impl_->repo.get(), *oid, branch, expected);
   }
@@ -1019,7 +1046,7 @@ Status Mirror::Push(const std::string& commit, const std::string& branch,
 
   auto remote = impl_->Remote();
   if (!remote.ok()) return remote.status();
-  RemoteSession state{&impl_->credentials, impl_->url};
+  RemoteSession state{&impl_->credentials, impl_->url, &cancelled};
   git_remote_callbacks callbacks = Callbacks(&state);
   callbacks.push_update_reference = [](const char*, const char* status, void* payload) {
     if (status) static_cast<RemoteSession*>(payload)->rejected = status;

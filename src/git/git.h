@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -159,9 +160,11 @@ class Mirror {
   // refused credentials; Unavailable when the remote cannot be reached.
   Result<std::string> FetchBranch(const std::string& branch);
   // Fetches several branches over one connection; each one's head, or nullopt if
-  // the remote has no such branch.
+  // the remote has no such branch. `cancelled`, if set, is asked before the
+  // fetch and as data arrives: true abandons it (Unavailable, "cancelled"; the
+  // mirror keeps what it had). A remote that sends nothing is not interrupted.
   Result<std::map<std::string, std::optional<std::string>>> FetchBranches(
-      const std::vector<std::string>& branches);
+      const std::vector<std::string>& branches, const std::function<bool()>& cancelled = {});
 
   // Replaces the credentials later operations use (a token or key was rotated).
   void SetCredentials(Credentials credentials);
@@ -194,8 +197,11 @@ class Mirror {
   // the update use one connection, and the server re-checks the old value, so
   // nothing pushed meanwhile is overwritten. Conflict otherwise: fetch, rebuild on
   // the new head, and try again.
+  // `cancelled`, as for FetchBranches: a push abandoned while its objects are
+  // sent updates no branch.
   Status Push(const std::string& commit, const std::string& branch,
-              const std::optional<std::string>& expected_head);
+              const std::optional<std::string>& expected_head,
+              const std::function<bool()>& cancelled = {});
 
  private:
   struct Impl;

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <functional>
 #include <utility>
 
 #include "core/text.h"
@@ -194,11 +195,14 @@ TurnResult RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel)
     ~ForgetBranch() { repo.Forget(branch); }
   } forget{repo, job.ref};
 
+  // A fetch or push under way is abandoned when the job is archived.
+  const std::function<bool()> stopped = [&cancel] { return cancel.cancelled(); };
   TokenUsage spent;  // by the agent, over both rounds when the branch moved
   for (int round = 1;; ++round) {
     // Where the turn starts: the branch as it is now on the remote (people may
     // push to it), or the base. One fetch brings both.
-    auto fetched = repo.FetchBranches({job.ref, project.base_ref});
+    auto fetched = repo.FetchBranches({job.ref, project.base_ref}, stopped);
+    if (cancel.cancelled()) return Interrupted();
     if (!fetched.ok()) {
       return Failed("cannot read the repository " + repository + ": " +
                     fetched.status().message());
@@ -259,7 +263,8 @@ TurnResult RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel)
             repo.Commit(workspace, options_.identity, CommitMessage(spec.title, input, result.summary));
         if (!commit.ok()) return Failed("cannot commit the changes: " + commit.status().message());
         if (cancel.cancelled()) return Interrupted();  // nothing is pushed after an archive
-        Status pushed = repo.Push(*commit, job.ref, branch_head);
+        Status pushed = repo.Push(*commit, job.ref, branch_head, stopped);
+        if (cancel.cancelled() && !pushed.ok()) return Interrupted();
         if (pushed.code() == Code::kConflict) {
           if (round == 1) {
             spdlog::info("job {}: branch {} moved during the turn; carrying it out again from "
