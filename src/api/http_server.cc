@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <boost/asio/dispatch.hpp>
@@ -36,6 +37,10 @@ using Acceptor = net::basic_socket_acceptor<tcp, Executor>;
 
 namespace {
 
+// Beast keeps one node per header field, several times the size of a short field
+// on the wire: the count is capped as well as the bytes.
+constexpr long kMaxHeaderFields = 100;
+
 // The API's error shape, for the errors answered before a request reaches it.
 std::string ErrorBody(std::string_view message, std::string_view code) {
   std::string out;
@@ -59,6 +64,8 @@ struct ServerState {
 
   std::mutex sessions_mu;
   std::unordered_map<Session*, std::weak_ptr<Session>> sessions;
+  // Open connections by client address (PeerKey).
+  std::unordered_map<std::string, size_t> peers;
   std::function<void()> on_last_session_closed;
 
   net::thread_pool blocking;
@@ -80,15 +87,56 @@ struct ServerState {
   }
 
   net::io_context& main() { return *contexts.front(); }
+
+  // Counts a new connection from `peer`; false if that address has its share.
+  bool AdmitPeer(const std::string& peer) {
+    std::lock_guard lock(sessions_mu);
+    size_t& n = peers[peer];
+    if (n >= options.max_connections_per_ip) {
+      if (n == 0) peers.erase(peer);
+      return false;
+    }
+    ++n;
+    return true;
+  }
+  void ReleasePeer(const std::string& peer) {
+    std::lock_guard lock(sessions_mu);
+    auto it = peers.find(peer);
+    if (it != peers.end() && --it->second == 0) peers.erase(it);
+  }
 };
+
+namespace {
+
+// The client address connections are counted by: an IPv4 address (also when
+// mapped into IPv6), or an IPv6 address's /64 prefix, since one host usually has
+// a whole /64 to pick addresses from.
+std::string PeerKey(const tcp::endpoint& endpoint) {
+  net::ip::address a = endpoint.address();
+  if (a.is_v6() && a.to_v6().is_v4_mapped()) {
+    a = net::ip::make_address_v4(net::ip::v4_mapped, a.to_v6());
+  }
+  if (a.is_v4()) return a.to_string();
+  auto bytes = a.to_v6().to_bytes();
+  std::fill(bytes.begin() + 8, bytes.end(), 0);
+  return net::ip::address_v6(bytes).to_string() + "/64";
+}
+
+}  // namespace
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(Socket&& socket, ServerState& state) : stream_(std::move(socket)), state_(state) {
+  // `peer` was admitted by ServerState::AdmitPeer; the session releases it.
+  Session(Socket&& socket, ServerState& state, std::string peer)
+      : stream_(std::move(socket)),
+        state_(state),
+        peer_(std::move(peer)),
+        buffer_(state.options.header_limit + kReadSlack) {
     state_.connections.fetch_add(1, std::memory_order_relaxed);
   }
 
   ~Session() {
+    state_.ReleasePeer(peer_);
     bool last = false;
     {
       std::lock_guard lock(state_.sessions_mu);
@@ -113,7 +161,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // Called on shutdown, on the session's strand: an idle connection closes now, a
   // busy one after its response.
   void Stop() {
-    if (reading_ && (!parser_ || !parser_->got_some())) {
+    if (reading_ && buffer_.size() == 0 && (!parser_ || !parser_->got_some())) {
       beast::error_code ec;
       stream_.socket().cancel(ec);
     }
@@ -128,8 +176,22 @@ class Session : public std::enable_shared_from_this<Session> {
     head_only_ = false;
     parser_->body_limit(state_.options.body_limit);
     parser_->header_limit(static_cast<std::uint32_t>(state_.options.header_limit));
-    stream_.expires_after(state_.options.read_timeout);
     reading_ = true;
+    if (!served_any_ || buffer_.size() > 0) return ReadHeader();
+    // An idle keep-alive connection: the header timeout starts with the next
+    // request's first byte. Memory a large request left behind goes back now.
+    if (buffer_.capacity() > (4 << 10)) buffer_.shrink_to_fit();
+    stream_.expires_after(state_.options.read_timeout);
+    stream_.async_read_some(buffer_.prepare(1024),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                              self->buffer_.commit(n);
+                              if (ec) return self->DoClose();
+                              self->ReadHeader();
+                            });
+  }
+
+  void ReadHeader() {
+    stream_.expires_after(state_.options.header_timeout);
     http::async_read_header(stream_, buffer_, *parser_,
                             beast::bind_front_handler(&Session::OnHeader, shared_from_this()));
   }
@@ -137,7 +199,21 @@ class Session : public std::enable_shared_from_this<Session> {
   // The header is in. A client that sent "Expect: 100-continue" waits for our
   // go-ahead before it sends the body; without one it would stall for a second.
   void OnHeader(beast::error_code ec, std::size_t n) {
+    served_any_ = true;
+    if (!ec && std::distance(parser_->get().begin(), parser_->get().end()) > kMaxHeaderFields) {
+      reading_ = false;
+      return WriteError(431, "the request has more than " + std::to_string(kMaxHeaderFields) +
+                                 " header fields",
+                        "headers_too_large");
+    }
     if (ec || parser_->is_done()) return OnRead(ec, n);
+    version_ = parser_->get().version();
+    // Nothing answered without a key takes a body: refuse it unread.
+    auto method = parser_->get().method();
+    if (method == http::verb::get || method == http::verb::head) {
+      reading_ = false;
+      return WriteError(400, "a GET or HEAD request must not have a body", "body_not_allowed");
+    }
     // A body is coming: refuse what will be refused anyway (unknown route, no
     // valid key) before accepting up to a mebibyte from an unknown client.
     if (state_.handlers.precheck) {
@@ -164,6 +240,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void ReadBody() {
+    stream_.expires_after(state_.options.read_timeout);
     http::async_read(stream_, buffer_, *parser_,
                      beast::bind_front_handler(&Session::OnRead, shared_from_this()));
   }
@@ -177,6 +254,12 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     if (ec == http::error::header_limit) {
       return WriteError(431, "the request headers are too large", "headers_too_large");
+    }
+    if (ec == http::error::buffer_overflow) {
+      return WriteError(400,
+                        "a chunk header or trailer is larger than " +
+                            std::to_string(state_.options.header_limit + kReadSlack) + " bytes",
+                        "bad_request");
     }
     if (ec) {
       // A clean close, a timeout, a reset, or garbage: nothing to answer unless
@@ -276,15 +359,19 @@ class Session : public std::enable_shared_from_this<Session> {
   // client reads it. Half-close, then discard what arrives, bounded in bytes and
   // time.
   void DrainAndClose() {
+    // What the refused request took is given back while the client drains.
+    parser_.reset();
+    buffer_.clear();
+    buffer_.shrink_to_fit();
     beast::error_code ec;
     stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
     stream_.expires_after(std::chrono::seconds(5));
-    drain_budget_ = 16 << 20;
+    drain_budget_ = 16 << 20;  // at most this many bytes, for at most 5 s
     DrainSome();
   }
 
   void DrainSome() {
-    drain_buf_.resize(64 << 10);
+    drain_buf_.resize(16 << 10);
     stream_.async_read_some(
         net::buffer(drain_buf_),
         [self = shared_from_this()](beast::error_code ec, std::size_t n) {
@@ -302,7 +389,10 @@ class Session : public std::enable_shared_from_this<Session> {
 
   Stream stream_;
   ServerState& state_;
-  beast::flat_buffer buffer_;  // unbounded here: the parser enforces the header and body limits
+  const std::string peer_;
+  // Bounded: the header limit plus room for a chunk header; a body goes from it
+  // into the parser's string, which the body limit bounds.
+  beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<http::response<http::string_body>> res_;
   unsigned version_ = 11;
@@ -310,6 +400,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool reading_ = false;
   bool drain_after_write_ = false;
   bool head_only_ = false;
+  bool served_any_ = false;  // a request's header has arrived on this connection
   size_t drain_budget_ = 0;
   std::string drain_buf_;
 };
@@ -393,16 +484,40 @@ class HttpServer::Impl {
       });
       return;
     }
-    {
-      if (state_.connections.load(std::memory_order_relaxed) >= state_.options.max_connections) {
-        beast::error_code ignored;
-        socket.close(ignored);
+    if (state_.connections.load(std::memory_order_relaxed) >= state_.options.max_connections) {
+      Refuse(socket, "the server is at its connection limit");
+    } else {
+      auto endpoint = socket.remote_endpoint(ec);
+      std::string peer = ec ? std::string("unknown") : PeerKey(endpoint);
+      if (!state_.AdmitPeer(peer)) {
+        Refuse(socket, "too many connections from your address");
+        auto now = std::chrono::steady_clock::now();
+        if (now - last_refusal_log_ > std::chrono::seconds(10)) {
+          last_refusal_log_ = now;
+          spdlog::warn("refusing connections from {}: {} open, the limit per address",
+                       peer, state_.options.max_connections_per_ip);
+        }
       } else {
         socket.set_option(tcp::no_delay(true), ec);
-        std::make_shared<Session>(std::move(socket), state_)->Start();
+        std::make_shared<Session>(std::move(socket), state_, std::move(peer))->Start();
       }
     }
     DoAccept();
+  }
+
+  // A connection over a cap gets a 503 if its send buffer takes it at once (it
+  // always does on a new connection), and is closed; nothing waits on it.
+  static void Refuse(Socket& socket, std::string_view why) {
+    std::string body = ErrorBody(why, "unavailable");
+    std::string answer = "HTTP/1.1 503 Service Unavailable\r\nServer: docwright\r\n"
+                         "Content-Type: application/json\r\nRetry-After: 1\r\n"
+                         "Connection: close\r\nContent-Length: " +
+                         std::to_string(body.size()) + "\r\n\r\n" + body;
+    [[maybe_unused]] ssize_t sent =
+        ::send(socket.native_handle(), answer.data(), answer.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    beast::error_code ignored;
+    socket.shutdown(tcp::socket::shutdown_both, ignored);
+    socket.close(ignored);
   }
 
   // Runs on the main context, where the acceptor lives.
@@ -438,6 +553,7 @@ class HttpServer::Impl {
   net::signal_set signals_;
   net::steady_timer grace_timer_;
   net::steady_timer accept_retry_;
+  std::chrono::steady_clock::time_point last_refusal_log_{};
   uint16_t port_ = 0;
 };
 

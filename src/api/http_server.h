@@ -1,6 +1,13 @@
 // An asynchronous HTTP/1.1 server (Boost.Beast): keep-alive, bounded request
-// size and headers, timeouts for slow clients, a connection cap and graceful
-// shutdown. It knows nothing of the API: it hands each request to a handler.
+// size and headers, timeouts for slow clients, connection caps (in all and per
+// client address) and graceful shutdown. It knows nothing of the API: it hands
+// each request to a handler.
+//
+// Memory before a request is let through by `precheck` is bounded per
+// connection, whatever the client sends: the read buffer holds at most
+// header_limit + kReadSlack bytes (a chunk header or trailer that does not fit is
+// refused), GET and HEAD requests with a body are refused before it is read, and
+// a body is read only once `precheck` has let the request through.
 //
 // Quick requests (the poll) are answered on the I/O threads; the rest run on a
 // separate pool, because they write durably or read more and may wait on the disk.
@@ -19,6 +26,10 @@
 #include "core/status.h"
 
 namespace docwright {
+
+// Bytes the read buffer may hold beyond header_limit: a chunk header (with its
+// extensions) or a chunked body's trailer must fit in it whole.
+inline constexpr size_t kReadSlack = 8 << 10;
 
 struct HttpRequest {
   std::string method;  // "GET", "POST", ...
@@ -56,8 +67,14 @@ struct HttpServerOptions {
   size_t body_limit = 1 << 20;
   size_t header_limit = 16 << 10;
   size_t max_connections = 10000;  // see MaxConnectionsForFdLimit
-  // A connection must deliver each whole request (or idle between keep-alive
-  // requests) within this time.
+  // Open connections from one client address (an IPv6 client counts by its /64,
+  // which one host usually has whole); more are answered 503 and closed.
+  size_t max_connections_per_ip = 128;
+  // A request's header must arrive within this time of its first byte (of the
+  // connection, for its first request), so slow headers cannot hold connections.
+  std::chrono::seconds header_timeout{10};
+  // A request's body must arrive, and a keep-alive connection may idle between
+  // requests, within this time.
   std::chrono::seconds read_timeout{30};
   std::chrono::seconds write_timeout{30};
   // On shutdown, in-flight requests get this long to finish.

@@ -27,9 +27,18 @@ std::string HttpResult::Header(const std::string& name) const {
   return it == headers.end() ? std::string() : it->second;
 }
 
-int ConnectLoopback(uint16_t port, std::chrono::seconds read_timeout) {
+int ConnectLoopback(uint16_t port, std::chrono::seconds read_timeout, const char* source) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
+  if (source) {
+    sockaddr_in local{};
+    local.sin_family = AF_INET;
+    if (inet_pton(AF_INET, source, &local.sin_addr) != 1 ||
+        bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) {
+      close(fd);
+      return -1;
+    }
+  }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);

@@ -23,8 +23,10 @@ struct HttpResult {
 
 // A plain TCP connection to 127.0.0.1:`port` with a `read_timeout` on reads, for
 // tests that must control every byte and its timing; -1 on failure. The caller
-// closes it.
-int ConnectLoopback(uint16_t port, std::chrono::seconds read_timeout);
+// closes it. `source`, if given, is the client's own address (another address of
+// the loopback range, such as "127.0.0.2", to act as a second client host).
+int ConnectLoopback(uint16_t port, std::chrono::seconds read_timeout,
+                    const char* source = nullptr);
 
 class HttpClient {
  public:

@@ -1,0 +1,240 @@
+// Black-box attacks on the HTTP server of the real binary, over loopback: what a
+// client can make the server hold before (and after) it shows a key, and how long.
+// Each test bounds its own traffic in bytes and time.
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "support/service_fixture.h"
+
+namespace docwright::testing {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using Clock = std::chrono::steady_clock;
+
+// A figure of /proc/PID/status in KiB ("VmRSS", "VmHWM").
+long ProcKib(pid_t pid, const std::string& field) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
+  }
+  return -1;
+}
+
+// Sends all of `bytes` (or as much as the peer takes before it closes); true if
+// all went.
+bool SendAll(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t n = send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+// What the server sends until it closes or `wait` passes, whichever is first.
+std::string ReadUntilClosed(int fd, milliseconds wait) {
+  std::string out;
+  auto deadline = Clock::now() + wait;
+  char buf[4096];
+  while (Clock::now() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    int left = static_cast<int>(
+        std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count());
+    if (poll(&p, 1, std::max(left, 1)) <= 0) break;
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
+// True if the server closed `fd` within `wait` (it may first send an answer).
+bool ClosedWithin(int fd, milliseconds wait) {
+  auto deadline = Clock::now() + wait;
+  char buf[4096];
+  while (Clock::now() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 100) <= 0) continue;
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return true;
+  }
+  return false;
+}
+
+class HttpLimitsTest : public ServiceTest {
+ protected:
+  std::string PostHead(const std::string& extra) {
+    return "POST " + Jobs(project_a_) + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + key_a_ +
+           "\r\nContent-Type: application/json\r\n" + extra + "\r\n";
+  }
+};
+
+TEST_F(HttpLimitsTest, GetAndHeadWithABodyAreRefusedBeforeTheBodyIsRead) {
+  for (std::string method : {"GET", "HEAD"}) {
+    for (std::string target : {"/healthz", "/pulls/AAAAAAAAAAAAAAAAAAAAAA"}) {
+      for (std::string framing : {"Content-Length: 1000000\r\n", "Transfer-Encoding: chunked\r\n"}) {
+        int fd = ConnectLoopback(server_->port(), seconds(5));
+        ASSERT_GE(fd, 0);
+        // Only the header is sent: the answer must not wait for the body.
+        ASSERT_TRUE(SendAll(fd, method + " " + target + " HTTP/1.1\r\nHost: x\r\n" + framing + "\r\n"));
+        std::string answer = ReadUntilClosed(fd, milliseconds(3000));
+        EXPECT_EQ(answer.rfind("HTTP/1.1 400", 0), 0u) << method << " " << target << ": " << answer;
+        EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
+        if (method == "GET") {
+          EXPECT_NE(answer.find("body_not_allowed"), std::string::npos) << answer;
+        }
+        close(fd);
+      }
+    }
+  }
+  // A body-less GET with "Content-Length: 0" is an ordinary request.
+  HttpResult ok = client_->SendRaw("GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
+  EXPECT_EQ(ok.status, 200);
+}
+
+// The flood of the report: many connections each sending a large body to the
+// routes that need no key. Each connection sends a mebibyte less one byte and
+// stays open, so a server that buffered the bodies would hold them all at once.
+TEST_F(HttpLimitsTest, ServerMemoryStaysBoundedUnderABodyFloodWithoutAKey) {
+  constexpr int kConnections = 200;
+  constexpr size_t kBody = 1 << 20;
+  EXPECT_EQ(client_->Send("GET", "/healthz").status, 200);
+  long before = ProcKib(server_->pid(), "VmRSS");
+  ASSERT_GT(before, 0);
+  std::string body(kBody - 1, 'x');
+  std::vector<int> fds;
+  for (int i = 0; i < kConnections; ++i) {
+    int fd = ConnectLoopback(server_->port(), seconds(5));
+    ASSERT_GE(fd, 0) << i;
+    std::string target = i % 2 ? "/healthz" : "/pulls/AAAAAAAAAAAAAAAAAAAAAA";
+    std::string method = i % 3 ? "GET" : "POST";
+    SendAll(fd, method + " " + target + " HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                    std::to_string(kBody) + "\r\n\r\n");
+    SendAll(fd, body);  // the server may close before it is all sent
+    fds.push_back(fd);
+  }
+  long peak = ProcKib(server_->pid(), "VmHWM");
+  for (int fd : fds) close(fd);
+  // docs/operations.md states at most 64 KiB per connection before a key is
+  // checked; 16 MiB more for the allocator's arenas and the threads.
+  long bound = kConnections * 64 + 16 * 1024;
+  EXPECT_LT(peak - before, bound) << "grew from " << before << " KiB to a peak of " << peak
+                                  << " KiB";
+  EXPECT_EQ(client_->Send("GET", "/healthz").status, 200);
+}
+
+// Chunk extensions and trailers are framing, not body: a server that kept them
+// would grow without limit even under the body limit.
+TEST_F(HttpLimitsTest, AChunkExtensionOrTrailerFloodIsCutAtTheBufferLimit) {
+  long before = ProcKib(server_->pid(), "VmRSS");
+  std::string flood(4 << 20, 'a');
+  std::vector<std::pair<std::string, std::string>> attacks = {
+      {"chunk extension", "1;ext="},
+      {"trailer", "1\r\nx\r\n0\r\nX-Trailer: "},
+  };
+  for (const auto& [what, start] : attacks) {
+    int fd = ConnectLoopback(server_->port(), seconds(5));
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(SendAll(fd, PostHead("Transfer-Encoding: chunked\r\n") + start));
+    size_t sent = 0;
+    // At most 64 MiB, stopping when the server closes.
+    while (sent < (64u << 20) && SendAll(fd, flood)) sent += flood.size();
+    std::string answer = ReadUntilClosed(fd, milliseconds(2000));
+    EXPECT_LT(sent, 64u << 20) << what << ": the server kept reading";
+    if (!answer.empty()) {
+      EXPECT_EQ(answer.rfind("HTTP/1.1 4", 0), 0u) << what << ": " << answer;
+    }
+    close(fd);
+  }
+  long peak = ProcKib(server_->pid(), "VmHWM");
+  EXPECT_LT(peak - before, 16 * 1024) << "grew from " << before << " KiB to a peak of " << peak;
+  EXPECT_EQ(client_->Send("GET", "/healthz").status, 200);
+}
+
+TEST_F(HttpLimitsTest, HeaderFieldsAreCappedInNumberAsWellAsBytes) {
+  std::string many = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+  for (int i = 0; i < 150; ++i) many += "a" + std::to_string(i) + ":\r\n";
+  HttpResult r = client_->SendRaw(many + "\r\n");
+  EXPECT_EQ(r.status, 431) << r.body;
+  std::string fair = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+  for (int i = 0; i < 50; ++i) fair += "a" + std::to_string(i) + ": v\r\n";
+  EXPECT_EQ(client_->SendRaw(fair + "\r\n").status, 200);
+}
+
+TEST_F(HttpLimitsTest, OneAddressCannotTakeEveryConnection) {
+  server_->Terminate();
+  StartServer(kScripted, {"--max-connections-per-ip", "8", "--header-timeout", "60"});
+  // 127.0.0.1 holds its eight connections with half-sent requests.
+  std::vector<int> held;
+  for (int i = 0; i < 8; ++i) {
+    int fd = ConnectLoopback(server_->port(), seconds(5));
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(SendAll(fd, "GET /healthz HTTP/1.1\r\n"));
+    held.push_back(fd);
+  }
+  // A ninth from the same address is refused with a 503, at once.
+  int ninth = ConnectLoopback(server_->port(), seconds(5));
+  ASSERT_GE(ninth, 0);
+  std::string refused = ReadUntilClosed(ninth, milliseconds(3000));
+  EXPECT_EQ(refused.rfind("HTTP/1.1 503", 0), 0u) << refused;
+  close(ninth);
+  // Another client host is served meanwhile.
+  int other = ConnectLoopback(server_->port(), seconds(5), "127.0.0.2");
+  ASSERT_GE(other, 0);
+  ASSERT_TRUE(SendAll(other, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  std::string served = ReadUntilClosed(other, milliseconds(3000));
+  EXPECT_EQ(served.rfind("HTTP/1.1 200", 0), 0u) << served;
+  close(other);
+  // Once the first address lets go, it is served again.
+  for (int fd : held) close(fd);
+  bool again = WaitUntil([&] { return client_->Send("GET", "/healthz").status == 200; },
+                         milliseconds(5000));
+  EXPECT_TRUE(again);
+}
+
+TEST_F(HttpLimitsTest, SlowHeadersAreCutAtTheHeaderTimeoutEvenWhileBytesArrive) {
+  server_->Terminate();
+  StartServer(kScripted, {"--header-timeout", "1", "--request-timeout", "30"});
+  // Nothing at all after connecting.
+  int silent = ConnectLoopback(server_->port(), seconds(5));
+  ASSERT_GE(silent, 0);
+  // A header trickled a byte at a time, each well within the body timeout.
+  int trickle = ConnectLoopback(server_->port(), seconds(5));
+  ASSERT_GE(trickle, 0);
+  std::string header = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Padding: " + std::string(200, 'p');
+  auto start = Clock::now();
+  bool cut = false;
+  for (char c : header) {
+    if (!SendAll(trickle, std::string_view(&c, 1))) {
+      cut = true;
+      break;
+    }
+    std::this_thread::sleep_for(milliseconds(50));
+    if (Clock::now() - start > seconds(8)) break;
+  }
+  EXPECT_TRUE(cut || ClosedWithin(trickle, milliseconds(100))) << "a trickled header held on";
+  EXPECT_TRUE(ClosedWithin(silent, milliseconds(3000))) << "a silent connection held on";
+  close(silent);
+  close(trickle);
+}
+
+TEST_F(HttpLimitsTest, AnIdleKeepAliveConnectionOutlastsTheHeaderTimeout) {
+  server_->Terminate();
+  StartServer(kScripted, {"--header-timeout", "1", "--request-timeout", "30"});
+  EXPECT_EQ(client_->Send("GET", "/healthz").status, 200);
+  std::this_thread::sleep_for(milliseconds(2500));
+  EXPECT_EQ(client_->Send("GET", "/healthz").status, 200);
+  EXPECT_EQ(client_->connections_opened(), 1) << "the idle connection was closed";
+}
+
+}  // namespace
+}  // namespace docwright::testing
