@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <condition_variable>
+#include <mutex>
+
 #include "fakes/scripted_agent.h"
 #include "store/store.h"
 #include "support/temp_dir.h"
@@ -181,6 +184,103 @@ TEST_F(RunnerTest, AResultThatArrivesWithAShutdownIsStillRecorded) {
   Job after = Get(j.id);
   EXPECT_EQ(after.status, JobStatus::kCompleted) << "a finished turn must not be re-run";
   EXPECT_EQ(after.pr_link, "http://pr/done");
+}
+
+// A handler that never returns on its own for prompts with "[hang]", whatever
+// the cancel token says, as a call without a deadline would; everything else goes
+// to the scripted turns.
+struct Hanging : TurnHandler {
+  ScriptedTurns* scripted;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool released = false;
+  std::atomic<int> hung{0}, returned{0};
+  TurnResult RunTurn(const TurnInput& input, CancelToken& cancel) override {
+    if (input.message.prompt.find("[hang]") == std::string::npos) {
+      return scripted->RunTurn(input, cancel);
+    }
+    ++hung;
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return released; });
+    ++returned;
+    return TurnResult{true, "http://pr/too-late", "too late", {}};
+  }
+  void Release() {
+    {
+      std::lock_guard lock(mu);
+      released = true;
+    }
+    cv.notify_all();
+  }
+};
+
+TEST_F(RunnerTest, ATurnPastItsDeadlineIsStoppedAndItsJobFails) {
+  RunnerOptions o;
+  o.workers = 1;
+  o.lease = milliseconds(300);
+  o.poll_interval = milliseconds(20);
+  o.turn_deadline = milliseconds(500);
+  Runner runner(*store_, agent_, o);
+  runner.Start();
+  Job j = Create("forever [sleep 600000]");  // the scripted turn stops when cancelled
+  ASSERT_TRUE(Reaches(j.id, JobStatus::kFailed));
+  ASSERT_TRUE(Get(j.id).error);
+  EXPECT_NE(Get(j.id).error->find("time limit"), std::string::npos) << *Get(j.id).error;
+  EXPECT_EQ(agent_.turns_cancelled.load(), 1);
+  // The worker is free for the next job.
+  Job next = Create("next");
+  EXPECT_TRUE(Reaches(next.id, JobStatus::kCompleted));
+}
+
+TEST_F(RunnerTest, ATurnThatIgnoresItsDeadlineCostsAThreadNotAWorker) {
+  Hanging hanging;
+  hanging.scripted = &agent_;
+  RunnerOptions o;
+  o.workers = 1;
+  o.lease = milliseconds(300);
+  o.poll_interval = milliseconds(20);
+  o.turn_deadline = milliseconds(400);
+  o.stuck_grace = milliseconds(300);
+  o.stop_timeout = milliseconds(500);
+  auto runner = std::make_unique<Runner>(*store_, hanging, o);
+  runner->Start();
+  Job stuck = Create("blocked in a call [hang]");
+  ASSERT_TRUE(Reaches(stuck.id, JobStatus::kFailed)) << "the job must end although the turn hangs";
+  EXPECT_NE(Get(stuck.id).error.value_or("").find("time limit"), std::string::npos);
+  // The only worker is stuck, yet the next job runs: a new worker took its place.
+  Job next = Create("next");
+  EXPECT_TRUE(Reaches(next.id, JobStatus::kCompleted));
+  // Shutdown does not wait for the hung thread.
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(runner->Stop());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  runner.reset();
+  // When the call finally returns, its outcome is not recorded over the failure.
+  hanging.Release();
+  ASSERT_TRUE(WaitUntil([&] { return hanging.returned.load() == 1; }));
+  std::this_thread::sleep_for(milliseconds(100));
+  EXPECT_EQ(Get(stuck.id).status, JobStatus::kFailed);
+  EXPECT_FALSE(Get(stuck.id).pr_link);
+}
+
+TEST_F(RunnerTest, StopIsBoundedWhenATurnIgnoresTheShutdown) {
+  Hanging hanging;
+  hanging.scripted = &agent_;
+  RunnerOptions o;
+  o.workers = 1;
+  o.poll_interval = milliseconds(20);
+  o.stop_timeout = milliseconds(300);
+  auto runner = std::make_unique<Runner>(*store_, hanging, o);
+  runner->Start();
+  Create("blocked [hang]");
+  ASSERT_TRUE(WaitUntil([&] { return hanging.hung.load() == 1; }));
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(runner->Stop()) << "a thread was left behind";
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  runner.reset();
+  hanging.Release();
+  ASSERT_TRUE(WaitUntil([&] { return hanging.returned.load() == 1; }));
+  std::this_thread::sleep_for(milliseconds(100));  // the thread ends after the handler returns
 }
 
 TEST_F(RunnerTest, ManyJobsAllFinish) {

@@ -32,11 +32,12 @@ struct TokenUsage {
 };
 
 // Tells a running turn to stop. The agent checks it between steps (and may sleep
-// on it); the runner sets it when the job is archived, the lease is lost, or the
-// process shuts down.
+// on it), and every blocking call of a turn asks it while it waits; the runner
+// sets it when the job is archived, the lease is lost, the turn runs past its
+// deadline, or the process shuts down.
 class CancelToken {
  public:
-  enum class Reason { kNone, kArchived, kLeaseLost, kShutdown };
+  enum class Reason { kNone, kArchived, kLeaseLost, kShutdown, kDeadline };
 
   void Cancel(Reason why) {
     {

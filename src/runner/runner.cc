@@ -5,6 +5,7 @@
 
 #include <condition_variable>
 #include <exception>
+#include <list>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -14,7 +15,7 @@
 
 namespace docwright {
 
-class Runner::Impl {
+class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
  public:
   Impl(Store& store, TurnHandler& handler, RunnerOptions options)
       : store_(store), handler_(handler), options_(options) {
@@ -29,23 +30,47 @@ class Runner::Impl {
     std::lock_guard lock(mu_);
     if (started_) return;
     started_ = true;
-    for (int i = 0; i < options_.workers; ++i) {
-      threads_.emplace_back([this, i] { WorkerLoop(worker_prefix_ + "/" + std::to_string(i)); });
-    }
-    threads_.emplace_back([this] { HeartbeatLoop(); });
+    for (int i = 0; i < options_.workers; ++i) StartWorker();
+    auto self = shared_from_this();
+    threads_.emplace_back();
+    Thread& heartbeat = threads_.back();
+    heartbeat.thread = std::thread([self, &heartbeat] {
+      self->HeartbeatLoop();
+      self->ThreadDone(heartbeat);
+    });
   }
 
-  void Stop() {
-    {
-      std::lock_guard lock(mu_);
-      if (!started_ || stopping_) return;
-      stopping_ = true;
-      for (auto& [run_id, running] : running_) running.cancel->Cancel(CancelToken::Reason::kShutdown);
-    }
+  bool Stop() {
+    std::unique_lock lock(mu_);
+    if (!started_ || stopping_) return true;
+    stopping_ = true;
+    for (auto& [run_id, running] : running_) running.cancel->Cancel(CancelToken::Reason::kShutdown);
     work_cv_.notify_all();
     heartbeat_cv_.notify_all();
-    for (auto& t : threads_) t.join();
-    threads_.clear();
+    // Threads the watchdog gave up on are not waited for: they are lost already.
+    bool all = done_cv_.wait_for(lock, options_.stop_timeout, [&] {
+      for (const Thread& t : threads_) {
+        if (!t.done && !t.abandoned) return false;
+      }
+      return true;
+    });
+    // Entries stay in threads_: a thread left behind still marks its own done.
+    std::vector<std::thread> finished, left_behind;
+    for (Thread& t : threads_) {
+      if (!t.thread.joinable()) continue;
+      if (!t.done) t.abandoned = true;  // records nothing when its turn returns
+      (t.done ? finished : left_behind).push_back(std::move(t.thread));
+    }
+    lock.unlock();
+    for (auto& t : finished) t.join();
+    size_t left = left_behind.size();
+    // Each holds the Impl alive, and touches nothing else once its turn returns.
+    for (auto& t : left_behind) t.detach();
+    if (left > 0) {
+      spdlog::error("{} worker thread(s) did not stop within {} ms; leaving them behind", left,
+                    options_.stop_timeout.count());
+    }
+    return all;
   }
 
   void Wake() {
@@ -67,6 +92,32 @@ class Runner::Impl {
  private:
   using Clock = std::chrono::steady_clock;
 
+  // A thread of this runner. `abandoned`: the watchdog gave up on its turn and a
+  // new worker took its place; it exits as soon as the turn returns.
+  struct Thread {
+    std::thread thread;
+    bool done = false;
+    bool abandoned = false;
+  };
+
+  // Under mu_.
+  void StartWorker() {
+    std::string worker_id = worker_prefix_ + "/" + std::to_string(next_worker_++);
+    auto self = shared_from_this();
+    threads_.emplace_back();
+    Thread& t = threads_.back();  // std::list: stays put
+    t.thread = std::thread([self, &t, worker_id] {
+      self->WorkerLoop(t, worker_id);
+      self->ThreadDone(t);
+    });
+  }
+
+  void ThreadDone(Thread& t) {
+    std::lock_guard lock(mu_);
+    t.done = true;
+    done_cv_.notify_all();
+  }
+
   // A claimed turn being run here. Keyed by a run id: the same turn may be claimed
   // again by another worker of this process after a lost lease.
   struct Running {
@@ -75,10 +126,17 @@ class Runner::Impl {
     std::string worker_id;
     std::shared_ptr<CancelToken> cancel;
     Clock::time_point renewed_at;  // the last successful claim or renewal
+    Clock::time_point started_at;
+    std::optional<Clock::time_point> cancelled_at;  // seen cancelled by the watchdog
+    Thread* thread = nullptr;
   };
 
-  void WorkerLoop(const std::string& worker_id) {
+  void WorkerLoop(Thread& self, const std::string& worker_id) {
     while (!IsStopping()) {
+      {
+        std::lock_guard lock(mu_);
+        if (self.abandoned) return;
+      }
       auto claimed = store_.ClaimTurn(worker_id, options_.lease, options_.max_attempts);
       if (!claimed.ok()) {
         spdlog::warn("worker {}: cannot claim work: {}", worker_id, claimed.status().message());
@@ -89,7 +147,7 @@ class Runner::Impl {
         IdleWait();
         continue;
       }
-      RunTurn(worker_id, std::move(**claimed));
+      RunTurn(self, worker_id, std::move(**claimed));
     }
   }
 
@@ -104,14 +162,16 @@ class Runner::Impl {
     return stopping_;
   }
 
-  void RunTurn(const std::string& worker_id, ClaimedTurn turn) {
+  void RunTurn(Thread& self, const std::string& worker_id, ClaimedTurn turn) {
     auto cancel = std::make_shared<CancelToken>();
     uint64_t run_id;
     {
       std::lock_guard lock(mu_);
       if (stopping_) cancel->Cancel(CancelToken::Reason::kShutdown);
       run_id = ++last_run_id_;
-      running_[run_id] = Running{turn.turn_id, turn.job.id, worker_id, cancel, Clock::now()};
+      auto now = Clock::now();
+      running_[run_id] =
+          Running{turn.turn_id, turn.job.id, worker_id, cancel, now, now, std::nullopt, &self};
     }
     spdlog::info("job {}: turn {} started (attempt {})", turn.job.id, turn.message.seq,
                  turn.attempt);
@@ -134,6 +194,8 @@ class Runner::Impl {
     {
       std::lock_guard lock(mu_);
       running_.erase(run_id);
+      // The watchdog recorded this turn's outcome and replaced this worker.
+      if (self.abandoned) return;
     }
 
     if (result.interrupted) {
@@ -152,6 +214,9 @@ class Runner::Impl {
           spdlog::warn("job {}: turn {} stopped: its lease was lost", input.job.id,
                        input.message.seq);
           return;
+        case CancelToken::Reason::kDeadline:
+          result = TurnResult{false, {}, {}, DeadlineError()};
+          break;
         case CancelToken::Reason::kNone:
           // Interrupted without being asked to: a bug in the handler. Fail the turn
           // rather than leave it to be re-run.
@@ -166,29 +231,72 @@ class Runner::Impl {
     TurnOutcome outcome{result.succeeded, result.pr_link, result.summary,
                         result.succeeded ? std::nullopt : result.error, std::move(result.steps),
                         result.usage};
-    // A transient store failure must not lose the outcome: retry for a while, and
-    // briefly when shutting down. If all fail, the lease expires and the turn is
-    // re-run: nothing is lost.
+    Record(turn.turn_id, worker_id, input.job.id, input.message.seq, outcome);
+  }
+
+  std::string DeadlineError() const {
+    return "the turn ran past its time limit of " +
+           std::to_string(std::chrono::duration_cast<std::chrono::seconds>(options_.turn_deadline)
+                              .count()) +
+           " s and was stopped";
+  }
+
+  // A transient store failure must not lose the outcome: retry for a while, and
+  // briefly when shutting down. If all fail, the lease expires and the turn is
+  // re-run: nothing is lost.
+  void Record(int64_t turn_id, const std::string& worker_id, const std::string& job_id, int seq,
+              const TurnOutcome& outcome) {
     for (int attempt = 0;; ++attempt) {
-      auto finished = store_.FinishTurn(turn.turn_id, worker_id, outcome);
+      auto finished = store_.FinishTurn(turn_id, worker_id, outcome);
       if (finished.ok()) {
         if (*finished == LeaseState::kHeld) {
-          spdlog::info("job {}: turn {} {}", input.job.id, input.message.seq,
-                       result.succeeded ? "succeeded" : "failed");
+          spdlog::info("job {}: turn {} {}", job_id, seq, outcome.succeeded ? "succeeded" : "failed");
         } else {
-          spdlog::warn("job {}: turn {} outcome discarded: {}", input.job.id, input.message.seq,
+          spdlog::warn("job {}: turn {} outcome discarded: {}", job_id, seq,
                        *finished == LeaseState::kCancelled ? "the job was archived"
                                                            : "the lease was lost");
         }
         return;
       }
       if (attempt >= (IsStopping() ? 2 : 20)) {
-        spdlog::error("job {}: cannot record the outcome: {}", input.job.id,
-                      finished.status().message());
+        spdlog::error("job {}: cannot record the outcome: {}", job_id, finished.status().message());
         return;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100 * (attempt + 1)));
     }
+  }
+
+  // The watchdog, run by the heartbeat thread: cancels turns past their
+  // deadline, and gives up on turns that do not return after a cancellation.
+  // Under mu_; returns the outcomes to record once mu_ is released.
+  struct GivenUp {
+    int64_t turn_id;
+    std::string worker_id, job_id;
+    bool deadline;
+  };
+  std::vector<GivenUp> Watch(Clock::time_point now) {
+    std::vector<GivenUp> given_up;
+    for (auto it = running_.begin(); it != running_.end();) {
+      Running& r = it->second;
+      if (!r.cancel->cancelled() && now - r.started_at > options_.turn_deadline) {
+        spdlog::warn("job {}: the turn ran past its time limit; stopping it", r.job_id);
+        r.cancel->Cancel(CancelToken::Reason::kDeadline);
+      }
+      if (r.cancel->cancelled() && !r.cancelled_at) r.cancelled_at = now;
+      if (r.cancelled_at && now - *r.cancelled_at > options_.stuck_grace && !stopping_) {
+        spdlog::error("job {}: the turn did not stop within {} ms of being cancelled; "
+                      "its worker is replaced",
+                      r.job_id, options_.stuck_grace.count());
+        r.thread->abandoned = true;
+        given_up.push_back({r.turn_id, r.worker_id, r.job_id,
+                            r.cancel->reason() == CancelToken::Reason::kDeadline});
+        StartWorker();
+        it = running_.erase(it);
+        continue;
+      }
+      ++it;
+    }
+    return given_up;
   }
 
   // One thread renews every lease this process holds, at a third of the lease
@@ -201,8 +309,16 @@ class Runner::Impl {
     while (!stopping_) {
       heartbeat_cv_.wait_for(lock, interval, [&] { return stopping_; });
       if (stopping_) break;
+      std::vector<GivenUp> given_up = Watch(Clock::now());
       std::vector<std::pair<uint64_t, Running>> snapshot(running_.begin(), running_.end());
       lock.unlock();
+      for (const GivenUp& g : given_up) {
+        if (!g.deadline) continue;  // archived, lost or shutting down: nothing to record
+        TurnOutcome failed;
+        failed.succeeded = false;
+        failed.error = DeadlineError();
+        Record(g.turn_id, g.worker_id, g.job_id, 0, failed);
+      }
       for (auto& [run_id, running] : snapshot) {
         auto renew_started = Clock::now();
         auto state = store_.RenewLease(running.turn_id, running.worker_id, options_.lease);
@@ -234,19 +350,21 @@ class Runner::Impl {
   std::mutex mu_;
   std::condition_variable work_cv_;       // idle workers wait here
   std::condition_variable heartbeat_cv_;  // the heartbeat thread waits here
+  std::condition_variable done_cv_;       // Stop() waits here for threads to end
   int wakeups_ = 0;
+  int next_worker_ = 0;
   bool started_ = false;
   bool stopping_ = false;
   uint64_t last_run_id_ = 0;
   std::map<uint64_t, Running> running_;
-  std::vector<std::thread> threads_;
+  std::list<Thread> threads_;
 };
 
 Runner::Runner(Store& store, TurnHandler& handler, RunnerOptions options)
-    : impl_(std::make_unique<Impl>(store, handler, options)) {}
+    : impl_(std::make_shared<Impl>(store, handler, options)) {}
 Runner::~Runner() { Stop(); }
 void Runner::Start() { impl_->Start(); }
-void Runner::Stop() { impl_->Stop(); }
+bool Runner::Stop() { return impl_->Stop(); }
 void Runner::Wake() { impl_->Wake(); }
 void Runner::CancelJob(const std::string& job_id) { impl_->CancelJob(job_id); }
 

@@ -20,6 +20,17 @@ struct RunnerOptions {
   // queued in this process wakes it at once (Runner::Wake).
   std::chrono::milliseconds poll_interval{500};
   int max_attempts = kMaxTurnAttempts;
+  // The watchdog: a turn still running this long after it started is cancelled,
+  // and its job fails with an error that says so. A turn that has not returned
+  // `stuck_grace` after any cancellation is given up on: its outcome is recorded
+  // without it (failed, for a deadline) and a new worker thread takes its place,
+  // so a call that ignores its deadline costs a thread, never a worker slot.
+  std::chrono::milliseconds turn_deadline{std::chrono::minutes(20)};
+  std::chrono::milliseconds stuck_grace{std::chrono::seconds(30)};
+  // Stop() waits this long for running turns to hand back; threads still busy
+  // then are left behind (the process is about to exit; their leases expire and
+  // the turns are re-run elsewhere).
+  std::chrono::milliseconds stop_timeout{std::chrono::seconds(20)};
 };
 
 class Runner {
@@ -31,8 +42,10 @@ class Runner {
 
   void Start();
   // Cancels running turns, gives their leases back so another worker can take
-  // them at once, and joins the threads.
-  void Stop();
+  // them at once, and joins the threads, waiting at most `stop_timeout`. Returns
+  // false if some thread was still busy then and was left behind: the caller
+  // should exit the process soon, without waiting for it.
+  bool Stop();
 
   // New work was queued: wake an idle worker.
   void Wake();
@@ -42,7 +55,8 @@ class Runner {
 
  private:
   class Impl;
-  std::unique_ptr<Impl> impl_;
+  // Shared with the worker threads, so one left behind by Stop() never outlives it.
+  std::shared_ptr<Impl> impl_;
 };
 
 }  // namespace docwright
