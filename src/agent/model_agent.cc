@@ -15,7 +15,7 @@ using Clock = std::chrono::steady_clock;
 constexpr size_t kMaxStepArgumentsBytes = 4096;
 constexpr size_t kMaxStepResultBytes = 4096;
 // Earlier turns the conversation carries: their prompts and summaries, bounded.
-constexpr size_t kMaxHistoryTurns = 20;
+constexpr size_t kMaxHistoryTurns = kMaxHistoryMessages;  // all the store gives
 constexpr size_t kMaxHistoryTextBytes = 2000;
 // Files the site map looks at: more than a prompt's map can show, and few enough
 // that a turn on a repository of 100,000 files starts as fast as on one of 1,000.
@@ -71,9 +71,24 @@ std::string ProblemText(const docs::Problem& p) {
 ModelAgent::ModelAgent(llm::ProviderConfig provider, AgentBudgets budgets)
     : provider_(std::move(provider)), budgets_(budgets) {}
 
+namespace {
+
+std::string SystemPromptFor(const docs::SiteMap& map, const agent::WritePolicy& policy,
+                            size_t max_site_map_bytes) {
+  std::string where;
+  for (const std::string& f : policy.site_folders()) {
+    where += (where.empty() ? "" : ", ") + (f.empty() ? std::string("the repository") : f + "/");
+  }
+  return std::string(kTask) + "\n\nYou may change files under " + where +
+         " and Markdown pages; CI, build and hook definitions and dot-folders the site does not "
+         "use are refused.\n\nThe documentation site:\n" + map.Render(max_site_map_bytes);
+}
+
+}  // namespace
+
 std::string ModelAgent::SystemPrompt(const git::Workspace& workspace, size_t max_site_map_bytes) {
   docs::SiteMap map = docs::BuildSiteMap(workspace, kMaxSiteMapFiles);
-  return std::string(kTask) + "\n\nThe documentation site:\n" + map.Render(max_site_map_bytes);
+  return SystemPromptFor(map, agent::WritePolicy(map, {}), max_site_map_bytes);
 }
 
 AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace,
@@ -95,10 +110,13 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace,
   if (!model.ok()) return fail(model.status().message());
 
   const auto started = Clock::now();
-  agent::Toolbox tools(workspace);
+  // The workspace has no edits yet: the map and the policy are the base's.
+  docs::SiteMap map = docs::BuildSiteMap(workspace, kMaxSiteMapFiles);
+  agent::WritePolicy policy(map, turn.project.write_paths);
+  agent::Toolbox tools(workspace, &policy);
   llm::ModelRequest request;
   request.model = *turn.job.model;
-  request.system = SystemPrompt(workspace, budgets_.max_site_map_bytes);
+  request.system = SystemPromptFor(map, policy, budgets_.max_site_map_bytes);
   request.tools = agent::Toolbox::Specs();
   request.max_output_tokens = budgets_.max_output_tokens;
   request.messages = Conversation(turn);

@@ -233,12 +233,21 @@ ToolOutcome Search(git::Workspace& ws, const Args& args) {
   return ToolOutcome{Bounded(std::move(out), "narrow the pattern or the path")};
 }
 
-ToolOutcome WriteFile(git::Workspace& ws, const Args& args) {
+// A path the model may change: checked, and allowed by the policy if there is one.
+Result<std::string> Writable(const std::string& path, const WritePolicy* policy) {
+  auto checked = git::CheckPath(path);
+  if (!checked.ok() || !policy) return checked;
+  Status allowed = policy->Check(*checked);
+  if (!allowed.ok()) return allowed;
+  return checked;
+}
+
+ToolOutcome WriteFile(git::Workspace& ws, const Args& args, const WritePolicy* policy) {
   std::string error;
   auto path = args.String("path", true, &error);
   auto content = args.String("content", true, &error);
   if (!error.empty()) return Error(error);
-  auto checked = git::CheckPath(*path);
+  auto checked = Writable(*path, policy);
   if (!checked.ok()) return Error(checked.status().message());
   if (content->size() > kMaxWriteBytes) return Error("content over 1 MiB is refused");
   bool existed = ws.IsFile(*checked);
@@ -247,14 +256,14 @@ ToolOutcome WriteFile(git::Workspace& ws, const Args& args) {
   return ToolOutcome{(existed ? "overwrote " : "created ") + *checked + "\n"};
 }
 
-ToolOutcome EditFile(git::Workspace& ws, const Args& args) {
+ToolOutcome EditFile(git::Workspace& ws, const Args& args, const WritePolicy* policy) {
   std::string error;
   auto path = args.String("path", true, &error);
   auto old_text = args.String("old_text", true, &error);
   auto new_text = args.String("new_text", true, &error);
   auto replace_all = args.Bool("replace_all", &error);
   if (!error.empty()) return Error(error);
-  auto checked = git::CheckPath(*path);
+  auto checked = Writable(*path, policy);
   if (!checked.ok()) return Error(checked.status().message());
   if (old_text->empty()) return Error("old_text must not be empty");
   auto content = ws.Read(*checked);
@@ -294,25 +303,25 @@ ToolOutcome EditFile(git::Workspace& ws, const Args& args) {
                      " in " + *checked + "\n"};
 }
 
-ToolOutcome DeleteFile(git::Workspace& ws, const Args& args) {
+ToolOutcome DeleteFile(git::Workspace& ws, const Args& args, const WritePolicy* policy) {
   std::string error;
   auto path = args.String("path", true, &error);
   if (!error.empty()) return Error(error);
-  auto checked = git::CheckPath(*path);
+  auto checked = Writable(*path, policy);
   if (!checked.ok()) return Error(checked.status().message());
   Status s = ws.Delete(*checked);
   if (!s.ok()) return Error(s.message());
   return ToolOutcome{"deleted " + *checked + "\n"};
 }
 
-ToolOutcome MoveFile(git::Workspace& ws, const Args& args) {
+ToolOutcome MoveFile(git::Workspace& ws, const Args& args, const WritePolicy* policy) {
   std::string error;
   auto from = args.String("from", true, &error);
   auto to = args.String("to", true, &error);
   if (!error.empty()) return Error(error);
-  auto from_checked = git::CheckPath(*from);
+  auto from_checked = Writable(*from, policy);
   if (!from_checked.ok()) return Error(from_checked.status().message());
-  auto to_checked = git::CheckPath(*to);
+  auto to_checked = Writable(*to, policy);
   if (!to_checked.ok()) return Error(to_checked.status().message());
   Status s = ws.Move(*from_checked, *to_checked);
   if (!s.ok()) return Error(s.message());
@@ -380,10 +389,10 @@ ToolOutcome Toolbox::Call(const std::string& name, const std::string& arguments)
   if (name == "list_files") return ListFiles(workspace_, *args);
   if (name == "read_file") return ReadFile(workspace_, *args);
   if (name == "search") return Search(workspace_, *args);
-  if (name == "write_file") return WriteFile(workspace_, *args);
-  if (name == "edit_file") return EditFile(workspace_, *args);
-  if (name == "delete_file") return DeleteFile(workspace_, *args);
-  if (name == "move_file") return MoveFile(workspace_, *args);
+  if (name == "write_file") return WriteFile(workspace_, *args, policy_);
+  if (name == "edit_file") return EditFile(workspace_, *args, policy_);
+  if (name == "delete_file") return DeleteFile(workspace_, *args, policy_);
+  if (name == "move_file") return MoveFile(workspace_, *args, policy_);
   if (name == "finish") return Finish(*args);
   return Error("unknown tool \"" + std::string(CutUtf8(name, 100)) +
                "\"; the tools are list_files, read_file, search, write_file, edit_file, "

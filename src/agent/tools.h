@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/write_policy.h"
 #include "git/git.h"
 #include "llm/llm.h"
 
@@ -30,7 +31,11 @@ struct ToolOutcome {
 
 class Toolbox {
  public:
-  explicit Toolbox(git::Workspace& workspace) : workspace_(workspace) {}
+  // `policy`, if given, decides which paths write_file, edit_file, delete_file
+  // and move_file may change; a refusal is a tool error. Both must outlive the
+  // toolbox.
+  explicit Toolbox(git::Workspace& workspace, const WritePolicy* policy = nullptr)
+      : workspace_(workspace), policy_(policy) {}
 
   // The tools' descriptions and JSON Schemas, for the model.
   static std::vector<llm::ToolSpec> Specs();
@@ -40,6 +45,7 @@ class Toolbox {
 
  private:
   git::Workspace& workspace_;
+  const WritePolicy* policy_;
 };
 
 }  // namespace docwright::agent

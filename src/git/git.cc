@@ -277,42 +277,6 @@ EntryKind KindOf(git_filemode_t mode) {
 
 }  // namespace
 
-Result<std::string> CheckPath(std::string_view path) {
-  if (path.empty()) return Status::InvalidArgument("the path is empty");
-  if (path.front() == '/') {
-    return Status::InvalidArgument("absolute paths are not allowed; use a path relative to the "
-                                   "repository root: " + std::string(path));
-  }
-  if (path.size() > 4096) return Status::InvalidArgument("the path is too long");
-  for (char c : path) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '\\') {
-      return Status::InvalidArgument("paths may not contain backslashes or control characters");
-    }
-  }
-  std::string out;
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t slash = path.find('/', start);
-    std::string_view seg = path.substr(start, slash == std::string_view::npos ? path.npos : slash - start);
-    if (seg == "..") return Status::InvalidArgument("paths may not contain '..': " + std::string(path));
-    // ".git" in any case, and the names file systems treat as it (".git. ", "git~1").
-    std::string folded;
-    for (char c : seg) folded.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-    while (!folded.empty() && (folded.back() == '.' || folded.back() == ' ')) folded.pop_back();
-    if (folded == ".git" || folded == "git~1") {
-      return Status::InvalidArgument("the .git directory is not accessible");
-    }
-    if (!seg.empty() && seg != ".") {
-      if (!out.empty()) out.push_back('/');
-      out.append(seg);
-    }
-    if (slash == std::string_view::npos) break;
-    start = slash + 1;
-  }
-  if (out.empty()) return Status::InvalidArgument("the path names the repository root");
-  return out;
-}
-
 namespace {
 // A directory argument: "" (also "." or "/") for the root, else a checked path.
 Result<std::string> CheckDir(const std::string& dir) {

@@ -47,7 +47,17 @@ struct Identity {
 // inside ".git" (in any case or disguise), no backslashes or control characters.
 // Returns the normalised form ("a/b.md"), or InvalidArgument with a message fit
 // to show the model.
+// Git's rules for disguised names apply on every platform: NTFS's trailing dots
+// and spaces, stream names (".git::$INDEX_ALLOCATION") and 8.3 short names
+// ("GIT~1"), and the code points HFS+ ignores (".g\u200cit"). Invalid UTF-8 is
+// refused.
 Result<std::string> CheckPath(std::string_view path);
+
+// The name some file system may take one path segment for, to compare with a
+// protected name such as ".git" or ".gitmodules": lowercase ASCII, HFS+'s
+// ignored code points dropped, an NTFS stream suffix (":...") and trailing dots
+// and spaces removed; every other non-ASCII character becomes '\x80'.
+std::string ComparableName(std::string_view segment);
 
 
 enum class EntryKind { kFile, kDirectory, kSymlink, kSubmodule };

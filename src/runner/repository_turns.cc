@@ -2,10 +2,14 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <cctype>
 #include <functional>
 #include <utility>
 
+#include "agent/write_policy.h"
 #include "core/text.h"
+#include "docs/docs.h"
 #include "forge/forge.h"
 
 namespace docwright {
@@ -91,8 +95,22 @@ std::string PullRequestTitle(const TurnInput& input, const std::optional<std::st
 
 std::string PullRequestBody(const TurnInput& input, const std::optional<std::string>& summary,
                             const std::vector<std::string>& files = {},
-                            const std::vector<std::string>& problems = {}) {
+                            const std::vector<std::string>& problems = {},
+                            const std::vector<std::string>& outside_site = {}) {
   std::string tail = "### Instruction\n\n" + Quote(input.message.prompt) + "\n\n";
+  if (!outside_site.empty()) {
+    // Allowed, but not the docs site: worth a reviewer's closer look.
+    tail += "### Changed outside the docs site\n\n";
+    size_t shown = 0;
+    for (const std::string& f : outside_site) {
+      if (++shown > 50) {
+        tail += "- and " + std::to_string(outside_site.size() - 50) + " more\n";
+        break;
+      }
+      tail += "- `" + f + "`\n";
+    }
+    tail += "\n";
+  }
   if (!files.empty()) {
     tail += "### Files changed in this turn\n\n";
     size_t shown = 0;
@@ -127,10 +145,34 @@ std::string TurnTrailer(const TurnInput& input) {
          std::to_string(input.message.seq) + "\n";
 }
 
+// `text` (the model's) with every line that could pass for one of the service's
+// trailers indented, so only TurnTrailer ever starts a line with "Docwright-".
+std::string WithoutTrailers(const std::string& text) {
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    std::string_view line(text.data() + start, (end == std::string::npos ? text.size() : end) - start);
+    size_t lead = line.find_first_not_of(" \t");
+    std::string_view rest = lead == std::string_view::npos ? std::string_view() : line.substr(lead);
+    constexpr std::string_view kPrefix = "docwright-";
+    bool looks = rest.size() >= kPrefix.size() &&
+                 std::equal(kPrefix.begin(), kPrefix.end(), rest.begin(), [](char a, char b) {
+                   return a == std::tolower(static_cast<unsigned char>(b));
+                 });
+    if (looks) out += "  ";
+    out.append(line);
+    if (end == std::string::npos) break;
+    out.push_back('\n');
+    start = end + 1;
+  }
+  return out;
+}
+
 std::string CommitMessage(const std::string& title, const TurnInput& input,
                           const std::optional<std::string>& summary) {
-  std::string message = title + "\n\n";
-  if (summary && !IsBlank(*summary)) message += *summary + "\n\n";
+  std::string message = WithoutTrailers(title) + "\n\n";
+  if (summary && !IsBlank(*summary)) message += WithoutTrailers(*summary) + "\n\n";
   return message + TurnTrailer(input);
 }
 
@@ -240,6 +282,9 @@ TurnResult RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel)
       auto snapshot = repo.OpenSnapshot(start);
       if (!snapshot.ok()) return Failed(snapshot.status().message());
       git::Workspace workspace(**snapshot);
+      // What the agent may change is decided by the site as it was before the
+      // turn: an edit cannot move the site to cover more.
+      agent::WritePolicy policy(docs::BuildSiteMap(workspace), project.write_paths);
       AgentResult result = agent_.Run(input, workspace, cancel);
       spent.input_tokens += result.usage.input_tokens;
       spent.output_tokens += result.usage.output_tokens;
@@ -253,10 +298,31 @@ TurnResult RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel)
       done.summary = result.summary;
       done.steps = std::move(result.steps);
       done.usage = spent;
-      std::vector<std::string> files;
-      for (const auto& [path, change] : workspace.Changes()) files.push_back(path);
+      std::vector<std::string> files, outside_site, refused;
+      for (const auto& [path, change] : workspace.Changes()) {
+        files.push_back(path);
+        // The agent's tools refuse these already; this is the last gate before
+        // anything is pushed with the project's token.
+        if (!git::CheckPath(path).ok() || !policy.Check(path).ok()) {
+          refused.push_back(path);
+        } else if (policy.OutsideSite(path)) {
+          outside_site.push_back(path);
+        }
+      }
+      if (!refused.empty()) {
+        std::string list;
+        for (size_t i = 0; i < refused.size() && i < 10; ++i) {
+          list += (i ? ", " : "") + std::string(CutUtf8(refused[i], 200));
+        }
+        spdlog::warn("job {}: the agent changed paths it may not change: {}", job.id, list);
+        TurnResult failed = Failed("the turn changed files the project does not allow the agent "
+                                   "to change (" + list + "); nothing was pushed");
+        failed.steps = std::move(done.steps);
+        failed.usage = spent;
+        return failed;
+      }
       spec.title = PullRequestTitle(input, result.title);
-      spec.body = PullRequestBody(input, result.summary, files, result.problems);
+      spec.body = PullRequestBody(input, result.summary, files, result.problems, outside_site);
 
       if (!workspace.Changes().empty()) {
         auto commit =

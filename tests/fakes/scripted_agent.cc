@@ -72,6 +72,13 @@ AgentResult ScriptedAgent::Run(const TurnInput& input, git::Workspace& workspace
   if (auto stop = Common(*this, prompt, cancel)) return *stop;
   AgentResult r;
   r.summary = Summary(input);
+  if (auto summary = Directive(prompt, "summary")) {
+    r.summary = *summary;
+    for (size_t at = r.summary->find("{job}"); at != std::string::npos;
+         at = r.summary->find("{job}", at)) {
+      r.summary->replace(at, 5, input.job.id);
+    }
+  }
   r.title = Directive(prompt, "title");
   if (Directive(prompt, "nochange")) {
     r.succeeded = true;

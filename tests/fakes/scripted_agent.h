@@ -8,6 +8,7 @@
 //   [append PATH TEXT]    append a line TEXT to PATH: a re-run would append again
 //   [delete PATH]         delete PATH
 //   [title TEXT]          the pull request title
+//   [summary TEXT]        the summary, with "{job}" replaced by the job's id
 // Otherwise the turn succeeds with one edit: "notes/<job id>-<seq>.md" holds the
 // prompt (the same bytes on a re-run, so a re-run changes nothing).
 #pragma once

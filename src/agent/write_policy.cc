@@ -1,0 +1,257 @@
+#include "agent/write_policy.h"
+
+#include <algorithm>
+#include <string_view>
+
+#include "core/job.h"
+#include "core/text.h"
+#include "git/git.h"
+
+namespace docwright::agent {
+namespace {
+
+// Protected files, by name at any depth, compared as git::ComparableName gives
+// them: CI and build definitions that code hosts and deploy services run with
+// the project's secrets, hooks that run on developers' machines, and git's own
+// configuration in the tree.
+constexpr std::string_view kProtectedNames[] = {
+    ".gitmodules", ".gitattributes", ".gitlab-ci.yml", ".gitlab-ci.yaml", ".travis.yml",
+    "jenkinsfile", "azure-pipelines.yml", "azure-pipelines.yaml", "bitbucket-pipelines.yml",
+    "appveyor.yml", ".appveyor.yml", ".drone.yml", ".woodpecker.yml", ".cirrus.yml",
+    "cloudbuild.yaml", "cloudbuild.yml", "netlify.toml", "vercel.json", "lefthook.yml",
+    "lefthook.yaml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml",
+    "gitmod~1",  // the NTFS short name of .gitmodules
+};
+
+// Protected folders: everything under them, at any depth. Each entry is a
+// sequence of segments.
+constexpr std::string_view kProtectedFolders[][2] = {
+    {".github", "workflows"}, {".github", "actions"}, {".gitea", "workflows"},
+    {".forgejo", "workflows"}, {".gitlab", ""},       {".circleci", ""},
+    {".buildkite", ""},        {".woodpecker", ""},   {".husky", ""},
+    {".githooks", ""},         {".devcontainer", ""}, {".azure-pipelines", ""},
+};
+
+std::vector<std::string_view> Segments(std::string_view path) {
+  std::vector<std::string_view> out;
+  while (!path.empty()) {
+    size_t slash = path.find('/');
+    out.push_back(path.substr(0, slash));
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash + 1);
+  }
+  return out;
+}
+
+// The protected file or folder `path` is, or is under; "" if none.
+std::string ProtectedPart(std::string_view path) {
+  auto segs = Segments(path);
+  std::vector<std::string> names;
+  for (auto s : segs) names.push_back(git::ComparableName(s));
+  for (size_t i = 0; i < names.size(); ++i) {
+    for (auto name : kProtectedNames) {
+      if (names[i] == name) return std::string(segs[i]);
+    }
+    if (i + 1 == names.size()) break;  // folders only above the file
+    for (const auto& folder : kProtectedFolders) {
+      if (names[i] != folder[0]) continue;
+      if (folder[1].empty()) return std::string(segs[i]) + "/";
+      if (names[i + 1] == folder[1]) {
+        return std::string(segs[i]) + "/" + std::string(segs[i + 1]) + "/";
+      }
+    }
+  }
+  return "";
+}
+
+bool IsUnder(std::string_view path, std::string_view folder) {
+  if (folder.empty()) return true;
+  return path.size() > folder.size() && path.compare(0, folder.size(), folder) == 0 &&
+         path[folder.size()] == '/';
+}
+
+bool IsPage(std::string_view path) {
+  auto ends = [&](std::string_view ext) {
+    return path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
+  };
+  return ends(".md") || ends(".mdx") || ends(".markdown");
+}
+
+std::string_view Dirname(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
+}
+
+// Glob matching by dynamic programming over the pattern's tokens: linear in the
+// path for each token, so no pattern can make it run away.
+enum class Token : char { kLiteral, kOne, kStar, kStarStar, kAnyDirs };
+struct Tok {
+  Token kind;
+  char c = 0;
+};
+
+std::vector<Tok> Tokenize(std::string_view p) {
+  std::vector<Tok> out;
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (p[i] == '*') {
+      if (i + 1 < p.size() && p[i + 1] == '*') {
+        size_t j = i + 2;
+        while (j < p.size() && p[j] == '*') ++j;
+        bool at_start = i == 0 || p[i - 1] == '/';
+        if (at_start && j < p.size() && p[j] == '/') {
+          out.push_back({Token::kAnyDirs});  // "**/": no folder or any folders
+          i = j;
+        } else {
+          out.push_back({Token::kStarStar});
+          i = j - 1;
+        }
+      } else {
+        out.push_back({Token::kStar});
+      }
+    } else if (p[i] == '?') {
+      out.push_back({Token::kOne});
+    } else {
+      out.push_back({Token::kLiteral, p[i]});
+    }
+  }
+  return out;
+}
+
+bool Glob(const std::vector<Tok>& tokens, std::string_view s) {
+  const size_t n = s.size();
+  std::vector<char> prev(n + 1, 0), cur(n + 1, 0);
+  prev[0] = 1;
+  for (const Tok& t : tokens) {
+    std::fill(cur.begin(), cur.end(), 0);
+    bool seen = false;  // kAnyDirs: prev[k] for some k < j
+    for (size_t j = 0; j <= n; ++j) {
+      switch (t.kind) {
+        case Token::kLiteral:
+          cur[j] = j > 0 && prev[j - 1] && s[j - 1] == t.c;
+          break;
+        case Token::kOne:
+          cur[j] = j > 0 && prev[j - 1] && s[j - 1] != '/';
+          break;
+        case Token::kStar:
+          cur[j] = prev[j] || (j > 0 && cur[j - 1] && s[j - 1] != '/');
+          break;
+        case Token::kStarStar:
+          cur[j] = prev[j] || (j > 0 && cur[j - 1]);
+          break;
+        case Token::kAnyDirs:
+          cur[j] = prev[j] || (j > 0 && seen && s[j - 1] == '/');
+          break;
+      }
+      if (prev[j]) seen = true;
+    }
+    std::swap(prev, cur);
+  }
+  return prev[n];
+}
+
+}  // namespace
+
+bool RuleMatches(std::string_view rule, std::string_view path) {
+  if (!rule.empty() && rule.front() == '!') rule.remove_prefix(1);
+  bool dir_only = !rule.empty() && rule.back() == '/';
+  while (!rule.empty() && rule.back() == '/') rule.remove_suffix(1);
+  bool anchored = rule.find('/') != std::string_view::npos;
+  while (!rule.empty() && rule.front() == '/') rule.remove_prefix(1);
+  if (rule.empty()) return false;
+  std::string pattern = anchored ? std::string(rule) : "**/" + std::string(rule);
+  auto tokens = Tokenize(pattern);
+  if (!dir_only && Glob(tokens, path)) return true;
+  // A folder's pattern covers what is under it.
+  auto under = tokens;
+  for (const Tok& t : Tokenize("/**")) under.push_back(t);
+  return Glob(under, path);
+}
+
+Status CheckWriteRules(const std::vector<std::string>& rules) {
+  if (rules.size() > kMaxProjectListEntries) {
+    return Status::InvalidArgument("at most " + std::to_string(kMaxProjectListEntries) +
+                                   " write rules are allowed");
+  }
+  for (const std::string& rule : rules) {
+    std::string_view body = rule;
+    if (!body.empty() && body.front() == '!') body.remove_prefix(1);
+    bool bad = body.empty() || rule.size() > kMaxProjectListEntryChars || !Utf8Length(rule) ||
+               HasControlCharacter(rule, false) || rule.find('\\') != std::string::npos;
+    for (auto seg : Segments(body)) bad = bad || seg == "..";
+    if (bad) {
+      return Status::InvalidArgument(
+          "invalid write rule (a gitignore-style pattern of at most " +
+          std::to_string(kMaxProjectListEntryChars) +
+          " characters, no '..', backslashes or control characters): " +
+          std::string(CutUtf8(rule, 80)));
+    }
+  }
+  return Status();
+}
+
+WritePolicy::WritePolicy(const docs::SiteMap& site, std::vector<std::string> rules)
+    : rules_(std::move(rules)) {
+  if (CheckWriteRules(rules_).ok() == false) rules_.clear();
+  std::string root(Dirname(site.config_path));
+  site_folders_.push_back(root);
+  if (!site.content_root.empty() && !IsUnder(site.content_root, root) && site.content_root != root) {
+    site_folders_.push_back(site.content_root);
+  }
+  // Dot-folders the site itself lives in are its own.
+  for (const std::string& folder : site_folders_) {
+    for (auto seg : Segments(folder)) {
+      if (!seg.empty() && seg.front() == '.') used_dot_folders_.push_back(git::ComparableName(seg));
+    }
+  }
+  if (site.framework == docs::Framework::kMintlify) used_dot_folders_.push_back(".mintlify");
+}
+
+Status WritePolicy::Default(const std::string& path) const {
+  if (std::string part = ProtectedPart(path); !part.empty()) {
+    return Status::InvalidArgument(
+        "refused: " + part +
+        " is protected (CI, build and hook definitions and git's own files are never "
+        "changed by a docs job); leave it as it is");
+  }
+  for (auto seg : Segments(Dirname(path))) {
+    if (seg.empty() || seg.front() != '.') continue;
+    std::string name = git::ComparableName(seg);
+    if (std::find(used_dot_folders_.begin(), used_dot_folders_.end(), name) ==
+        used_dot_folders_.end()) {
+      return Status::InvalidArgument("refused: " + std::string(seg) +
+                                     "/ is not part of the docs site; change only the site's "
+                                     "files");
+    }
+  }
+  if (IsPage(path)) return Status();
+  for (const std::string& folder : site_folders_) {
+    if (IsUnder(path, folder)) return Status();
+  }
+  std::string where;
+  for (const std::string& folder : site_folders_) where += (where.empty() ? "" : ", ") + folder + "/";
+  return Status::InvalidArgument("refused: " + path +
+                                 " is outside the docs site; change only files under " + where +
+                                 " or Markdown pages");
+}
+
+Status WritePolicy::Check(const std::string& path) const {
+  // The last matching rule decides; with none, the default does.
+  for (auto it = rules_.rbegin(); it != rules_.rend(); ++it) {
+    if (!RuleMatches(*it, path)) continue;
+    if (it->front() == '!') {
+      return Status::InvalidArgument("refused: the project does not allow changes to " + path +
+                                     " (rule \"" + *it + "\")");
+    }
+    return Status();
+  }
+  return Default(path);
+}
+
+bool WritePolicy::OutsideSite(const std::string& path) const {
+  for (const std::string& folder : site_folders_) {
+    if (IsUnder(path, folder)) return false;
+  }
+  return true;
+}
+
+}  // namespace docwright::agent

@@ -1,0 +1,72 @@
+// What the agent may change in a repository. The agent is steered by text nobody
+// vetted (the repository, the model's output), and what it writes is pushed with
+// the project's token: a workflow file it wrote would run with the project's CI
+// secrets. So by default it may change only what a docs job should:
+//
+//  - files under the docs site's folder (where its configuration file is, and
+//    where its pages live), and Markdown pages (.md, .mdx) anywhere;
+//  - never a protected file: CI and build definitions (.github/workflows,
+//    .gitlab-ci.yml, Jenkinsfile, netlify.toml, ...), hooks (.husky, .githooks,
+//    .pre-commit-config.yaml), .gitmodules, .gitattributes; in any case and in
+//    every disguise a file system could read as them (git::ComparableName);
+//  - nothing under a dot-folder the site does not use (.mintlify is used by
+//    Mintlify sites; a site whose own folder is a dot-folder uses it).
+//
+// A project's rules (Project::write_paths) are gitignore-style patterns applied
+// after that default, the last matching one winning: "docs/**" or "README.md"
+// allow, "!docs/legal/**" refuses. A pattern without a slash matches a name at
+// any depth; one with a slash is anchored at the root; a trailing slash or a
+// folder's name covers everything under it; "*" and "?" stay within a folder and
+// "**" spans folders. A rule that matches a protected file allows it: widening
+// is the operator's explicit choice.
+//
+// A WritePolicy is immutable once built, and safe to use from several threads.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "docs/docs.h"
+
+namespace docwright::agent {
+
+// OK if `rules` are usable as a project's write rules; else InvalidArgument that
+// names the first bad one (empty, over kMaxProjectListEntryChars, "..", a
+// backslash or a control character).
+Status CheckWriteRules(const std::vector<std::string>& rules);
+
+// Whether one rule (with or without its leading "!") matches `path`. Linear in
+// the path for each character of the rule.
+bool RuleMatches(std::string_view rule, std::string_view path);
+
+class WritePolicy {
+ public:
+  // The policy for `site` (read from the turn's base commit, before any edit, so
+  // an edit cannot move the site) under `rules` (checked by CheckWriteRules;
+  // malformed ones never match).
+  WritePolicy(const docs::SiteMap& site, std::vector<std::string> rules);
+
+  // OK if the agent may create, change or delete `path` (a git::CheckPath'd
+  // path); else InvalidArgument with a message fit to show the model.
+  Status Check(const std::string& path) const;
+
+  // True if `path` lies outside the docs site's folders, though allowed (a
+  // Markdown page elsewhere, or a project rule): such changes are named in the
+  // pull request body.
+  bool OutsideSite(const std::string& path) const;
+
+  // The docs site's folders ("" for the whole repository).
+  const std::vector<std::string>& site_folders() const { return site_folders_; }
+
+ private:
+  // The default decision, before the project's rules.
+  Status Default(const std::string& path) const;
+
+  std::vector<std::string> site_folders_;
+  std::vector<std::string> used_dot_folders_;  // compared with git::ComparableName
+  std::vector<std::string> rules_;
+};
+
+}  // namespace docwright::agent
