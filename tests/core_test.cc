@@ -117,6 +117,18 @@ TEST(Text, BlankAndSlug) {
   EXPECT_LE(Slugify(std::string(100, 'a'), 40).size(), 40u);
 }
 
+TEST(Text, ControlCharactersAreFoundWhereverTheyAre) {
+  EXPECT_TRUE(HasControlCharacter(std::string(1, '\0'), true));
+  EXPECT_TRUE(HasControlCharacter(std::string("ok\0", 3), true));
+  EXPECT_TRUE(HasControlCharacter("bell\a", true));
+  EXPECT_TRUE(HasControlCharacter("esc\x1b[31m", true));
+  EXPECT_TRUE(HasControlCharacter("del\x7f", true));
+  EXPECT_TRUE(HasControlCharacter("c1 \xc2\x85 next line", true));
+  EXPECT_FALSE(HasControlCharacter("tab\tand\nlines\r\n", true));
+  EXPECT_TRUE(HasControlCharacter("tab\t", false));
+  EXPECT_FALSE(HasControlCharacter("caf\xc3\xa9 \xc2\xa0nbsp \xe2\x9c\x93", false));
+}
+
 TEST(Naming, BranchUsesRandomTailOfIdAndSlug) {
   std::string id = "01a202ea-c483-7000-b7c4-c6f1ad82ddc7";
   EXPECT_EQ(BranchNameFor(id, "Fix the typo"), "docwright/c6f1ad82ddc7-fix-the-typo");

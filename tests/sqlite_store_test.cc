@@ -397,5 +397,113 @@ TEST_F(StoreTest, LocalPullRequestsAreOnePerBranchNumberedPerProject) {
   EXPECT_EQ(store_->GetPullRequest("nope").status().code(), Code::kNotFound);
 }
 
+// Runs every queued turn of `job` to its end, successfully.
+void RunQueued(Store& store, const std::string& job_id) {
+  for (;;) {
+    auto c = store.ClaimTurn("w", milliseconds(60000), kMaxTurnAttempts);
+    ASSERT_TRUE(c.ok());
+    if (!c->has_value()) return;
+    ASSERT_EQ((*c)->job.id, job_id);
+    TurnOutcome ok;
+    ok.succeeded = true;
+    ok.summary = "done";
+    ASSERT_TRUE(store.FinishTurn((*c)->turn_id, "w", ok).ok());
+  }
+}
+
+TEST_F(StoreTest, ATurnIsGivenTheFirstAndTheLatestMessagesOnly) {
+  project_ = NewProject(org_.id, 100000);
+  Job j = Create(project_, "the first");
+  RunQueued(*store_, j.id);
+  for (int i = 2; i <= 40; ++i) {
+    ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), j.id, "message " + std::to_string(i)).ok());
+    if (i < 40) RunQueued(*store_, j.id);
+  }
+  ClaimedTurn t = Claim("w");
+  EXPECT_EQ(t.message.seq, 40);
+  ASSERT_EQ(t.history.size(), static_cast<size_t>(kMaxHistoryMessages) + 1);
+  EXPECT_EQ(t.history.front().seq, 1);
+  EXPECT_EQ(t.history.front().prompt, "the first");
+  EXPECT_EQ(t.history[1].seq, 40 - kMaxHistoryMessages);
+  EXPECT_EQ(t.history.back().seq, 39);
+}
+
+TEST_F(StoreTest, FollowUpsAreCappedWhileQueuedAndPerJob) {
+  project_ = NewProject(org_.id, 100000);
+  Job j = Create(project_);
+  Claim("w");  // the first turn runs; follow-ups queue behind it
+  for (int i = 0; i < kMaxQueuedFollowUps; ++i) {
+    ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), j.id, "more").ok()) << i;
+  }
+  auto refused = store_->AddMessage(ScopeOf(project_), j.id, "one too many");
+  ASSERT_EQ(refused.status().code(), Code::kRateLimited);
+  EXPECT_NE(refused.status().message().find("waiting"), std::string::npos);
+  EXPECT_GT(refused.status().retry_after_seconds(), 0);
+  EXPECT_EQ(store_->ListMessages(ScopeOf(project_), j.id)->size(),
+            static_cast<size_t>(kMaxQueuedFollowUps) + 1);
+}
+
+TEST_F(StoreTest, AJobTakesAtMostItsMessageLimit) {
+  project_ = NewProject(org_.id, 100000);
+  Job j = Create(project_);
+  RunQueued(*store_, j.id);
+  for (int i = 2; i <= kMaxMessagesPerJob; ++i) {
+    ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), j.id, "m").ok()) << i;
+    if (i % kMaxQueuedFollowUps == 0) RunQueued(*store_, j.id);
+  }
+  RunQueued(*store_, j.id);
+  auto refused = store_->AddMessage(ScopeOf(project_), j.id, "one too many");
+  ASSERT_EQ(refused.status().code(), Code::kConflict);
+  EXPECT_NE(refused.status().message().find("new job"), std::string::npos);
+}
+
+TEST_F(StoreTest, ProjectSettingsAreUpdatedAndTheModelAllowListApplies) {
+  Project p = project_;
+  p.models = {"small-model", "large-model"};
+  p.write_paths = {"docs/**", "!docs/legal/**"};
+  p.model = "small-model";
+  p.rate_limit_per_hour = 7;
+  ASSERT_TRUE(store_->UpdateProject(p).ok());
+  Project read = *store_->GetProject(ScopeOf(project_));
+  EXPECT_EQ(read.models, p.models);
+  EXPECT_EQ(read.write_paths, p.write_paths);
+  EXPECT_EQ(read.model, "small-model");
+  EXPECT_EQ(read.rate_limit_per_hour, 7);
+  Project missing = p;
+  missing.id = NewId();
+  EXPECT_EQ(store_->UpdateProject(missing).code(), Code::kNotFound);
+
+  auto create = [&](std::optional<std::string> model) {
+    return store_->CreateJob(ScopeOf(project_), NewJob{"x", model, "server-default", false});
+  };
+  EXPECT_TRUE(create("large-model").ok());
+  EXPECT_TRUE(create(std::nullopt).ok());
+  EXPECT_TRUE(create("server-default").ok()) << "the server's default is always allowed";
+  auto refused = create("expensive-model");
+  ASSERT_EQ(refused.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("small-model, large-model"), std::string::npos);
+}
+
+TEST_F(StoreTest, ArchivingAJobClosesItsLocalPullRequest) {
+  Job j = Create(project_);
+  LocalPullRequest pr;
+  pr.project_id = project_.id;
+  pr.head = j.ref;
+  pr.base = "main";
+  pr.title = "Fix the typo";
+  pr.body = "> the secret instruction";
+  pr.diff = "+a line";
+  auto stored = *store_->UpsertPullRequest(pr);
+  ASSERT_TRUE(store_->ArchiveJob(ScopeOf(project_), j.id).ok());
+  auto closed = *store_->GetPullRequest(stored.id);
+  EXPECT_TRUE(closed.archived_at);
+  EXPECT_EQ(closed.body, "");
+  EXPECT_EQ(closed.diff, "");
+  EXPECT_EQ(closed.title, "Fix the typo");
+  // A turn that finishes after the archive does not bring the description back.
+  ASSERT_TRUE(store_->UpsertPullRequest(pr).ok());
+  EXPECT_EQ(store_->GetPullRequest(stored.id)->body, "");
+}
+
 }  // namespace
 }  // namespace docwright

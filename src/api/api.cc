@@ -222,6 +222,9 @@ Target ParseTarget(std::string_view target) {
 }
 
 constexpr int kMaxPageSize = 100;
+// A transcript page stops at the message that takes it past this size; a single
+// message's steps are cut to fit it (the turn then says how many were left out).
+constexpr size_t kMaxTranscriptPageBytes = 1 << 20;
 
 
 // A whole decimal integer in [lo, hi].
@@ -263,6 +266,10 @@ Result<PromptBody> ParsePromptBody(const HttpRequest& req, bool allow_create_fie
   if (!it->is_string()) return Status::InvalidArgument("prompt must be a string");
   out.prompt = it->get<std::string>();
   if (IsBlank(out.prompt)) return Status::InvalidArgument("prompt must not be empty");
+  if (HasControlCharacter(out.prompt, /*allow_line_breaks=*/true)) {
+    return Status::InvalidArgument(
+        "prompt must not contain control characters (other than tab and line breaks)");
+  }
   size_t chars = Utf8Length(out.prompt).value_or(0);
   if (chars > kMaxPromptChars) {
     return Status::InvalidArgument("prompt is too long: " + std::to_string(chars) +
@@ -275,6 +282,10 @@ Result<PromptBody> ParsePromptBody(const HttpRequest& req, bool allow_create_fie
       if (IsBlank(model) || model.size() > kMaxModelNameChars) {
         return Status::InvalidArgument("model must be 1 to " + std::to_string(kMaxModelNameChars) +
                                        " characters");
+      }
+      if (HasControlCharacter(model, /*allow_line_breaks=*/false) ||
+          model.find_first_of(" \t") != std::string::npos) {
+        return Status::InvalidArgument("model must not contain spaces or control characters");
       }
       out.model = std::move(model);
     }
@@ -423,7 +434,13 @@ HttpResponse Api::Handle(HttpRequest& req) {
       }
       HttpResponse r;
       r.content_type = "text/html; charset=utf-8";
-      r.body = RenderPullRequestPage(*pr);
+      if (pr->archived_at) {
+        r.status = 410;
+        r.body = "<!doctype html><meta charset=utf-8><title>Closed</title><p>This pull request "
+                 "was closed: its job was archived.</p>\n";
+      } else {
+        r.body = RenderPullRequestPage(*pr);
+      }
       r.headers.emplace_back("Content-Security-Policy",
                              "default-src 'none'; style-src 'unsafe-inline'; "
                              "frame-ancestors 'none'");
@@ -478,24 +495,42 @@ HttpResponse Api::Handle(HttpRequest& req) {
       }
       auto page = store_.ListMessages(scope, job_id, query);
       if (!page.ok()) return FromStatus(page.status());
-      std::map<int, Json> steps;
-      if (!page->messages.empty()) {
-        auto listed = store_.ListSteps(scope, job_id, page->messages.front().seq,
-                                       page->messages.back().seq);
-        if (!listed.ok()) return FromStatus(listed.status());
-        for (const auto& [seq, step] : *listed) {
-          auto [it, added] = steps.try_emplace(seq, Json::array());
-          it->second.push_back(StepView(step));
-        }
-      }
       auto usage = store_.JobUsage(scope, job_id);
       if (!usage.ok()) return FromStatus(usage.status());
+      // One message's steps at a time, so a page holds at most its byte cap.
       Json list = Json::array();
+      size_t bytes = 0;
+      std::optional<int> next_seq = page->next_after_seq;
       for (const Message& m : page->messages) {
-        auto it = steps.find(m.seq);
-        list.push_back(MessageView(m, it == steps.end() ? Json::array() : std::move(it->second)));
+        auto listed = store_.ListSteps(scope, job_id, m.seq, m.seq);
+        if (!listed.ok()) return FromStatus(listed.status());
+        Json steps = Json::array();
+        size_t size = MessageView(m, Json::array()).dump().size();
+        if (bytes + size > kMaxTranscriptPageBytes && !list.empty()) {
+          next_seq = list.back()["seq"].get<int>();
+          break;
+        }
+        size_t omitted = 0;
+        for (const auto& [seq, step] : *listed) {
+          size_t step_size = step.text.size() + step.arguments.size() + step.result.size() + 128;
+          if (bytes + size + step_size > kMaxTranscriptPageBytes && !list.empty()) break;
+          if (bytes + size + step_size > kMaxTranscriptPageBytes) {
+            ++omitted;
+            continue;
+          }
+          size += step_size;
+          steps.push_back(StepView(step));
+        }
+        if (steps.size() + omitted < listed->size()) {
+          next_seq = list.back()["seq"].get<int>();  // this message starts the next page
+          break;
+        }
+        Json view = MessageView(m, std::move(steps));
+        if (omitted > 0) view["turn"]["stepsOmitted"] = omitted;
+        list.push_back(std::move(view));
+        bytes += size;
       }
-      Json next = page->next_after_seq ? Json(std::to_string(*page->next_after_seq)) : Json(nullptr);
+      Json next = next_seq ? Json(std::to_string(*next_seq)) : Json(nullptr);
       return JsonResponse(200, Json{{"jobId", job_id},
                                     {"usage", UsageView(usage->input_tokens, usage->output_tokens)},
                                     {"messages", std::move(list)},

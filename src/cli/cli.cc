@@ -1,6 +1,7 @@
 #include "cli/cli.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <spdlog/cfg/env.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -17,7 +18,9 @@
 
 #include "api/api.h"
 #include "api/http_server.h"
+#include "cli/common.h"
 #include "cli/job_commands.h"
+#include "cli/project_commands.h"
 #include "core/api_key.h"
 #include "core/job.h"
 #include "core/time.h"
@@ -32,37 +35,9 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::optional<std::string> Env(const char* name) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return std::nullopt;
-  return std::string(v);
-}
 
-std::string DefaultDataDir() {
-  if (auto xdg = Env("XDG_DATA_HOME")) return *xdg + "/docwright";
-  if (auto home = Env("HOME")) return *home + "/.local/share/docwright";
-  return "./docwright-data";
-}
 
-// Options every command takes.
-struct Common {
-  std::string data_dir = DefaultDataDir();
-  std::string database;
-  bool json = false;
 
-  std::string DatabaseUrl() const {
-    return database.empty() ? data_dir + "/docwright.db" : database;
-  }
-};
-
-void AddCommon(CLI::App* cmd, Common& c, bool with_json) {
-  cmd->add_option("--data-dir", c.data_dir, "where docwright keeps its data")
-      ->envname("DOCWRIGHT_DATA_DIR");
-  cmd->add_option("--database", c.database,
-                  "database URL (default: SQLite file in the data dir)")
-      ->envname("DOCWRIGHT_DATABASE_URL");
-  if (with_json) cmd->add_flag("--json", c.json, "print JSON instead of text");
-}
 
 // Parses "HOST:PORT", "[V6]:PORT" or ":PORT".
 bool ParseListen(const std::string& s, std::string* host, uint16_t* port) {
@@ -83,27 +58,6 @@ bool ParseListen(const std::string& s, std::string* host, uint16_t* port) {
   return true;
 }
 
-int Fail(const Status& s) {
-  std::cerr << "error: " << s.message() << "\n";
-  return 1;
-}
-
-Result<std::unique_ptr<Store>> Open(const Common& c) { return OpenStore(c.DatabaseUrl()); }
-
-Json ProjectJson(const Project& p) {
-  return Json{{"id", p.id},
-              {"orgId", p.org_id},
-              {"repository", p.repository},
-              {"ref", p.base_ref},
-              {"forge", ToString(p.forge)},
-              {"forgeApiUrl", p.forge_api_url ? Json(*p.forge_api_url) : Json(nullptr)},
-              {"forgeTokenSet", p.forge_token.has_value()},
-              {"sshKey", p.ssh_key_path ? Json(*p.ssh_key_path) : Json(nullptr)},
-              {"sshKnownHosts", p.ssh_known_hosts_path ? Json(*p.ssh_known_hosts_path) : Json(nullptr)},
-              {"model", p.model ? Json(*p.model) : Json(nullptr)},
-              {"rateLimitPerHour", p.rate_limit_per_hour},
-              {"createdAt", FormatRfc3339(p.created_at)}};
-}
 
 Json KeyJson(const ApiKey& k) {
   return Json{{"id", k.id},
@@ -153,11 +107,23 @@ struct ServeOptions {
   int io_threads = 0;
   std::string public_url;
   double lease_seconds = 30;
+  int turn_deadline_s = 0;  // 0: the agent's wall-time budget plus five minutes
   int cache_ms = 250;
   int request_timeout_s = 30;
+  int header_timeout_s = 10;
+  int max_connections_per_ip = 128;
   std::string commit_name = "docwright";
   std::string commit_email = "docwright@localhost";
 };
+
+// Threads the runner left behind still run: the normal exit would destroy what
+// they may touch. Their turns' leases expire and the turns are re-run elsewhere.
+[[noreturn]] void ExitLeavingThreadsBehind() {
+  spdlog::warn("exiting with worker threads still busy");
+  spdlog::default_logger()->flush();
+  std::fflush(nullptr);
+  std::_Exit(0);
+}
 
 int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_agent,
           bool with_http) {
@@ -173,11 +139,20 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   if (o.io_threads < 0 || o.io_threads > 256) {
     return Fail(Status::InvalidArgument("--io-threads must be from 1 to 256 (0: one per core)"));
   }
+  if (o.turn_deadline_s < 0 || o.turn_deadline_s > 24 * 3600) {
+    return Fail(Status::InvalidArgument("--turn-deadline must be from 1 to 86400 seconds"));
+  }
   if (o.lease_seconds < 0.05 || o.lease_seconds > 3600) {
     return Fail(Status::InvalidArgument("--lease-seconds must be from 0.05 to 3600"));
   }
   if (o.request_timeout_s < 1 || o.request_timeout_s > 3600) {
     return Fail(Status::InvalidArgument("--request-timeout must be from 1 to 3600 seconds"));
+  }
+  if (o.header_timeout_s < 1 || o.header_timeout_s > 3600) {
+    return Fail(Status::InvalidArgument("--header-timeout must be from 1 to 3600 seconds"));
+  }
+  if (o.max_connections_per_ip < 1 || o.max_connections_per_ip > 1000000) {
+    return Fail(Status::InvalidArgument("--max-connections-per-ip must be from 1 to 1000000"));
   }
   if (o.cache_ms < 0 || o.cache_ms > 60000) {
     return Fail(Status::InvalidArgument("--cache-ms must be from 0 to 60000"));
@@ -198,6 +173,12 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   RunnerOptions ro;
   ro.workers = o.workers;
   ro.lease = std::chrono::milliseconds(static_cast<int64_t>(o.lease_seconds * 1000));
+  // The agent stops itself at its wall-time budget; the watchdog allows for the
+  // fetch, push and pull request around it.
+  ro.turn_deadline = o.turn_deadline_s > 0
+                         ? std::chrono::seconds(o.turn_deadline_s)
+                         : std::chrono::seconds(model.max_turn_seconds.value_or(15 * 60) + 5 * 60);
+  ro.stuck_grace = std::min<std::chrono::milliseconds>(ro.stuck_grace, ro.turn_deadline);
   RepositoryTurnsOptions to;
   to.mirrors_dir = common.data_dir + "/mirrors";
   to.identity = git::Identity{o.commit_name, o.commit_email};
@@ -221,7 +202,7 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
     int sig = 0;
     sigwait(&set, &sig);
     spdlog::info("signal {} received: stopping workers", sig);
-    runner.Stop();
+    if (!runner.Stop()) ExitLeavingThreadsBehind();
     return 0;
   }
 
@@ -244,6 +225,8 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
       o.io_threads > 0 ? o.io_threads : std::max(2u, std::thread::hardware_concurrency());
   ho.handle_signals = true;
   ho.read_timeout = ho.write_timeout = std::chrono::seconds(o.request_timeout_s);
+  ho.header_timeout = std::chrono::seconds(o.header_timeout_s);
+  ho.max_connections_per_ip = static_cast<size_t>(o.max_connections_per_ip);
   ho.max_connections = MaxConnectionsForFdLimit(ho.max_connections);
   HttpServer server(ho, HttpHandlers{[&api](HttpRequest& r) { return api.Handle(r); },
                                      [&api](const HttpRequest& r) { return api.Precheck(r); },
@@ -271,7 +254,7 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   }
   server.Run();
   spdlog::info("HTTP server stopped; handing back running turns");
-  runner->Stop();
+  if (!runner->Stop()) ExitLeavingThreadsBehind();
   spdlog::info("stopped");
   return 0;
 }
@@ -279,6 +262,10 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
 }  // namespace
 
 int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
+  // Everything docwright writes (the database with forge tokens, the mirrors of
+  // private repositories, lock files) is for its own user only: 0700 folders and
+  // 0600 files, whoever created the data dir.
+  ::umask(077);
   auto logger = spdlog::stderr_color_mt("docwright");
   spdlog::set_default_logger(logger);
   spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug etc.
@@ -297,6 +284,10 @@ int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
   serve->add_option("--public-url", so.public_url, "URL clients reach this server at")
       ->envname("DOCWRIGHT_PUBLIC_URL");
   serve->add_option("--io-threads", so.io_threads, "HTTP threads (default: one per core)");
+  serve->add_option("--turn-deadline", so.turn_deadline_s,
+                    "seconds a turn may run before it is stopped and its job fails (default: "
+                    "the agent's time budget plus 300)")
+      ->envname("DOCWRIGHT_TURN_DEADLINE");
   serve->add_option("--lease-seconds", so.lease_seconds,
                     "how long a crashed worker's turn waits before it is re-run")
       ->envname("DOCWRIGHT_LEASE_SECONDS");
@@ -305,14 +296,24 @@ int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
                     "(0: no cache)")
       ->envname("DOCWRIGHT_CACHE_MS");
   serve->add_option("--request-timeout", so.request_timeout_s,
-                    "seconds a client has to send a whole request (or to idle between "
+                    "seconds a client has to send a request's body (or to idle between "
                     "keep-alive requests) and to read the response");
+  serve->add_option("--header-timeout", so.header_timeout_s,
+                    "seconds a client has to send a request's header, from its first byte "
+                    "(from connecting, for the first request)")
+      ->envname("DOCWRIGHT_HEADER_TIMEOUT");
+  serve->add_option("--max-connections-per-ip", so.max_connections_per_ip,
+                    "open connections one client address may hold (IPv6: per /64)")
+      ->envname("DOCWRIGHT_MAX_CONNECTIONS_PER_IP");
   serve->callback([&] { action = [&] { return Serve(common, so, make_agent, true); }; });
 
 
   auto* worker = app.add_subcommand("worker", "run workers only (scale-out)");
   AddCommon(worker, common, false);
   worker->add_option("--workers", so.workers, "concurrent turns")->envname("DOCWRIGHT_WORKERS");
+  worker->add_option("--turn-deadline", so.turn_deadline_s,
+                    "seconds a turn may run before it is stopped and its job fails")
+      ->envname("DOCWRIGHT_TURN_DEADLINE");
   worker->add_option("--lease-seconds", so.lease_seconds,
                      "how long a crashed worker's turn waits before it is re-run")
       ->envname("DOCWRIGHT_LEASE_SECONDS");
@@ -425,127 +426,7 @@ int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
   });
 
   // project
-  auto* project = app.add_subcommand("project", "projects: a documentation repository each");
-  project->require_subcommand(1);
-  std::string p_org, p_repo, p_ref = "main", p_forge = "local", p_api_url, p_token, p_model;
-  std::string p_ssh_key, p_known_hosts;
-  int64_t p_rate = kDefaultRateLimitPerHour;
-  auto* project_create = project->add_subcommand("create", "create a project; prints its id");
-  AddCommon(project_create, common, true);
-  project_create->add_option("--org", p_org, "organisation id")->required();
-  project_create->add_option("--repository", p_repo, "URL or path of the docs repository")
-      ->required();
-  project_create->add_option("--ref", p_ref, "base branch of pull requests");
-  project_create->add_option("--forge", p_forge, "local, github, gitlab or gitea");
-  project_create->add_option("--forge-api-url", p_api_url, "API base URL of the forge");
-  project_create->add_option("--ssh-key", p_ssh_key,
-                             "private key file for an SSH repository URL (no passphrase)");
-  project_create->add_option("--ssh-known-hosts", p_known_hosts,
-                             "known_hosts file listing the SSH server's host key "
-                             "(default: ~/.ssh/known_hosts)");
-  project_create->add_option("--forge-token", p_token, "token for the forge and git pushes")
-      ->envname("DOCWRIGHT_FORGE_TOKEN");
-  project_create->add_option("--model", p_model, "model for this project's jobs");
-  project_create->add_option("--rate-limit", p_rate, "jobs + messages per hour");
-  project_create->callback([&] {
-    action = [&]() -> int {
-      Project p;
-      p.org_id = p_org;
-      p.repository = p_repo;
-      p.base_ref = p_ref;
-      auto forge = ParseForge(p_forge);
-      if (!forge) return Fail(Status::InvalidArgument("--forge must be local, github, gitlab or gitea"));
-      p.forge = *forge;
-      if (p_repo.empty() || p_repo.size() > 2048) {
-        return Fail(Status::InvalidArgument("--repository must be 1 to 2048 characters"));
-      }
-      if (p_ref.empty() || p_ref.size() > 255) {
-        return Fail(Status::InvalidArgument("--ref must be 1 to 255 characters"));
-      }
-      if (p_rate < 1 || p_rate > 1000000) {
-        return Fail(Status::InvalidArgument("--rate-limit must be from 1 to 1000000"));
-      }
-      if (p.forge != Forge::kLocal && p_token.empty()) {
-        return Fail(Status::InvalidArgument("a " + p_forge + " project needs --forge-token"));
-      }
-      if (p_repo.rfind("http://", 0) == 0 || p_repo.rfind("https://", 0) == 0) {
-        size_t scheme = p_repo.find("://");
-        std::string authority = p_repo.substr(scheme + 3, p_repo.find('/', scheme + 3) - scheme - 3);
-        if (authority.find('@') != std::string::npos) {
-          return Fail(Status::InvalidArgument(
-              "--repository must not carry credentials: give the token with --forge-token"));
-        }
-      }
-      for (char c : p_token) {
-        if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f) {
-          return Fail(Status::InvalidArgument(
-              "--forge-token must not contain spaces or control characters"));
-        }
-      }
-      if (!p_api_url.empty()) p.forge_api_url = p_api_url;
-      if (!p_token.empty()) p.forge_token = p_token;
-      if (!p_ssh_key.empty() || !p_known_hosts.empty()) {
-        if (p_ssh_key.empty()) {
-          return Fail(Status::InvalidArgument("--ssh-known-hosts needs --ssh-key"));
-        }
-        if (p_known_hosts.empty()) {
-          auto home = Env("HOME");
-          if (!home) return Fail(Status::InvalidArgument("--ssh-key needs --ssh-known-hosts"));
-          p_known_hosts = *home + "/.ssh/known_hosts";
-        }
-        for (std::string* file : {&p_ssh_key, &p_known_hosts}) {
-          std::error_code ec;
-          auto absolute = std::filesystem::absolute(*file, ec);
-          if (ec || !std::filesystem::is_regular_file(absolute, ec) ||
-              access(absolute.c_str(), R_OK) != 0) {
-            return Fail(Status::InvalidArgument("cannot read " + *file));
-          }
-          *file = absolute.string();
-        }
-        p.ssh_key_path = p_ssh_key;
-        p.ssh_known_hosts_path = p_known_hosts;
-      }
-      if (p.forge != Forge::kLocal) {
-        auto usable = forge::MakeForge(p, forge::ForgeContext{});
-        if (!usable.ok()) return Fail(usable.status());
-      }
-      if (!p_model.empty()) p.model = p_model;
-      p.rate_limit_per_hour = p_rate;
-      auto store = Open(common);
-      if (!store.ok()) return Fail(store.status());
-      auto created = (*store)->CreateProject(p);
-      if (!created.ok()) return Fail(created.status());
-      if (common.json) {
-        std::cout << ProjectJson(*created).dump() << "\n";
-      } else {
-        std::cout << "Created project for " << created->repository << ".\n"
-                  << created->id << "\n";
-      }
-      return 0;
-    };
-  });
-  auto* project_list = project->add_subcommand("list", "list an organisation's projects");
-  AddCommon(project_list, common, true);
-  project_list->add_option("--org", p_org, "organisation id")->required();
-  project_list->callback([&] {
-    action = [&]() -> int {
-      auto store = Open(common);
-      if (!store.ok()) return Fail(store.status());
-      auto projects = (*store)->ListProjects(p_org);
-      if (!projects.ok()) return Fail(projects.status());
-      if (common.json) {
-        Json arr = Json::array();
-        for (const auto& p : *projects) arr.push_back(ProjectJson(p));
-        std::cout << arr.dump() << "\n";
-      } else {
-        for (const auto& p : *projects) {
-          std::cout << p.id << "  " << ToString(p.forge) << "  " << p.repository << "  "
-                    << p.base_ref << "\n";
-        }
-      }
-      return 0;
-    };
-  });
+  AddProjectCommands(app, common, action);
 
   AddJobCommands(app, action);
 

@@ -81,6 +81,19 @@ std::optional<std::string> ResolveModel(const std::optional<std::string>& reques
   return server_default;
 }
 
+Status CheckRequestedModel(const Project& project, const std::optional<std::string>& requested,
+                           const std::optional<std::string>& server_default) {
+  if (!requested || project.models.empty()) return Status();
+  if (requested == project.model || requested == server_default) return Status();
+  for (const std::string& m : project.models) {
+    if (m == *requested) return Status();
+  }
+  std::string allowed;
+  for (const std::string& m : project.models) allowed += (allowed.empty() ? "" : ", ") + m;
+  return Status::InvalidArgument("model \"" + std::string(CutUtf8(*requested, 100)) +
+                                 "\" is not allowed for this project; allowed: " + allowed);
+}
+
 std::string BranchNameFor(std::string_view job_id, std::string_view prompt) {
   // The tail of a UUIDv7 is random; its head is a timestamp shared by jobs made in
   // the same minute, so the tail is what tells branches apart. 48 random bits keep

@@ -21,6 +21,17 @@ inline constexpr size_t kMaxPromptChars = 65536;
 inline constexpr size_t kMaxModelNameChars = 200;
 inline constexpr int64_t kDefaultRateLimitPerHour = 100;
 inline constexpr int kMaxTurnAttempts = 3;
+// Messages (the first prompt and its follow-ups) one job may have; a job that
+// has them all takes no more (409).
+inline constexpr int kMaxMessagesPerJob = 1000;
+// Follow-ups waiting behind a job's running turn; more are refused (429) until
+// the queue runs down.
+inline constexpr int kMaxQueuedFollowUps = 10;
+// Earlier messages a turn is given: the job's first and the latest this many.
+inline constexpr int kMaxHistoryMessages = 20;
+// A project's model allow-list and write rules: entries and their size.
+inline constexpr size_t kMaxProjectListEntries = 64;
+inline constexpr size_t kMaxProjectListEntryChars = 256;
 
 struct Org {
   std::string id;
@@ -55,6 +66,13 @@ struct Project {
   std::optional<std::string> ssh_key_path;
   std::optional<std::string> ssh_known_hosts_path;
   std::optional<std::string> model;        // overrides the server's default model
+  // The models a job may name (its "model" field); empty: any. The project's and
+  // the server's default models are always allowed.
+  std::vector<std::string> models;
+  // What the agent may change beyond, or not within, its default (the docs
+  // site's files): gitignore-style patterns, later ones winning; "!" refuses.
+  // See agent/write_policy.h.
+  std::vector<std::string> write_paths;
   int64_t rate_limit_per_hour = kDefaultRateLimitPerHour;
   UnixMillis created_at = 0;
 };
@@ -116,6 +134,12 @@ JobStatus StatusAfterTurn(JobStatus current, bool turn_succeeded, bool more_turn
 std::optional<std::string> ResolveModel(const std::optional<std::string>& requested,
                                         const std::optional<std::string>& project_model,
                                         const std::optional<std::string>& server_default);
+
+// Whether a job may ask for `requested`: InvalidArgument, naming the allowed
+// ones, unless the project lists no models (any is allowed), lists it, or it is
+// the project's or the server's default.
+Status CheckRequestedModel(const Project& project, const std::optional<std::string>& requested,
+                           const std::optional<std::string>& server_default);
 
 // --- Naming --------------------------------------------------------------------
 

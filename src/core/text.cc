@@ -61,6 +61,20 @@ bool IsBlank(std::string_view s) {
   return true;
 }
 
+bool HasControlCharacter(std::string_view s, bool allow_line_breaks) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20) {
+      if (allow_line_breaks && (c == '\t' || c == '\n' || c == '\r')) continue;
+      return true;
+    }
+    if (c == 0x7f) return true;
+    // C1: U+0080 to U+009F, encoded C2 80 to C2 9F.
+    if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) <= 0x9f) return true;
+  }
+  return false;
+}
+
 std::string Slugify(std::string_view text, size_t max_len) {
   std::string out;
   bool pending_dash = false;

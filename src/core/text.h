@@ -15,6 +15,10 @@ std::optional<size_t> Utf8Length(std::string_view s);
 // True if `s` holds nothing but ASCII whitespace.
 bool IsBlank(std::string_view s);
 
+// True if valid UTF-8 `s` holds a control character: C0 (NUL included), DEL or
+// C1; tab, line feed and carriage return are allowed when `allow_line_breaks`.
+bool HasControlCharacter(std::string_view s, bool allow_line_breaks);
+
 // Lowercase ASCII words of `text` joined by '-', at most `max_len` characters,
 // cut at a word boundary where possible. Empty if `text` has no ASCII letters or
 // digits.

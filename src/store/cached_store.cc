@@ -158,6 +158,7 @@ class CachedStore final : public Store {
   }
   Result<Project> CreateProject(Project p) override { return inner_->CreateProject(std::move(p)); }
   Result<Project> GetProject(const Scope& scope) override { return inner_->GetProject(scope); }
+  Status UpdateProject(const Project& p) override { return inner_->UpdateProject(p); }
   Result<std::vector<Project>> ListProjects(const std::string& org_id) override {
     return inner_->ListProjects(org_id);
   }

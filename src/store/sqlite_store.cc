@@ -130,6 +130,11 @@ CREATE TABLE steps (
 ALTER TABLE turns ADD COLUMN input_tokens INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE turns ADD COLUMN output_tokens INTEGER NOT NULL DEFAULT 0;
 )sql",
+    R"sql(
+ALTER TABLE projects ADD COLUMN models TEXT NOT NULL DEFAULT '';
+ALTER TABLE projects ADD COLUMN write_paths TEXT NOT NULL DEFAULT '';
+ALTER TABLE pull_requests ADD COLUMN archived_at INTEGER;
+)sql",
 };
 
 constexpr int64_t kRateWindowMillis = 3600 * 1000;
@@ -301,6 +306,26 @@ Job ReadJob(const Query& q, int c = 0) {
   return j;
 }
 
+// A project's lists are stored one entry a line (entries never hold a newline).
+std::string JoinLines(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out.push_back('\n');
+    out += item;
+  }
+  return out;
+}
+std::vector<std::string> SplitLines(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    out.emplace_back(text.substr(0, nl));
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  return out;
+}
+
 Project ReadProject(const Query& q, int c = 0) {
   Project p;
   p.id = q.Text(c + 0);
@@ -315,6 +340,8 @@ Project ReadProject(const Query& q, int c = 0) {
   p.created_at = q.Int(c + 9);
   p.ssh_key_path = q.OptText(c + 10);
   p.ssh_known_hosts_path = q.OptText(c + 11);
+  p.models = SplitLines(q.Text(c + 12));
+  p.write_paths = SplitLines(q.Text(c + 13));
   return p;
 }
 
@@ -341,12 +368,14 @@ SQL(kSelectJob,
     "WHERE j.id = ?1 AND j.project_id = ?2 AND p.org_id = ?3");
 SQL(kSelectProject,
     "SELECT p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, "
-    "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path "
+    "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path, "
+    "p.models, p.write_paths "
     "FROM projects p WHERE p.id = ?1 AND "
     "p.org_id = ?2");
 SQL(kSelectProjectById,
     "SELECT p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, "
-    "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path "
+    "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path, "
+    "p.models, p.write_paths "
     "FROM projects p WHERE p.id = ?1");
 SQL(kCountRecentMessages,
     "SELECT COUNT(*) FROM messages WHERE project_id = ?1 AND created_at > ?2");
@@ -395,7 +424,7 @@ SQL(kJobAfterTurn,
 SQL(kSelectMessagesUpTo,
     "SELECT m.job_id, m.seq, m.prompt, m.created_at, t.state, t.attempts, t.summary, t.error, "
     "t.finished_at, t.input_tokens, t.output_tokens FROM messages m JOIN turns t ON t.job_id = m.job_id AND t.seq = m.seq "
-    "WHERE m.job_id = ?1 AND m.seq <= ?2 ORDER BY m.seq");
+    "WHERE m.job_id = ?1 AND m.seq <= ?2 AND (m.seq = 1 OR m.seq >= ?2 - ?3) ORDER BY m.seq");
 SQL(kRenewLease,
     "UPDATE turns SET lease_expires_at = ?3 WHERE id = ?1 AND lease_owner = ?2 AND state = "
     "'running'");
@@ -430,11 +459,18 @@ SQL(kSelectKeyByHash,
     "WHERE secret_hash = ?1 AND revoked_at IS NULL");
 SQL(kInsertProject,
     "INSERT INTO projects (id, org_id, repository, base_ref, forge, forge_api_url, forge_token, "
-    "model, rate_limit_per_hour, created_at, ssh_key_path, ssh_known_hosts_path) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+    "model, rate_limit_per_hour, created_at, ssh_key_path, ssh_known_hosts_path, models, "
+    "write_paths) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+SQL(kUpdateProject,
+    "UPDATE projects SET repository = ?2, base_ref = ?3, forge = ?4, forge_api_url = ?5, "
+    "forge_token = ?6, model = ?7, rate_limit_per_hour = ?8, ssh_key_path = ?9, "
+    "ssh_known_hosts_path = ?10, models = ?11, write_paths = ?12 WHERE id = ?1");
+SQL(kCountQueuedTurns,
+    "SELECT COUNT(*) FROM turns WHERE job_id = ?1 AND state = 'queued'");
 SQL(kSelectProjects,
     "SELECT p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, "
-    "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path "
+    "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path, "
+    "p.models, p.write_paths "
     "FROM projects p WHERE p.org_id = ?1 "
     "ORDER BY p.id");
 SQL(kListJobs,
@@ -448,11 +484,11 @@ SQL(kSelectMessagesPage,
     "WHERE m.job_id = ?1 AND m.seq > ?2 ORDER BY m.seq LIMIT ?3");
 
 SQL(kSelectPullRequestByHead,
-    "SELECT id, project_id, number, head, base, title, body, diff, draft, created_at, updated_at "
-    "FROM pull_requests WHERE project_id = ?1 AND head = ?2");
+    "SELECT id, project_id, number, head, base, title, body, diff, draft, created_at, updated_at, "
+    "archived_at FROM pull_requests WHERE project_id = ?1 AND head = ?2");
 SQL(kSelectPullRequest,
-    "SELECT id, project_id, number, head, base, title, body, diff, draft, created_at, updated_at "
-    "FROM pull_requests WHERE id = ?1");
+    "SELECT id, project_id, number, head, base, title, body, diff, draft, created_at, updated_at, "
+    "archived_at FROM pull_requests WHERE id = ?1");
 SQL(kNextPullRequestNumber,
     "SELECT COALESCE(MAX(number), 0) + 1 FROM pull_requests WHERE project_id = ?1");
 SQL(kInsertPullRequest,
@@ -460,7 +496,12 @@ SQL(kInsertPullRequest,
     "created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)");
 SQL(kUpdatePullRequest,
     "UPDATE pull_requests SET base = ?2, title = ?3, body = ?4, diff = ?5, draft = ?6, "
-    "updated_at = ?7 WHERE id = ?1");
+    "updated_at = ?7 WHERE id = ?1 AND archived_at IS NULL");
+// An archived job's pull request keeps its title, and no longer its description
+// (which quotes the prompt) or diff: its page is public to whoever has the link.
+SQL(kArchivePullRequest,
+    "UPDATE pull_requests SET archived_at = ?3, body = '', diff = '', updated_at = ?3 "
+    "WHERE project_id = ?1 AND head = ?2 AND archived_at IS NULL");
 
 #undef SQL
 
@@ -477,6 +518,7 @@ LocalPullRequest ReadPullRequest(const Query& q) {
   pr.draft = q.Int(8) != 0;
   pr.created_at = q.Int(9);
   pr.updated_at = q.Int(10);
+  pr.archived_at = q.OptInt(11);
   return pr;
 }
 
@@ -647,10 +689,25 @@ class SqliteStore final : public Store {
       return Run(c, kInsertProject,
                  {V(p.id), V(p.org_id), V(p.repository), V(p.base_ref), V(forge),
                   V(p.forge_api_url), V(p.forge_token), V(p.model), V(p.rate_limit_per_hour),
-                  V(p.created_at), V(p.ssh_key_path), V(p.ssh_known_hosts_path)});
+                  V(p.created_at), V(p.ssh_key_path), V(p.ssh_known_hosts_path),
+                  V(JoinLines(p.models)), V(JoinLines(p.write_paths))});
     });
     if (!s.ok()) return s;
     return p;
+  }
+
+  Status UpdateProject(const Project& p) override {
+    return Write([&](Connection& c) -> Status {
+      std::string forge(ToString(p.forge));
+      Status w = Run(c, kUpdateProject,
+                     {V(p.id), V(p.repository), V(p.base_ref), V(forge), V(p.forge_api_url),
+                      V(p.forge_token), V(p.model), V(p.rate_limit_per_hour), V(p.ssh_key_path),
+                      V(p.ssh_known_hosts_path), V(JoinLines(p.models)),
+                      V(JoinLines(p.write_paths))});
+      if (!w.ok()) return w;
+      if (c.Changes() == 0) return Status::NotFound("project not found");
+      return Status();
+    });
   }
 
   Result<Project> GetProject(const Scope& scope) override {
@@ -674,6 +731,8 @@ class SqliteStore final : public Store {
     Status s = Write([&](Connection& c) -> Status {
       auto project = LoadProject(c, scope);
       if (!project.ok()) return project.status();
+      Status allowed = CheckRequestedModel(*project, nj.requested_model, nj.default_model);
+      if (!allowed.ok()) return allowed;
       UnixMillis now = NowMillis();
       Status admit = Admit(c, *project, now);
       if (!admit.ok()) return admit;
@@ -740,6 +799,21 @@ class SqliteStore final : public Store {
         if (!q.Next()) return q.status().ok() ? Status::Internal("job vanished") : q.status();
         seq = q.Int(0);
       }
+      if (seq > kMaxMessagesPerJob) {
+        return Status::Conflict("this job has reached its limit of " +
+                                std::to_string(kMaxMessagesPerJob) +
+                                " messages; start a new job to go on");
+      }
+      {
+        Query q(c.db(), Prepared(c, kCountQueuedTurns), {V(job_id)});
+        if (!q.Next()) return q.status().ok() ? Status::Internal("cannot count turns") : q.status();
+        if (q.Int(0) >= kMaxQueuedFollowUps) {
+          return Status::RateLimited(std::to_string(q.Int(0)) +
+                                         " follow-ups are already waiting for this job; send "
+                                         "more once they have run",
+                                     30);
+        }
+      }
       Status w = Run(c, kJobFollowUp, {V(job_id), V(now)});
       if (w.ok()) w = Run(c, kInsertMessage, {V(job_id), V(seq), V(scope.project_id), V(prompt), V(now)});
       if (w.ok()) w = Run(c, kInsertTurn, {V(job_id), V(seq)});
@@ -761,6 +835,7 @@ class SqliteStore final : public Store {
       if (job->status != JobStatus::kArchived) {
         UnixMillis now = NowMillis();
         Status w = Run(c, kJobArchive, {V(job_id), V(now)});
+        if (w.ok()) w = Run(c, kArchivePullRequest, {V(scope.project_id), V(job->ref), V(now)});
         if (w.ok()) w = Run(c, kCancelOpenTurns, {V(job_id), V(now)});
         if (!w.ok()) return w;
         job = LoadJob(c, scope, job_id);
@@ -887,7 +962,8 @@ class SqliteStore final : public Store {
           ct.project = ReadProject(q);
         }
         {
-          Query q(c.db(), Prepared(c, kSelectMessagesUpTo), {V(job_id), V(seq)});
+          Query q(c.db(), Prepared(c, kSelectMessagesUpTo),
+                  {V(job_id), V(seq), V(kMaxHistoryMessages)});
           while (q.Next()) ct.history.push_back(ReadMessage(q));
           if (!q.status().ok()) return q.status();
         }

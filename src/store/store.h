@@ -64,7 +64,9 @@ struct ClaimedTurn {
   Job job;
   Project project;
   Message message;                // the prompt this turn carries out
-  std::vector<Message> history;   // earlier messages of the job, in order
+  // Earlier messages of the job, in order: the first one and the latest
+  // kMaxHistoryMessages, however long the job is.
+  std::vector<Message> history;
 };
 
 struct TurnOutcome {
@@ -91,6 +93,9 @@ struct LocalPullRequest {
   bool draft = false;
   UnixMillis created_at = 0;
   UnixMillis updated_at = 0;
+  // Set when its job was archived: the body and diff are gone, and the page says
+  // only that it was closed.
+  std::optional<UnixMillis> archived_at;
 };
 
 // Local pull request ids: 22 base62 characters (about 131 random bits).
@@ -134,6 +139,9 @@ class Store {
   virtual Result<Project> CreateProject(Project project) = 0;
   virtual Result<Project> GetProject(const Scope& scope) = 0;
   virtual Result<std::vector<Project>> ListProjects(const std::string& org_id) = 0;
+  // Replaces the project's settings (all but id, org_id and created_at) with
+  // `project`'s. NotFound if no project has its id.
+  virtual Status UpdateProject(const Project& project) = 0;
 
   // --- Jobs ---
   // Creates the job, its first message and its first turn in one transaction,
@@ -143,7 +151,8 @@ class Store {
   virtual Result<Job> GetJob(const Scope& scope, const std::string& job_id) = 0;
   virtual Result<JobPage> ListJobs(const Scope& scope, const JobQuery& query) = 0;
   // Appends a follow-up message and its turn; the job becomes active. Conflict
-  // for an archived job; RateLimited as CreateJob.
+  // for an archived job or one with kMaxMessagesPerJob messages; RateLimited as
+  // CreateJob, and when kMaxQueuedFollowUps follow-ups already wait.
   virtual Result<Job> AddMessage(const Scope& scope, const std::string& job_id,
                                  const std::string& prompt) = 0;
   // Archives the job and cancels its unfinished turns. Idempotent.

@@ -1,0 +1,37 @@
+#include "cli/common.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <iostream>
+
+namespace docwright {
+
+std::optional<std::string> Env(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return std::nullopt;
+  return std::string(v);
+}
+
+std::string Common::DefaultDataDir() {
+  if (auto xdg = Env("XDG_DATA_HOME")) return *xdg + "/docwright";
+  if (auto home = Env("HOME")) return *home + "/.local/share/docwright";
+  return "./docwright-data";
+}
+
+void AddCommon(CLI::App* cmd, Common& c, bool with_json) {
+  cmd->add_option("--data-dir", c.data_dir, "where docwright keeps its data")
+      ->envname("DOCWRIGHT_DATA_DIR");
+  cmd->add_option("--database", c.database,
+                  "database URL (default: SQLite file in the data dir)")
+      ->envname("DOCWRIGHT_DATABASE_URL");
+  if (with_json) cmd->add_flag("--json", c.json, "print JSON instead of text");
+}
+
+int Fail(const Status& s) {
+  std::cerr << "error: " << s.message() << "\n";
+  return 1;
+}
+
+Result<std::unique_ptr<Store>> Open(const Common& c) { return OpenStore(c.DatabaseUrl()); }
+
+}  // namespace docwright
