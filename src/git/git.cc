@@ -1,260 +1,20 @@
 #include "git/git.h"
 
-#include <fcntl.h>
 #include <git2.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <mutex>
-#include <sstream>
 
+#include "git/file_lock.h"
 #include "git/libgit2.h"
 #include "git/local_remote.h"
+#include "git/remote_session.h"
+#include "git/socket_stream.h"
 
 namespace docwright::git {
 namespace {
-
-std::optional<std::string> Base64Decode(std::string_view in) {
-  if (in.empty() || in.size() % 4 != 0) return std::nullopt;
-  std::string out(in.size() / 4 * 3, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(in.data()),
-                          static_cast<int>(in.size()));
-  size_t last = in.find_last_not_of('=');
-  size_t padding = last == std::string_view::npos ? in.size() : in.size() - last - 1;
-  if (n < 0 || padding > 2 || padding > static_cast<size_t>(n)) return std::nullopt;
-  out.resize(static_cast<size_t>(n) - padding);
-  return out;
-}
-
-// OpenSSH's host patterns: '*' and '?' are the only wildcards ('[' is literal).
-bool WildcardMatch(std::string_view pattern, std::string_view text) {
-  size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
-      ++p, ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++, resume = t;
-    } else if (star != std::string_view::npos) {
-      p = star + 1, t = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
-}
-
-// Whether `name` ("host" or "[host]:port") matches a known_hosts host field.
-bool HostFieldMatches(std::string_view field, const std::string& name) {
-  bool matched = false;
-  while (!field.empty()) {
-    size_t comma = field.find(',');
-    std::string pattern(field.substr(0, comma));
-    field.remove_prefix(comma == std::string_view::npos ? field.size() : comma + 1);
-    for (char& c : pattern) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (pattern.rfind("|1|", 0) == 0) continue;  // hashed: see HashedHostMatches
-    bool negated = !pattern.empty() && pattern[0] == '!';
-    if (negated) pattern.erase(0, 1);
-    if (WildcardMatch(pattern, name)) {
-      if (negated) return false;
-      matched = true;
-    }
-  }
-  return matched;
-}
-
-bool HashedHostMatches(std::string_view field, const std::string& name) {
-  if (field.rfind("|1|", 0) != 0) return false;
-  size_t bar = field.find('|', 3);
-  if (bar == std::string_view::npos) return false;
-  auto salt = Base64Decode(field.substr(3, bar - 3));
-  auto hash = Base64Decode(field.substr(bar + 1));
-  if (!salt || !hash) return false;
-  unsigned char mac[EVP_MAX_MD_SIZE];
-  unsigned int mac_len = 0;
-  if (!HMAC(EVP_sha1(), salt->data(), static_cast<int>(salt->size()),
-            reinterpret_cast<const unsigned char*>(name.data()), name.size(), mac, &mac_len)) {
-    return false;
-  }
-  return hash->size() == mac_len && std::memcmp(hash->data(), mac, mac_len) == 0;
-}
-
-}  // namespace
-
-bool KnownHostsAccepts(std::string_view known_hosts, const std::string& host, int port,
-                       std::string_view host_key) {
-  std::string name = port == 22 ? host : "[" + host + "]:" + std::to_string(port);
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  bool accepted = false;
-  std::istringstream lines{std::string(known_hosts)};
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream fields(line);
-    std::string first, hosts, type, key;
-    if (!(fields >> first) || first[0] == '#') continue;
-    bool revoked = false;
-    if (first[0] == '@') {
-      if (first != "@revoked") continue;  // certificate authorities are not supported
-      revoked = true;
-      if (!(fields >> hosts)) continue;
-    } else {
-      hosts = first;
-    }
-    if (!(fields >> type >> key)) continue;
-    auto blob = Base64Decode(key);
-    if (!blob || *blob != host_key) continue;
-    if (!HashedHostMatches(hosts, name) && !HostFieldMatches(hosts, name)) continue;
-    if (revoked) return false;
-    accepted = true;
-  }
-  return accepted;
-}
-
-namespace {
-
-// One operation's dealings with the remote: credentials are given once (libgit2
-// asks again after a refusal, and answering again would loop), and an SSH host
-// key is checked against known_hosts.
-struct RemoteSession {
-  const Credentials* credentials;
-  std::string url;
-  const std::function<bool()>* cancelled = nullptr;  // asked as data moves
-  int asked = 0;
-  std::string host_key_problem;  // why the server's host key was refused
-  std::string rejected;          // a push's refusal by the server
-  bool was_cancelled = false;
-
-  // libgit2 abandons the operation when a progress callback returns non-zero.
-  int Progress() {
-    if (cancelled && *cancelled && (*cancelled)()) {
-      was_cancelled = true;
-      return GIT_EUSER;
-    }
-    return 0;
-  }
-};
-
-int ProvideCredentials(git_credential** out, const char*, const char* username_from_url,
-                       unsigned int allowed, void* payload) {
-  auto* session = static_cast<RemoteSession*>(payload);
-  const Credentials& c = *session->credentials;
-  const char* ssh_user = username_from_url ? username_from_url : "git";
-  if (allowed & GIT_CREDENTIAL_USERNAME) return git_credential_username_new(out, ssh_user);
-  if (session->asked++ > 0) return GIT_EAUTH;
-  if ((allowed & GIT_CREDENTIAL_SSH_KEY) && c.ssh_key_path) {
-    return git_credential_ssh_key_new(out, ssh_user, nullptr, c.ssh_key_path->c_str(), nullptr);
-  }
-  // The token is for HTTPS only: never offered to an SSH server as a password.
-  bool http = session->url.rfind("http://", 0) == 0 || session->url.rfind("https://", 0) == 0;
-  if ((allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) && c.token && http) {
-    const char* user = username_from_url ? username_from_url : c.token_user.c_str();
-    return git_credential_userpass_plaintext_new(out, user, c.token->c_str());
-  }
-  return GIT_EAUTH;
-}
-
-// The port of an ssh:// URL (22 for scp-like URLs and when none is given).
-int SshPort(const std::string& url) {
-  if (url.rfind("ssh://", 0) != 0) return 22;
-  std::string authority = url.substr(6, url.find('/', 6) - 6);
-  if (size_t at = authority.rfind('@'); at != std::string::npos) authority.erase(0, at + 1);
-  size_t colon = authority.rfind(':');
-  if (colon == std::string::npos || authority.back() == ']') return 22;
-  try {
-    return std::stoi(authority.substr(colon + 1));
-  } catch (...) {
-    return 22;
-  }
-}
-
-int CheckCertificate(git_cert* cert, int, const char* host, void* payload) {
-  auto* session = static_cast<RemoteSession*>(payload);
-  if (cert->cert_type != GIT_CERT_HOSTKEY_LIBSSH2) return GIT_PASSTHROUGH;  // TLS: libgit2's check
-  auto* key = reinterpret_cast<git_cert_hostkey*>(cert);
-  const std::string& path = session->credentials->ssh_known_hosts_path;
-  std::string known;
-  if (!path.empty()) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    known = text.str();
-  }
-  if ((key->type & GIT_CERT_SSH_RAW) && key->hostkey &&
-      KnownHostsAccepts(known, host ? host : "", SshPort(session->url),
-                        std::string_view(key->hostkey, key->hostkey_len))) {
-    return 0;
-  }
-  session->host_key_problem =
-      std::string("the SSH host key of ") + (host ? host : "the remote") + " is not listed in " +
-      (path.empty() ? std::string("a known_hosts file (none is configured)") : path) +
-      "; add it (ssh-keyscan) after checking it";
-  return GIT_ECERTIFICATE;
-}
-
-git_remote_callbacks Callbacks(RemoteSession* session) {
-  git_remote_callbacks callbacks = GIT_REMOTE_CALLBACKS_INIT;
-  callbacks.credentials = ProvideCredentials;
-  callbacks.certificate_check = CheckCertificate;
-  callbacks.sideband_progress = [](const char*, int, void* payload) {
-    return static_cast<RemoteSession*>(payload)->Progress();
-  };
-  callbacks.transfer_progress = [](const git_indexer_progress*, void* payload) {
-    return static_cast<RemoteSession*>(payload)->Progress();
-  };
-  callbacks.pack_progress = [](int, uint32_t, uint32_t, void* payload) {
-    return static_cast<RemoteSession*>(payload)->Progress();
-  };
-  callbacks.push_transfer_progress = [](unsigned int, unsigned int, size_t, void* payload) {
-    return static_cast<RemoteSession*>(payload)->Progress();
-  };
-  callbacks.payload = session;
-  return callbacks;
-}
-
-// RemoteFail, unless the session knows better.
-Status SessionFail(const RemoteSession& session, const std::string& what, int rc) {
-  if (session.was_cancelled) return Status::Unavailable(what + ": cancelled");
-  if (!session.host_key_problem.empty()) {
-    return Status::Unauthenticated(what + ": " + session.host_key_problem);
-  }
-  return RemoteFail(what, rc);
-}
-
-// An exclusive lock on the mirror across processes (`docwright worker`s share it).
-class FileLock {
- public:
-  explicit FileLock(const std::string& path)
-      : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {
-    int rc = -1;
-    if (fd_ >= 0) {
-      do rc = ::flock(fd_, LOCK_EX);
-      while (rc != 0 && errno == EINTR);
-    }
-    if (rc != 0) {
-      status_ = Status::Unavailable("cannot lock the mirror: " + std::string(std::strerror(errno)));
-    }
-  }
-  ~FileLock() {
-    if (fd_ >= 0) ::close(fd_);  // releases the lock
-  }
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-
-  // Not OK if the lock is not held: the caller must not go on.
-  const Status& status() const { return status_; }
-
- private:
-  int fd_;
-  Status status_;
-};
 
 // The same rule libgit2 applies to stored blobs, so written or moved content is
 // judged as the base's is.
@@ -666,11 +426,55 @@ std::map<std::string, Change> Workspace::Changes() const {
 // --- Mirror -----------------------------------------------------------------------
 
 struct Mirror::Impl {
-  std::mutex mu;
+  // Serialises the methods; timed, so that one stuck behind another's transfer
+  // gives up after the lock timeout instead of waiting with it.
+  std::timed_mutex mu;
   std::string path;
   std::string url;
-  Credentials credentials;
   RepoPtr repo;
+  // Replaced between operations without waiting for one under way; each
+  // operation works with a copy.
+  mutable std::mutex settings_mu;
+  Credentials credentials;
+  TransferLimits limits;
+
+  Credentials CredentialsNow() const {
+    std::lock_guard lock(settings_mu);
+    return credentials;
+  }
+  TransferLimits LimitsNow() const {
+    std::lock_guard lock(settings_mu);
+    return limits;
+  }
+
+  // The mirror for one operation: this process's turn, then (with `files`) the
+  // lock shared with other processes, within the lock timeout in all.
+  struct Hold {
+    std::unique_lock<std::timed_mutex> guard;
+    std::optional<FileLock> file;
+  };
+  Result<Hold> Take(const TransferLimits& limits, const std::function<bool()>& cancelled,
+                    bool files) {
+    auto until = std::chrono::steady_clock::now() + limits.lock_timeout;
+    Hold hold{std::unique_lock<std::timed_mutex>(mu, std::defer_lock), std::nullopt};
+    // In slices, to ask the cancel check between them.
+    while (!hold.guard.try_lock_for(std::chrono::milliseconds(100))) {
+      if (cancelled && cancelled()) return Status::Unavailable("cancelled");
+      if (std::chrono::steady_clock::now() >= until) {
+        return Status::Unavailable("the mirror is busy: another operation on it has run for over " +
+                                   FormatSeconds(limits.lock_timeout));
+      }
+    }
+    if (files) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          until - std::chrono::steady_clock::now());
+      auto file = FileLock::Acquire(LockPath(), std::max(left, std::chrono::milliseconds(0)),
+                                    cancelled);
+      if (!file.ok()) return file.status();
+      hold.file.emplace(std::move(*file));
+    }
+    return hold;
+  }
 
   Result<RemotePtr> Remote() {
     // Anonymous: the URL (which may carry credentials) is never written to config.
@@ -696,17 +500,18 @@ Mirror::Mirror(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Mirror::~Mirror() = default;
 
 Result<std::unique_ptr<Mirror>> Mirror::Open(const std::string& path, const std::string& remote_url,
-                                             Credentials credentials) {
-  EnsureLibrary();
+                                             Credentials credentials, TransferLimits limits) {
+  if (Status ready = EnsureLibrary(); !ready.ok()) return ready;
   auto impl = std::make_unique<Impl>();
   impl->path = path;
   impl->url = remote_url;
   impl->credentials = std::move(credentials);
+  impl->limits = limits;
   std::error_code ec;
   std::filesystem::create_directories(path, ec);
   if (ec) return Status::Unavailable("cannot create " + path + ": " + ec.message());
-  FileLock lock(impl->LockPath());
-  if (!lock.status().ok()) return lock.status();
+  auto lock = FileLock::Acquire(impl->LockPath(), limits.lock_timeout);
+  if (!lock.ok()) return lock.status();
   git_repository* r = nullptr;
   int rc = git_repository_open_bare(&r, path.c_str());
   if (rc == GIT_ENOTFOUND) rc = git_repository_init(&r, path.c_str(), /*is_bare=*/1);
@@ -731,9 +536,9 @@ Result<std::map<std::string, std::optional<std::string>>> Mirror::FetchBranches(
     Status valid = CheckBranch(branch);
     if (!valid.ok()) return valid;
   }
-  std::lock_guard guard(impl_->mu);
-  FileLock lock(impl_->LockPath());
-  if (!lock.status().ok()) return lock.status();
+  const TransferLimits limits = impl_->LimitsNow();
+  auto hold = impl_->Take(limits, cancelled, /*files=*/true);
+  if (!hold.ok()) return Status::Unavailable("cannot fetch: " + hold.status().message());
   if (cancelled && cancelled()) return Status::Unavailable("the fetch was cancelled");
   // Opened for each use: a handle kept open would not notice the remote being
   // repacked, pruned or replaced.
@@ -742,6 +547,8 @@ Result<std::map<std::string, std::optional<std::string>>> Mirror::FetchBranches(
     if (!heads.ok()) return heads.status();
     if (*heads) return std::move(**heads);
   }
+  // Before the remote, so that it outlives the remote's connections.
+  TransferScope scope(limits, cancelled);
   auto remote = impl_->Remote();
   if (!remote.ok()) return remote.status();
   std::vector<std::string> specs, tracking;
@@ -754,7 +561,7 @@ Result<std::map<std::string, std::optional<std::string>>> Mirror::FetchBranches(
   for (std::string& spec : specs) spec_ptrs.push_back(spec.data());
   git_strarray refspecs{spec_ptrs.data(), spec_ptrs.size()};
   git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
-  RemoteSession session{&impl_->credentials, impl_->url, &cancelled};
+  RemoteSession session{impl_->CredentialsNow(), impl_->url, &cancelled, &scope};
   opts.callbacks = Callbacks(&session);
   opts.prune = GIT_FETCH_PRUNE;
   opts.update_fetchhead = 0;  // nobody reads FETCH_HEAD: not writing it saves a file per fetch
@@ -782,9 +589,8 @@ Result<std::map<std::string, std::optional<std::string>>> Mirror::FetchBranches(
 
 void Mirror::Forget(const std::string& branch) {
   if (!CheckBranch(branch).ok()) return;
-  std::lock_guard guard(impl_->mu);
-  FileLock lock(impl_->LockPath());
-  if (!lock.status().ok()) return;
+  auto hold = impl_->Take(impl_->LimitsNow(), {}, /*files=*/true);
+  if (!hold.ok()) return;  // the ref stays: it costs time later, nothing else
   git_reference* ref = nullptr;
   std::string name = "refs/remotes/origin/" + branch;
   impl_->RemoveStaleLocks({name});
@@ -795,8 +601,13 @@ void Mirror::Forget(const std::string& branch) {
 }
 
 void Mirror::SetCredentials(Credentials credentials) {
-  std::lock_guard guard(impl_->mu);
+  std::lock_guard lock(impl_->settings_mu);
   impl_->credentials = std::move(credentials);
+}
+
+void Mirror::SetLimits(const TransferLimits& limits) {
+  std::lock_guard lock(impl_->settings_mu);
+  impl_->limits = limits;
 }
 
 Result<std::optional<std::string>> Mirror::FindCommitMessage(const std::string& head,
@@ -804,7 +615,8 @@ Result<std::optional<std::string>> Mirror::FindCommitMessage(const std::string& 
                                                              int max_commits) {
   auto oid = ParseOid(head);
   if (!oid.ok()) return oid.status();
-  std::lock_guard guard(impl_->mu);
+  auto hold = impl_->Take(impl_->LimitsNow(), {}, /*files=*/false);
+  if (!hold.ok()) return hold.status();
   git_oid at = *oid;
   for (int i = 0; i < max_commits; ++i) {
     git_commit* c = nullptr;
@@ -845,7 +657,8 @@ Result<std::string> Mirror::Commit(const Workspace& work, const Identity& author
                                    const std::string& message) {
   auto changes = work.Changes();
   if (changes.empty()) return Status::InvalidArgument("there are no changes to commit");
-  std::lock_guard guard(impl_->mu);
+  auto hold = impl_->Take(impl_->LimitsNow(), {}, /*files=*/false);
+  if (!hold.ok()) return hold.status();
   git_repository* repo = impl_->repo.get();
   auto parent_oid = ParseOid(work.base().commit());
   if (!parent_oid.ok()) return parent_oid.status();
@@ -949,7 +762,8 @@ Result<DiffText> Mirror::Diff(const std::string& base, const std::string& head,
   if (!base_oid.ok()) return base_oid.status();
   auto head_oid = ParseOid(head);
   if (!head_oid.ok()) return head_oid.status();
-  std::lock_guard guard(impl_->mu);
+  auto hold = impl_->Take(impl_->LimitsNow(), {}, /*files=*/false);
+  if (!hold.ok()) return hold.status();
   git_repository* repo = impl_->repo.get();
   git_oid fork_point;
   TreePtr old_tree;  // none if the histories are unrelated: everything is new
@@ -992,9 +806,9 @@ Status Mirror::Push(const std::string& commit, const std::string& branch,
     if (!e.ok()) return e.status();
     expected = *e;
   }
-  std::lock_guard guard(impl_->mu);
-  FileLock lock(impl_->LockPath());
-  if (!lock.status().ok()) return lock.status();
+  const TransferLimits limits = impl_->LimitsNow();
+  auto hold = impl_->Take(limits, cancelled, /*files=*/true);
+  if (!hold.ok()) return Status::Unavailable("cannot push " + branch + ": " + hold.status().message());
   if (cancelled && cancelled()) return Status::Unavailable("the push was cancelled");
   if (auto local = LocalRemote::Open(impl_->url)) {
     return local->Push(impl_->repo.get(), *oid, branch, expected);
@@ -1008,9 +822,11 @@ Status Mirror::Push(const std::string& commit, const std::string& branch,
   if (rc != 0) return Fail("cannot prepare the push", rc);
   RefPtr ref_ptr(ref);
 
+  TransferScope scope(limits, cancelled);  // before the remote: it outlives its connections
   auto remote = impl_->Remote();
   if (!remote.ok()) return remote.status();
-  RemoteSession state{&impl_->credentials, impl_->url, &cancelled};
+  const Credentials credentials = impl_->CredentialsNow();
+  RemoteSession state{credentials, impl_->url, &cancelled, &scope};
   git_remote_callbacks callbacks = Callbacks(&state);
   callbacks.push_update_reference = [](const char*, const char* status, void* payload) {
     if (status) static_cast<RemoteSession*>(payload)->rejected = status;
@@ -1049,7 +865,7 @@ Status Mirror::Push(const std::string& commit, const std::string& branch,
     // (its words for that vary: "failed to update ref", "cannot lock ref", ...),
     // it is the lease that failed: say so, so the caller starts from the new head.
     git_remote_disconnect(remote->get());
-    RemoteSession again{&impl_->credentials, impl_->url};
+    RemoteSession again{credentials, impl_->url, nullptr, &scope};
     git_remote_callbacks recheck = Callbacks(&again);
     if (git_remote_connect(remote->get(), GIT_DIRECTION_FETCH, &recheck, nullptr, nullptr) == 0 &&
         git_remote_ls(&heads, &n, remote->get()) == 0) {

@@ -6,6 +6,7 @@
 // lookup, whatever the size of the repository.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -37,6 +38,22 @@ struct Credentials {
 // lines are understood; @cert-authority lines are ignored.
 bool KnownHostsAccepts(std::string_view known_hosts, const std::string& host, int port,
                        std::string_view host_key);
+
+// Time limits of a mirror's dealings with its remote, so that a remote that goes
+// silent, or another process holding the mirror, cannot pin a worker. A breach
+// fails the operation with Unavailable saying which limit was reached; the mirror
+// keeps what it had. The defaults suit a real forge; tests shorten them.
+struct TransferLimits {
+  // To open a TCP connection, for each address the host name resolves to.
+  std::chrono::milliseconds connect_timeout{std::chrono::seconds(10)};
+  // With nothing received from or taken by the remote while waiting for it.
+  std::chrono::milliseconds idle_timeout{std::chrono::seconds(60)};
+  // One fetch or push as a whole, from connecting to the last byte.
+  std::chrono::milliseconds transfer_timeout{std::chrono::minutes(10)};
+  // To take the mirror's locks (in this process and across processes), held by
+  // another operation on the same mirror.
+  std::chrono::milliseconds lock_timeout{std::chrono::minutes(2)};
+};
 
 struct Identity {
   std::string name = "docwright";
@@ -153,7 +170,8 @@ class Workspace {
 };
 
 // A bare mirror of one remote repository, on disk. One Mirror object per process
-// and path; its methods are serialised internally. A remote that is a bare
+// and path; its methods are serialised internally, and wait at most the limits'
+// lock_timeout for one another (Unavailable, "the mirror is busy", after that). A remote that is a bare
 // repository on this machine is read and written directly instead of through a
 // transport, with the same results and the same lease.
 class Mirror {
@@ -162,7 +180,8 @@ class Mirror {
   // (a local path, file://, http(s)://, ssh:// or scp-like user@host:path).
   static Result<std::unique_ptr<Mirror>> Open(const std::string& path,
                                               const std::string& remote_url,
-                                              Credentials credentials);
+                                              Credentials credentials,
+                                              TransferLimits limits = {});
   ~Mirror();
 
   // Fetches `branch` from the remote (incrementally) and returns its head commit.
@@ -171,13 +190,19 @@ class Mirror {
   Result<std::string> FetchBranch(const std::string& branch);
   // Fetches several branches over one connection; each one's head, or nullopt if
   // the remote has no such branch. `cancelled`, if set, is asked before the
-  // fetch and as data arrives: true abandons it (Unavailable, "cancelled"; the
-  // mirror keeps what it had). A remote that sends nothing is not interrupted.
+  // fetch, as data arrives, and about every 250 ms while the remote is awaited:
+  // true abandons it (Unavailable, "cancelled"; the mirror keeps what it had).
+  // Over SSH it is also asked from a watchdog thread (libssh2 waits on the
+  // socket where no check can run), so it must be thread-safe and quick. The transfer keeps to the
+  // mirror's TransferLimits: a remote silent for idle_timeout fails it.
   Result<std::map<std::string, std::optional<std::string>>> FetchBranches(
       const std::vector<std::string>& branches, const std::function<bool()>& cancelled = {});
 
   // Replaces the credentials later operations use (a token or key was rotated).
+  // Never waits for an operation under way.
   void SetCredentials(Credentials credentials);
+  // Replaces the limits later operations keep to. Never waits either.
+  void SetLimits(const TransferLimits& limits);
 
   Result<std::unique_ptr<Snapshot>> OpenSnapshot(const std::string& commit);
 
@@ -207,8 +232,8 @@ class Mirror {
   // the update use one connection, and the server re-checks the old value, so
   // nothing pushed meanwhile is overwritten. Conflict otherwise: fetch, rebuild on
   // the new head, and try again.
-  // `cancelled`, as for FetchBranches: a push abandoned while its objects are
-  // sent updates no branch.
+  // `cancelled` and the limits, as for FetchBranches: a push abandoned or timed
+  // out before the remote has all of its objects updates no branch.
   Status Push(const std::string& commit, const std::string& branch,
               const std::optional<std::string>& expected_head,
               const std::function<bool()>& cancelled = {});

@@ -9,6 +9,7 @@
 
 #include "core/status.h"
 #include "core/text.h"
+#include "git/socket_stream.h"
 
 namespace docwright::git {
 
@@ -31,16 +32,18 @@ using OdbPtr = std::unique_ptr<git_odb, Deleter<git_odb, git_odb_free>>;
 using OdbObjectPtr = std::unique_ptr<git_odb_object, Deleter<git_odb_object, git_odb_object_free>>;
 using DiffPtr = std::unique_ptr<git_diff, Deleter<git_diff, git_diff_free>>;
 
-// libgit2 needs one process-wide initialisation; it is never undone.
-inline void EnsureLibrary() {
-  static const int once = [] {
-    int n = git_libgit2_init();
+// libgit2 needs one process-wide initialisation; it is never undone. Not OK if
+// the socket stream with time limits could not be installed: without it a
+// silent remote would hold a transfer forever.
+inline const Status& EnsureLibrary() {
+  static const Status once = [] {
+    git_libgit2_init();
     // Objects are checked when they arrive (the indexer hashes every fetched
     // object); re-hashing each one on every read would double the cost of reads.
     git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
-    return n;
+    return RegisterSocketStream();
   }();
-  (void)once;
+  return once;
 }
 
 // libgit2's last error message, without any credentials it may quote.
