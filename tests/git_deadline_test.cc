@@ -24,6 +24,7 @@
 #include "git/git.h"
 #include "git/remote_origin.h"
 #include "support/git_repo.h"
+#include "support/silent_server.h"
 #include "support/temp_dir.h"
 
 namespace docwright::git {
@@ -31,67 +32,8 @@ namespace {
 
 using namespace std::chrono_literals;
 using docwright::testing::kGit;
+using docwright::testing::SilentServer;
 using docwright::testing::Sh;
-
-// A TCP listener on 127.0.0.1 that accepts every connection and then never
-// answers, or (with `trickle`) sends the start of an HTTP response and then one
-// byte per `trickle`, forever: a remote that is alive but useless.
-class SilentServer {
- public:
-  explicit SilentServer(std::chrono::milliseconds trickle = 0ms) : trickle_(trickle) {
-    listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t size = sizeof addr;
-    if (listener_ < 0 || ::bind(listener_, reinterpret_cast<sockaddr*>(&addr), size) != 0 ||
-        ::listen(listener_, 16) != 0 ||
-        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &size) != 0) {
-      ADD_FAILURE() << "cannot listen on 127.0.0.1";
-      return;
-    }
-    port_ = ntohs(addr.sin_port);
-    thread_ = std::jthread([this](std::stop_token stop) { Serve(stop); });
-  }
-  ~SilentServer() {
-    thread_ = {};  // stops and joins
-    for (int fd : clients_) ::close(fd);
-    if (listener_ >= 0) ::close(listener_);
-  }
-
-  int port() const { return port_; }
-  int accepted() const { return accepted_.load(); }
-
- private:
-  void Serve(std::stop_token stop) {
-    auto next = std::chrono::steady_clock::now();
-    while (!stop.stop_requested()) {
-      pollfd p{listener_, POLLIN, 0};
-      if (::poll(&p, 1, 20) > 0) {
-        int fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
-        if (fd >= 0) {
-          clients_.push_back(fd);
-          ++accepted_;
-          if (trickle_ > 0ms) Send(fd, "HTTP/1.1 200 OK\r\nX-Slow: ");
-        }
-      }
-      if (trickle_ > 0ms && std::chrono::steady_clock::now() >= next) {
-        for (int fd : clients_) Send(fd, "a");
-        next = std::chrono::steady_clock::now() + trickle_;
-      }
-    }
-  }
-  static void Send(int fd, const char* text) {
-    [[maybe_unused]] ssize_t n = ::send(fd, text, std::strlen(text), MSG_NOSIGNAL);
-  }
-
-  std::chrono::milliseconds trickle_;
-  int listener_ = -1;
-  int port_ = 0;
-  std::vector<int> clients_;  // the server thread's until it is joined
-  std::atomic<int> accepted_{0};
-  std::jthread thread_;
-};
 
 // Runs `operation`, failing the test (and ending the process, which would
 // otherwise hang) if it does not return within a generous bound. A hang guard,
@@ -286,6 +228,26 @@ TEST_F(GitDeadlineTest, AnOperationBehindAStuckTransferInThisProcessIsBusy) {
   EXPECT_TRUE(Contains(second.status().message(), "the mirror is busy"))
       << second.status().message();
   EXPECT_FALSE(stuck.get().ok());
+}
+
+TEST_F(GitDeadlineTest, ARemoteRefLockLeftByAProcessThatDiedMidPushIsCleared) {
+  std::string commit = LocalCommit();  // the mirror of remote_, opened and closed again
+  // What a worker killed between taking the remote's ref lock and moving the ref
+  // leaves: its note in the mirror, and the lock in the remote.
+  std::string lock = remote_ + "/refs/heads/docwright/crashed.lock";
+  std::filesystem::create_directories(remote_ + "/refs/heads/docwright");
+  std::ofstream(lock) << commit << "\n";
+  std::ofstream(mirror_path() + "/docwright-remote-lock") << lock << "\n";
+  auto mirror = Open(remote_);
+  ASSERT_TRUE(mirror);
+  Status pushed = mirror->Push(commit, "docwright/crashed", std::nullopt);
+  EXPECT_TRUE(pushed.ok()) << pushed.message();
+  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " rev-parse docwright/crashed"), commit);
+  EXPECT_FALSE(std::filesystem::exists(mirror_path() + "/docwright-remote-lock"));
+  // A lock with no note of this mirror's is someone else's: left alone.
+  std::ofstream(remote_ + "/refs/heads/docwright/held.lock") << "";
+  EXPECT_EQ(mirror->Push(commit, "docwright/held", std::nullopt).code(), Code::kUnavailable);
+  EXPECT_TRUE(std::filesystem::exists(remote_ + "/refs/heads/docwright/held.lock"));
 }
 
 TEST(GitRemoteOrigin, SchemeHostAndPortDecide) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "support/service_fixture.h"
+#include "support/silent_server.h"
 
 namespace docwright::testing {
 namespace {
@@ -70,6 +71,49 @@ TEST_F(HostileInputTest, TheModelsSummaryCannotForgeTheTrailersOfALaterTurn) {
   ASSERT_EQ(done["status"], "completed") << done;
   std::string branch = done["source"]["ref"];
   EXPECT_EQ(ShowFile(remote_a_, branch + ":second.md"), "two") << "turn 2 was skipped";
+}
+
+// The job `id` of `project` once it has ended, or what it is after `timeout`.
+json WaitForEndOf(ServiceTest& t, HttpClient& client, const std::string& project,
+                  const std::string& key, const std::string& id, milliseconds timeout) {
+  json job;
+  WaitUntil(
+      [&] {
+        HttpResult r = client.Send("GET", "/v2/agent/" + project + "/job/" + id, "",
+                                   {{"Authorization", "Bearer " + key}});
+        job = r.Json();
+        return r.status == 200 && job["status"] != "active";
+      },
+      timeout);
+  return job;
+}
+
+TEST_F(HostileInputTest, ASilentGitRemoteFailsTheTurnAndFreesTheWorker) {
+  SilentServer silent;  // accepts, then never answers
+  server_->Terminate();
+  StartServer(kScripted, {"--workers", "1", "--git-timeout", "1", "--lease-seconds", "1"});
+  std::string project =
+      Admin({"project", "create", "--org", org_a_, "--repository",
+             "http://127.0.0.1:" + std::to_string(silent.port()) + "/docs.git"})
+          .LastLine();
+  HttpResult created = Post(Jobs(project), Prompt("Fix the typo"), key_a_);
+  ASSERT_EQ(created.status, 201) << created.body;
+  json stuck = WaitForEndOf(*this, *client_, project, key_a_, created.Json()["id"],
+                            milliseconds(60000));
+  EXPECT_EQ(stuck["status"], "failed") << stuck;
+  EXPECT_NE(stuck["error"].dump().find("sent nothing"), std::string::npos) << stuck;
+  EXPECT_GE(silent.accepted(), 1);
+  // The only worker is free again for everyone else.
+  EXPECT_EQ(WaitForEnd(CreateJob("Another project's job")["id"])["status"], "completed");
+}
+
+TEST_F(HostileInputTest, ATurnPastItsDeadlineIsStoppedAndItsJobFails) {
+  server_->Terminate();
+  StartServer(kScripted, {"--workers", "1", "--turn-deadline", "2", "--lease-seconds", "1"});
+  json done = WaitForEnd(CreateJob("forever [sleep 600000]")["id"], milliseconds(30000));
+  EXPECT_EQ(done["status"], "failed");
+  EXPECT_NE(done["error"].dump().find("time limit of 2 s"), std::string::npos) << done;
+  EXPECT_EQ(WaitForEnd(CreateJob("next")["id"])["status"], "completed");
 }
 
 TEST_F(HostileInputTest, ControlCharactersInPromptsAndModelNamesAreRefused) {

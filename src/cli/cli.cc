@@ -108,6 +108,7 @@ struct ServeOptions {
   std::string public_url;
   double lease_seconds = 30;
   int turn_deadline_s = 0;  // 0: the agent's wall-time budget plus five minutes
+  int git_timeout_s = 60;
   int cache_ms = 250;
   int request_timeout_s = 30;
   int header_timeout_s = 10;
@@ -141,6 +142,9 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   }
   if (o.turn_deadline_s < 0 || o.turn_deadline_s > 24 * 3600) {
     return Fail(Status::InvalidArgument("--turn-deadline must be from 1 to 86400 seconds"));
+  }
+  if (o.git_timeout_s < 1 || o.git_timeout_s > 3600) {
+    return Fail(Status::InvalidArgument("--git-timeout must be from 1 to 3600 seconds"));
   }
   if (o.lease_seconds < 0.05 || o.lease_seconds > 3600) {
     return Fail(Status::InvalidArgument("--lease-seconds must be from 0.05 to 3600"));
@@ -182,6 +186,8 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   RepositoryTurnsOptions to;
   to.mirrors_dir = common.data_dir + "/mirrors";
   to.identity = git::Identity{o.commit_name, o.commit_email};
+  to.git_limits.idle_timeout = std::chrono::seconds(o.git_timeout_s);
+  to.git_limits.connect_timeout = std::chrono::seconds(std::min(o.git_timeout_s, 10));
   to.public_url = o.public_url;
 
   if (!with_http) {
@@ -321,6 +327,10 @@ int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
       ->envname("DOCWRIGHT_PUBLIC_URL");
   worker->callback([&] { action = [&] { return Serve(common, so, make_agent, false); }; });
   for (CLI::App* cmd : {serve, worker}) {
+    cmd->add_option("--git-timeout", so.git_timeout_s,
+                    "seconds a git remote may stay silent during a fetch or push (and, up to "
+                    "10, to accept a connection) before the operation fails")
+        ->envname("DOCWRIGHT_GIT_TIMEOUT");
     cmd->add_option("--commit-name", so.commit_name, "author name of the agent's commits")
         ->envname("DOCWRIGHT_COMMIT_NAME");
     cmd->add_option("--commit-email", so.commit_email, "author email of the agent's commits")

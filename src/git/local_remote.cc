@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string_view>
 #include <thread>
@@ -174,6 +175,21 @@ Status LocalRemote::Push(git_repository* mirror, const git_oid& commit, const st
   const char* log = "docwright: push";
   // Another writer holds the lock for as long as one update takes: wait a
   // little, as git does (core.filesRefLockTimeout), then say what is in the way.
+  //
+  // The lock taken here is noted in the mirror first. The mirror is locked
+  // across processes for the whole push, so a note found on the next push was
+  // left by a process that died holding the remote's lock (a worker killed
+  // mid-push): that lock is removed, as git's own message advises, and the
+  // re-run of its turn can push. A lock anyone else holds is never touched.
+  const std::string lock_path = git_repository_path(repo_.get()) + target + ".lock";
+  const std::string note = std::string(git_repository_path(mirror)) + "docwright-remote-lock";
+  {
+    std::ifstream in(note);
+    std::string left;
+    std::error_code ec;
+    if (std::getline(in, left) && !left.empty()) std::filesystem::remove(left, ec);
+  }
+  std::ofstream(note, std::ios::trunc) << lock_path << "\n";
   constexpr int kLockAttempts = 50;
   int rc = 0;
   for (int attempt = 0;; ++attempt) {
@@ -184,6 +200,10 @@ Status LocalRemote::Push(git_repository* mirror, const git_oid& commit, const st
     RefPtr updated(out);
     if (rc != GIT_ELOCKED || attempt == kLockAttempts) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  {
+    std::error_code ec;
+    std::filesystem::remove(note, ec);
   }
   if (rc == 0) return Status();
   if (rc == GIT_ELOCKED) {

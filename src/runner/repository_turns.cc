@@ -214,7 +214,8 @@ Result<git::Mirror*> RepositoryTurns::MirrorFor(const Project& project) {
   std::lock_guard open_lock(slot->mu);
   if (!slot->mirror) {
     auto opened = git::Mirror::Open(options_.mirrors_dir + "/" + project.id + ".git",
-                                    project.repository, std::move(credentials));
+                                    project.repository, std::move(credentials),
+                                    options_.git_limits);
     if (!opened.ok()) return opened.status();
     slot->mirror = std::move(*opened);
   } else {

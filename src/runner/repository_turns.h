@@ -22,6 +22,7 @@ struct RepositoryTurnsOptions {
   std::string mirrors_dir;  // one bare mirror per project is kept under it
   std::string public_url;   // where the local forge's pages are served
   git::Identity identity;   // author and committer of the agent's commits
+  git::TransferLimits git_limits;  // time limits of every fetch and push
   // Hosted forges: attempts per request and the longest wait between them.
   int forge_attempts = 4;
   std::chrono::milliseconds forge_max_delay{30000};
