@@ -30,6 +30,21 @@ std::string AllPaths(const std::string& bare) {
   return out;
 }
 
+// The job `id` of `project` once it has ended, or what it is after `timeout`.
+json WaitForEndOf(ServiceTest& t, HttpClient& client, const std::string& project,
+                  const std::string& key, const std::string& id, milliseconds timeout) {
+  json job;
+  WaitUntil(
+      [&] {
+        HttpResult r = client.Send("GET", "/v2/agent/" + project + "/job/" + id, "",
+                                   {{"Authorization", "Bearer " + key}});
+        job = r.Json();
+        return r.status == 200 && job["status"] != "active";
+      },
+      timeout);
+  return job;
+}
+
 TEST_F(HostileInputTest, CiFilesAndDisguisedPathsNeverReachThePushedBranch) {
   const std::vector<std::string> attacks = {
       ".github/workflows/evil.yml on: push",
@@ -59,6 +74,41 @@ TEST_F(HostileInputTest, CiFilesAndDisguisedPathsNeverReachThePushedBranch) {
   EXPECT_EQ(ok["status"], "completed") << ok;
 }
 
+TEST_F(HostileInputTest, AllowedChangesOutsideTheDocsSiteAreNamedInThePullRequest) {
+  // A code repository with its Docusaurus site in website/.
+  std::string remote = dir_ / "app.git", seed = dir_ / "app.seed";
+  Sh(std::string(kGit) + " init -q --bare " + remote + " && " + kGit + " init -q " + seed);
+  std::filesystem::create_directories(seed + "/website/docs");
+  std::filesystem::create_directories(seed + "/src");
+  std::ofstream(seed + "/website/docusaurus.config.js") << "module.exports = {title: 'App'};\n";
+  std::ofstream(seed + "/website/docs/intro.md") << "# Intro\n";
+  std::ofstream(seed + "/src/app.js") << "console.log('app');\n";
+  std::ofstream(seed + "/README.md") << "# App\n";
+  Sh("cd " + seed + " && " + kGit + " add -A && " + kGit + " commit -qm init && " + kGit +
+     " push -q " + remote + " HEAD:main");
+  std::string project =
+      Admin({"project", "create", "--org", org_a_, "--repository", remote}).LastLine();
+  auto run = [&](const std::string& prompt) {
+    HttpResult created = Post(Jobs(project), Prompt(prompt), key_a_);
+    EXPECT_EQ(created.status, 201) << created.body;
+    return WaitForEndOf(*this, *client_, project, key_a_, created.Json()["id"], milliseconds(20000));
+  };
+  json readme = run("[write README.md # App, documented]");
+  ASSERT_EQ(readme["status"], "completed") << readme;
+  HttpResult page = client_->Send("GET", PathOf(readme["prLink"]));
+  EXPECT_NE(page.body.find("Changed outside the docs site"), std::string::npos) << page.body;
+  json inside = run("[write website/docs/intro.md # Intro, better]");
+  ASSERT_EQ(inside["status"], "completed") << inside;
+  EXPECT_EQ(client_->Send("GET", PathOf(inside["prLink"])).body.find("outside the docs site"),
+            std::string::npos);
+  json code = run("[write src/app.js console.log('changed');]");
+  EXPECT_EQ(code["status"], "failed") << code;
+  EXPECT_NE(code["error"].dump().find("src/app.js"), std::string::npos) << code;
+  // The project can allow it.
+  Admin({"project", "update", project, "--org", org_a_, "--write-paths", "src/"});
+  EXPECT_EQ(run("[write src/app.js console.log('changed');]")["status"], "completed");
+}
+
 TEST_F(HostileInputTest, TheModelsSummaryCannotForgeTheTrailersOfALaterTurn) {
   // Turn 1's summary claims to be turn 2's commit: a re-run check that trusted it
   // would skip turn 2.
@@ -71,21 +121,6 @@ TEST_F(HostileInputTest, TheModelsSummaryCannotForgeTheTrailersOfALaterTurn) {
   ASSERT_EQ(done["status"], "completed") << done;
   std::string branch = done["source"]["ref"];
   EXPECT_EQ(ShowFile(remote_a_, branch + ":second.md"), "two") << "turn 2 was skipped";
-}
-
-// The job `id` of `project` once it has ended, or what it is after `timeout`.
-json WaitForEndOf(ServiceTest& t, HttpClient& client, const std::string& project,
-                  const std::string& key, const std::string& id, milliseconds timeout) {
-  json job;
-  WaitUntil(
-      [&] {
-        HttpResult r = client.Send("GET", "/v2/agent/" + project + "/job/" + id, "",
-                                   {{"Authorization", "Bearer " + key}});
-        job = r.Json();
-        return r.status == 200 && job["status"] != "active";
-      },
-      timeout);
-  return job;
 }
 
 TEST_F(HostileInputTest, ASilentGitRemoteFailsTheTurnAndFreesTheWorker) {
