@@ -236,8 +236,18 @@ TEST_F(GitDeadlineTest, ARemoteRefLockLeftByAProcessThatDiedMidPushIsCleared) {
   // leaves: its note in the mirror, and the lock in the remote.
   std::string lock = remote_ + "/refs/heads/docwright/crashed.lock";
   std::filesystem::create_directories(remote_ + "/refs/heads/docwright");
-  std::ofstream(lock) << commit << "\n";
+  // A lock someone else took before the dead process noted its own stays.
+  std::string older = remote_ + "/refs/heads/docwright/older.lock";
+  std::ofstream(older) << "";
+  std::filesystem::last_write_time(older, std::filesystem::file_time_type::clock::now() - 10s);
+  std::ofstream(mirror_path() + "/docwright-remote-lock") << older << "\n";
+  auto first = Open(remote_);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->Push(commit, "docwright/older", std::nullopt).code(), Code::kUnavailable);
+  EXPECT_TRUE(std::filesystem::exists(older));
+  first.reset();
   std::ofstream(mirror_path() + "/docwright-remote-lock") << lock << "\n";
+  std::ofstream(lock) << commit << "\n";
   auto mirror = Open(remote_);
   ASSERT_TRUE(mirror);
   Status pushed = mirror->Push(commit, "docwright/crashed", std::nullopt);

@@ -503,6 +503,16 @@ TEST_F(StoreTest, ArchivingAJobClosesItsLocalPullRequest) {
   // A turn that finishes after the archive does not bring the description back.
   ASSERT_TRUE(store_->UpsertPullRequest(pr).ok());
   EXPECT_EQ(store_->GetPullRequest(stored.id)->body, "");
+  // Nor does one that opens the job's first pull request after the archive.
+  Job late = Create(project_);
+  ASSERT_TRUE(store_->ArchiveJob(ScopeOf(project_), late.id).ok());
+  pr.head = late.ref;
+  auto opened = store_->UpsertPullRequest(pr);
+  ASSERT_TRUE(opened.ok());
+  auto page = *store_->GetPullRequest(opened->id);
+  EXPECT_TRUE(page.archived_at);
+  EXPECT_EQ(page.body, "");
+  EXPECT_EQ(page.diff, "");
 }
 
 }  // namespace

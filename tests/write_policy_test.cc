@@ -68,6 +68,12 @@ TEST(WritePolicyTest, CiHookAndGitFilesAreRefusedInAnyDisguise) {
            ".pre-commit-config.yaml", ".gitmodules", ".gitmodules.", ".GITATTRIBUTES",
            "docs/.gitattributes", ".gitmodules::$DATA", "gitmod~1", ".gitea/workflows/x.yml",
            ".forgejo/workflows/x.yml", ".devcontainer/devcontainer.json",
+           // NTFS short names of .gitmodules and .gitattributes
+           "gitmod~2", "GITMOD~4", "gi7eba~9", "gitatt~1", "gi7d29~3",
+           // what package managers, builds and code hosts run or obey
+           "package.json", "website/package.json", "yarn.lock", ".npmrc", "Makefile",
+           "requirements.txt", "requirements-docs.txt", "pyproject.toml", "docs/CODEOWNERS",
+           ".lfsconfig", ".readthedocs.yaml", "amplify.yml", "docs/ci/action.yml",
        }) {
     Status s = mintlify.Check(path);
     EXPECT_FALSE(s.ok()) << path;
@@ -93,14 +99,23 @@ TEST(WritePolicyTest, TheDefaultIsTheSitesFilesAndMarkdownPages) {
                               "website/docs"),
                          {});
   EXPECT_TRUE(docusaurus.Check("website/docs/intro.md").ok());
-  EXPECT_TRUE(docusaurus.Check("website/sidebars.js").ok());
+  EXPECT_TRUE(docusaurus.Check("website/sidebars.js").ok()) << "the site's own configuration";
+  EXPECT_TRUE(docusaurus.Check("website/docusaurus.config.js").ok());
+  EXPECT_TRUE(WritePolicy::RunsAtBuild("website/docusaurus.config.js"));
+  EXPECT_FALSE(WritePolicy::RunsAtBuild("website/docs/intro.md"));
+  // Code a build runs is not a docs job's to change.
+  for (std::string code : {"website/src/pages/index.js", "website/plugins/x.mjs",
+                           "website/hooks.py", "website/scripts/build.sh", "website/a.PY"}) {
+    EXPECT_FALSE(docusaurus.Check(code).ok()) << code;
+  }
   EXPECT_TRUE(docusaurus.Check("website/static/img/a.png").ok());
   EXPECT_TRUE(docusaurus.Check("README.md").ok());
   EXPECT_TRUE(docusaurus.OutsideSite("README.md"));
   EXPECT_FALSE(docusaurus.OutsideSite("website/docs/intro.md"));
   EXPECT_FALSE(docusaurus.Check("src/server.js").ok());
   EXPECT_FALSE(docusaurus.Check("package.json").ok());
-  EXPECT_NE(docusaurus.Check("src/server.js").message().find("website/"), std::string::npos);
+  EXPECT_NE(docusaurus.Check("static/logo.svg").message().find("website/"), std::string::npos);
+  EXPECT_NE(docusaurus.Check("src/server.js").message().find("code"), std::string::npos);
   // A site that lives in a dot-folder uses it.
   WritePolicy hidden(Site(docs::Framework::kMkDocs, ".docs/mkdocs.yml", ".docs/docs"), {});
   EXPECT_TRUE(hidden.Check(".docs/docs/index.md").ok());

@@ -12,16 +12,46 @@ namespace {
 
 // Protected files, by name at any depth, compared as git::ComparableName gives
 // them: CI and build definitions that code hosts and deploy services run with
-// the project's secrets, hooks that run on developers' machines, and git's own
-// configuration in the tree.
+// the project's secrets, the inputs of package managers and builds (a script in
+// package.json runs on the CI's next install), hooks that run on developers'
+// machines, and git's own configuration in the tree.
 constexpr std::string_view kProtectedNames[] = {
-    ".gitmodules", ".gitattributes", ".gitlab-ci.yml", ".gitlab-ci.yaml", ".travis.yml",
-    "jenkinsfile", "azure-pipelines.yml", "azure-pipelines.yaml", "bitbucket-pipelines.yml",
-    "appveyor.yml", ".appveyor.yml", ".drone.yml", ".woodpecker.yml", ".cirrus.yml",
-    "cloudbuild.yaml", "cloudbuild.yml", "netlify.toml", "vercel.json", "lefthook.yml",
-    "lefthook.yaml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml",
-    "gitmod~1",  // the NTFS short name of .gitmodules
+    // git
+    ".gitmodules", ".gitattributes", ".lfsconfig", "codeowners",
+    // CI and deploy services
+    ".gitlab-ci.yml", ".gitlab-ci.yaml", ".travis.yml", "jenkinsfile", "azure-pipelines.yml",
+    "azure-pipelines.yaml", "bitbucket-pipelines.yml", "appveyor.yml", ".appveyor.yml",
+    ".drone.yml", ".woodpecker.yml", ".cirrus.yml", "cloudbuild.yaml", "cloudbuild.yml",
+    "netlify.toml", "vercel.json", "amplify.yml", ".readthedocs.yaml", ".readthedocs.yml",
+    "action.yml", "action.yaml",
+    // package managers and builds
+    "package.json", "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml",
+    "bun.lockb", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", "makefile", "gnumakefile",
+    "dockerfile", "requirements.txt", "pyproject.toml", "setup.py", "setup.cfg", "pipfile",
+    "pipfile.lock", "poetry.lock", "gemfile", "gemfile.lock", "go.mod", "cargo.toml",
+    // hooks
+    "lefthook.yml", "lefthook.yaml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml",
 };
+
+// Code a docs build or a CI job may run, by extension: refused by default except
+// the site's own configuration files (a Docusaurus config and sidebars), which
+// docs jobs edit and which are named in the pull request for review.
+constexpr std::string_view kCodeExtensions[] = {
+    ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts", ".py", ".sh", ".bash",
+    ".zsh", ".rb", ".pl", ".php", ".go", ".rs", ".java", ".kt", ".c", ".cc", ".cpp", ".h",
+    ".lua", ".ps1", ".bat", ".cmd", ".exe", ".so", ".dll", ".jar", ".wasm",
+};
+
+// NTFS 8.3 short names of a protected dotfile, as git's is_ntfs_dotgitmodules
+// knows them: the first six letters with "~1" to "~4", or git's fixed fallback
+// prefix with "~1" to "~9".
+bool IsShortNameOf(std::string_view name, std::string_view six, std::string_view fallback) {
+  if (name.size() != 8 || name[6] != '~') return false;
+  char digit = name[7];
+  if (name.substr(0, 6) == six) return digit >= '1' && digit <= '4';
+  if (name.substr(0, 6) == fallback) return digit >= '1' && digit <= '9';
+  return false;
+}
 
 // Protected folders: everything under them, at any depth. Each entry is a
 // sequence of segments.
@@ -51,6 +81,13 @@ std::string ProtectedPart(std::string_view path) {
   for (size_t i = 0; i < names.size(); ++i) {
     for (auto name : kProtectedNames) {
       if (names[i] == name) return std::string(segs[i]);
+    }
+    if (IsShortNameOf(names[i], "gitmod", "gi7eba") || IsShortNameOf(names[i], "gitatt", "gi7d29")) {
+      return std::string(segs[i]);
+    }
+    if (names[i].size() > 13 && names[i].compare(0, 13, "requirements-") == 0 &&
+        names[i].ends_with(".txt")) {
+      return std::string(segs[i]);
     }
     if (i + 1 == names.size()) break;  // folders only above the file
     for (const auto& folder : kProtectedFolders) {
@@ -190,7 +227,7 @@ Status CheckWriteRules(const std::vector<std::string>& rules) {
 }
 
 WritePolicy::WritePolicy(const docs::SiteMap& site, std::vector<std::string> rules)
-    : rules_(std::move(rules)) {
+    : framework_(site.framework), config_path_(site.config_path), rules_(std::move(rules)) {
   if (CheckWriteRules(rules_).ok() == false) rules_.clear();
   std::string root(Dirname(site.config_path));
   site_folders_.push_back(root);
@@ -210,8 +247,13 @@ Status WritePolicy::Default(const std::string& path) const {
   if (std::string part = ProtectedPart(path); !part.empty()) {
     return Status::InvalidArgument(
         "refused: " + part +
-        " is protected (CI, build and hook definitions and git's own files are never "
-        "changed by a docs job); leave it as it is");
+        " is protected (CI, build, package and hook definitions and git's own files are "
+        "never changed by a docs job); leave it as it is");
+  }
+  if (RunsAtBuild(path) && !IsSiteConfig(path)) {
+    return Status::InvalidArgument("refused: " + path +
+                                   " is code that a build may run; a docs job changes pages, "
+                                   "images and the site's configuration only");
   }
   for (auto seg : Segments(Dirname(path))) {
     if (seg.empty() || seg.front() != '.') continue;
@@ -245,6 +287,23 @@ Status WritePolicy::Check(const std::string& path) const {
     return Status();
   }
   return Default(path);
+}
+
+bool WritePolicy::RunsAtBuild(const std::string& path) {
+  std::string name = git::ComparableName(path.substr(path.rfind('/') + 1));
+  for (auto ext : kCodeExtensions) {
+    if (name.size() > ext.size() && name.ends_with(ext)) return true;
+  }
+  return false;
+}
+
+bool WritePolicy::IsSiteConfig(const std::string& path) const {
+  if (path == config_path_) return true;
+  // Docusaurus sidebars sit beside its configuration.
+  std::string_view dir = Dirname(config_path_);
+  std::string_view name = std::string_view(path).substr(path.rfind('/') + 1);
+  return framework_ == docs::Framework::kDocusaurus && Dirname(path) == dir &&
+         name.starts_with("sidebars.");
 }
 
 bool WritePolicy::OutsideSite(const std::string& path) const {

@@ -6,9 +6,14 @@
 //  - files under the docs site's folder (where its configuration file is, and
 //    where its pages live), and Markdown pages (.md, .mdx) anywhere;
 //  - never a protected file: CI and build definitions (.github/workflows,
-//    .gitlab-ci.yml, Jenkinsfile, netlify.toml, ...), hooks (.husky, .githooks,
-//    .pre-commit-config.yaml), .gitmodules, .gitattributes; in any case and in
-//    every disguise a file system could read as them (git::ComparableName);
+//    .gitlab-ci.yml, Jenkinsfile, netlify.toml, action.yml, ...), the inputs of
+//    package managers and builds (package.json and lockfiles, .npmrc, Makefile,
+//    requirements.txt, pyproject.toml, ...), hooks (.husky, .githooks,
+//    .pre-commit-config.yaml), .gitmodules, .gitattributes, .lfsconfig,
+//    CODEOWNERS; in any case and in every disguise a file system could read as
+//    them (git::ComparableName, NTFS short names);
+//  - no code a build may run (.js, .ts, .py, .sh, ...), except the site's own
+//    configuration files (docusaurus.config.js and its sidebars);
 //  - nothing under a dot-folder the site does not use (.mintlify is used by
 //    Mintlify sites; a site whose own folder is a dot-folder uses it).
 //
@@ -57,13 +62,23 @@ class WritePolicy {
   // pull request body.
   bool OutsideSite(const std::string& path) const;
 
+  // True if `path` is code a build runs (by its extension: .js, .py, ...), such
+  // as the site's docusaurus.config.js: when allowed, worth a reviewer's look,
+  // and named in the pull request body.
+  static bool RunsAtBuild(const std::string& path);
+
   // The docs site's folders ("" for the whole repository).
   const std::vector<std::string>& site_folders() const { return site_folders_; }
 
  private:
+  // The site's own configuration files that run as code and that docs jobs edit
+  // (the Docusaurus configuration and its sidebars).
+  bool IsSiteConfig(const std::string& path) const;
   // The default decision, before the project's rules.
   Status Default(const std::string& path) const;
 
+  docs::Framework framework_;
+  std::string config_path_;
   std::vector<std::string> site_folders_;
   std::vector<std::string> used_dot_folders_;  // compared with git::ComparableName
   std::vector<std::string> rules_;

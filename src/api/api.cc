@@ -512,14 +512,15 @@ HttpResponse Api::Handle(HttpRequest& req) {
         }
         size_t omitted = 0;
         for (const auto& [seq, step] : *listed) {
-          size_t step_size = step.text.size() + step.arguments.size() + step.result.size() + 128;
+          Json view = StepView(step);
+          size_t step_size = view.dump(-1, ' ', false, Json::error_handler_t::replace).size() + 1;
           if (bytes + size + step_size > kMaxTranscriptPageBytes && !list.empty()) break;
           if (bytes + size + step_size > kMaxTranscriptPageBytes) {
             ++omitted;
             continue;
           }
           size += step_size;
-          steps.push_back(StepView(step));
+          steps.push_back(std::move(view));
         }
         if (steps.size() + omitted < listed->size()) {
           next_seq = list.back()["seq"].get<int>();  // this message starts the next page

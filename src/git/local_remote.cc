@@ -178,16 +178,23 @@ Status LocalRemote::Push(git_repository* mirror, const git_oid& commit, const st
   //
   // The lock taken here is noted in the mirror first. The mirror is locked
   // across processes for the whole push, so a note found on the next push was
-  // left by a process that died holding the remote's lock (a worker killed
-  // mid-push): that lock is removed, as git's own message advises, and the
-  // re-run of its turn can push. A lock anyone else holds is never touched.
+  // left by a process that died while it pushed (a worker killed mid-push): the
+  // lock it names is removed, as git's own message advises, so the re-run of its
+  // turn can push; but only if the lock is younger than the note (a lock older
+  // than it was someone else's, held while the dead process waited). The branch
+  // is the job's own, so another writer holding that very lock at that moment
+  // is a person pushing to the job's branch during a crash's recovery.
   const std::string lock_path = git_repository_path(repo_.get()) + target + ".lock";
   const std::string note = std::string(git_repository_path(mirror)) + "docwright-remote-lock";
   {
     std::ifstream in(note);
     std::string left;
-    std::error_code ec;
-    if (std::getline(in, left) && !left.empty()) std::filesystem::remove(left, ec);
+    std::error_code ec, ec2;
+    if (std::getline(in, left) && !left.empty()) {
+      auto noted = std::filesystem::last_write_time(note, ec);
+      auto locked = std::filesystem::last_write_time(left, ec2);
+      if (!ec && !ec2 && locked >= noted) std::filesystem::remove(left, ec);
+    }
   }
   std::ofstream(note, std::ios::trunc) << lock_path << "\n";
   constexpr int kLockAttempts = 50;

@@ -96,21 +96,25 @@ std::string PullRequestTitle(const TurnInput& input, const std::optional<std::st
 std::string PullRequestBody(const TurnInput& input, const std::optional<std::string>& summary,
                             const std::vector<std::string>& files = {},
                             const std::vector<std::string>& problems = {},
-                            const std::vector<std::string>& outside_site = {}) {
+                            const std::vector<std::string>& outside_site = {},
+                            const std::vector<std::string>& code = {}) {
   std::string tail = "### Instruction\n\n" + Quote(input.message.prompt) + "\n\n";
-  if (!outside_site.empty()) {
-    // Allowed, but not the docs site: worth a reviewer's closer look.
-    tail += "### Changed outside the docs site\n\n";
+  // Allowed, but worth a reviewer's closer look.
+  auto list = [&tail](const std::string& heading, const std::vector<std::string>& files) {
+    if (files.empty()) return;
+    tail += "### " + heading + "\n\n";
     size_t shown = 0;
-    for (const std::string& f : outside_site) {
+    for (const std::string& f : files) {
       if (++shown > 50) {
-        tail += "- and " + std::to_string(outside_site.size() - 50) + " more\n";
+        tail += "- and " + std::to_string(files.size() - 50) + " more\n";
         break;
       }
       tail += "- `" + f + "`\n";
     }
     tail += "\n";
-  }
+  };
+  list("Changed outside the docs site", outside_site);
+  list("Changed files that run at build", code);
   if (!files.empty()) {
     tail += "### Files changed in this turn\n\n";
     size_t shown = 0;
@@ -299,15 +303,16 @@ TurnResult RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel)
       done.summary = result.summary;
       done.steps = std::move(result.steps);
       done.usage = spent;
-      std::vector<std::string> files, outside_site, refused;
+      std::vector<std::string> files, outside_site, code, refused;
       for (const auto& [path, change] : workspace.Changes()) {
         files.push_back(path);
         // The agent's tools refuse these already; this is the last gate before
         // anything is pushed with the project's token.
         if (!git::CheckPath(path).ok() || !policy.Check(path).ok()) {
           refused.push_back(path);
-        } else if (policy.OutsideSite(path)) {
-          outside_site.push_back(path);
+        } else {
+          if (policy.OutsideSite(path)) outside_site.push_back(path);
+          if (agent::WritePolicy::RunsAtBuild(path)) code.push_back(path);
         }
       }
       if (!refused.empty()) {
@@ -323,7 +328,8 @@ TurnResult RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel)
         return failed;
       }
       spec.title = PullRequestTitle(input, result.title);
-      spec.body = PullRequestBody(input, result.summary, files, result.problems, outside_site);
+      spec.body =
+          PullRequestBody(input, result.summary, files, result.problems, outside_site, code);
 
       if (!workspace.Changes().empty()) {
         auto commit =

@@ -70,7 +70,9 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
       spdlog::error("{} worker thread(s) did not stop within {} ms; leaving them behind", left,
                     options_.stop_timeout.count());
     }
-    return all;
+    // A thread still inside its turn, given up on or not, may yet touch what the
+    // caller is about to destroy: only a runner with none left stopped cleanly.
+    return all && left == 0;
   }
 
   void Wake() {
@@ -290,7 +292,18 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
         r.thread->abandoned = true;
         given_up.push_back({r.turn_id, r.worker_id, r.job_id,
                             r.cancel->reason() == CancelToken::Reason::kDeadline});
-        StartWorker();
+        // Replacements are bounded: if as many threads as there are workers are
+        // stuck, something every turn depends on hangs, and more threads would
+        // only pile up behind it.
+        size_t stuck = 0;
+        for (const Thread& t : threads_) stuck += t.abandoned && !t.done;
+        if (stuck <= static_cast<size_t>(options_.workers)) {
+          StartWorker();
+        } else {
+          spdlog::error("{} worker threads are stuck; not replacing more of them until they "
+                        "return",
+                        stuck);
+        }
         it = running_.erase(it);
         continue;
       }

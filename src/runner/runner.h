@@ -24,7 +24,8 @@ struct RunnerOptions {
   // and its job fails with an error that says so. A turn that has not returned
   // `stuck_grace` after any cancellation is given up on: its outcome is recorded
   // without it (failed, for a deadline) and a new worker thread takes its place,
-  // so a call that ignores its deadline costs a thread, never a worker slot.
+  // so a call that ignores its deadline costs a thread, not a worker slot; at
+  // most `workers` stuck threads are replaced at a time.
   std::chrono::milliseconds turn_deadline{std::chrono::minutes(20)};
   std::chrono::milliseconds stuck_grace{std::chrono::seconds(30)};
   // Stop() waits this long for running turns to hand back; threads still busy

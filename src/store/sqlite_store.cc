@@ -134,6 +134,9 @@ ALTER TABLE turns ADD COLUMN output_tokens INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE projects ADD COLUMN models TEXT NOT NULL DEFAULT '';
 ALTER TABLE projects ADD COLUMN write_paths TEXT NOT NULL DEFAULT '';
 ALTER TABLE pull_requests ADD COLUMN archived_at INTEGER;
+UPDATE pull_requests SET archived_at = updated_at, body = '', diff = ''
+  WHERE EXISTS (SELECT 1 FROM jobs j WHERE j.project_id = pull_requests.project_id
+                AND j.ref = pull_requests.head AND j.status = 'archived');
 )sql",
 };
 
@@ -156,6 +159,7 @@ Value V(const std::optional<std::string>& s) {
   return s ? Value(std::string_view(*s)) : Value(nullptr);
 }
 Value V(const std::string& s) { return std::string_view(s); }
+Value V(const std::optional<int64_t>& i) { return i ? Value(*i) : Value(nullptr); }
 Value V(int64_t i) { return i; }
 Value V(int i) { return static_cast<int64_t>(i); }
 
@@ -489,11 +493,14 @@ SQL(kSelectPullRequestByHead,
 SQL(kSelectPullRequest,
     "SELECT id, project_id, number, head, base, title, body, diff, draft, created_at, updated_at, "
     "archived_at FROM pull_requests WHERE id = ?1");
+SQL(kJobOfBranchArchived,
+    "SELECT 1 FROM jobs WHERE project_id = ?1 AND ref = ?2 AND status = 'archived'");
 SQL(kNextPullRequestNumber,
     "SELECT COALESCE(MAX(number), 0) + 1 FROM pull_requests WHERE project_id = ?1");
 SQL(kInsertPullRequest,
     "INSERT INTO pull_requests (id, project_id, number, head, base, title, body, diff, draft, "
-    "created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)");
+    "created_at, updated_at, archived_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, "
+    "?11)");
 SQL(kUpdatePullRequest,
     "UPDATE pull_requests SET base = ?2, title = ?3, body = ?4, diff = ?5, draft = ?6, "
     "updated_at = ?7 WHERE id = ?1 AND archived_at IS NULL");
@@ -598,6 +605,22 @@ class SqliteStore final : public Store {
       }
       UnixMillis now = NowMillis();
       pr.updated_at = now;
+      // A turn that ends after its job was archived (its worker had not heard yet)
+      // must not publish the description the archive took down.
+      {
+        Query q(c.db(), Prepared(c, kJobOfBranchArchived), {V(pr.project_id), V(pr.head)});
+        bool archived = q.Next();
+        if (!q.status().ok()) return q.status();
+        if (archived) {
+          if (existing) {
+            pr = *existing;
+            return Status();
+          }
+          pr.body.clear();
+          pr.diff.clear();
+          pr.archived_at = now;
+        }
+      }
       if (existing) {
         pr.id = existing->id;
         pr.number = existing->number;
@@ -615,7 +638,7 @@ class SqliteStore final : public Store {
       pr.created_at = now;
       return Run(c, kInsertPullRequest,
                  {V(pr.id), V(pr.project_id), V(pr.number), V(pr.head), V(pr.base), V(pr.title),
-                  V(pr.body), V(pr.diff), V(int64_t{pr.draft}), V(now)});
+                  V(pr.body), V(pr.diff), V(int64_t{pr.draft}), V(now), V(pr.archived_at)});
     });
     if (!s.ok()) return s;
     return pr;
