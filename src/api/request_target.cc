@@ -1,8 +1,16 @@
 #include "api/request_target.h"
 
-#include <charconv>
-
 namespace docwright {
+namespace {
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
 
 std::string PercentDecode(std::string_view in, bool plus_is_space, bool* ok) {
   if (in.find_first_of(plus_is_space ? "%+" : "%") == std::string_view::npos) {
@@ -17,13 +25,13 @@ std::string PercentDecode(std::string_view in, bool plus_is_space, bool* ok) {
         *ok = false;
         return {};
       }
-      int v = 0;
-      auto r = std::from_chars(in.data() + i + 1, in.data() + i + 3, v, 16);
-      if (r.ec != std::errc() || r.ptr != in.data() + i + 3) {
+      // Two hex digits, nothing else: from_chars alone would take "%-1" as -1.
+      int hi = HexDigit(in[i + 1]), lo = HexDigit(in[i + 2]);
+      if (hi < 0 || lo < 0) {
         *ok = false;
         return {};
       }
-      out.push_back(static_cast<char>(v));
+      out.push_back(static_cast<char>(hi * 16 + lo));
       i += 2;
     } else if (c == '+' && plus_is_space) {
       out.push_back(' ');
