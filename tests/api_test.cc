@@ -240,7 +240,8 @@ TEST_F(ApiTest, RepositoryProblemsFailTheJobWithAClearError) {
     ASSERT_EQ(r.status, 201);
     std::string id = r.Json()["id"];
     json job;
-    ASSERT_TRUE(WaitUntil([&] {
+    // Named in the capture: clang 14 cannot capture a structured binding.
+    ASSERT_TRUE(WaitUntil([&, &project = project] {
       job = Get(Job(project, id), key_a_).Json();
       return job["status"] != "active";
     }));
@@ -649,7 +650,7 @@ TEST_F(ApiTest, KillNineLosesNoAcknowledgedJobOrMessage) {
   for (const auto& [id, prompts] : acked) {
     json job;
     ASSERT_TRUE(WaitUntil(
-        [&] {
+        [&, &id = id] {  // clang 14 cannot capture a structured binding
           job = Get(roomy_job(id), key_a_).Json();
           return job["status"] != "active";
         },

@@ -13,6 +13,8 @@
 
 #include "api/json_writer.h"
 #include "api/pull_request_page.h"
+#include "api/request_body.h"
+#include "api/request_target.h"
 #include "core/api_key.h"
 #include "core/ids.h"
 #include "core/text.h"
@@ -152,75 +154,6 @@ Json MessageView(const Message& m, Json steps) {
 
 // --- Request parsing ---------------------------------------------------------------
 
-// '+' means a space only in query strings.
-std::string PercentDecode(std::string_view in, bool plus_is_space, bool* ok) {
-  if (in.find_first_of(plus_is_space ? "%+" : "%") == std::string_view::npos) {
-    return std::string(in);
-  }
-  std::string out;
-  out.reserve(in.size());
-  for (size_t i = 0; i < in.size(); ++i) {
-    char c = in[i];
-    if (c == '%') {
-      if (i + 2 >= in.size()) {
-        *ok = false;
-        return {};
-      }
-      int v = 0;
-      auto r = std::from_chars(in.data() + i + 1, in.data() + i + 3, v, 16);
-      if (r.ec != std::errc() || r.ptr != in.data() + i + 3) {
-        *ok = false;
-        return {};
-      }
-      out.push_back(static_cast<char>(v));
-      i += 2;
-    } else if (c == '+' && plus_is_space) {
-      out.push_back(' ');
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
-}
-
-struct Target {
-  std::vector<std::string> segments;
-  std::vector<std::pair<std::string, std::string>> query;
-  bool ok = true;
-};
-
-Target ParseTarget(std::string_view target) {
-  Target t;
-  size_t q = target.find('?');
-  std::string_view path = target.substr(0, q);
-  std::string_view query = q == std::string_view::npos ? std::string_view() : target.substr(q + 1);
-  if (path.empty() || path[0] != '/') {
-    t.ok = false;
-    return t;
-  }
-  path.remove_prefix(1);
-  while (!path.empty()) {
-    size_t slash = path.find('/');
-    std::string_view seg = path.substr(0, slash);
-    t.segments.push_back(PercentDecode(seg, false, &t.ok));
-    if (slash == std::string_view::npos) break;
-    path.remove_prefix(slash + 1);
-    if (path.empty()) t.segments.emplace_back();  // a trailing slash is an empty segment
-  }
-  while (!query.empty()) {
-    size_t amp = query.find('&');
-    std::string_view pair = query.substr(0, amp);
-    size_t eq = pair.find('=');
-    std::string key = PercentDecode(pair.substr(0, eq), true, &t.ok);
-    std::string value =
-        eq == std::string_view::npos ? std::string() : PercentDecode(pair.substr(eq + 1), true, &t.ok);
-    if (!key.empty()) t.query.emplace_back(std::move(key), std::move(value));
-    if (amp == std::string_view::npos) break;
-    query.remove_prefix(amp + 1);
-  }
-  return t;
-}
-
 constexpr int kMaxPageSize = 100;
 // A transcript page stops at the message that takes it past this size; a single
 // message's steps are cut to fit it (the turn then says how many were left out).
@@ -249,54 +182,6 @@ bool IsJsonContentType(std::string_view ct) {
   return true;
 }
 
-struct PromptBody {
-  std::string prompt;
-  std::optional<std::string> model;
-  bool draft = false;
-};
-
-Result<PromptBody> ParsePromptBody(const HttpRequest& req, bool allow_create_fields) {
-  if (!Utf8Length(req.body)) return Status::InvalidArgument("the request body is not valid UTF-8");
-  Json body = Json::parse(req.body, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded()) return Status::InvalidArgument("the request body is not valid JSON");
-  if (!body.is_object()) return Status::InvalidArgument("the request body must be a JSON object");
-  PromptBody out;
-  auto it = body.find("prompt");
-  if (it == body.end() || it->is_null()) return Status::InvalidArgument("prompt is required");
-  if (!it->is_string()) return Status::InvalidArgument("prompt must be a string");
-  out.prompt = it->get<std::string>();
-  if (IsBlank(out.prompt)) return Status::InvalidArgument("prompt must not be empty");
-  if (HasControlCharacter(out.prompt, /*allow_line_breaks=*/true)) {
-    return Status::InvalidArgument(
-        "prompt must not contain control characters (other than tab and line breaks)");
-  }
-  size_t chars = Utf8Length(out.prompt).value_or(0);
-  if (chars > kMaxPromptChars) {
-    return Status::InvalidArgument("prompt is too long: " + std::to_string(chars) +
-                                   " characters, the limit is " + std::to_string(kMaxPromptChars));
-  }
-  if (allow_create_fields) {
-    if (auto m = body.find("model"); m != body.end() && !m->is_null()) {
-      if (!m->is_string()) return Status::InvalidArgument("model must be a string");
-      std::string model = m->get<std::string>();
-      if (IsBlank(model) || model.size() > kMaxModelNameChars) {
-        return Status::InvalidArgument("model must be 1 to " + std::to_string(kMaxModelNameChars) +
-                                       " characters");
-      }
-      if (HasControlCharacter(model, /*allow_line_breaks=*/false) ||
-          model.find_first_of(" \t") != std::string::npos) {
-        return Status::InvalidArgument("model must not contain spaces or control characters");
-      }
-      out.model = std::move(model);
-    }
-    if (auto d = body.find("draft"); d != body.end() && !d->is_null()) {
-      if (!d->is_boolean()) return Status::InvalidArgument("draft must be true or false");
-      out.draft = d->get<bool>();
-    }
-  }
-  return out;
-}
-
 HttpResponse UnsupportedMediaType() {
   return ErrorResponse(415, "the request body must be JSON (Content-Type: application/json)",
                        "unsupported_media_type");
@@ -317,7 +202,7 @@ enum class Route { kNone, kHealth, kPullRequest, kCreate, kList, kGet, kMessage,
 // valid key, with what it names.
 struct Api::Resolved {
   Route route = Route::kNone;
-  Target target;
+  RequestTarget target;
   Scope scope;
   std::string job_id;
 };
@@ -451,7 +336,7 @@ HttpResponse Api::Handle(HttpRequest& req) {
     }
     case Route::kCreate: {
       if (!IsJsonContentType(req.content_type)) return UnsupportedMediaType();
-      auto body = ParsePromptBody(req, /*allow_create_fields=*/true);
+      auto body = ParsePromptBody(req.body, /*allow_create_fields=*/true);
       if (!body.ok()) return FromStatus(body.status());
       NewJob nj{std::move(body->prompt), std::move(body->model), options_.default_model,
                 body->draft};
@@ -467,7 +352,7 @@ HttpResponse Api::Handle(HttpRequest& req) {
     }
     case Route::kMessage: {
       if (!IsJsonContentType(req.content_type)) return UnsupportedMediaType();
-      auto body = ParsePromptBody(req, /*allow_create_fields=*/false);
+      auto body = ParsePromptBody(req.body, /*allow_create_fields=*/false);
       if (!body.ok()) return FromStatus(body.status());
       auto job = store_.AddMessage(scope, job_id, body->prompt);
       if (!job.ok()) return FromStatus(job.status());

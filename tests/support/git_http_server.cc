@@ -25,6 +25,14 @@ std::string Base64(const std::string& in) {
 // Runs `git http-backend` as a CGI program: the request's body on stdin, the
 // response (CGI headers, blank line, body) on stdout.
 std::string RunCgi(const std::vector<std::string>& env, const std::string& body) {
+  // Everything the child needs is made before fork(): the child of a threaded
+  // process may call only async-signal-safe functions, and a malloc there can
+  // wait forever for a lock another thread held at the fork (ASan's allocator
+  // does, in the tests that fetch while another thread serves).
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  char* argv[] = {const_cast<char*>("git"), const_cast<char*>("http-backend"), nullptr};
   int in[2], out[2];
   if (pipe(in) != 0 || pipe(out) != 0) return {};
   pid_t pid = fork();
@@ -33,10 +41,6 @@ std::string RunCgi(const std::vector<std::string>& env, const std::string& body)
     dup2(out[1], 1);
     close(in[1]);
     close(out[0]);
-    std::vector<char*> envp;
-    for (auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-    envp.push_back(nullptr);
-    char* argv[] = {const_cast<char*>("git"), const_cast<char*>("http-backend"), nullptr};
     execve("/usr/bin/git", argv, envp.data());
     _exit(127);
   }

@@ -23,6 +23,12 @@ std::string ReadFile(const std::string& path) {
 // fork + exec with stdout and stderr sent to files; returns the child's pid.
 pid_t Spawn(const std::string& binary, const std::vector<std::string>& args,
             const std::string& out_path, const std::string& err_path) {
+  // argv is made before fork(): the child of a threaded process may call only
+  // async-signal-safe functions until exec (a malloc can deadlock there).
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(binary.c_str()));
+  for (auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
   pid_t pid = fork();
   if (pid != 0) return pid;
   int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -31,10 +37,6 @@ pid_t Spawn(const std::string& binary, const std::vector<std::string>& args,
   dup2(devnull, 0);
   dup2(out, 1);
   dup2(err, 2);
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(binary.c_str()));
-  for (auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
   execv(binary.c_str(), argv.data());
   _exit(127);
 }

@@ -1,0 +1,35 @@
+// The request target of an HTTP request ("/v2/agent/p/job?limit=10"), split into
+// decoded path segments and query parameters. It sees bytes straight from the
+// network, so it is a unit of its own, fuzzed by fuzz/request_target.cc.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace docwright {
+
+// Decodes %XX escapes; with `plus_is_space` (query strings only) '+' is a space.
+// Sets *ok to false, and returns "", on a '%' not followed by two hex digits;
+// leaves *ok alone otherwise. The result may hold any byte, NUL and '/' included:
+// callers compare it, never use it as a path.
+std::string PercentDecode(std::string_view in, bool plus_is_space, bool* ok);
+
+struct RequestTarget {
+  // The path after its leading '/', split at '/' and then decoded: "/a/b" is
+  // {"a", "b"}, "/a/" is {"a", ""}: one segment per '/', except "/" alone, which
+  // has none.
+  std::vector<std::string> segments;
+  // The query's key=value pairs in order, decoded; pairs with an empty key are
+  // dropped, and a pair without '=' has an empty value.
+  std::vector<std::pair<std::string, std::string>> query;
+  // False if the path does not start with '/' or an escape is malformed; the
+  // other fields are then incomplete and must not be used.
+  bool ok = true;
+};
+
+// Never fails otherwise; linear in the size of `target`.
+RequestTarget ParseTarget(std::string_view target);
+
+}  // namespace docwright
