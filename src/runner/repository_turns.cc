@@ -99,34 +99,24 @@ std::string PullRequestBody(const TurnInput& input, const std::optional<std::str
                             const std::vector<std::string>& outside_site = {},
                             const std::vector<std::string>& code = {}) {
   std::string tail = "### Instruction\n\n" + Quote(input.message.prompt) + "\n\n";
-  // Allowed, but worth a reviewer's closer look.
-  auto list = [&tail](const std::string& heading, const std::vector<std::string>& files) {
-    if (files.empty()) return;
+  // Paths, each in code quotes, at most 50 of them.
+  auto list = [&tail](const std::string& heading, const std::vector<std::string>& paths) {
+    if (paths.empty()) return;
     tail += "### " + heading + "\n\n";
     size_t shown = 0;
-    for (const std::string& f : files) {
+    for (const std::string& f : paths) {
       if (++shown > 50) {
-        tail += "- and " + std::to_string(files.size() - 50) + " more\n";
+        tail += "- and " + std::to_string(paths.size() - 50) + " more\n";
         break;
       }
       tail += "- `" + f + "`\n";
     }
     tail += "\n";
   };
+  // Allowed, but worth a reviewer's closer look.
   list("Changed outside the docs site", outside_site);
   list("Changed files that run at build", code);
-  if (!files.empty()) {
-    tail += "### Files changed in this turn\n\n";
-    size_t shown = 0;
-    for (const std::string& f : files) {
-      if (++shown > 50) {
-        tail += "- and " + std::to_string(files.size() - 50) + " more\n";
-        break;
-      }
-      tail += "- `" + f + "`\n";
-    }
-    tail += "\n";
-  }
+  list("Files changed in this turn", files);
   if (!problems.empty()) {
     tail += "### Problems the checks still report\n\n";
     for (const std::string& p : problems) tail += "- " + std::string(CutUtf8(p, 500)) + "\n";
