@@ -233,7 +233,10 @@ void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& act
   auto* rate_opt = project_update->add_option("--rate-limit", p_rate, "jobs + messages per hour");
   auto* token_opt =
       project_update->add_option("--forge-token", p_token, "token for the forge and git pushes");
-  auto [models_opt, write_opt] = AddListOptions(project_update, *o);
+  // Named variables, not a structured binding: clang 14 cannot capture those.
+  const auto list_opts = AddListOptions(project_update, *o);
+  CLI::Option* models_opt = list_opts.first;
+  CLI::Option* write_opt = list_opts.second;
   project_update->callback([&, o, model_opt, rate_opt, token_opt, models_opt, write_opt] {
     action = [&, o, model_opt, rate_opt, token_opt, models_opt, write_opt]() -> int {
       auto store = Open(common);
