@@ -233,7 +233,9 @@ TEST_F(RunnerTest, ATurnPastItsDeadlineIsStoppedAndItsJobFails) {
 }
 
 TEST_F(RunnerTest, ATurnThatIgnoresItsDeadlineCostsAThreadNotAWorker) {
-  Hanging hanging;
+  // Static: the thread left behind may still be leaving the handler when the
+  // test ends.
+  static Hanging hanging;
   hanging.scripted = &agent_;
   RunnerOptions o;
   o.workers = 1;
@@ -264,7 +266,7 @@ TEST_F(RunnerTest, ATurnThatIgnoresItsDeadlineCostsAThreadNotAWorker) {
 }
 
 TEST_F(RunnerTest, StopIsBoundedWhenATurnIgnoresTheShutdown) {
-  Hanging hanging;
+  static Hanging hanging;  // see above
   hanging.scripted = &agent_;
   RunnerOptions o;
   o.workers = 1;

@@ -3,6 +3,8 @@
 #include <git2.h>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <limits>
 #include <mutex>
@@ -425,10 +427,52 @@ std::map<std::string, Change> Workspace::Changes() const {
 
 // --- Mirror -----------------------------------------------------------------------
 
+namespace {
+
+// A mutex that can be waited on with a timeout, made of a mutex and a condition
+// variable. Not std::timed_mutex: libstdc++ implements its timed wait with
+// pthread_mutex_clocklock, which ThreadSanitizer (clang 14) does not know, so
+// every unlock looked like one of an unlocked mutex.
+class TimedMutex {
+ public:
+  void lock() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return !held_; });
+    held_ = true;
+  }
+  bool try_lock() {
+    std::lock_guard lock(mu_);
+    if (held_) return false;
+    held_ = true;
+    return true;
+  }
+  template <typename Rep, typename Period>
+  bool try_lock_for(std::chrono::duration<Rep, Period> d) {
+    std::unique_lock lock(mu_);
+    if (!cv_.wait_for(lock, d, [&] { return !held_; })) return false;
+    held_ = true;
+    return true;
+  }
+  void unlock() {
+    {
+      std::lock_guard lock(mu_);
+      held_ = false;
+    }
+    cv_.notify_one();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool held_ = false;
+};
+
+}  // namespace
+
 struct Mirror::Impl {
   // Serialises the methods; timed, so that one stuck behind another's transfer
   // gives up after the lock timeout instead of waiting with it.
-  std::timed_mutex mu;
+  TimedMutex mu;
   std::string path;
   std::string url;
   RepoPtr repo;
@@ -450,13 +494,13 @@ struct Mirror::Impl {
   // The mirror for one operation: this process's turn, then (with `files`) the
   // lock shared with other processes, within the lock timeout in all.
   struct Hold {
-    std::unique_lock<std::timed_mutex> guard;
+    std::unique_lock<TimedMutex> guard;
     std::optional<FileLock> file;
   };
   Result<Hold> Take(const TransferLimits& limits, const std::function<bool()>& cancelled,
                     bool files) {
     auto until = std::chrono::steady_clock::now() + limits.lock_timeout;
-    Hold hold{std::unique_lock<std::timed_mutex>(mu, std::defer_lock), std::nullopt};
+    Hold hold{std::unique_lock<TimedMutex>(mu, std::defer_lock), std::nullopt};
     // In slices, to ask the cancel check between them.
     while (!hold.guard.try_lock_for(std::chrono::milliseconds(100))) {
       if (cancelled && cancelled()) return Status::Unavailable("cancelled");
