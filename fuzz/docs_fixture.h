@@ -78,19 +78,23 @@ inline const DocsBase& Base() {
 // Builds the site map and runs the checks over `files`, and checks what their
 // contracts in docs/docs.h promise.
 inline void CheckSite(const git::Workspace& files) {
-  docs::SiteMap map = docs::BuildSiteMap(files, 200);
+  docs::SiteMap map = docs::BuildSiteMap(files, {.max_files = 200});
   FUZZ_CHECK(map.pages.size() <= 200);
   for (size_t budget : {size_t{0}, size_t{200}, size_t{4000}}) FUZZ_CHECK(map.Render(budget).size() <= budget);
 
   constexpr size_t kMaxProblems = 20;
-  std::vector<docs::Problem> problems = docs::CheckChanges(files, kMaxProblems);
-  FUZZ_CHECK(problems.size() <= kMaxProblems);
-  for (size_t i = 0; i < problems.size(); ++i) {
-    FUZZ_CHECK(problems[i].line >= 0 && !problems[i].message.empty());
-    if (i > 0) {
-      const docs::Problem& a = problems[i - 1];
-      const docs::Problem& b = problems[i];
-      FUZZ_CHECK(a.path < b.path || (a.path == b.path && a.line <= b.line));
+  docs::CheckReport report =
+      docs::CheckChanges(files, {.max_problems = kMaxProblems, .max_notes = kMaxProblems});
+  for (const auto* list : {&report.problems, &report.notes}) {
+    const std::vector<docs::Problem>& problems = *list;
+    FUZZ_CHECK(problems.size() <= kMaxProblems);
+    for (size_t i = 0; i < problems.size(); ++i) {
+      FUZZ_CHECK(problems[i].line >= 0 && !problems[i].message.empty());
+      if (i > 0) {
+        const docs::Problem& a = problems[i - 1];
+        const docs::Problem& b = problems[i];
+        FUZZ_CHECK(a.path < b.path || (a.path == b.path && a.line <= b.line));
+      }
     }
   }
 }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "support/docs_site.h"
 #include "support/git_repo.h"
 #include "support/temp_dir.h"
 
@@ -22,7 +23,9 @@ namespace {
 using docwright::testing::kGit;
 using docwright::testing::Sh;
 
-using Files = std::map<std::string, std::string>;
+using testing::Files;
+using testing::Rows;
+using DocsTest = testing::DocsSiteTest;
 
 // A Mintlify site as one is found in the wild: tabs holding groups, a nested
 // group, an OpenAPI operation, snippets, an image, a draft nobody links to.
@@ -83,62 +86,6 @@ Files MintlifySite() {
       {"README.md", "# Acme docs\n\nRun `mint dev`.\n"},
       {"images/logo.png", std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01", 20)},
   };
-}
-
-class DocsTest : public ::testing::Test {
- protected:
-  // Commits `files` to the main branch of a new bare repository and opens a
-  // workspace over it, as a job would.
-  git::Workspace& Open(const Files& files) {
-    std::string bare = dir_ / "remote.git";
-    std::string seed = dir_ / "seed";
-    Sh(std::string(kGit) + " init -q --bare " + bare);
-    Sh(std::string(kGit) + " init -q " + seed);
-    for (const auto& [path, content] : files) {
-      std::filesystem::path file = seed + "/" + path;
-      std::filesystem::create_directories(file.parent_path());
-      std::ofstream(file, std::ios::binary) << content;
-    }
-    Sh("cd " + seed + " && " + kGit + " add -A && " + kGit + " commit -qm site && " + kGit +
-       " push -q " + bare + " HEAD:main");
-    auto mirror = git::Mirror::Open(dir_ / "mirror.git", bare, git::Credentials{});
-    EXPECT_TRUE(mirror.ok()) << mirror.status().message();
-    mirror_ = std::move(*mirror);
-    auto head = mirror_->FetchBranch("main");
-    EXPECT_TRUE(head.ok()) << head.status().message();
-    auto snapshot = mirror_->OpenSnapshot(*head);
-    EXPECT_TRUE(snapshot.ok()) << snapshot.status().message();
-    snapshot_ = std::move(*snapshot);
-    work_ = std::make_unique<git::Workspace>(*snapshot_);
-    return *work_;
-  }
-
-  void Write(const std::string& path, const std::string& content) {
-    Status s = work_->Write(path, content);
-    ASSERT_TRUE(s.ok()) << s.message();
-  }
-
-  testing::TempDir dir_;
-  std::unique_ptr<git::Mirror> mirror_;
-  std::unique_ptr<git::Snapshot> snapshot_;
-  std::unique_ptr<git::Workspace> work_;
-};
-
-// The navigation as "group | page | path | title" rows, easy to compare.
-std::vector<std::string> Rows(const SiteMap& map) {
-  std::vector<std::string> rows;
-  for (const NavEntry& e : map.navigation) {
-    rows.push_back(e.group + " | " + e.page + " | " + e.path + " | " + e.title);
-  }
-  return rows;
-}
-
-std::vector<std::string> Rows(const std::vector<Problem>& problems) {
-  std::vector<std::string> rows;
-  for (const Problem& p : problems) {
-    rows.push_back(p.path + ":" + std::to_string(p.line) + ": " + p.message);
-  }
-  return rows;
 }
 
 // --- Site maps --------------------------------------------------------------------
@@ -254,7 +201,7 @@ TEST_F(DocsTest, TheTestRemoteIsAMintlifySite) {
   SiteMap map = BuildSiteMap(work);
   EXPECT_EQ(Rows(map), (std::vector<std::string>{" | index | index.mdx | Home",
                                                  " | quickstart | quickstart.mdx | Quickstart"}));
-  EXPECT_TRUE(CheckChanges(work).empty());
+  EXPECT_TRUE(CheckChanges(work).problems.empty());
 }
 
 Files DocusaurusSite() {
@@ -435,7 +382,7 @@ TEST_F(DocsTest, PlainMarkdownRepository) {
             "Navigation (follows the folders):\n"
             "- README.md: Acme\n"
             "- guide\n"
-            "  - guide/setup.md\n"
+            "  - guide/setup.md: Setup\n"  // a setext heading is a heading too
             "  - guide/usage.mdx: Usage\n");
 }
 
@@ -468,7 +415,7 @@ TEST_F(DocsTest, TheWalkIsBounded) {
   Files files = {{"mkdocs.yml", "site_name: Acme\n"}};
   for (int i = 0; i < 30; ++i) files["docs/page" + std::to_string(100 + i) + ".md"] = "# P\n";
   git::Workspace& work = Open(files);
-  SiteMap bounded = BuildSiteMap(work, 10);
+  SiteMap bounded = BuildSiteMap(work, {.max_files = 10});
   EXPECT_TRUE(bounded.pages_truncated);
   EXPECT_LE(bounded.pages.size(), 10u);
   EXPECT_NE(bounded.Render(4096).find("more pages may exist"), std::string::npos);
@@ -590,7 +537,7 @@ TEST_F(DocsTest, JsonAndYamlMustParse) {
   Write("docs.json", "{\n  \"name\": \"Acme\",\n  \"navigation\": [\n    \"index\",\n  ]\n}\n");
   Write("openapi.yaml", "openapi: 3.0.0\ninfo:\n  title: [Acme\n  version: 1\n");
   Write(".vscode/settings.json", "{\n  // editors allow comments\n  \"a\": 1\n}\n");
-  std::vector<Problem> problems = CheckChanges(*work_);
+  std::vector<Problem> problems = CheckChanges(*work_).problems;
   ASSERT_EQ(problems.size(), 2u) << ::testing::PrintToString(Rows(problems));
   EXPECT_EQ(problems[0].path, "docs.json");
   EXPECT_EQ(problems[0].line, 5);
@@ -655,11 +602,14 @@ TEST_F(DocsTest, LinksToDeletedOrMovedFilesFromOtherPages) {
                                      "and\n[setup](../setup).\n");
   Write("quickstart.mdx", "---\ntitle: \"Quickstart\"\n---\n\nSee [setup](/guides/setup).\n");
   Write("guides/setup.mdx", "# Install Acme\n\nRun `acme install`.\n");
-  EXPECT_EQ(Rows(CheckChanges(work)),
+  // The link broken before, on a line the edit kept, is the site's: a note.
+  CheckReport report = CheckChanges(work);
+  EXPECT_EQ(Rows(report), std::vector<std::string>{});
+  EXPECT_EQ(Rows(report.notes),
             (std::vector<std::string>{
-                "guides/advanced/tuning.md:4: link /guides/gone does not resolve to a page or file",
-            }))
-      << "a page the change edits is checked whole";
+                "guides/advanced/tuning.md:4: already before these changes: link /guides/gone "
+                "does not resolve to a page or file",
+            }));
 }
 
 TEST_F(DocsTest, NewPageMustBeInNavigation) {
@@ -682,9 +632,10 @@ title: Links
 See [install](./instal), [setup](/guides/instal#anchor) and [ok](/guides/install).
 ![Missing](/images/missing.png) and ![rel](../images/nope.png "title")
 <img src="/images/nope.svg" /> <Card href="/nowhere">x</Card>
-[escape](../../etc/passwd)
+[escape](../../etc/passwd) and [a reference][ref]
 
 [ref]: /missing/ref
+[unused]: /not/a/link/until/used
 )md");
   std::string config = work_->Read("docs.json")->text;
   config.replace(config.find("\"guides/install\","), 17, "\"guides/install\", \"guides/links\",");
@@ -695,10 +646,10 @@ See [install](./instal), [setup](/guides/instal#anchor) and [ok](/guides/install
                 "guides/links.mdx:5: link /guides/instal#anchor does not resolve to a page or file",
                 "guides/links.mdx:6: image /images/missing.png does not resolve to a file",
                 "guides/links.mdx:6: image ../images/nope.png does not resolve to a file",
-                "guides/links.mdx:7: link /nowhere does not resolve to a page or file",
                 "guides/links.mdx:7: image /images/nope.svg does not resolve to a file",
+                "guides/links.mdx:7: link /nowhere does not resolve to a page or file",
                 "guides/links.mdx:8: link ../../etc/passwd points outside the repository",
-                "guides/links.mdx:10: link /missing/ref does not resolve to a page or file",
+                "guides/links.mdx:8: link /missing/ref does not resolve to a page or file",
             }));
 }
 
@@ -706,16 +657,16 @@ TEST_F(DocsTest, ProblemsAreSortedAndBounded) {
   Open(MintlifySite());
   Write("b.mdx", "[x](/nope1)\n[y](/nope2)\n");
   Write("a.mdx", "```\nunclosed\n");
-  std::vector<Problem> all = CheckChanges(*work_);
+  std::vector<Problem> all = CheckChanges(*work_).problems;
   ASSERT_GE(all.size(), 4u);  // 3 in the pages, 2 pages not in navigation
   for (size_t i = 1; i < all.size(); ++i) {
     EXPECT_TRUE(all[i - 1].path < all[i].path ||
                 (all[i - 1].path == all[i].path && all[i - 1].line <= all[i].line));
   }
-  std::vector<Problem> two = CheckChanges(*work_, 2);
+  std::vector<Problem> two = CheckChanges(*work_, {.max_problems = 2}).problems;
   ASSERT_EQ(two.size(), 2u);
   EXPECT_EQ(two[0].path, "a.mdx");
-  EXPECT_EQ(CheckChanges(*work_, 0).size(), 0u);
+  EXPECT_EQ(CheckChanges(*work_, {.max_problems = 0}).problems.size(), 0u);
 }
 
 TEST_F(DocsTest, MkDocsChecks) {
@@ -733,7 +684,7 @@ TEST_F(DocsTest, MkDocsChecks) {
                 "content/guide/configure.md does not exist",
             }));
   Write("mkdocs.yml", "site_name: Acme\nnav:\n  - Home: index.md\n   - bad\n");
-  std::vector<Problem> problems = CheckChanges(work);
+  std::vector<Problem> problems = CheckChanges(work).problems;
   ASSERT_FALSE(problems.empty());
   EXPECT_EQ(problems.back().path, "mkdocs.yml");
   EXPECT_EQ(problems.back().line, 4);
@@ -754,7 +705,7 @@ TEST_F(DocsTest, DocusaurusChecks) {
                 "docs/tutorial/advanced.md:4: link /docs/nope does not resolve to a page or file",
             }));
   ASSERT_TRUE(work.Delete("docs/tutorial/extras.mdx").ok());
-  std::vector<Problem> problems = CheckChanges(work);
+  std::vector<Problem> problems = CheckChanges(work).problems;
   ASSERT_EQ(problems.size(), 3u) << ::testing::PrintToString(Rows(problems));
   EXPECT_EQ(problems[2].path, "sidebars.js");
   EXPECT_EQ(problems[2].line, 10);

@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
   auto t0 = std::chrono::steady_clock::now();
   std::string prompt = ModelAgent::SystemPrompt(workspace, AgentBudgets{}.max_site_map_bytes);
   auto t1 = std::chrono::steady_clock::now();
-  std::string map = docs::BuildSiteMap(workspace, 600).Render(AgentBudgets{}.max_site_map_bytes);
+  std::string map = docs::BuildSiteMap(workspace, {.max_files = 600}).Render(AgentBudgets{}.max_site_map_bytes);
   std::printf("system prompt: %zu bytes (~%zu tokens), of which the site map %zu bytes (~%zu tokens); "
               "built in %.1f ms\n",
               prompt.size(), prompt.size() / 4, map.size(), map.size() / 4,

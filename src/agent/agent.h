@@ -19,6 +19,9 @@ struct AgentResult {
   std::optional<std::string> error;    // when !succeeded: clear, and free of secrets
   // Check problems left in the edits after the repair rounds, for the pull request.
   std::vector<std::string> problems;
+  // What the checks noted without asking for repair (the site's older problems,
+  // remarks on style), for the pull request.
+  std::vector<std::string> notes;
   std::vector<TranscriptStep> steps;   // what the model said and did, in order
   TokenUsage usage;
   // Stopped early because the turn was cancelled; the rest is meaningless.

@@ -63,6 +63,7 @@ std::vector<llm::ChatMessage> Conversation(const TurnInput& turn) {
 }
 
 std::string ProblemText(const docs::Problem& p) {
+  if (p.path.empty()) return p.message;
   return p.path + (p.line > 0 ? ":" + std::to_string(p.line) : "") + ": " + p.message;
 }
 
@@ -87,7 +88,7 @@ std::string SystemPromptFor(const docs::SiteMap& map, const agent::WritePolicy& 
 }  // namespace
 
 std::string ModelAgent::SystemPrompt(const git::Workspace& workspace, size_t max_site_map_bytes) {
-  docs::SiteMap map = docs::BuildSiteMap(workspace, kMaxSiteMapFiles);
+  docs::SiteMap map = docs::BuildSiteMap(workspace, {.max_files = kMaxSiteMapFiles});
   return SystemPromptFor(map, agent::WritePolicy(map, {}), max_site_map_bytes);
 }
 
@@ -110,8 +111,10 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace,
   if (!model.ok()) return fail(model.status().message());
 
   const auto started = Clock::now();
+  const auto deadline = std::chrono::steady_clock::now() + budgets_.max_wall;
   // The workspace has no edits yet: the map and the policy are the base's.
-  docs::SiteMap map = docs::BuildSiteMap(workspace, kMaxSiteMapFiles);
+  docs::SiteMap map = docs::BuildSiteMap(
+      workspace, {.max_files = kMaxSiteMapFiles, .cancel = &cancel, .deadline = deadline});
   agent::WritePolicy policy(map, turn.project.write_paths);
   agent::Toolbox tools(workspace, &policy);
   llm::ModelRequest request;
@@ -181,7 +184,13 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace,
       }
       if (outcome.finished) {
         // The checks run before the turn may end.
-        auto problems = docs::CheckChanges(workspace);
+        // Only what the edits made worse is sent back; the site's older problems
+        // and remarks on style are notes for the pull request.
+        docs::CheckReport report =
+            docs::CheckChanges(workspace, {.cancel = &cancel, .deadline = deadline});
+        const std::vector<docs::Problem>& problems = report.problems;
+        result.notes.clear();
+        for (const auto& n : report.notes) result.notes.push_back(ProblemText(n));
         if (!problems.empty() && repairs_left > 0) {
           --repairs_left;
           std::string text = "Not finished: the checks found problems in your changes. Fix them, "

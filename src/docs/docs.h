@@ -1,13 +1,24 @@
 // Knowledge of documentation sites: which framework a repository uses, its
 // navigation and page titles (the site map the agent's system prompt carries), and
 // the checks run on the agent's edits before they are committed.
+//
+// Everything here reads content nobody vetted. Every parser is linear in its
+// input (Markdown through cmark-gfm, MDX's own syntax, YAML, JSON, JS literals),
+// and every walk spends from the call's Limits, so no page or configuration can
+// make a call run away; the calls are safe from several threads at once, each on
+// its own workspace. How each framework is read: docs/checks.md.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "git/git.h"
+
+namespace docwright {
+class CancelToken;
+}
 
 namespace docwright::docs {
 
@@ -46,10 +57,22 @@ struct SiteMap {
   std::string Render(size_t max_bytes) const;
 };
 
+// What one call may spend. The repository is untrusted: every walk over it
+// (paths, pages, navigation trees, links) counts its steps, and stops when the
+// steps, the time or the turn are over; what was cut short is said in a note.
+struct Limits {
+  size_t max_files = 2000;      // repository paths walked
+  size_t max_problems = 50;     // problems returned
+  size_t max_notes = 30;        // notes returned
+  size_t max_steps = 5000000;   // nodes visited, links resolved, bytes / 64 read
+  const CancelToken* cancel = nullptr;  // the walks stop soon after it is set
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+};
+
 // Reads the site's configuration and pages from `files` (the workspace, so edits
 // are seen). Never fails: an unreadable or malformed configuration gives a map of
-// what could be read. Looks at no more than `max_files` paths.
-SiteMap BuildSiteMap(const git::Workspace& files, size_t max_files = 2000);
+// what could be read. Safe to call from several threads on different workspaces.
+SiteMap BuildSiteMap(const git::Workspace& files, const Limits& limits = {});
 
 struct Problem {
   std::string path;  // the file the problem is in
@@ -57,20 +80,35 @@ struct Problem {
   std::string message;
 };
 
+struct CheckReport {
+  // What the changes made worse: problems new with them, or old ones on lines
+  // they changed. These go back to the agent to repair.
+  std::vector<Problem> problems;
+  // Never sent for repair, at most listed in the pull request: problems the site
+  // already had before the changes (links broken long ago, navigation entries
+  // for pages never written), remarks on style (a heading that skips a level, an
+  // empty page, two pages of one group with the same title), and what the
+  // checks could not finish within their Limits.
+  std::vector<Problem> notes;
+};
+
 // Checks the files `files` changes (git::Workspace::Changes) against the site
-// they belong to:
+// they belong to, then runs the same checks on the base and keeps as problems
+// only what the changes made worse:
 //  - changed .md/.mdx: frontmatter (between --- lines at the top) is valid YAML;
 //    code fences are closed; in .mdx, JSX-style tags are balanced;
 //  - changed .json (docs.json, mint.json, ...) parses; changed .yml/.yaml parses;
 //  - every navigation entry of the site resolves to an existing page;
 //  - a page added by these changes is reachable from navigation (sites with a
 //    navigation configuration only);
-//  - internal links and images in changed pages resolve to files of the site
-//    (relative paths, and site-absolute "/guides/install" routes); external URLs,
-//    mailto: and pure #anchors are not checked;
+//  - internal links and images in changed pages (Markdown, HTML and JSX href/src,
+//    MDX imports of the repository's files) resolve the way the framework
+//    resolves them (relative paths, site routes, redirects, slugs, static
+//    folders, versions); external URLs, mailto: and pure #anchors are not checked;
 //  - when files are deleted or moved, links in the other pages (those the walk
 //    finds) that resolved before the changes still resolve.
-// Problems come sorted by path then line. At most `max_problems` are returned.
-std::vector<Problem> CheckChanges(const git::Workspace& files, size_t max_problems = 50);
+// Problems and notes come sorted by path then line, at most Limits::max_problems
+// and max_notes of them.
+CheckReport CheckChanges(const git::Workspace& files, const Limits& limits = {});
 
 }  // namespace docwright::docs

@@ -97,7 +97,8 @@ std::string PullRequestBody(const TurnInput& input, const std::optional<std::str
                             const std::vector<std::string>& files = {},
                             const std::vector<std::string>& problems = {},
                             const std::vector<std::string>& outside_site = {},
-                            const std::vector<std::string>& code = {}) {
+                            const std::vector<std::string>& code = {},
+                            const std::vector<std::string>& notes = {}) {
   std::string tail = "### Instruction\n\n" + Quote(input.message.prompt) + "\n\n";
   // Paths, each in code quotes, at most 50 of them.
   auto list = [&tail](const std::string& heading, const std::vector<std::string>& paths) {
@@ -120,6 +121,11 @@ std::string PullRequestBody(const TurnInput& input, const std::optional<std::str
   if (!problems.empty()) {
     tail += "### Problems the checks still report\n\n";
     for (const std::string& p : problems) tail += "- " + std::string(CutUtf8(p, 500)) + "\n";
+    tail += "\n";
+  }
+  if (!notes.empty()) {
+    tail += "### Notes from the checks\n\nNot asked to be fixed in this turn:\n\n";
+    for (const std::string& n : notes) tail += "- " + std::string(CutUtf8(n, 500)) + "\n";
     tail += "\n";
   }
   tail += "---\nOpened by docwright for job `" + input.job.id + "`.";
@@ -279,7 +285,8 @@ TurnResult RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel)
       git::Workspace workspace(**snapshot);
       // What the agent may change is decided by the site as it was before the
       // turn: an edit cannot move the site to cover more.
-      agent::WritePolicy policy(docs::BuildSiteMap(workspace), project.write_paths);
+      agent::WritePolicy policy(docs::BuildSiteMap(workspace, {.cancel = &cancel}),
+                                project.write_paths);
       AgentResult result = agent_.Run(input, workspace, cancel);
       spent.input_tokens += result.usage.input_tokens;
       spent.output_tokens += result.usage.output_tokens;
@@ -319,7 +326,8 @@ TurnResult RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel)
       }
       spec.title = PullRequestTitle(input, result.title);
       spec.body =
-          PullRequestBody(input, result.summary, files, result.problems, outside_site, code);
+          PullRequestBody(input, result.summary, files, result.problems, outside_site, code,
+                          result.notes);
 
       if (!workspace.Changes().empty()) {
         auto commit =

@@ -1,0 +1,493 @@
+// The checks run on the agent's edits, and the comparison with the base that
+// keeps for repair only what the edits made worse.
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "docs/internal.h"
+
+namespace docwright::docs {
+namespace {
+
+// Duplicate titles are looked for among at most this many pages of the groups
+// the changed pages are in.
+constexpr size_t kMaxGroupTitleReads = 200;
+
+class Problems {
+ public:
+  void Add(const std::string& path, int line, std::string message) {
+    if (list_.size() < kMaxCollectedProblems) {
+      list_.push_back(Problem{path, line, std::move(message)});
+    }
+  }
+  void Add(Problem p) {
+    if (list_.size() < kMaxCollectedProblems) list_.push_back(std::move(p));
+  }
+  std::vector<Problem>& list() { return list_; }
+
+  // Sorted by path then line, duplicates dropped, at most `max`.
+  std::vector<Problem> Take(size_t max) {
+    std::stable_sort(list_.begin(), list_.end(), [](const Problem& a, const Problem& b) {
+      return a.path != b.path ? a.path < b.path : a.line < b.line;
+    });
+    std::vector<Problem> out;
+    std::set<std::tuple<std::string, int, std::string>> seen;
+    for (Problem& p : list_) {
+      if (out.size() >= max) break;
+      if (seen.emplace(p.path, p.line, p.message).second) out.push_back(std::move(p));
+    }
+    return out;
+  }
+
+ private:
+  std::vector<Problem> list_;
+};
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The repository path part of a link destination; nullopt for what is not
+// checked: other sites (any scheme, "//host"), pure anchors, templated values.
+std::optional<std::string> LinkTarget(std::string_view destination) {
+  destination = Trim(destination);
+  if (destination.empty() || destination[0] == '#' || destination.starts_with("//")) {
+    return std::nullopt;
+  }
+  size_t colon = destination.find(':');
+  if (colon != std::string_view::npos && colon > 0 &&
+      std::isalpha(static_cast<unsigned char>(destination[0]))) {
+    bool scheme = std::all_of(destination.begin(), destination.begin() + colon, [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.';
+    });
+    if (scheme) return std::nullopt;  // https:, mailto:, tel:, data:, ...
+  }
+  if (destination.find_first_of("{}<>$") != std::string_view::npos) return std::nullopt;
+  destination = destination.substr(0, destination.find_first_of("#?"));
+  std::string decoded;
+  for (size_t i = 0; i < destination.size(); ++i) {
+    if (destination[i] == '%' && i + 2 < destination.size() && HexValue(destination[i + 1]) >= 0 &&
+        HexValue(destination[i + 2]) >= 0) {
+      decoded +=
+          static_cast<char>(HexValue(destination[i + 1]) * 16 + HexValue(destination[i + 2]));
+      i += 2;
+    } else {
+      decoded += destination[i];
+    }
+  }
+  if (decoded.empty()) return std::nullopt;  // "?query" alone
+  return decoded;
+}
+
+enum class LinkStatus { kOk, kMissing, kOutside };
+
+LinkStatus ResolveLink(const CheckContext& ctx, const std::string& from,
+                       const std::string& target) {
+  const Site& site = ctx.site;
+  if (target[0] == '/') {
+    std::optional<std::string> rel = Normalize(target);
+    if (!rel) return LinkStatus::kOutside;
+    if (rel->empty()) return LinkStatus::kOk;  // the home page
+    return site.module->ResolvesRoute(ctx, *rel) ? LinkStatus::kOk : LinkStatus::kMissing;
+  }
+  // Relative: to the page's folder. Where pages are served as folders
+  // ("/guide/setup/"), a route-style link may be relative to the page itself,
+  // and an index page's URL is its folder's.
+  std::string dir = Dirname(from);
+  std::vector<std::string> bases = {dir};
+  std::string stem = Lower(StripExtension(Basename(from)));
+  if ((stem == "index" || stem == "readme") && !dir.empty()) bases.push_back(Dirname(dir));
+  if (site.module->PagesAreFolders(site) && Extension(target).empty()) {
+    bases.push_back(Join(dir, StripExtension(Basename(from))));
+  }
+  bool inside = false;
+  for (const std::string& base : bases) {
+    std::optional<std::string> path = Normalize(Join(base, target));
+    if (!path) continue;
+    inside = true;
+    if (ResolvesAt(ctx, *path)) return LinkStatus::kOk;
+  }
+  return inside ? LinkStatus::kMissing : LinkStatus::kOutside;
+}
+
+// An MDX import of a file of the repository ("./x.mdx", "../components/Card",
+// and in Mintlify "/snippets/x.mdx"); packages and aliases ("react",
+// "@site/...") are not checked. nullopt when not checked, else whether it
+// resolves.
+std::optional<bool> ImportResolves(const CheckContext& ctx, const std::string& from,
+                                   const std::string& source) {
+  std::optional<std::string> path;
+  if (source.starts_with("./") || source.starts_with("../")) {
+    path = Normalize(Join(Dirname(from), source));
+  } else if (source.starts_with("/") && ctx.site.map.framework == Framework::kMintlify) {
+    path = Normalize(Join(ctx.site.site_root, source.substr(1)));
+  } else {
+    return std::nullopt;
+  }
+  if (!path) return false;
+  if (ctx.files.IsFile(*path)) return true;
+  for (const char* ext : {".mdx", ".md", ".js", ".jsx", ".ts", ".tsx", ".json"}) {
+    if (ctx.files.IsFile(*path + ext) || ctx.files.IsFile(Join(*path, std::string("index") + ext))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The links, images and imports of `page` that do not resolve. With `before`
+// (the site as it was), only those that resolved then.
+void CheckLinks(const CheckContext& ctx, const std::string& path, const Page& page,
+                const CheckContext* before, Problems& out) {
+  for (const PageLink& link : page.links) {
+    if (ctx.budget.spent()) return;
+    std::string shown = CleanLine(link.destination, kMaxMessageDetail);
+    if (link.kind == PageLink::Kind::kImport) {
+      std::optional<bool> ok = ImportResolves(ctx, path, link.destination);
+      if (!ok || *ok) continue;
+      if (before) {
+        std::optional<bool> was = ImportResolves(*before, path, link.destination);
+        if (!was || !*was) continue;
+      }
+      out.Add(path, link.line, "import " + shown + " does not resolve to a file");
+      continue;
+    }
+    std::optional<std::string> target = LinkTarget(link.destination);
+    if (!target) continue;
+    LinkStatus status = ResolveLink(ctx, path, *target);
+    if (status == LinkStatus::kOk) continue;
+    if (before && ResolveLink(*before, path, *target) != LinkStatus::kOk) continue;
+    bool image = link.kind == PageLink::Kind::kImage;
+    std::string what = (image ? "image " : "link ") + shown;
+    if (before) {
+      out.Add(path, link.line,
+              what +
+                  " no longer resolves: these changes delete or move what it pointed at; "
+                  "update the link or remove it");
+    } else if (status == LinkStatus::kOutside) {
+      out.Add(path, link.line, what + " points outside the repository");
+    } else {
+      out.Add(path, link.line,
+              what + (image ? " does not resolve to a file" : " does not resolve to a page or file"));
+    }
+  }
+}
+
+void CheckFrontmatter(const std::string& path, const Frontmatter& fm, Problems& out) {
+  if (std::optional<YamlError> error = FindYamlError(fm.yaml, 1)) {
+    int line = fm.yaml_line + std::max(error->line - 1, 0);
+    out.Add(path, line, "frontmatter is not valid YAML: " + error->message);
+    return;
+  }
+  std::optional<YAML::Node> node = ParseYaml(fm.yaml);
+  if (node && node->IsDefined() && !node->IsNull() && !node->IsMap()) {
+    out.Add(path, fm.yaml_line, "frontmatter must be YAML `key: value` lines");
+  }
+}
+
+// Remarks on a page's style: never a reason to repair.
+void CheckStyle(const CheckContext& ctx, const std::string& path, const Page& page,
+                Problems& notes) {
+  if (page.empty && !ctx.site.module->IsPartial(ctx.site.site_root, ctx.site.map.content_root,
+                                                path)) {
+    notes.Add(path, 0, "the page has no content");
+  }
+  // A frontmatter title is shown as the page's first heading.
+  int previous = page.frontmatter.closed && page.frontmatter.yaml.find("title:") !=
+                                                std::string_view::npos
+                     ? 1
+                     : 0;
+  for (const Heading& h : page.headings) {
+    if (previous > 0 && h.level > previous + 1) {
+      notes.Add(path, h.line,
+                "heading \"" + CleanLine(h.text, 60) + "\" skips from level " +
+                    std::to_string(previous) + " to " + std::to_string(h.level));
+    }
+    previous = h.level;
+  }
+}
+
+void CheckPage(const CheckContext& ctx, const std::string& path, std::string_view text,
+               Problems& out, Problems& notes) {
+  Page page = ReadPage(text, Extension(path) == ".mdx", ctx.budget);
+  for (LineProblem& p : page.syntax) out.Add(path, p.line, std::move(p.message));
+  const Frontmatter& fm = page.frontmatter;
+  if (fm.present && !fm.closed) return;
+  if (fm.present) CheckFrontmatter(path, fm, out);
+  CheckLinks(ctx, path, page, nullptr, out);
+  if (page.links_truncated) {
+    notes.Add(path, 0,
+              "only the first " + std::to_string(kMaxLinksPerPage) + " links were checked");
+  }
+  CheckStyle(ctx, path, page, notes);
+}
+
+// "syntax error while parsing ..." out of nlohmann's
+// "[json.exception.parse_error.101] parse error at line 3, column 1: syntax ...".
+std::string JsonErrorDetail(const std::string& what) {
+  size_t at = what.find("parse error");
+  if (at != std::string::npos) {
+    size_t colon = what.find(": ", at);
+    if (colon != std::string::npos) return Shorten(what.substr(colon + 2));
+  }
+  return Shorten(what);
+}
+
+void CheckJson(const std::string& path, std::string_view text, bool strict, Problems& out) {
+  try {
+    Json parsed = Json::parse(text);
+    (void)parsed;
+  } catch (const Json::parse_error& e) {
+    if (!strict) {
+      // tsconfig.json and editor settings are JSON with comments.
+      Json relaxed = Json::parse(text, nullptr, false, /*ignore_comments=*/true);
+      if (!relaxed.is_discarded()) return;
+    }
+    size_t offset = e.byte == 0 ? 0 : e.byte - 1;
+    out.Add(path, LineOfOffset(text, offset), "invalid JSON: " + JsonErrorDetail(e.what()));
+  }
+}
+
+// The line of the navigation file where `page` is listed, 0 if not found.
+int NavLine(std::string_view text, std::string_view page) {
+  for (char quote : {'"', '\'', '`'}) {
+    std::string quoted = quote + std::string(page) + quote;
+    size_t at = text.find(quoted);
+    if (at != std::string_view::npos) return LineOfOffset(text, at);
+  }
+  // YAML lists names bare: "- guide/install.md" or "Install: guide/install.md".
+  for (size_t at = text.find(page); at != std::string_view::npos; at = text.find(page, at + 1)) {
+    bool starts = at == 0 || text[at - 1] == ' ' || text[at - 1] == '\t';
+    size_t end = at + page.size();
+    bool ends = end == text.size() || text[end] == '\n' || text[end] == '\r' || text[end] == ' ' ||
+                text[end] == '#';
+    if (starts && ends) return LineOfOffset(text, at);
+  }
+  return 0;
+}
+
+// The checks of the files in `paths` (as `ctx.files` has them) and of the
+// site's navigation.
+void CheckFiles(const CheckContext& ctx, const std::vector<std::string>& paths, Problems& out,
+                Problems& notes) {
+  const Site& site = ctx.site;
+  size_t checked = 0;
+  size_t bytes = 0;
+  for (const std::string& path : paths) {
+    std::string ext = Extension(path);
+    bool page = ext == ".md" || ext == ".mdx";
+    bool json = ext == ".json";
+    bool yaml = ext == ".yml" || ext == ".yaml";
+    if (!page && !json && !yaml) continue;
+    if (++checked > kMaxCheckedFiles || bytes > kMaxCheckedBytes || ctx.budget.spent()) break;
+    std::optional<std::string> text = ReadText(ctx.files, path);
+    if (!text) continue;  // absent, binary or too large: nothing a check can read
+    bytes += text->size();
+    if (page) {
+      CheckPage(ctx, path, *text, out, notes);
+    } else if (json) {
+      // The site's own configuration must be strict JSON; other files may be
+      // JSON with comments.
+      bool strict = path == site.map.config_path || path == site.nav_file;
+      CheckJson(path, *text, strict, out);
+    } else if (std::optional<YamlError> error = FindYamlError(*text, kMaxYamlDocuments)) {
+      out.Add(path, error->line, "invalid YAML: " + error->message);
+    }
+  }
+  if (site.nav_known && !site.nav_file.empty()) {
+    for (const RawEntry& entry : site.entries) {
+      if (!entry.path.empty()) continue;
+      out.Add(site.nav_file, NavLine(site.nav_text, entry.page),
+              site.module->MissingPageMessage(site, entry.page));
+    }
+  }
+}
+
+// Pages the change leaves alone may link to files it deletes or moves away:
+// those links worked before the change and do not now. Only deletions inside the
+// site can break its links.
+void CheckLinksToRemovedFiles(const CheckContext& ctx, const CheckContext& before,
+                              Problems& out) {
+  const Site& site = ctx.site;
+  bool removes = std::any_of(ctx.changes.begin(), ctx.changes.end(), [&](const auto& change) {
+    return change.second.kind == git::Change::Kind::kDelete &&
+           (IsUnder(change.first, site.site_root) || IsUnder(change.first, site.map.content_root));
+  });
+  if (!removes) return;
+  size_t bytes = 0;
+  for (const std::string& page : site.map.pages) {  // bounded by the walk
+    if (ctx.changes.count(page)) continue;           // checked whole, or gone
+    if (bytes > kMaxCheckedBytes || ctx.budget.spent()) break;
+    std::optional<std::string> text = ReadText(ctx.files, page);
+    if (!text) continue;
+    bytes += text->size();
+    Page read = ReadPage(*text, Extension(page) == ".mdx", ctx.budget);
+    CheckLinks(ctx, page, read, &before, out);
+  }
+}
+
+// Two pages of one navigation group with the same title, where one of them was
+// changed.
+void CheckGroupTitles(const CheckContext& ctx, Problems& notes) {
+  const Site& site = ctx.site;
+  std::set<std::string> groups;
+  for (const RawEntry& e : site.entries) {
+    if (!e.path.empty() && ctx.changes.count(e.path)) groups.insert(e.group);
+  }
+  if (groups.empty()) return;
+  std::map<std::pair<std::string, std::string>, std::string> seen;  // (group, title) -> path
+  size_t reads = 0;
+  for (const RawEntry& e : site.entries) {
+    if (e.path.empty() || !groups.count(e.group)) continue;
+    if (++reads > kMaxGroupTitleReads || ctx.budget.spent()) return;
+    std::optional<std::string> text = ReadText(ctx.files, e.path);
+    if (!text) continue;
+    std::string title = Lower(TitleOf(*text, Extension(e.path) == ".mdx", ctx.budget));
+    if (title.empty()) continue;
+    auto [it, fresh] = seen.emplace(std::make_pair(e.group, title), e.path);
+    if (!fresh && it->second != e.path &&
+        (ctx.changes.count(e.path) || ctx.changes.count(it->second))) {
+      notes.Add(e.path, 0,
+                "has the same title as " + it->second + " in navigation group \"" +
+                    CleanLine(e.group, 80) + "\"");
+    }
+  }
+}
+
+// The problem's identity across the base and the edits: its file and its
+// message with numbers blurred (a message may name a line that moved).
+std::string KeyOf(const Problem& p) {
+  std::string key = p.path + '\n';
+  bool digits = false;
+  for (char c : p.message) {
+    bool digit = std::isdigit(static_cast<unsigned char>(c)) != 0;
+    if (digit && digits) continue;
+    key += digit ? '#' : c;
+    digits = digit;
+  }
+  return key;
+}
+
+// Which lines the edits wrote: a line of the new text that the old text does not
+// have. Files are read once.
+class TouchedLines {
+ public:
+  TouchedLines(const git::Workspace& now, const git::Snapshot& base) : now_(now), was_(base) {}
+
+  bool Touched(const Problem& p) {
+    if (p.line <= 0) return false;
+    Entry& e = Load(p.path);
+    if (static_cast<size_t>(p.line) > e.lines.size()) return false;
+    return !e.old_lines.count(e.lines[p.line - 1]);
+  }
+
+ private:
+  struct Entry {
+    std::string now_text, old_text;
+    std::vector<std::string_view> lines;
+    std::unordered_set<std::string_view> old_lines;
+  };
+  Entry& Load(const std::string& path) {
+    auto [it, fresh] = entries_.try_emplace(path);
+    Entry& e = it->second;
+    if (!fresh) return e;
+    e.now_text = ReadText(now_, path).value_or("");
+    git::Workspace was(was_);
+    e.old_text = ReadText(was, path).value_or("");
+    for (size_t pos = 0; pos < e.now_text.size();) e.lines.push_back(LineFrom(e.now_text, pos, &pos));
+    for (size_t pos = 0; pos < e.old_text.size();) e.old_lines.insert(LineFrom(e.old_text, pos, &pos));
+    return e;
+  }
+  const git::Workspace& now_;
+  const git::Snapshot& was_;
+  std::unordered_map<std::string, Entry> entries_;
+};
+
+}  // namespace
+
+CheckReport CheckChanges(const git::Workspace& files, const Limits& limits) {
+  Budget budget(limits);
+  Changes changes = files.Changes();
+  SiteLoad load{files, changes, limits.max_files, budget};
+  Site site = LoadSite(load);
+  site.module->PrepareChecks(load, site);
+  CheckContext ctx{files, changes, site, budget};
+
+  // The site as it was, checked the same way for the same files.
+  git::Workspace was(files.base());
+  Changes none;
+  SiteLoad was_load{was, none, limits.max_files, budget};
+  Site before_site = LoadSite(was_load);
+  before_site.module->PrepareChecks(was_load, before_site);
+  CheckContext before{was, none, before_site, budget};
+
+  std::vector<std::string> written, existed;
+  for (const auto& [path, change] : changes) {
+    if (change.kind == git::Change::Kind::kDelete) continue;
+    written.push_back(path);
+    if (files.base().IsFile(path)) existed.push_back(path);
+  }
+  Problems now, now_notes;
+  CheckFiles(ctx, written, now, now_notes);
+  CheckLinksToRemovedFiles(ctx, before, now);
+  CheckGroupTitles(ctx, now_notes);
+  if (site.nav_known && !site.nav_file.empty() && !site.map.navigation_generated) {
+    std::set<std::string> listed;
+    for (const RawEntry& entry : site.entries) listed.insert(entry.path);
+    for (const std::string& path : written) {
+      if (!IsPageFile(path) || files.base().IsFile(path) || listed.count(path)) continue;
+      if (!site.module->NeedsNavigation(site, path)) continue;
+      now.Add(path, 0, site.module->NotInNavigationMessage(site, path));
+    }
+  }
+
+  Problems then, then_notes;
+  CheckFiles(before, existed, then, then_notes);
+  CheckGroupTitles(before, then_notes);
+
+  // What was there before, on a line the edits did not write, is the site's.
+  CheckReport report;
+  Problems problems, notes;
+  TouchedLines touched(files, files.base());
+  auto old_keys = [](Problems& list) {
+    std::unordered_map<std::string, int> keys;
+    for (const Problem& p : list.list()) ++keys[KeyOf(p)];
+    return keys;
+  };
+  auto problem_keys = old_keys(then);
+  for (Problem& p : now.list()) {
+    auto it = problem_keys.find(KeyOf(p));
+    if (it != problem_keys.end() && it->second > 0 && !touched.Touched(p)) {
+      --it->second;
+      p.message = "already before these changes: " + p.message;
+      notes.Add(std::move(p));
+    } else {
+      problems.Add(std::move(p));
+    }
+  }
+  auto note_keys = old_keys(then_notes);
+  for (Problem& p : now_notes.list()) {
+    auto it = note_keys.find(KeyOf(p));
+    if (it != note_keys.end() && it->second > 0 && !touched.Touched(p)) {
+      --it->second;
+      continue;  // an old remark on style is not worth repeating
+    }
+    notes.Add(std::move(p));
+  }
+  for (const Site* s : {&site}) {
+    for (const std::string& n : s->notes) notes.Add("", 0, n);
+  }
+  if (budget.spent() && !budget.cancelled()) {
+    notes.Add("", 0, "the checks stopped early: " + budget.Reason());
+  }
+  report.problems = problems.Take(limits.max_problems);
+  report.notes = notes.Take(limits.max_notes);
+  return report;
+}
+
+}  // namespace docwright::docs

@@ -1,0 +1,308 @@
+// The docs layer's own parts, shared by its units and by nothing else:
+//
+//   paths.cc          path and line helpers
+//   budget.cc         what one call may spend (steps, time, the turn's cancel token)
+//   markdown.cc       reading a page: frontmatter, then cmark-gfm for CommonMark and
+//                     hand-written code for what is MDX's own (ESM, JSX, comments)
+//   yaml.cc           YAML helpers that stay bounded on hostile input
+//   js_literal.cc     the data of a JS/TS module, read without running it
+//   site.cc           detecting the framework, walking pages, the site map
+//   mintlify.cc, docusaurus.cc, mkdocs.cc, plain_markdown.cc
+//                     one module per framework, behind FrameworkModule
+//   checks.cc         the checks, and comparing them with the base
+//   render.cc         the site map as text for the system prompt
+//
+// Adding a framework is adding one module and listing it in site.cc.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "docs/docs.h"
+#include "git/git.h"
+
+namespace docwright::docs {
+
+// Navigation order is the order of the configuration file: object keys stay in
+// the order they were written.
+using Json = nlohmann::ordered_json;
+using Changes = std::map<std::string, git::Change>;
+
+constexpr std::string_view kGroupSeparator = " > ";
+// A title costs a blob read. The map ends up in a prompt of a few KiB, which shows
+// a few hundred entries at most.
+constexpr size_t kMaxTitleReads = 150;
+constexpr size_t kMaxTitleBytes = 32u << 20;
+constexpr size_t kMaxNavEntries = 20000;
+// One edit session changes few files; these bound a pathological one.
+constexpr size_t kMaxCheckedFiles = 1000;
+constexpr size_t kMaxCheckedBytes = 64u << 20;
+constexpr size_t kMaxCollectedProblems = 10000;
+constexpr size_t kMaxLinksPerPage = 5000;
+constexpr size_t kMaxYamlDocuments = 10000;
+// Configuration files are data written by people: deeper nesting is an attack or
+// an accident, and recursion must stay bounded either way.
+constexpr int kMaxDepth = 64;
+constexpr size_t kMaxTitleLength = 120;
+constexpr size_t kMaxMessageDetail = 200;
+
+// --- Paths and lines (paths.cc) --------------------------------------------------
+
+std::string Lower(std::string_view s);
+std::string Join(std::string_view dir, std::string_view name);
+std::string Dirname(std::string_view path);
+std::string_view Basename(std::string_view path);
+std::string Extension(std::string_view path);  // ".mdx" for "a/b.MDX"; "" if none
+std::string StripExtension(std::string_view path);
+bool IsPageFile(std::string_view path);  // .md or .mdx
+// Whether `path` is inside folder `root` ("" is the repository root).
+bool IsUnder(std::string_view path, std::string_view root);
+// `path` relative to `root`; `path` must be under it.
+std::string RelativeTo(std::string_view path, std::string_view root);
+std::vector<std::string_view> SplitPath(std::string_view path);
+// `path` without "." segments and with ".." applied; nullopt if it climbs above
+// the repository root.
+std::optional<std::string> Normalize(std::string_view path);
+// Hidden folders (.github) and installed packages hold no pages.
+bool InIgnoredFolder(std::string_view path, std::string_view root);
+// Docusaurus drops "01-" style ordering prefixes from doc ids.
+std::string StripNumberPrefixes(std::string_view id);
+std::string_view Trim(std::string_view s);
+// The line of `text` starting at `pos`, without its line break; `*next` is where
+// the following line starts.
+std::string_view LineFrom(std::string_view text, size_t pos, size_t* next);
+int LineOfOffset(std::string_view text, size_t offset);  // 1-based
+// One line, no control characters, bounded: what ends up in a prompt.
+std::string CleanLine(std::string_view s, size_t max_bytes);
+std::string Shorten(std::string_view message);  // CleanLine to kMaxMessageDetail
+bool DirExists(const git::Workspace& files, const Changes& changes, const std::string& dir);
+// The text of a file; nullopt when it cannot be read (absent, binary, too large).
+std::optional<std::string> ReadText(const git::Workspace& files, const std::string& path);
+
+// --- Budget (budget.cc) ----------------------------------------------------------
+
+// What one call of BuildSiteMap or CheckChanges may spend: a number of steps (a
+// node visited, a link resolved, a line scanned in bulk counts as its bytes / 64),
+// wall time, and the turn's cancel token. Every walk over data from the
+// repository spends from it and stops once it is spent; what was cut short is
+// then said in a note. Not thread-safe: one per call.
+class Budget {
+ public:
+  explicit Budget(const Limits& limits);
+  // Takes `steps`; false (and stays false) once the steps are spent, the cancel
+  // token is set or the deadline has passed. Cheap: the clock and the token are
+  // looked at every few thousand steps.
+  bool Spend(size_t steps = 1);
+  bool spent() const { return why_ != Why::kNone; }
+  // Why the budget ran out, as a sentence for a note; "" if it did not.
+  std::string Reason() const;
+  bool cancelled() const { return why_ == Why::kCancelled; }
+
+ private:
+  enum class Why { kNone, kSteps, kCancelled, kDeadline };
+  void Look();
+  size_t left_;
+  size_t until_look_ = 0;
+  const CancelToken* cancel_;
+  std::chrono::steady_clock::time_point deadline_;
+  Why why_ = Why::kNone;
+};
+
+// --- Pages (markdown.cc) ---------------------------------------------------------
+
+// The YAML block between "---" lines at the very top of a page.
+struct Frontmatter {
+  bool present = false;
+  bool closed = false;
+  std::string_view yaml;
+  int yaml_line = 2;  // the line `yaml` starts on
+  size_t body = 0;    // offset of what follows the closing line
+  int body_line = 1;  // the line the body starts on
+};
+Frontmatter SplitFrontmatter(std::string_view text);
+
+struct PageLink {
+  std::string destination;  // as written
+  int line = 0;             // 1-based, in the whole file
+  enum class Kind { kLink, kImage, kImport } kind = Kind::kLink;
+};
+
+struct Heading {
+  int level = 1;
+  int line = 0;
+  std::string text;  // cleaned, bounded
+};
+
+struct LineProblem {
+  int line = 0;
+  std::string message;
+};
+
+// What the checks and the site map need of one page.
+struct Page {
+  Frontmatter frontmatter;
+  std::vector<PageLink> links;      // links, images (Markdown, HTML and JSX), MDX imports
+  std::vector<Heading> headings;    // in order
+  std::vector<LineProblem> syntax;  // unclosed frontmatter or code block, JSX tags
+  bool empty = true;                // nothing but frontmatter, imports and blank lines
+  bool links_truncated = false;     // more than kMaxLinksPerPage
+};
+
+// Reads `text` (a .md page, or .mdx when `mdx`). Linear in the text: CommonMark
+// through cmark-gfm (with a guard against its one known quadratic input, deeply
+// nested unclosed brackets), MDX's own syntax by a single hand-written pass.
+Page ReadPage(std::string_view text, bool mdx, Budget& budget);
+
+// Frontmatter `title:`, else the first level-1 heading, else "".
+std::string TitleOf(std::string_view text, bool mdx, Budget& budget);
+
+// --- YAML (yaml.cc) --------------------------------------------------------------
+
+// The YAML tree of `text`, or nullopt when it is not YAML. Aliases are shared
+// nodes, not copies: a walk over the tree must spend from a Budget per node.
+std::optional<YAML::Node> ParseYaml(std::string_view text);
+// `map[key]` when it is a scalar, else "".
+std::string YamlString(const YAML::Node& map, const char* key);
+struct YamlError {
+  int line = 0;  // 1-based in the text parsed, 0 when unknown
+  std::string message;
+};
+// Why `text` is not YAML (a stream of at most `max_documents` documents), or
+// nullopt if it is. Reads events only: linear whatever the aliases.
+std::optional<YamlError> FindYamlError(std::string_view text, size_t max_documents);
+// The value of a top-level `title: ...` line when it is a plain or simply quoted
+// scalar, read without the parser; nullopt when the line needs the parser.
+std::optional<std::string> SimpleTitle(std::string_view yaml);
+
+// --- JavaScript data (js_literal.cc) ---------------------------------------------
+
+// The first object literal a JS/TS module assigns or exports (sidebars.js,
+// docusaurus.config.ts), read without running anything; every expression that
+// is not a literal (require(...), a variable, a function) reads as null.
+// Linear in the source.
+std::optional<Json> ReadJsObject(std::string_view source);
+std::string Str(const Json& object, const char* key);  // a string member, else ""
+
+// --- The site (site.cc and the framework modules) --------------------------------
+
+// A navigation entry before its title is known.
+struct RawEntry {
+  std::string group;
+  std::string page;
+  std::string path;
+};
+
+// What a framework module keeps about a site besides the common parts.
+struct SiteDetails {
+  virtual ~SiteDetails() = default;
+};
+
+class FrameworkModule;
+
+// The site map and what the checks need besides it.
+struct Site {
+  SiteMap map;
+  const FrameworkModule* module = nullptr;
+  std::string site_root;   // the folder of the configuration file
+  std::string nav_file;    // the file navigation is listed in; "" when generated
+  std::string nav_text;    // its text, to find an entry's line
+  bool nav_known = false;  // the navigation could be read
+  std::vector<RawEntry> entries;
+  std::unique_ptr<SiteDetails> details;  // the module's own
+  std::vector<std::string> notes;        // what could not be read, for the PR body
+};
+
+// What loading works with.
+struct SiteLoad {
+  const git::Workspace& files;
+  const Changes& changes;
+  size_t max_files;
+  Budget& budget;
+};
+
+// What resolving a link works with.
+struct CheckContext {
+  const git::Workspace& files;
+  const Changes& changes;
+  const Site& site;
+  Budget& budget;
+};
+
+// One documentation framework: how its sites are found and laid out, how its
+// navigation is read, how it resolves links. Implementations are stateless and
+// shared; what they learn about a site goes in Site (and Site::details).
+class FrameworkModule {
+ public:
+  virtual ~FrameworkModule() = default;
+  virtual Framework framework() const = 0;
+  // The configuration files that mark a site of this framework, by preference.
+  virtual std::vector<std::string_view> ConfigNames() const = 0;
+
+  // Fills `site` (found at site.site_root with site.map.config_path): the
+  // content root, the pages (WalkPages), the navigation entries, nav_file.
+  virtual void Load(const SiteLoad& load, Site& site) const = 0;
+  // Further reads the checks need and the map does not.
+  virtual void PrepareChecks(const SiteLoad& load, Site& site) const {}
+
+  // Files of the site that are not pages of its navigation (snippets, partials).
+  virtual bool IsPartial(std::string_view site_root, std::string_view content_root,
+                         std::string_view path) const {
+    return false;
+  }
+  // Whether a site-absolute link to `route` (normalized, without the leading
+  // slash, not empty) resolves.
+  virtual bool ResolvesRoute(const CheckContext& ctx, const std::string& route) const = 0;
+  // Whether `path` (repository-relative, normalized) names a page the way this
+  // framework's links may, beyond a file, a file without its extension or a
+  // folder's index page (ResolvesAt tries those first).
+  virtual bool ResolvesName(const CheckContext& ctx, const std::string& path) const {
+    return false;
+  }
+  // Pages are served as folders ("/guide/setup/"): a link without extension may
+  // be relative to the page itself.
+  virtual bool PagesAreFolders(const Site& site) const { return false; }
+  // Whether a new page at `path` must be listed in navigation.
+  virtual bool NeedsNavigation(const Site& site, const std::string& path) const;
+
+  virtual std::string MissingPageMessage(const Site& site, const std::string& page) const = 0;
+  virtual std::string NotInNavigationMessage(const Site& site, const std::string& path) const = 0;
+  virtual std::string NewPagesHint(const SiteMap& map) const = 0;
+};
+
+const FrameworkModule& MintlifyModule();
+const FrameworkModule& DocusaurusModule();
+const FrameworkModule& MkDocsModule();
+const FrameworkModule& PlainMarkdownModule();
+const FrameworkModule& ModuleFor(Framework framework);
+
+std::string JoinGroups(const std::vector<std::string>& groups);
+std::vector<std::string> SplitGroups(std::string_view group);
+
+// Page files under `root` as the workspace has them: the base tree's (at most
+// `max_files` paths looked at) with the edits applied.
+std::vector<std::string> WalkPages(const SiteLoad& load, const std::string& root, bool* truncated);
+
+// Navigation that follows the folders: the site's pages under `dir`, a folder's
+// own pages (its index first) before its subfolders', each folder a group under
+// `group_prefix`; `page_name` names an entry's page.
+using PageNamer = std::string (*)(const Site& site, const std::string& path);
+void AddFolderEntries(const Site& site, const std::string& dir, const std::string& group_prefix,
+                      PageNamer page_name, Budget& budget, std::vector<RawEntry>& out);
+
+// Loads the site the workspace holds (the base with `changes` applied).
+Site LoadSite(const SiteLoad& load);
+
+// Whether `path` is a file, names a page the way a site route does (without its
+// extension, or as a folder with an index page), or as the module allows.
+bool ResolvesAt(const CheckContext& ctx, const std::string& path);
+
+}  // namespace docwright::docs
