@@ -15,14 +15,16 @@ using testing::LoopbackHttpServer;
 using testing::LoopbackRequest;
 using testing::LoopbackResponse;
 
-// A git server that wants a login: it counts the requests that carry one.
+// A git server that wants a login: it counts the requests that carry one. The
+// 401 has no body: libgit2 1.5 sometimes parses a 401's body, when it comes in a
+// packet of its own, as the start of the next response ("http parser error").
 struct LoginWanted {
   std::atomic<int> with_credentials{0};
   std::atomic<int> requests{0};
   LoopbackHttpServer server{[this](const LoopbackRequest& r) {
     ++requests;
     if (r.headers.count("authorization")) ++with_credentials;
-    return LoopbackResponse{401, {{"WWW-Authenticate", "Basic realm=\"git\""}}, "login", false};
+    return LoopbackResponse{401, {{"WWW-Authenticate", "Basic realm=\"git\""}}, "", false};
   }};
 };
 
@@ -46,7 +48,9 @@ TEST(GitCredentialsTest, TheRemoteItselfIsOfferedTheToken) {
   ASSERT_TRUE(mirror.ok()) << mirror.status().message();
   auto fetched = (*mirror)->FetchBranches({"main"});
   EXPECT_FALSE(fetched.ok());
-  EXPECT_GE(remote.with_credentials.load(), 1) << "the configured remote is offered the token";
+  EXPECT_GE(remote.with_credentials.load(), 1)
+      << "the configured remote is offered the token: " << fetched.status().message() << " after "
+      << remote.requests.load() << " requests";
 }
 
 TEST(GitCredentialsTest, ARedirectToAnotherServerGetsNoCredentials) {
