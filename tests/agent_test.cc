@@ -419,6 +419,40 @@ TEST_P(AgentTest, ProblemsLeftAfterTheRepairRoundsAreListedInThePullRequest) {
   EXPECT_EQ(model_->Requests().size(), 3u) << "two repair rounds, then the turn ends";
 }
 
+// A real site's old problems are not the turn's: appending to a page whose other
+// line has long linked nowhere completes without a repair round, and the old
+// problem is a note in the pull request. The repository's AGENTS.md reaches the
+// model, and the transcript says so.
+TEST_P(AgentTest, OldProblemsAreNotesAndTheRepositorysInstructionsReachTheModel) {
+  std::string clone = dir_ / "clone";
+  Sh("git clone -q " + site_ + " " + clone + " && cd " + clone +
+     " && printf 'Write in British English.\\nNever use the word simply.\\n' > AGENTS.md"
+     " && printf '\\nThe [old API](/reference/v1-removed) is gone.\\n' >> quickstart.mdx"
+     " && git add -A && git -c user.name=a -c user.email=a@b commit -qm old"
+     " && git push -q origin HEAD:main");
+  Start({Step({Call("edit_file", {{"path", "quickstart.mdx"},
+                                  {"old_text", "## Log in"},
+                                  {"new_text", "## Log in to your account"}}),
+               Finish("Renamed the login heading.")})});
+  json done = Run("Rename the login heading");
+  ASSERT_EQ(done["status"], "completed") << done;
+  EXPECT_EQ(model_->Requests().size(), 1u) << "no repair round for the site's old problem";
+
+  std::string system = model_->Requests()[0].dump();
+  EXPECT_NE(system.find("from AGENTS.md"), std::string::npos);
+  EXPECT_NE(system.find("Write in British English."), std::string::npos);
+  json steps = Transcript(done["id"])["messages"][0]["turn"]["steps"];
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(steps[0]["type"], "context");
+  EXPECT_NE(steps[0]["text"].get<std::string>().find("AGENTS.md"), std::string::npos) << steps[0];
+
+  std::string link = done["prLink"];
+  HttpResult page = client_->Send("GET", link.substr(link.find("/pulls/")));
+  EXPECT_EQ(page.body.find("Problems the checks still report"), std::string::npos);
+  EXPECT_NE(page.body.find("Notes from the checks"), std::string::npos);
+  EXPECT_NE(page.body.find("/reference/v1-removed"), std::string::npos);
+}
+
 INSTANTIATE_TEST_SUITE_P(Providers, AgentTest, ::testing::Values(Wire::kOpenAI, Wire::kAnthropic),
                          [](const auto& info) {
                            return std::string(info.param == Wire::kOpenAI ? "OpenAI" : "Anthropic");

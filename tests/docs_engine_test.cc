@@ -289,23 +289,8 @@ TEST_F(DocsEngineTest, PagesThatWereQuadraticAreReadInLinearTime) {
   }
 }
 
-// A 1 KiB mkdocs.yml whose nav stands for 10^10 entries through YAML aliases.
-std::string AliasBomb() {
-  std::string yaml = "site_name: Bomb\nx0: &a0 [";
-  for (int i = 0; i < 10; ++i) yaml += std::string(i ? ", " : "") + "{p: index.md}";
-  yaml += "]\n";
-  for (int level = 1; level < 10; ++level) {
-    yaml += "x" + std::to_string(level) + ": &a" + std::to_string(level) + " [";
-    for (int i = 0; i < 10; ++i) {
-      yaml += std::string(i ? ", " : "") + "{g: *a" + std::to_string(level - 1) + "}";
-    }
-    yaml += "]\n";
-  }
-  return yaml + "nav:\n  - All: *a9\n";
-}
-
 TEST_F(DocsEngineTest, AYamlAliasBombIsWalkedWithinBounds) {
-  git::Workspace& work = Open({{"mkdocs.yml", AliasBomb()}, {"docs/index.md", "# Home\n"}});
+  git::Workspace& work = Open({{"mkdocs.yml", testing::MkDocsAliasBomb()}, {"docs/index.md", "# Home\n"}});
   SiteMap map = BuildSiteMap(work);
   EXPECT_GT(map.navigation.size(), 0u);
   EXPECT_LE(map.navigation.size(), 20000u);

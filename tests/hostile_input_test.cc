@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <fstream>
 
+#include "support/docs_site.h"
 #include "support/service_fixture.h"
 #include "support/silent_server.h"
 
@@ -149,6 +151,30 @@ TEST_F(HostileInputTest, ATurnPastItsDeadlineIsStoppedAndItsJobFails) {
   EXPECT_EQ(done["status"], "failed");
   EXPECT_NE(done["error"].dump().find("time limit of 2 s"), std::string::npos) << done;
   EXPECT_EQ(WaitForEnd(CreateJob("next")["id"])["status"], "completed");
+}
+
+// Building the site map walked every node a YAML alias stands for: a 1 KiB
+// mkdocs.yml kept the only worker at 100% CPU for good, past archive and
+// shutdown. The walk is bounded now: the job ends, the worker is free, and the
+// server stops when asked.
+TEST_F(HostileInputTest, AYamlAliasBombInTheRepositoryPinsNoWorker) {
+  std::string source = dir_ / "bomb-site";
+  std::filesystem::create_directories(source + "/docs");
+  std::ofstream(source + "/mkdocs.yml") << MkDocsAliasBomb();
+  std::ofstream(source + "/docs/index.md") << "# Home\n";
+  std::string bare = dir_ / "bomb.git";
+  MakeRemoteFrom(bare, source);
+  server_->Terminate();
+  StartServer(kScripted, {"--workers", "1", "--lease-seconds", "1"});
+  std::string project =
+      Admin({"project", "create", "--org", org_a_, "--repository", bare}).LastLine();
+  HttpResult created = Post(Jobs(project), Prompt("[write docs/index.md # Home again]"), key_a_);
+  ASSERT_EQ(created.status, 201) << created.body;
+  json done = WaitForEndOf(*this, *client_, project, key_a_, created.Json()["id"],
+                           milliseconds(60000));
+  EXPECT_EQ(done["status"], "completed") << done;
+  EXPECT_EQ(WaitForEnd(CreateJob("next")["id"])["status"], "completed");
+  EXPECT_EQ(server_->Terminate(), 0);
 }
 
 TEST_F(HostileInputTest, ControlCharactersInPromptsAndModelNamesAreRefused) {

@@ -2,7 +2,9 @@
 // pages: nested navigation groups, links between pages, images, redirects.
 // Commits the site in DIR with the git command line, edits it as a turn would
 // (appends to a page, adds a page and its navigation entry), then builds the site
-// map and runs the checks. Prints one line:
+// map and runs the checks. With a folder instead of PAGES (a site of the test
+// corpus), that site is committed, and a sentence is appended to ten of its pages.
+// Prints one line:
 //   pages=N files=F map_ms=X check_ms=Y peak_rss_kib=Z problems=P
 #include <sys/resource.h>
 
@@ -33,14 +35,20 @@ std::string PageName(int i) {
 int main(int argc, char** argv) {
   using namespace docwright;
   if (argc != 3) {
-    std::fprintf(stderr, "usage: docs_bench PAGES DIR\n");
+    std::fprintf(stderr, "usage: docs_bench PAGES|SITE_DIR DIR\n");
     return 2;
   }
-  const int pages = std::atoi(argv[1]);
+  const bool corpus = std::filesystem::is_directory(argv[1]);
+  const int pages = corpus ? 0 : std::atoi(argv[1]);
   const std::filesystem::path dir = argv[2];
   const std::filesystem::path seed = dir / "seed";
   std::filesystem::remove_all(dir);
+  if (corpus) {
+    std::filesystem::create_directories(seed);
+    std::filesystem::copy(argv[1], seed, std::filesystem::copy_options::recursive);
+  }
 
+  if (!corpus) {
   // docs.json: tabs of sections, groups of ten pages.
   std::string nav = "{\"name\": \"Bench\", \"redirects\": [";
   for (int i = 0; i < 50; ++i) {
@@ -75,6 +83,7 @@ int main(int argc, char** argv) {
     Put(seed / (PageName(i) + ".mdx"), body);
   }
   for (int i = 0; i < 20; ++i) Put(seed / ("images/diagram-" + std::to_string(i) + ".png"), "png");
+  }
   std::string git = "git -c user.name=Bench -c user.email=bench@example.com -c init.defaultBranch=main";
   std::string cmd = "set -e; cd " + seed.string() + "; " + git + " init -q; " + git + " add -A; " +
                     git + " commit -qm site; " + git + " init -q --bare ../remote.git; " + git +
@@ -88,6 +97,16 @@ int main(int argc, char** argv) {
   auto snapshot = (*mirror)->OpenSnapshot(*head);
   if (!snapshot.ok()) return 1;
   git::Workspace work(**snapshot);
+  if (corpus) {
+    auto all = (*snapshot)->Walk("", 100000);
+    int appended = 0;
+    for (size_t i = 0; all.ok() && i < all->size() && appended < 10; i += 20) {
+      const std::string& path = (*all)[i];
+      if (!path.ends_with(".md") && !path.ends_with(".mdx")) continue;
+      (void)work.Write(path, work.Read(path)->text + "\nOne more sentence.\n");
+      ++appended;
+    }
+  } else {
   std::string first = work.Read(PageName(0) + ".mdx")->text;
   (void)work.Write(PageName(0) + ".mdx", first + "\nOne more sentence.\n");
   (void)work.Write("section-0/group-0/added.mdx", "---\ntitle: Added\n---\n\nSee [home](/" + PageName(0) + ").\n");
@@ -95,8 +114,9 @@ int main(int argc, char** argv) {
   config.replace(config.find("\"" + PageName(0) + "\""), PageName(0).size() + 2,
                  "\"" + PageName(0) + "\", \"section-0/group-0/added\"");
   (void)work.Write("docs.json", config);
+  }
 
-  const docs::Limits limits{.max_files = static_cast<size_t>(pages) * 2 + 100};
+  const docs::Limits limits{.max_files = corpus ? 2000 : static_cast<size_t>(pages) * 2 + 100};
   auto t0 = std::chrono::steady_clock::now();
   docs::SiteMap map = docs::BuildSiteMap(work, limits);
   std::string rendered = map.Render(24 * 1024);

@@ -15,6 +15,9 @@ SIZES="${SIZES:-1000 10000}"
 work=$(mktemp -d /tmp/dw-bench-docs.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
+# The largest site of the test corpus, with ten of its pages appended to.
+echo "corpus site mintlify-large: $("$BENCH" tests/data/sites/mintlify-large "$work/corpus")"
+
 ref_ms=""
 ref_pages=""
 for n in $SIZES; do

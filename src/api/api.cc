@@ -124,6 +124,9 @@ Json StepView(const TranscriptStep& step) {
   if (step.kind == TranscriptStep::Kind::kAssistant) {
     return Json{{"type", "assistant"}, {"text", step.text}};
   }
+  if (step.kind == TranscriptStep::Kind::kContext) {
+    return Json{{"type", "context"}, {"text", step.text}};
+  }
   return Json{{"type", "tool"},
               {"tool", step.tool},
               {"arguments", step.arguments},

@@ -14,12 +14,14 @@
 
 namespace docwright {
 
-// One step of a turn's work, for the transcript: something the model said, or a
-// tool it called with its (bounded) arguments and result.
+// One step of a turn's work, for the transcript: something the model said, a
+// tool it called with its (bounded) arguments and result, or what the agent put
+// in the model's context besides the instruction (the repository's own
+// instruction file).
 struct TranscriptStep {
-  enum class Kind { kAssistant, kTool };
+  enum class Kind { kAssistant, kTool, kContext };
   Kind kind = Kind::kAssistant;
-  std::string text;       // kAssistant: what the model said
+  std::string text;       // kAssistant: what the model said; kContext: what was added
   std::string tool;       // kTool: the tool's name
   std::string arguments;  // kTool: as the model sent them, bounded
   std::string result;     // kTool: what the model was told, bounded

@@ -331,13 +331,13 @@ void CheckLinksToRemovedFiles(const CheckContext& ctx, const CheckContext& befor
   }
 }
 
-// Two pages of one navigation group with the same title, where one of them was
-// changed.
-void CheckGroupTitles(const CheckContext& ctx, Problems& notes) {
+// Two pages of one navigation group with the same title, where one of them is
+// among `changed`.
+void CheckGroupTitles(const CheckContext& ctx, const Changes& changed, Problems& notes) {
   const Site& site = ctx.site;
   std::set<std::string> groups;
   for (const RawEntry& e : site.entries) {
-    if (!e.path.empty() && ctx.changes.count(e.path)) groups.insert(e.group);
+    if (!e.path.empty() && changed.count(e.path)) groups.insert(e.group);
   }
   if (groups.empty()) return;
   std::map<std::pair<std::string, std::string>, std::string> seen;  // (group, title) -> path
@@ -350,8 +350,7 @@ void CheckGroupTitles(const CheckContext& ctx, Problems& notes) {
     std::string title = Lower(TitleOf(*text, Extension(e.path) == ".mdx", ctx.budget));
     if (title.empty()) continue;
     auto [it, fresh] = seen.emplace(std::make_pair(e.group, title), e.path);
-    if (!fresh && it->second != e.path &&
-        (ctx.changes.count(e.path) || ctx.changes.count(it->second))) {
+    if (!fresh && it->second != e.path && (changed.count(e.path) || changed.count(it->second))) {
       notes.Add(e.path, 0,
                 "has the same title as " + it->second + " in navigation group \"" +
                     CleanLine(e.group, 80) + "\"");
@@ -435,7 +434,7 @@ CheckReport CheckChanges(const git::Workspace& files, const Limits& limits) {
   Problems now, now_notes;
   CheckFiles(ctx, written, now, now_notes);
   CheckLinksToRemovedFiles(ctx, before, now);
-  CheckGroupTitles(ctx, now_notes);
+  CheckGroupTitles(ctx, changes, now_notes);
   if (site.nav_known && !site.nav_file.empty() && !site.map.navigation_generated) {
     std::set<std::string> listed;
     for (const RawEntry& entry : site.entries) listed.insert(entry.path);
@@ -448,7 +447,7 @@ CheckReport CheckChanges(const git::Workspace& files, const Limits& limits) {
 
   Problems then, then_notes;
   CheckFiles(before, existed, then, then_notes);
-  CheckGroupTitles(before, then_notes);
+  CheckGroupTitles(before, changes, then_notes);
 
   // What was there before, on a line the edits did not write, is the site's.
   CheckReport report;

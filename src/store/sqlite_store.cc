@@ -901,7 +901,10 @@ class SqliteStore final : public Store {
       Query q(c.db(), Prepared(c, kSelectSteps), {V(job_id), V(from_seq), V(to_seq)});
       while (q.Next()) {
         TranscriptStep step;
-        step.kind = q.Text(1) == "tool" ? TranscriptStep::Kind::kTool : TranscriptStep::Kind::kAssistant;
+        std::string kind = q.Text(1);
+        step.kind = kind == "tool"      ? TranscriptStep::Kind::kTool
+                    : kind == "context" ? TranscriptStep::Kind::kContext
+                                        : TranscriptStep::Kind::kAssistant;
         step.text = q.Text(2);
         step.tool = q.Text(3);
         step.arguments = q.Text(4);
@@ -1051,7 +1054,9 @@ class SqliteStore final : public Store {
         const TranscriptStep& step = outcome.steps[i];
         w = Run(c, kInsertStep,
                 {V(job_id), V(seq), V(static_cast<int64_t>(i + 1)),
-                 V(std::string(step.kind == TranscriptStep::Kind::kTool ? "tool" : "assistant")),
+                 V(std::string(step.kind == TranscriptStep::Kind::kTool      ? "tool"
+                               : step.kind == TranscriptStep::Kind::kContext ? "context"
+                                                                             : "assistant")),
                  V(step.text), V(step.tool), V(step.arguments), V(step.result),
                  V(int64_t{step.is_error})});
       }

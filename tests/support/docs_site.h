@@ -60,6 +60,21 @@ class DocsSiteTest : public ::testing::Test {
   std::unique_ptr<git::Workspace> work_;
 };
 
+// A 1 KiB mkdocs.yml whose nav stands for 10^10 entries through YAML aliases.
+inline std::string MkDocsAliasBomb() {
+  std::string yaml = "site_name: Bomb\nx0: &a0 [";
+  for (int i = 0; i < 10; ++i) yaml += std::string(i ? ", " : "") + "{p: index.md}";
+  yaml += "]\n";
+  for (int level = 1; level < 10; ++level) {
+    yaml += "x" + std::to_string(level) + ": &a" + std::to_string(level) + " [";
+    for (int i = 0; i < 10; ++i) {
+      yaml += std::string(i ? ", " : "") + "{g: *a" + std::to_string(level - 1) + "}";
+    }
+    yaml += "]\n";
+  }
+  return yaml + "nav:\n  - All: *a9\n";
+}
+
 // The navigation as "group | page | path | title" rows, easy to compare.
 inline std::vector<std::string> Rows(const docs::SiteMap& map) {
   std::vector<std::string> rows;

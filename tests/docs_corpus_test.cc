@@ -1,0 +1,157 @@
+// The corpus of tests/data/sites/: sites shaped like large published ones, with
+// the old problems real sites carry. For each: appending to pages, and adding a
+// page with its navigation entry, report no problem at all; each breakage in the
+// site's manifest reports exactly its problems, with file and line.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "docs/docs.h"
+#include "support/docs_site.h"
+
+namespace docwright::docs {
+namespace {
+
+using nlohmann::json;
+using testing::Files;
+using testing::Rows;
+
+const std::string kSites = std::string(DOCWRIGHT_SITES);
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+Files SiteFiles(const std::string& name) {
+  Files files;
+  std::filesystem::path root = kSites + "/" + name;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    if (!entry.is_regular_file()) continue;
+    files[std::filesystem::relative(entry.path(), root).generic_string()] = ReadFile(entry.path());
+  }
+  return files;
+}
+
+int LineOf(const std::string& text, const std::string& needle) {
+  size_t at = text.find(needle);
+  if (at == std::string::npos) return -1;
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
+}
+
+class DocsCorpusTest : public testing::DocsSiteTest,
+                       public ::testing::WithParamInterface<std::string> {
+ protected:
+  void SetUp() override {
+    manifest_ = json::parse(ReadFile(kSites + "/" + GetParam() + ".json"));
+    Open(SiteFiles(GetParam()));
+  }
+
+  // A fresh workspace over the site's commit.
+  std::unique_ptr<git::Workspace> Fresh() { return std::make_unique<git::Workspace>(*snapshot_); }
+
+  // An expected problem with its placeholders filled from the edited files:
+  // LINE(path,text) is the line `text` is first on, NAV(page) the line of the
+  // navigation file that names `page`.
+  std::string Expand(const std::string& expected, const git::Workspace& work) {
+    std::string out = expected;
+    for (const char* kind : {"LINE(", "NAV("}) {
+      size_t at = out.find(kind);
+      if (at == std::string::npos) continue;
+      size_t close = out.find("):", at);
+      std::string inside = out.substr(at + std::strlen(kind), close - at - std::strlen(kind));
+      std::string file, needle;
+      if (std::string(kind) == "LINE(") {
+        file = inside.substr(0, inside.find(','));
+        needle = inside.substr(inside.find(',') + 1);
+      } else {
+        file = out.substr(0, out.find(':'));
+        needle = inside;
+      }
+      int line = LineOf(work.Read(file)->text, needle);
+      out.replace(at, close + 1 - at, std::to_string(line));
+    }
+    return out;
+  }
+
+  json manifest_;
+};
+
+TEST_P(DocsCorpusTest, TheSiteIsReadWhole) {
+  SiteMap map = BuildSiteMap(*work_);
+  EXPECT_GT(map.pages.size(), 200u);
+  EXPECT_GT(map.navigation.size(), 100u);
+  EXPECT_FALSE(map.pages_truncated);
+}
+
+TEST_P(DocsCorpusTest, AppendingToPagesReportsNothing) {
+  for (const auto& path : manifest_["append"]) {
+    std::string text = work_->Read(path)->text;
+    ASSERT_TRUE(work_->Write(path, text + "\nOne more sentence for the readers.\n").ok()) << path;
+  }
+  CheckReport report = CheckChanges(*work_);
+  EXPECT_EQ(Rows(report), std::vector<std::string>{});
+}
+
+TEST_P(DocsCorpusTest, AddingAPageWithItsNavigationEntryReportsNothing) {
+  const json& add = manifest_["add"];
+  ASSERT_TRUE(work_->Write(add["path"], add["content"]).ok());
+  if (add["nav_file"].is_string()) {
+    std::string nav = work_->Read(add["nav_file"])->text;
+    std::string after = add["nav_after"];
+    size_t at = nav.find(after);
+    ASSERT_NE(at, std::string::npos) << after;
+    nav.insert(at + after.size(), add["nav_insert"].get<std::string>());
+    ASSERT_TRUE(work_->Write(add["nav_file"], nav).ok());
+  }
+  EXPECT_EQ(Rows(CheckChanges(*work_)), std::vector<std::string>{});
+}
+
+TEST_P(DocsCorpusTest, EachBreakageReportsExactlyItsProblems) {
+  for (const json& breakage : manifest_["break"]) {
+    SCOPED_TRACE(breakage.dump());
+    std::unique_ptr<git::Workspace> work = Fresh();
+    if (breakage.contains("delete")) {
+      ASSERT_TRUE(work->Delete(breakage["delete"]).ok());
+    } else {
+      const json& edit = breakage["edit"];
+      std::string text = work->Read(edit["path"])->text;
+      std::string find = edit["find"];
+      size_t at = text.find(find);
+      ASSERT_NE(at, std::string::npos) << find;
+      text.replace(at, find.size(), edit["replace"].get<std::string>());
+      ASSERT_TRUE(work->Write(edit["path"], text).ok());
+    }
+    std::vector<std::string> got = Rows(CheckChanges(*work));
+    std::vector<std::string> want;
+    for (const auto& e : breakage["expect"]) want.push_back(Expand(e, *work));
+    // "PARSER" at the end stands for the parser's own words.
+    for (size_t i = 0; i < want.size() && i < got.size(); ++i) {
+      if (want[i].ends_with("PARSER") &&
+          got[i].starts_with(want[i].substr(0, want[i].size() - 6))) {
+        want[i] = got[i];
+      }
+    }
+    EXPECT_EQ(got, want);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sites, DocsCorpusTest,
+                         ::testing::Values("mintlify-large", "docusaurus-versioned",
+                                           "mkdocs-material"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace docwright::docs
