@@ -74,6 +74,8 @@ TEST(WritePolicyTest, CiHookAndGitFilesAreRefusedInAnyDisguise) {
            "package.json", "website/package.json", "yarn.lock", ".npmrc", "Makefile",
            "requirements.txt", "requirements-docs.txt", "pyproject.toml", "docs/CODEOWNERS",
            ".lfsconfig", ".readthedocs.yaml", "amplify.yml", "docs/ci/action.yml",
+           // the repository's instructions to agents, which steer every later turn
+           "AGENTS.md", ".mintlify/AGENTS.md", "CLAUDE.md", ".cursorrules", "docs/agents.md",
        }) {
     Status s = mintlify.Check(path);
     EXPECT_FALSE(s.ok()) << path;
@@ -85,7 +87,7 @@ TEST(WritePolicyTest, TheDefaultIsTheSitesFilesAndMarkdownPages) {
   // A Mintlify site at the root: the whole repository, less dot-folders it does
   // not use.
   WritePolicy mintlify(Site(docs::Framework::kMintlify, "docs.json", ""), {});
-  for (std::string path : {"docs.json", "guides/install.mdx", "images/logo.png", ".mintlify/AGENTS.md",
+  for (std::string path : {"docs.json", "guides/install.mdx", "images/logo.png", ".mintlify/assets/x.png",
                            "snippets/note.mdx", ".gitignore"}) {
     EXPECT_TRUE(mintlify.Check(path).ok()) << path << ": " << mintlify.Check(path).message();
     EXPECT_FALSE(mintlify.OutsideSite(path)) << path;

@@ -32,6 +32,9 @@ constexpr std::string_view kProtectedNames[] = {
     "pipfile.lock", "poetry.lock", "gemfile", "gemfile.lock", "go.mod", "cargo.toml",
     // hooks
     "lefthook.yml", "lefthook.yaml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml",
+    // instructions to agents (agent/instructions.h): a turn steered by text in the
+    // repository must not rewrite what steers every later turn
+    "agents.md", "claude.md", ".cursorrules",
 };
 
 // Code a docs build or a CI job may run, by extension: refused by default except

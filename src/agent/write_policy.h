@@ -10,7 +10,8 @@
 //    package managers and builds (package.json and lockfiles, .npmrc, Makefile,
 //    requirements.txt, pyproject.toml, ...), hooks (.husky, .githooks,
 //    .pre-commit-config.yaml), .gitmodules, .gitattributes, .lfsconfig,
-//    CODEOWNERS; in any case and in every disguise a file system could read as
+//    CODEOWNERS, the repository's instructions to agents (AGENTS.md, CLAUDE.md,
+//    .cursorrules); in any case and in every disguise a file system could read as
 //    them (git::ComparableName, NTFS short names);
 //  - no code a build may run (.js, .ts, .py, .sh, ...), except the site's own
 //    configuration files (docusaurus.config.js and its sidebars);

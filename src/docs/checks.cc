@@ -103,7 +103,8 @@ LinkStatus ResolveLink(const CheckContext& ctx, const std::string& from,
   std::vector<std::string> bases = {dir};
   std::string stem = Lower(StripExtension(Basename(from)));
   if ((stem == "index" || stem == "readme") && !dir.empty()) bases.push_back(Dirname(dir));
-  if (site.module->PagesAreFolders(site) && Extension(target).empty()) {
+  if (site.module->PagesAreFolders(site)) {
+    // A route-style link, or a URL-relative one in raw HTML (<img src="../x.png">).
     bases.push_back(Join(dir, StripExtension(Basename(from))));
   }
   bool inside = false;
@@ -148,6 +149,7 @@ void CheckLinks(const CheckContext& ctx, const std::string& path, const Page& pa
     if (ctx.budget.spent()) return;
     std::string shown = CleanLine(link.destination, kMaxMessageDetail);
     if (link.kind == PageLink::Kind::kImport) {
+      if (!ctx.budget.Spend(8)) return;
       std::optional<bool> ok = ImportResolves(ctx, path, link.destination);
       if (!ok || *ok) continue;
       if (before) {
@@ -170,6 +172,9 @@ void CheckLinks(const CheckContext& ctx, const std::string& path, const Page& pa
                   " no longer resolves: these changes delete or move what it pointed at; "
                   "update the link or remove it");
     } else if (status == LinkStatus::kOutside) {
+      // On a code host, "../../issues" from the root's README is the host's own
+      // page: only a site knows its bounds.
+      if (ctx.site.map.framework == Framework::kMarkdown) continue;
       out.Add(path, link.line, what + " points outside the repository");
     } else {
       out.Add(path, link.line,
@@ -184,8 +189,7 @@ void CheckFrontmatter(const std::string& path, const Frontmatter& fm, Problems& 
     out.Add(path, line, "frontmatter is not valid YAML: " + error->message);
     return;
   }
-  std::optional<YAML::Node> node = ParseYaml(fm.yaml);
-  if (node && node->IsDefined() && !node->IsNull() && !node->IsMap()) {
+  if (!YamlRootIsMap(fm.yaml)) {
     out.Add(path, fm.yaml_line, "frontmatter must be YAML `key: value` lines");
   }
 }
@@ -239,13 +243,16 @@ std::string JsonErrorDetail(const std::string& what) {
 }
 
 void CheckJson(const std::string& path, std::string_view text, bool strict, Problems& out) {
+  // Only whether it parses: nlohmann::json (keys in a tree), not the ordered kind,
+  // whose inserts are linear in the object's size.
+  using PlainJson = nlohmann::json;
   try {
-    Json parsed = Json::parse(text);
+    PlainJson parsed = PlainJson::parse(text);
     (void)parsed;
-  } catch (const Json::parse_error& e) {
+  } catch (const PlainJson::parse_error& e) {
     if (!strict) {
       // tsconfig.json and editor settings are JSON with comments.
-      Json relaxed = Json::parse(text, nullptr, false, /*ignore_comments=*/true);
+      PlainJson relaxed = PlainJson::parse(text, nullptr, false, /*ignore_comments=*/true);
       if (!relaxed.is_discarded()) return;
     }
     size_t offset = e.byte == 0 ? 0 : e.byte - 1;
@@ -302,8 +309,11 @@ void CheckFiles(const CheckContext& ctx, const std::vector<std::string>& paths, 
   if (site.nav_known && !site.nav_file.empty()) {
     for (const RawEntry& entry : site.entries) {
       if (!entry.path.empty()) continue;
-      out.Add(site.nav_file, NavLine(site.nav_text, entry.page),
-              site.module->MissingPageMessage(site, entry.page));
+      // Each lookup reads the navigation file: paid for, so that many missing
+      // entries in a large file cost a note, not minutes.
+      int line = ctx.budget.Spend(site.nav_text.size() / 64 + 1) ? NavLine(site.nav_text, entry.page)
+                                                                   : 0;
+      out.Add(site.nav_file, line, Shorten(site.module->MissingPageMessage(site, entry.page)));
     }
   }
 }
@@ -359,15 +369,21 @@ void CheckGroupTitles(const CheckContext& ctx, const Changes& changed, Problems&
 }
 
 // The problem's identity across the base and the edits: its file and its
-// message with numbers blurred (a message may name a line that moved).
+// message, with the line numbers a message names blurred (they move when lines
+// are added above).
 std::string KeyOf(const Problem& p) {
   std::string key = p.path + '\n';
-  bool digits = false;
-  for (char c : p.message) {
-    bool digit = std::isdigit(static_cast<unsigned char>(c)) != 0;
-    if (digit && digits) continue;
-    key += digit ? '#' : c;
-    digits = digit;
+  const std::string& m = p.message;
+  for (size_t i = 0; i < m.size();) {
+    if (m.compare(i, 5, "line ") == 0) {
+      key += "line ";
+      i += 5;
+      size_t digits = i;
+      while (i < m.size() && std::isdigit(static_cast<unsigned char>(m[i]))) ++i;
+      if (i > digits) key += '#';
+      continue;
+    }
+    key += m[i++];
   }
   return key;
 }
@@ -376,7 +392,10 @@ std::string KeyOf(const Problem& p) {
 // have. Files are read once.
 class TouchedLines {
  public:
-  TouchedLines(const git::Workspace& now, const git::Snapshot& base) : now_(now), was_(base) {}
+  // `sources`: the path a moved file had in the base.
+  TouchedLines(const git::Workspace& now, const git::Snapshot& base,
+               const std::map<std::string, std::string>& sources)
+      : now_(now), was_(base), sources_(sources) {}
 
   bool Touched(const Problem& p) {
     if (p.line <= 0) return false;
@@ -397,40 +416,83 @@ class TouchedLines {
     if (!fresh) return e;
     e.now_text = ReadText(now_, path).value_or("");
     git::Workspace was(was_);
-    e.old_text = ReadText(was, path).value_or("");
+    auto source = sources_.find(path);
+    e.old_text = ReadText(was, source == sources_.end() ? path : source->second).value_or("");
     for (size_t pos = 0; pos < e.now_text.size();) e.lines.push_back(LineFrom(e.now_text, pos, &pos));
     for (size_t pos = 0; pos < e.old_text.size();) e.old_lines.insert(LineFrom(e.old_text, pos, &pos));
     return e;
   }
   const git::Workspace& now_;
   const git::Snapshot& was_;
+  const std::map<std::string, std::string>& sources_;
   std::unordered_map<std::string, Entry> entries_;
 };
 
 }  // namespace
 
 CheckReport CheckChanges(const git::Workspace& files, const Limits& limits) {
-  Budget budget(limits);
   Changes changes = files.Changes();
-  SiteLoad load{files, changes, limits.max_files, budget};
-  Site site = LoadSite(load);
-  site.module->PrepareChecks(load, site);
-  CheckContext ctx{files, changes, site, budget};
-
-  // The site as it was, checked the same way for the same files.
-  git::Workspace was(files.base());
-  Changes none;
-  SiteLoad was_load{was, none, limits.max_files, budget};
-  Site before_site = LoadSite(was_load);
-  before_site.module->PrepareChecks(was_load, before_site);
-  CheckContext before{was, none, before_site, budget};
-
+  // Where each moved file came from: its problems there are not new.
+  std::map<std::string, std::string> sources;
+  {
+    std::map<std::string, std::string> deleted_blobs;  // blob -> path
+    for (const auto& [path, change] : changes) {
+      if (change.kind == git::Change::Kind::kDelete && deleted_blobs.size() < kMaxCheckedFiles) {
+        deleted_blobs.emplace(files.base().BlobIdAt(path), path);
+      }
+    }
+    for (const auto& [path, change] : changes) {
+      if (change.kind != git::Change::Kind::kCopy) continue;
+      auto from = deleted_blobs.find(change.blob);
+      if (from != deleted_blobs.end()) sources.emplace(path, from->second);
+    }
+    // A file moved and then edited is a new file: its source is the one deleted
+    // file of the same name, when there is exactly one.
+    std::map<std::string_view, std::vector<std::string_view>> deleted_by_name;
+    for (const auto& [blob, path] : deleted_blobs) deleted_by_name[Basename(path)].push_back(path);
+    for (const auto& [path, change] : changes) {
+      if (change.kind == git::Change::Kind::kDelete || sources.count(path) ||
+          files.base().IsFile(path)) {
+        continue;
+      }
+      auto same = deleted_by_name.find(Basename(path));
+      if (same != deleted_by_name.end() && same->second.size() == 1) {
+        sources.emplace(path, std::string(same->second.front()));
+      }
+    }
+  }
   std::vector<std::string> written, existed;
   for (const auto& [path, change] : changes) {
     if (change.kind == git::Change::Kind::kDelete) continue;
     written.push_back(path);
     if (files.base().IsFile(path)) existed.push_back(path);
+    if (auto from = sources.find(path); from != sources.end()) existed.push_back(from->second);
   }
+
+  // The site as it was, checked the same way for the same files, first and on a
+  // budget of its own: a base check cut short must not make old problems new.
+  Budget base_budget(limits);
+  git::Workspace was(files.base());
+  Changes none;
+  SiteLoad was_load{was, none, limits.max_files, base_budget};
+  Site before_site = LoadSite(was_load);
+  before_site.module->PrepareChecks(was_load, before_site);
+  CheckContext before{was, none, before_site, base_budget};
+  Problems then, then_notes;
+  CheckFiles(before, existed, then, then_notes);
+  CheckGroupTitles(before, changes, then_notes);
+  // A moved file's old problems are known by its new path.
+  for (Problem& p : then.list()) {
+    for (const auto& [to, from] : sources) {
+      if (p.path == from) p.path = to;
+    }
+  }
+
+  Budget budget(limits);
+  SiteLoad load{files, changes, limits.max_files, budget};
+  Site site = LoadSite(load);
+  site.module->PrepareChecks(load, site);
+  CheckContext ctx{files, changes, site, budget};
   Problems now, now_notes;
   CheckFiles(ctx, written, now, now_notes);
   CheckLinksToRemovedFiles(ctx, before, now);
@@ -445,14 +507,13 @@ CheckReport CheckChanges(const git::Workspace& files, const Limits& limits) {
     }
   }
 
-  Problems then, then_notes;
-  CheckFiles(before, existed, then, then_notes);
-  CheckGroupTitles(before, changes, then_notes);
-
   // What was there before, on a line the edits did not write, is the site's.
+  // When the base could not be checked to its end, nothing on an untouched line
+  // is sent for repair: a false alarm costs more than a note.
+  const bool base_whole = !base_budget.spent();
   CheckReport report;
   Problems problems, notes;
-  TouchedLines touched(files, files.base());
+  TouchedLines touched(files, files.base(), sources);
   auto old_keys = [](Problems& list) {
     std::unordered_map<std::string, int> keys;
     for (const Problem& p : list.list()) ++keys[KeyOf(p)];
@@ -461,8 +522,10 @@ CheckReport CheckChanges(const git::Workspace& files, const Limits& limits) {
   auto problem_keys = old_keys(then);
   for (Problem& p : now.list()) {
     auto it = problem_keys.find(KeyOf(p));
-    if (it != problem_keys.end() && it->second > 0 && !touched.Touched(p)) {
-      --it->second;
+    bool was_there = it != problem_keys.end() && it->second > 0;
+    bool untouched_in_old_file = p.line > 0 && files.base().IsFile(p.path) && !touched.Touched(p);
+    if ((was_there || (!base_whole && untouched_in_old_file)) && !touched.Touched(p)) {
+      if (was_there) --it->second;
       p.message = "already before these changes: " + p.message;
       notes.Add(std::move(p));
     } else {
@@ -478,11 +541,12 @@ CheckReport CheckChanges(const git::Workspace& files, const Limits& limits) {
     }
     notes.Add(std::move(p));
   }
-  for (const Site* s : {&site}) {
-    for (const std::string& n : s->notes) notes.Add("", 0, n);
-  }
-  if (budget.spent() && !budget.cancelled()) {
-    notes.Add("", 0, "the checks stopped early: " + budget.Reason());
+  for (const std::string& n : site.notes) notes.Add("", 0, n);
+  for (const Budget* b : {&base_budget, &budget}) {
+    if (b->spent() && !b->cancelled()) {
+      notes.Add("", 0, "the checks stopped early: " + b->Reason());
+      break;
+    }
   }
   report.problems = problems.Take(limits.max_problems);
   report.notes = notes.Take(limits.max_notes);

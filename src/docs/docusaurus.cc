@@ -68,7 +68,7 @@ class SidebarWalk {
     if (!root.is_object()) return;
     bool named = root.size() > 1;  // several sidebars: each is a section
     for (const auto& sidebar : root.items()) {
-      groups_.push_back(named ? sidebar.key() : "");
+      groups_.push_back(named ? Name(sidebar.key()) : "");
       Items(sidebar.value(), 0);
       groups_.pop_back();
     }
@@ -90,7 +90,7 @@ class SidebarWalk {
   void Shorthand(const Json& object, int depth) {
     for (const auto& category : object.items()) {
       if (!category.value().is_array() && !category.value().is_object()) continue;
-      groups_.push_back(category.key());
+      groups_.push_back(Name(category.key()));
       Items(category.value(), depth + 1);
       groups_.pop_back();
     }
@@ -107,7 +107,7 @@ class SidebarWalk {
     if (type == "doc" || type == "ref" || (type.empty() && !Str(item, "id").empty())) {
       Doc(Str(item, "id"));
     } else if (type == "category" || (type.empty() && item.contains("items"))) {
-      groups_.push_back(Str(item, "label"));
+      groups_.push_back(Name(Str(item, "label")));
       auto link = item.find("link");
       if (link != item.end() && Str(*link, "type") == "doc") Doc(Str(*link, "id"));
       if (auto items = item.find("items"); items != item.end()) Items(*items, depth + 1);
@@ -127,7 +127,7 @@ class SidebarWalk {
   void Doc(const std::string& id) {
     if (id.empty()) return;
     explicit_docs_ = true;
-    site_.entries.push_back(RawEntry{JoinGroups(groups_), id, ""});
+    site_.entries.push_back(RawEntry{JoinGroups(groups_), Name(id), ""});
   }
 
   Site& site_;
@@ -209,7 +209,7 @@ class Docusaurus final : public FrameworkModule {
       site.nav_text = std::move(*text);
       load.budget.Spend(site.nav_text.size() / 64);
       if (site.nav_file.ends_with(".json")) {
-        Json parsed = Json::parse(site.nav_text, nullptr, /*allow_exceptions=*/false);
+        Json parsed = ParseJson(site.nav_text);
         if (!parsed.is_discarded()) sidebars = std::move(parsed);
       } else {
         sidebars = ReadJsObject(site.nav_text);
@@ -246,11 +246,20 @@ class Docusaurus final : public FrameworkModule {
     return false;
   }
 
+  // A doc by its id; a folder by its index doc (index.md, README.md, or a doc
+  // named like the folder: guide/guide.md), whose URL is the folder's.
   bool ResolvesName(const CheckContext& ctx, const std::string& path) const override {
     const DocusaurusDetails* details = DetailsOf(ctx.site);
     if (!details || !IsUnder(path, ctx.site.map.content_root)) return false;
     std::string id = RelativeTo(path, ctx.site.map.content_root);
-    return details->doc_ids.count(id) || details->doc_ids.count(StripNumberPrefixes(id));
+    std::string last(Basename(id));
+    for (const std::string& candidate :
+         {id, id + "/index", id + "/README", id + "/readme", id + "/" + last}) {
+      if (details->doc_ids.count(candidate) || details->doc_ids.count(StripNumberPrefixes(candidate))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   bool ResolvesRoute(const CheckContext& ctx, const std::string& route) const override {
@@ -264,6 +273,8 @@ class Docusaurus final : public FrameworkModule {
     if (base.empty() || route.starts_with(base + "/") || route == base) {
       std::string rest = base.empty() ? route : route.substr(std::min(route.size(), base.size() + 1));
       if (ResolvesAt(ctx, Join(site.map.content_root, rest))) return true;
+      // Categories with a generated index page are served at category/<slug>.
+      if (rest.starts_with("category/")) return true;
       size_t slash = rest.find('/');
       std::string version = rest.substr(0, slash);
       std::string inside = slash == std::string::npos ? "" : rest.substr(slash + 1);
@@ -287,11 +298,8 @@ class Docusaurus final : public FrameworkModule {
         return true;
       }
     }
-    if ((route == "blog" || route.starts_with("blog/")) &&
-        DirExists(ctx.files, ctx.changes, Join(site.site_root, "blog"))) {
-      return true;
-    }
-    return ResolvesAt(ctx, Join(site.site_root, route));
+    return (route == "blog" || route.starts_with("blog/")) &&
+           DirExists(ctx.files, ctx.changes, Join(site.site_root, "blog"));
   }
 
   bool PagesAreFolders(const Site& site) const override { return true; }
@@ -363,7 +371,7 @@ class Docusaurus final : public FrameworkModule {
     }
     if (std::optional<std::string> text =
             ReadText(load.files, Join(site.site_root, "versions.json"))) {
-      Json versions = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
+      Json versions = ParseJson(*text);
       if (versions.is_array()) {
         for (const Json& v : versions) {
           if (v.is_string() && details.versions.size() < kMaxVersions) {

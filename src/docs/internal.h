@@ -49,6 +49,15 @@ constexpr size_t kMaxCheckedBytes = 64u << 20;
 constexpr size_t kMaxCollectedProblems = 10000;
 constexpr size_t kMaxLinksPerPage = 5000;
 constexpr size_t kMaxYamlDocuments = 10000;
+// YAML parsed into a tree (mkdocs.yml, frontmatter read for titles and ids): real
+// ones are a few KiB; larger ones are read by events only, or not at all.
+constexpr size_t kMaxYamlTreeBytes = 256 * 1024;
+// Names kept from configurations (group labels, page names): what a person
+// writes is short, and each entry keeps its own copy.
+constexpr size_t kMaxNameBytes = 256;
+// Keys kept of one JSON or JS object (docs.json, sidebars): inserting into an
+// ordered object is linear in its size.
+constexpr size_t kMaxObjectKeys = 10000;
 // Configuration files are data written by people: deeper nesting is an attack or
 // an accident, and recursion must stay bounded either way.
 constexpr int kMaxDepth = 64;
@@ -85,6 +94,11 @@ int LineOfOffset(std::string_view text, size_t offset);  // 1-based
 std::string CleanLine(std::string_view s, size_t max_bytes);
 std::string Shorten(std::string_view message);  // CleanLine to kMaxMessageDetail
 bool DirExists(const git::Workspace& files, const Changes& changes, const std::string& dir);
+// `name` cut to kMaxNameBytes (at a character).
+std::string Name(std::string_view name);
+// JSON parsed with at most kMaxObjectKeys keys kept per object (the rest are
+// dropped), so that no object makes the parse quadratic; discarded if invalid.
+Json ParseJson(std::string_view text);
 // The text of a file; nullopt when it cannot be read (absent, binary, too large).
 std::optional<std::string> ReadText(const git::Workspace& files, const std::string& path);
 
@@ -179,6 +193,9 @@ struct YamlError {
 // Why `text` is not YAML (a stream of at most `max_documents` documents), or
 // nullopt if it is. Reads events only: linear whatever the aliases.
 std::optional<YamlError> FindYamlError(std::string_view text, size_t max_documents);
+// Whether the first document of `text` is a mapping, or empty (frontmatter must
+// be `key: value` lines). Reads events, builds no tree.
+bool YamlRootIsMap(std::string_view text);
 // The value of a top-level `title: ...` line when it is a plain or simply quoted
 // scalar, read without the parser; nullopt when the line needs the parser.
 std::optional<std::string> SimpleTitle(std::string_view yaml);
@@ -284,6 +301,7 @@ const FrameworkModule& MkDocsModule();
 const FrameworkModule& PlainMarkdownModule();
 const FrameworkModule& ModuleFor(Framework framework);
 
+// The groups joined by " > ", at most 4 * kMaxNameBytes.
 std::string JoinGroups(const std::vector<std::string>& groups);
 std::vector<std::string> SplitGroups(std::string_view group);
 

@@ -122,6 +122,7 @@ class JsLiteralReader {
     const Token& t = tokens_[pos_];
     if (t.kind == Kind::kPunct && t.text == "{") return Object(depth);
     if (t.kind == Kind::kPunct && t.text == "[") return Array(depth);
+    if (t.kind == Kind::kPunct && t.text == "(") return Parenthesised(depth);
     if (t.kind == Kind::kString) {
       ++pos_;
       return t.literal ? Json(t.text) : Json(nullptr);
@@ -132,6 +133,29 @@ class JsLiteralReader {
     }
     SkipExpression();
     return nullptr;
+  }
+
+  // "({...})", as Docusaurus's template writes its options (with a type comment
+  // before). "(a, b) => ..." is a function: null.
+  Json Parenthesised(int depth) {
+    ++pos_;  // '('
+    Json inner = Value(depth + 1);
+    for (int open = 0; pos_ < tokens_.size(); ++pos_) {  // the rest, up to its ')'
+      const Token& t = tokens_[pos_];
+      if (t.kind != Kind::kPunct) continue;
+      if (t.text == "(" || t.text == "[" || t.text == "{") {
+        ++open;
+      } else if (t.text == ")" || t.text == "]" || t.text == "}") {
+        if (open == 0) break;
+        --open;
+      }
+    }
+    if (At(")")) ++pos_;
+    if (At("=") && IsPunct(pos_ + 1, ">")) {
+      SkipExpression();
+      return nullptr;
+    }
+    return inner;
   }
 
   Json Object(int depth) {
@@ -161,7 +185,8 @@ class JsLiteralReader {
       if (At(":")) {
         ++pos_;
         Json value = Value(depth + 1);
-        object[key] = std::move(value);
+        // Inserting into an ordered object is linear in its size.
+        if (object.size() < kMaxObjectKeys) object[key] = std::move(value);
       }
       if (!At(",") && !At("}")) SkipRest("}");  // a method, or `value as const`
     }

@@ -147,7 +147,7 @@ void BlankBetween(const std::string& text, std::string_view open, std::string_vi
 void AttributeLinks(std::string_view tag, size_t offset, const LineIndex& lines, int first_line,
                     std::vector<PageLink>& out) {
   for (std::string_view attribute : {"href=", "src="}) {
-    for (size_t i = tag.find(attribute); i != std::string_view::npos;
+    for (size_t i = tag.find(attribute); i != std::string_view::npos && out.size() < kMaxLinksPerPage;
          i = tag.find(attribute, i + 1)) {
       if (i == 0 || !std::isspace(static_cast<unsigned char>(tag[i - 1]))) continue;
       size_t q = i + attribute.size();
@@ -256,6 +256,7 @@ void ReadTags(std::string_view prose, const LineIndex& lines, int first_line,
     AttributeLinks(prose.substr(start, i - start), start, lines, first_line, page.links);
     Blank(markdown, start, i);
     if (closing) {
+      if (!budget.Spend(open.size())) return;
       auto match =
           std::find_if(open.rbegin(), open.rend(), [&](const Open& o) { return o.name == name; });
       if (match == open.rend()) {
@@ -316,7 +317,7 @@ std::string PrepareMdx(std::string_view body, int first_line, Page& page, Budget
       // MDX's import/export blocks are JavaScript, and run to a blank line.
       if (line.starts_with("import ")) {
         std::string source = ImportSource(line);
-        if (!source.empty()) {
+        if (!source.empty() && page.links.size() < kMaxLinksPerPage) {
           page.links.push_back(PageLink{std::move(source), first_line - 1 + lines.LineOf(start),
                                         PageLink::Kind::kImport});
         }
@@ -344,12 +345,21 @@ std::string PrepareMdx(std::string_view body, int first_line, Page& page, Budget
   return dedented;
 }
 
-// Opening brackets beyond kMaxOpenBrackets in one paragraph become spaces.
-void LimitBrackets(std::string& text) {
+// Guards against cmark-gfm 0.29's quadratic inputs, none of which real text has,
+// by making them plain text:
+//  - opening brackets beyond kMaxOpenBrackets in one paragraph (its bracket
+//    matching walks back over every unclosed opener each time a link closes,
+//    CVE-2023-22486); brackets inside code spans are not brackets to cmark and
+//    are not counted;
+//  - "<?" and "<![CDATA[" with no end after them (each would scan to the end of
+//    the text looking for "?>" or "]]>").
+void DefuseQuadraticInputs(std::string& text) {
+  std::string code(text);
+  BlankCodeSpans(code);  // same offsets; code spans are blanks
   int open = 0;
   bool line_blank = true;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
+  for (size_t i = 0; i < code.size(); ++i) {
+    char c = code[i];
     if (c == '\n') {
       if (line_blank) open = 0;  // a paragraph never spans a blank line
       line_blank = true;
@@ -368,6 +378,15 @@ void LimitBrackets(std::string& text) {
       --open;
     }
   }
+  for (auto [opener, closer] : {std::pair<std::string_view, std::string_view>{"<?", "?>"},
+                                {"<![CDATA[", "]]>"}}) {
+    size_t last_end = text.rfind(closer);
+    size_t from = last_end == std::string::npos ? 0 : last_end + closer.size();
+    for (size_t at = text.find(opener, from); at != std::string::npos;
+         at = text.find(opener, at + 1)) {
+      text[at] = ' ';
+    }
+  }
 }
 
 struct CmarkNodeDeleter {
@@ -379,6 +398,10 @@ struct CmarkIterDeleter {
 
 // Whether `line` closes a code block opened by `length` times `marker`.
 bool ClosesFence(std::string_view line, char marker, int length) {
+  // Inside a block quote or list the line carries the container's marks.
+  while (!line.empty() && (line.front() == ' ' || line.front() == '\t' || line.front() == '>')) {
+    line.remove_prefix(1);
+  }
   std::optional<Fence> fence = FenceOf(line);
   return fence && fence->marker == marker && fence->length >= static_cast<size_t>(length) &&
          fence->bare;
@@ -388,8 +411,10 @@ bool ClosesFence(std::string_view line, char marker, int length) {
 // line `first_line` of the file.
 void ReadMarkdown(const std::string& text, int first_line, bool mdx, Page& page, Budget& budget) {
   if (!budget.Spend(text.size() / 64 + 1)) return;
+  // SOURCEPOS: without it cmark-gfm does not count the line breaks inside code
+  // spans, raw HTML and link titles, and the links after them get wrong lines.
   std::unique_ptr<cmark_node, CmarkNodeDeleter> doc(
-      cmark_parse_document(text.data(), text.size(), CMARK_OPT_FOOTNOTES));
+      cmark_parse_document(text.data(), text.size(), CMARK_OPT_FOOTNOTES | CMARK_OPT_SOURCEPOS));
   if (!doc) return;
   std::vector<size_t> line_starts = {0};
   for (size_t i = 0; i < text.size(); ++i) {
@@ -523,7 +548,7 @@ Page ReadPage(std::string_view text, bool mdx, Budget& budget) {
   std::string_view body = text.substr(fm.body);
   int first_line = fm.present ? fm.body_line : 1;
   std::string markdown = mdx ? PrepareMdx(body, first_line, page, budget) : std::string(body);
-  LimitBrackets(markdown);
+  DefuseQuadraticInputs(markdown);
   ReadMarkdown(markdown, first_line, mdx, page, budget);
   std::stable_sort(page.links.begin(), page.links.end(),
                    [](const PageLink& a, const PageLink& b) { return a.line < b.line; });

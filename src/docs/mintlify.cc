@@ -57,7 +57,7 @@ void ResolveRefs(const SiteLoad& load, Json& node, const std::string& dir, int d
       std::optional<std::string> text = ReadText(load.files, *path);
       if (!text) return;
       load.budget.Spend(text->size() / 64);
-      Json parsed = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
+      Json parsed = ParseJson(*text);
       if (parsed.is_discarded()) return;
       node = std::move(parsed);
       ResolveRefs(load, node, Dirname(*path), depth + 1, reads);
@@ -74,7 +74,7 @@ void Walk(const Json& node, std::vector<std::string>& groups, bool in_pages, int
   if (depth > kMaxDepth || out.size() >= kMaxNavEntries || !budget.Spend()) return;
   auto add = [&](const std::string& page) {
     if (page.empty() || page.find("://") != std::string::npos || IsOperation(page)) return;
-    out.push_back(RawEntry{JoinGroups(groups), page, ""});
+    out.push_back(RawEntry{JoinGroups(groups), Name(page), ""});
   };
   if (node.is_string()) {
     if (in_pages) add(node.get<std::string>());
@@ -91,7 +91,7 @@ void Walk(const Json& node, std::vector<std::string>& groups, bool in_pages, int
     label = Str(node, key);
     if (!label.empty()) break;
   }
-  groups.push_back(label);
+  groups.push_back(Name(label));
   add(Str(node, "root"));
   for (const auto& item : node.items()) {
     if (item.value().is_array() || item.value().is_object()) {
@@ -135,7 +135,7 @@ class Mintlify final : public FrameworkModule {
     if (!text) return;
     site.nav_text = std::move(*text);
     load.budget.Spend(site.nav_text.size() / 64);
-    Json config = Json::parse(site.nav_text, nullptr, /*allow_exceptions=*/false);
+    Json config = ParseJson(site.nav_text);
     if (config.is_discarded() || !config.is_object()) return;
     size_t reads = 0;
     ResolveRefs(load, config, site.site_root, 0, &reads);

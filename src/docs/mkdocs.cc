@@ -22,20 +22,29 @@ std::string PageName(const Site& site, const std::string& path) {
   return RelativeTo(path, site.map.content_root);
 }
 
+// Patterns of one of these lists are few and short; more are not read.
+constexpr size_t kMaxPatterns = 100;
+constexpr size_t kMaxPatternBytes = 256;
+
 // Patterns, one per line, of a YAML block scalar (exclude_docs: |).
 std::vector<std::string> Patterns(const YAML::Node& config, const char* key) {
   std::vector<std::string> out;
   std::string text = YamlString(config, key);
-  for (size_t pos = 0; pos < text.size();) {
+  for (size_t pos = 0; pos < text.size() && out.size() < kMaxPatterns;) {
     std::string_view line = Trim(LineFrom(text, pos, &pos));
-    if (!line.empty() && !line.starts_with("#")) out.emplace_back(line);
+    if (!line.empty() && !line.starts_with("#") && line.size() <= kMaxPatternBytes) {
+      out.emplace_back(line);
+    }
   }
   return out;
 }
 
-bool MatchesAny(const std::vector<std::string>& patterns, std::string_view rel) {
+// Each match costs the pattern's length times the path's: paid from `budget`
+// (false once it is spent).
+bool MatchesAny(const std::vector<std::string>& patterns, std::string_view rel, Budget& budget) {
   bool matched = false;
   for (const std::string& p : patterns) {  // gitignore: the last match decides
+    if (!budget.Spend(1 + p.size() * rel.size() / 64)) return false;
     if (GitignoreMatches(p, rel)) matched = !p.starts_with("!");
   }
   return matched;
@@ -57,11 +66,11 @@ class NavWalk {
         for (YAML::const_iterator kv = item.begin(); kv != item.end(); ++kv) {
           if (!Visit()) return false;
           const YAML::Node value = kv->second;
-          std::string label = kv->first.IsScalar() ? kv->first.Scalar() : "";
+          std::string label = kv->first.IsScalar() ? Name(kv->first.Scalar()) : "";
           if (value.IsScalar()) {
             Add(value.Scalar(), label);
           } else if (value.IsSequence()) {
-            groups_.push_back(label);
+            groups_.push_back(Name(label));
             bool finished = Walk(value, depth + 1);
             groups_.pop_back();
             if (!finished) return false;
@@ -77,20 +86,24 @@ class NavWalk {
 
   void Add(const std::string& page, const std::string& label) {
     if (page.find("://") != std::string::npos || page.starts_with("mailto:")) return;
+    if (page.size() > 4 * kMaxNameBytes) {  // no file has such a name: not worth a copy
+      site_.entries.push_back(RawEntry{JoinGroups(groups_), Name(page), ""});
+      return;
+    }
     std::optional<std::string> path = Normalize(Join(site_.map.content_root, page));
     if (path && !path->empty() && load_.files.IsFile(*path)) {
-      site_.entries.push_back(RawEntry{JoinGroups(groups_), page, *path});
+      site_.entries.push_back(RawEntry{JoinGroups(groups_), Name(page), *path});
       return;
     }
     // A folder stands for its pages (written "user-guide/", or without the slash).
     if (path && (page.ends_with("/") || DirExists(load_.files, load_.changes, *path))) {
       size_t before = site_.entries.size();
       std::vector<std::string> groups = groups_;
-      groups.push_back(label);
+      groups.push_back(Name(label));
       AddFolderEntries(site_, *path, JoinGroups(groups), PageName, load_.budget, site_.entries);
       if (site_.entries.size() > before) return;
     }
-    site_.entries.push_back(RawEntry{JoinGroups(groups_), page, ""});
+    site_.entries.push_back(RawEntry{JoinGroups(groups_), Name(page), ""});
   }
 
   const SiteLoad& load_;
@@ -129,7 +142,7 @@ class MkDocs final : public FrameworkModule {
     site.map.pages = WalkPages(load, site.map.content_root, &site.map.pages_truncated);
     if (!excluded.empty()) {
       std::erase_if(site.map.pages, [&](const std::string& path) {
-        return MatchesAny(excluded, RelativeTo(path, site.map.content_root));
+        return MatchesAny(excluded, RelativeTo(path, site.map.content_root), load.budget);
       });
     }
     if (!config) {
@@ -173,7 +186,10 @@ class MkDocs final : public FrameworkModule {
   bool NeedsNavigation(const Site& site, const std::string& path) const override {
     if (!FrameworkModule::NeedsNavigation(site, path)) return false;
     const auto* details = dynamic_cast<const MkDocsDetails*>(site.details.get());
-    return !details || !MatchesAny(details->not_in_nav, RelativeTo(path, site.map.content_root));
+    if (!details || details->not_in_nav.empty()) return true;
+    Limits limits;
+    Budget budget(limits);  // a few patterns against one new page
+    return !MatchesAny(details->not_in_nav, RelativeTo(path, site.map.content_root), budget);
   }
 
   std::string MissingPageMessage(const Site& site, const std::string& page) const override {

@@ -159,6 +159,27 @@ bool DirExists(const git::Workspace& files, const Changes& changes, const std::s
   return false;
 }
 
+std::string Name(std::string_view name) { return std::string(CutUtf8(name, kMaxNameBytes)); }
+
+Json ParseJson(std::string_view text) {
+  std::vector<size_t> keys;  // per open object, innermost last
+  Json::parser_callback_t keep = [&keys](int, Json::parse_event_t event, Json&) {
+    switch (event) {
+      case Json::parse_event_t::object_start:
+        keys.push_back(0);
+        return true;
+      case Json::parse_event_t::object_end:
+        if (!keys.empty()) keys.pop_back();
+        return true;
+      case Json::parse_event_t::key:
+        return keys.empty() || ++keys.back() <= kMaxObjectKeys;
+      default:
+        return true;
+    }
+  };
+  return Json::parse(text, keep, /*allow_exceptions=*/false);
+}
+
 std::optional<std::string> ReadText(const git::Workspace& files, const std::string& path) {
   auto content = files.Read(path);
   if (!content.ok() || content->binary) return std::nullopt;

@@ -91,7 +91,8 @@ std::string JoinGroups(const std::vector<std::string>& groups) {
   for (const std::string& g : groups) {
     if (g.empty()) continue;
     if (!out.empty()) out += kGroupSeparator;
-    out += g;
+    out += std::string_view(g).substr(0, kMaxNameBytes);
+    if (out.size() > 4 * kMaxNameBytes) return Name(out);  // deeper nesting is not shown
   }
   return out;
 }
@@ -157,6 +158,7 @@ void AddFolderEntries(const Site& site, const std::string& dir, const std::strin
     if (out.size() >= kMaxNavEntries) return;
     std::string group = group_prefix;
     for (std::string_view folder : item.folders) {
+      if (group.size() > 4 * kMaxNameBytes) break;
       if (!group.empty()) group += kGroupSeparator;
       group += folder;
     }

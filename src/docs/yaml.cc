@@ -29,9 +29,54 @@ class YamlDocumentStarts final : public YAML::EventHandler {
   YAML::Mark start = YAML::Mark::null_mark();
 };
 
+// Remembers the kind of the first node of the first document.
+class FirstNode final : public YAML::EventHandler {
+ public:
+  enum class Kind { kNone, kNull, kScalar, kSequence, kMap };
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override { Saw(Kind::kNull); }
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override { Saw(Kind::kScalar); }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    Saw(Kind::kScalar);
+  }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    Saw(Kind::kSequence);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    Saw(Kind::kMap);
+  }
+  void OnMapEnd() override {}
+
+  Kind kind = Kind::kNone;
+
+ private:
+  void Saw(Kind k) {
+    if (kind == Kind::kNone) kind = k;
+  }
+};
+
 }  // namespace
 
+bool YamlRootIsMap(std::string_view text) {
+  std::istringstream in{std::string(text)};
+  try {
+    YAML::Parser parser(in);
+    FirstNode first;
+    parser.HandleNextDocument(first);
+    return first.kind != FirstNode::Kind::kScalar && first.kind != FirstNode::Kind::kSequence;
+  } catch (const YAML::Exception&) {
+    return true;  // not YAML at all: FindYamlError says so
+  }
+}
+
 std::optional<YAML::Node> ParseYaml(std::string_view yaml) {
+  // A tree costs a few hundred bytes a node, and a node can be two bytes.
+  if (yaml.size() > kMaxYamlTreeBytes) return std::nullopt;
   try {
     return YAML::Load(std::string(yaml));
   } catch (const YAML::Exception&) {

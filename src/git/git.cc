@@ -237,6 +237,13 @@ std::optional<EntryKind> Snapshot::KindAt(const std::string& path) const {
   return KindOf(git_tree_entry_filemode(e->get()));
 }
 
+std::string Snapshot::BlobIdAt(const std::string& path) const {
+  auto p = CheckPath(path);
+  if (!p.ok()) return "";
+  auto file = impl_->FileAt(*p);
+  return file.ok() ? Hex(file->first) : "";
+}
+
 bool Snapshot::IsFile(const std::string& path) const {
   auto p = CheckPath(path);
   if (!p.ok()) return false;

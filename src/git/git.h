@@ -116,6 +116,9 @@ class Snapshot {
   // Every file path under `dir` (recursively), sorted; at most `limit`.
   Result<std::vector<std::string>> Walk(const std::string& dir, size_t limit) const;
   bool IsFile(const std::string& path) const;
+  // The id of the file's blob (hex), "" if `path` is not a file: a moved file's
+  // Change::blob names the blob it was moved from.
+  std::string BlobIdAt(const std::string& path) const;
   // What is at `path` in this tree, if anything.
   std::optional<EntryKind> KindAt(const std::string& path) const;
 
