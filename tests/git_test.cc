@@ -695,6 +695,10 @@ TEST(GitKnownHosts, MatchesNamesPortsHashesAndRevocations) {
                                      b64,
                                  "git.example", 22, blob));
   EXPECT_FALSE(KnownHostsAccepts("@cert-authority * ssh-ed25519 " + b64, "git.example", 22, blob));
+  // A star in a pattern is a wildcard even where the name holds a star.
+  EXPECT_FALSE(KnownHostsAccepts("*h ssh-ed25519 " + b64 + "\n@revoked * ssh-ed25519 " + b64, "*h",
+                                 22, blob));
+  EXPECT_TRUE(KnownHostsAccepts("a*c ssh-ed25519 " + b64, "a*xc", 22, blob));
   // ssh-keygen -H: HMAC-SHA1 of the name, keyed by a random salt.
   std::string hashed = testing::Sh("printf 'git.example ssh-ed25519 " + b64 +
                                    "\\n' > " + std::string("/tmp/dw_kh_$$") +

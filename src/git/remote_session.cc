@@ -33,10 +33,10 @@ std::optional<std::string> Base64Decode(std::string_view in) {
 bool WildcardMatch(std::string_view pattern, std::string_view text) {
   size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
   while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
-      ++p, ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
+    if (p < pattern.size() && pattern[p] == '*') {
       star = p++, resume = t;
+    } else if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p, ++t;
     } else if (star != std::string_view::npos) {
       p = star + 1, t = ++resume;
     } else {
