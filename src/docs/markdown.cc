@@ -548,6 +548,13 @@ Page ReadPage(std::string_view text, bool mdx, Budget& budget) {
   std::string_view body = text.substr(fm.body);
   int first_line = fm.present ? fm.body_line : 1;
   std::string markdown = mdx ? PrepareMdx(body, first_line, page, budget) : std::string(body);
+  // cmark-gfm ends a line at a lone CR too; the checks number lines by LF, as
+  // the agent's file tools do, so a lone CR is a space here.
+  for (size_t i = 0; i < markdown.size(); ++i) {
+    if (markdown[i] == '\r' && (i + 1 == markdown.size() || markdown[i + 1] != '\n')) {
+      markdown[i] = ' ';
+    }
+  }
   DefuseQuadraticInputs(markdown);
   ReadMarkdown(markdown, first_line, mdx, page, budget);
   std::stable_sort(page.links.begin(), page.links.end(),
