@@ -254,6 +254,23 @@ import {Card} from 'some-package'
             }));
 }
 
+TEST_F(DocsEngineTest, LinesAreNumberedByLineFeedsAsTheAgentReadsThem) {
+  // An old editor's lone carriage return ends a line for cmark-gfm, not for
+  // the agent's file tools: the problems name the lines the agent sees.
+  git::Workspace& work = Open({
+      {"docs.json", R"({"navigation": {"groups": [{"group": "G", "pages": ["index", "page"]}]}})"},
+      {"index.mdx", Page("Home", "Hi.\n")},
+      {"page.md", "# Page\n"},
+  });
+  ASSERT_TRUE(work.Write("page.md", "# Page\n\nOne.\rTwo.\rThree.\n\nSee [nope](./nope).\n\n```js\nx\n")
+                  .ok());
+  EXPECT_EQ(Rows(CheckChanges(work)),
+            (std::vector<std::string>{
+                "page.md:5: link ./nope does not resolve to a page or file",
+                "page.md:7: code block opened here is never closed: add a closing ``` line",
+            }));
+}
+
 TEST_F(DocsEngineTest, StyleRemarksAreNotesNeverProblems) {
   git::Workspace& work = Open({
       {"docs.json", R"({"navigation": {"groups": [{"group": "G", "pages": ["a", "b", "c"]}]}})"},
@@ -345,6 +362,33 @@ TEST_F(DocsEngineTest, AReadmeMayLinkToItsCodeHostsPages) {
   git::Workspace& plain = Open({{"README.md", "# Tool\n"}});
   ASSERT_TRUE(plain.Write("README.md", "# Tool\n\nReport bugs in [issues](../../issues).\n").ok());
   EXPECT_EQ(Rows(CheckChanges(plain)), std::vector<std::string>{});
+}
+
+TEST_F(DocsEngineTest, MintlifyRootPagesAndGeneratedApiPages) {
+  git::Workspace& work = Open({
+      {"docs.json", R"json({"navigation": {"groups": [
+  {"group": "Authentication", "root": "auth/index", "pages": ["auth/tokens"]},
+  {"group": "API", "openapi": {"source": "openapi.json", "directory": "reference/api"},
+   "pages": ["GET /users", "POST /users"]}
+]}})json"},
+      {"openapi.json", "{}\n"},
+      {"auth/index.mdx", Page("Authentication", "Sign in.\n")},
+      {"auth/tokens.mdx", Page("Tokens", "Tokens.\n")},
+  });
+  // The group's label is what the sidebar shows for its root page: a title the
+  // turn makes differ from it is worth a note.
+  ASSERT_TRUE(work.Write("auth/index.mdx",
+                         Page("Overview", "Sign in.\n\nSee [the users API](/reference/api/users/get-users) "
+                                          "and [nothing](/reference/users).\n"))
+                  .ok());
+  CheckReport report = CheckChanges(work);
+  EXPECT_EQ(Rows(report), (std::vector<std::string>{
+                              "auth/index.mdx:7: link /reference/users does not resolve to a page or file",
+                          }))
+      << "pages generated from the OpenAPI spec are trusted, others are not";
+  EXPECT_EQ(Rows(report.notes),
+            (std::vector<std::string>{"auth/index.mdx:0: the page's title \"Overview\" differs "
+                                      "from its navigation label \"Authentication\""}));
 }
 
 // --- Hostile input ----------------------------------------------------------------

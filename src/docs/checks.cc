@@ -194,9 +194,18 @@ void CheckFrontmatter(const std::string& path, const Frontmatter& fm, Problems& 
   }
 }
 
-// Remarks on a page's style: never a reason to repair.
-void CheckStyle(const CheckContext& ctx, const std::string& path, const Page& page,
-                Problems& notes) {
+// Remarks on a page's style: never a reason to repair. `label`: what navigation
+// shows for the page, where the configuration says ("" if it does not).
+void CheckStyle(const CheckContext& ctx, const std::string& path, std::string_view text,
+                const Page& page, const std::string& label, Problems& notes) {
+  if (!label.empty()) {
+    std::string title = TitleOf(text, Extension(path) == ".mdx", ctx.budget);
+    if (!title.empty() && Lower(title) != Lower(CleanLine(label, kMaxTitleLength))) {
+      notes.Add(path, 0,
+                "the page's title \"" + title + "\" differs from its navigation label \"" +
+                    CleanLine(label, kMaxTitleLength) + "\"");
+    }
+  }
   if (page.empty && !ctx.site.module->IsPartial(ctx.site.site_root, ctx.site.map.content_root,
                                                 path)) {
     notes.Add(path, 0, "the page has no content");
@@ -217,7 +226,7 @@ void CheckStyle(const CheckContext& ctx, const std::string& path, const Page& pa
 }
 
 void CheckPage(const CheckContext& ctx, const std::string& path, std::string_view text,
-               Problems& out, Problems& notes) {
+               const std::string& label, Problems& out, Problems& notes) {
   Page page = ReadPage(text, Extension(path) == ".mdx", ctx.budget);
   for (LineProblem& p : page.syntax) out.Add(path, p.line, std::move(p.message));
   const Frontmatter& fm = page.frontmatter;
@@ -228,7 +237,7 @@ void CheckPage(const CheckContext& ctx, const std::string& path, std::string_vie
     notes.Add(path, 0,
               "only the first " + std::to_string(kMaxLinksPerPage) + " links were checked");
   }
-  CheckStyle(ctx, path, page, notes);
+  CheckStyle(ctx, path, text, page, label, notes);
 }
 
 // "syntax error while parsing ..." out of nlohmann's
@@ -283,6 +292,10 @@ int NavLine(std::string_view text, std::string_view page) {
 void CheckFiles(const CheckContext& ctx, const std::vector<std::string>& paths, Problems& out,
                 Problems& notes) {
   const Site& site = ctx.site;
+  std::map<std::string_view, std::string_view> labels;  // path -> navigation label
+  for (const RawEntry& entry : site.entries) {
+    if (!entry.label.empty() && !entry.path.empty()) labels.emplace(entry.path, entry.label);
+  }
   size_t checked = 0;
   size_t bytes = 0;
   for (const std::string& path : paths) {
@@ -296,7 +309,9 @@ void CheckFiles(const CheckContext& ctx, const std::vector<std::string>& paths, 
     if (!text) continue;  // absent, binary or too large: nothing a check can read
     bytes += text->size();
     if (page) {
-      CheckPage(ctx, path, *text, out, notes);
+      auto label = labels.find(path);
+      CheckPage(ctx, path, *text, label == labels.end() ? "" : std::string(label->second), out,
+                notes);
     } else if (json) {
       // The site's own configuration must be strict JSON; other files may be
       // JSON with comments.

@@ -216,6 +216,8 @@ struct RawEntry {
   std::string group;
   std::string page;
   std::string path;
+  std::string label;  // the label navigation shows for the page, where the
+                      // configuration gives one (a Mintlify group's root page)
 };
 
 // What a framework module keeps about a site besides the common parts.

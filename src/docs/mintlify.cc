@@ -4,6 +4,7 @@
 // resolve (the published site redirects them).
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "docs/internal.h"
 
@@ -14,6 +15,10 @@ constexpr size_t kMaxRefFiles = 64;
 
 struct MintlifyDetails : SiteDetails {
   std::vector<std::vector<std::string>> redirect_sources;  // split into segments
+  // Where pages generated from OpenAPI operations are served ("api-reference",
+  // or an `openapi` entry's `directory`): their URLs come from the spec's tags
+  // and summaries, which are not read here, so links under them are trusted.
+  std::set<std::string> generated_dirs;
 };
 
 // "GET /users": an OpenAPI operation, not a file.
@@ -70,18 +75,24 @@ void ResolveRefs(const SiteLoad& load, Json& node, const std::string& dir, int d
 }
 
 void Walk(const Json& node, std::vector<std::string>& groups, bool in_pages, int depth,
-          Budget& budget, std::vector<RawEntry>& out) {
+          Budget& budget, MintlifyDetails& details, std::vector<RawEntry>& out) {
   if (depth > kMaxDepth || out.size() >= kMaxNavEntries || !budget.Spend()) return;
-  auto add = [&](const std::string& page) {
-    if (page.empty() || page.find("://") != std::string::npos || IsOperation(page)) return;
-    out.push_back(RawEntry{JoinGroups(groups), Name(page), ""});
+  auto add = [&](const std::string& page, const std::string& label) {
+    if (page.empty() || page.find("://") != std::string::npos) return;
+    if (IsOperation(page)) {
+      details.generated_dirs.insert("api-reference");
+      return;
+    }
+    out.push_back(RawEntry{JoinGroups(groups), Name(page), "", Name(label)});
   };
   if (node.is_string()) {
-    if (in_pages) add(node.get<std::string>());
+    if (in_pages) add(node.get<std::string>(), "");
     return;
   }
   if (node.is_array()) {
-    for (const Json& element : node) Walk(element, groups, in_pages, depth + 1, budget, out);
+    for (const Json& element : node) {
+      Walk(element, groups, in_pages, depth + 1, budget, details, out);
+    }
     return;
   }
   if (!node.is_object()) return;
@@ -91,11 +102,17 @@ void Walk(const Json& node, std::vector<std::string>& groups, bool in_pages, int
     label = Str(node, key);
     if (!label.empty()) break;
   }
+  // An `openapi` spec of this part of the navigation: its pages are generated.
+  if (auto openapi = node.find("openapi"); openapi != node.end()) {
+    std::string directory = Str(*openapi, "directory");
+    std::optional<std::string> dir = Normalize(directory.empty() ? "api-reference" : directory);
+    if (dir && !dir->empty()) details.generated_dirs.insert(Lower(*dir));
+  }
   groups.push_back(Name(label));
-  add(Str(node, "root"));
+  add(Str(node, "root"), label);  // the group's label is its root page's label
   for (const auto& item : node.items()) {
     if (item.value().is_array() || item.value().is_object()) {
-      Walk(item.value(), groups, item.key() == "pages", depth + 1, budget, out);
+      Walk(item.value(), groups, item.key() == "pages", depth + 1, budget, details, out);
     }
   }
   groups.pop_back();
@@ -155,7 +172,7 @@ class Mintlify final : public FrameworkModule {
     if (nav == config.end()) return;
     std::vector<std::string> groups;
     // The older mint.json lists groups (or pages) straight under "navigation".
-    Walk(*nav, groups, nav->is_array(), 0, load.budget, site.entries);
+    Walk(*nav, groups, nav->is_array(), 0, load.budget, mine, site.entries);
     for (RawEntry& entry : site.entries) {
       if (!load.budget.Spend()) break;
       entry.path = ResolvePage(load.files, site.site_root, entry.page);
@@ -183,6 +200,11 @@ class Mintlify final : public FrameworkModule {
     const auto* details = dynamic_cast<const MintlifyDetails*>(ctx.site.details.get());
     if (!details) return false;
     std::vector<std::string> segments = RouteSegments(route);
+    std::string under;  // the route's folders, one by one: "a", "a/b", ...
+    for (size_t i = 0; i + 1 < segments.size(); ++i) {
+      under += (i ? "/" : "") + Lower(segments[i]);
+      if (details->generated_dirs.count(under)) return true;
+    }
     for (const auto& source : details->redirect_sources) {
       if (!ctx.budget.Spend()) return true;
       if (Matches(source, segments)) return true;
