@@ -75,9 +75,9 @@ class ForgeTest : public ::testing::TestWithParam<FakeForge::Kind> {
     p.id = "p1";
     p.repository = "https://forge.example/acme/docs.git";
     p.base_ref = "main";
-    p.forge = GetParam() == FakeForge::Kind::kGithub   ? docwright::Forge::kGithub
-              : GetParam() == FakeForge::Kind::kGitlab ? docwright::Forge::kGitlab
-                                                       : docwright::Forge::kGitea;
+    p.forge = GetParam() == FakeForge::Kind::kGithub   ? docwright::ForgeKind::kGithub
+              : GetParam() == FakeForge::Kind::kGitlab ? docwright::ForgeKind::kGitlab
+                                                       : docwright::ForgeKind::kGitea;
     p.forge_api_url = fake_.ApiUrl();
     p.forge_token = token;
     return p;
@@ -270,7 +270,7 @@ TEST(GiteaForge, FindsTheBranchsPullRequestBeyondTheFirstPage) {
   }
   Project p;
   p.repository = "https://gitea.example/acme/docs";
-  p.forge = docwright::Forge::kGitea;
+  p.forge = docwright::ForgeKind::kGitea;
   p.forge_api_url = fake.ApiUrl();
   p.forge_token = "tok";
   auto pr = (*MakeForge(p, ForgeContext{}))->Ensure(
@@ -324,7 +324,7 @@ TEST(GithubOpenApi, EveryRequestAndReplyConformsToGitHubsDescription) {
 
   Project p;
   p.repository = "https://github.com/acme/docs.git";
-  p.forge = docwright::Forge::kGithub;
+  p.forge = docwright::ForgeKind::kGithub;
   p.forge_api_url = listening[1].str();
   p.forge_token = "ghp_token";
   ForgeContext context;
@@ -384,12 +384,12 @@ TEST(GithubOpenApi, EveryRequestAndReplyConformsToGitHubsDescription) {
 TEST(HostedForges, NeedARepositoryUrlThatNamesTheRepository) {
   Project p;
   p.forge_token = "tok";
-  p.forge = docwright::Forge::kGithub;
+  p.forge = docwright::ForgeKind::kGithub;
   p.repository = "https://github.com/acme";
   EXPECT_EQ(MakeForge(p, ForgeContext{}).status().code(), Code::kInvalidArgument);
   p.repository = "/srv/docs.git";
   EXPECT_EQ(MakeForge(p, ForgeContext{}).status().code(), Code::kInvalidArgument);
-  p.forge = docwright::Forge::kGitlab;
+  p.forge = docwright::ForgeKind::kGitlab;
   p.repository = "https://gitlab.example/group/sub/docs.git";
   EXPECT_TRUE(MakeForge(p, ForgeContext{}).ok()) << "GitLab projects may sit in subgroups";
 }

@@ -34,7 +34,7 @@ class RepositoryTurnsTest : public ::testing::Test {
     p.org_id = org_.id;
     p.repository = git_server_.Url("acme/docs");
     p.base_ref = "main";
-    p.forge = Forge::kGitlab;
+    p.forge = ForgeKind::kGitlab;
     p.forge_api_url = forge_.ApiUrl();
     p.forge_token = "tok_secret";  // the git remote's and the forge's
     project_ = *store_->CreateProject(p);
@@ -53,7 +53,7 @@ class RepositoryTurnsTest : public ::testing::Test {
     m.job_id = job->id;
     m.seq = 1;
     m.prompt = prompt;
-    return TurnInput{*job, project_, m, {}, 1};
+    return TurnInput{.job = *job, .project = project_, .message = m};
   }
 
   std::string BranchHead(const std::string& branch) {
@@ -78,7 +78,7 @@ class RepositoryTurnsTest : public ::testing::Test {
 TEST_F(RepositoryTurnsTest, ATurnPushesItsBranchOverHttpAndOpensThePullRequest) {
   TurnInput in = Input("Fix the install step [title Fix the install step]");
   CancelToken cancel;
-  TurnResult r = turns_->RunTurn(in, cancel);
+  TurnOutcome r = turns_->RunTurn(in, cancel);
   ASSERT_TRUE(r.succeeded) << r.error.value_or("");
   EXPECT_EQ(r.pr_link, forge_.WebUrl(1));
   EXPECT_EQ(ShowFile(remote_, in.job.ref + ":notes/" + in.job.id + "-1.md"),
@@ -99,7 +99,7 @@ TEST_F(RepositoryTurnsTest, ARerunAfterThePushNeitherRepeatsTheEditNorOpensASeco
   // The forge is down when the branch has just been pushed: the turn ends with
   // the branch pushed and no pull request, as when the process dies in between.
   forge_.FailNext(2, LoopbackResponse{503, {}, "down"});
-  TurnResult first = turns_->RunTurn(in, cancel);
+  TurnOutcome first = turns_->RunTurn(in, cancel);
   ASSERT_FALSE(first.succeeded);
   EXPECT_NE(first.error->find("pushed the branch"), std::string::npos) << *first.error;
   EXPECT_EQ(first.error->find("tok_secret"), std::string::npos);
@@ -110,7 +110,7 @@ TEST_F(RepositoryTurnsTest, ARerunAfterThePushNeitherRepeatsTheEditNorOpensASeco
   // agent is not run again; the pull request opens.
   in.attempt = 2;
   int agent_runs = agent_.turns_started.load();
-  TurnResult second = turns_->RunTurn(in, cancel);
+  TurnOutcome second = turns_->RunTurn(in, cancel);
   ASSERT_TRUE(second.succeeded) << second.error.value_or("");
   EXPECT_EQ(second.pr_link, forge_.WebUrl(1));
   EXPECT_EQ(BranchHead(in.job.ref), pushed) << "no second commit";
@@ -122,7 +122,7 @@ TEST_F(RepositoryTurnsTest, ARerunAfterThePushNeitherRepeatsTheEditNorOpensASeco
 
   // And once more, as if the process died before recording the outcome.
   in.attempt = 3;
-  TurnResult third = turns_->RunTurn(in, cancel);
+  TurnOutcome third = turns_->RunTurn(in, cancel);
   ASSERT_TRUE(third.succeeded) << third.error.value_or("");
   EXPECT_EQ(third.pr_link, second.pr_link);
   EXPECT_EQ(forge_.Pulls().size(), 1u) << "no duplicate pull request";
@@ -134,7 +134,7 @@ TEST_F(RepositoryTurnsTest, ARerunAfterThePushNeitherRepeatsTheEditNorOpensASeco
   follow.message.prompt = "Also the environment variables [title Document the CLI]";
   follow.history = {in.message};
   follow.attempt = 1;
-  TurnResult fourth = turns_->RunTurn(follow, cancel);
+  TurnOutcome fourth = turns_->RunTurn(follow, cancel);
   ASSERT_TRUE(fourth.succeeded) << fourth.error.value_or("");
   EXPECT_EQ(fourth.pr_link, second.pr_link);
   EXPECT_EQ(Sh("git --git-dir=" + remote_ + " rev-parse " + follow.job.ref + "^"), pushed);
@@ -145,7 +145,7 @@ TEST_F(RepositoryTurnsTest, ARerunAfterThePushNeitherRepeatsTheEditNorOpensASeco
 TEST_F(RepositoryTurnsTest, ConcurrentTurnsOfOneProjectShareItsMirror) {
   std::vector<TurnInput> inputs;
   for (int i = 0; i < 4; ++i) inputs.push_back(Input("Page " + std::to_string(i)));
-  std::vector<TurnResult> results(inputs.size());
+  std::vector<TurnOutcome> results(inputs.size());
   std::vector<std::thread> threads;
   for (size_t i = 0; i < inputs.size(); ++i) {
     threads.emplace_back([&, i] {
@@ -178,7 +178,7 @@ TEST_F(RepositoryTurnsTest, AnSshRemoteWithADeployKeyAndTheLocalForge) {
   m.seq = 1;
   m.prompt = "Over SSH";
   CancelToken cancel;
-  TurnResult r = turns_->RunTurn(TurnInput{*job, *store_->GetProject(Scope{org_.id, p.id}), m, {}, 1},
+  TurnOutcome r = turns_->RunTurn(TurnInput{.job = *job, .project = *store_->GetProject(Scope{org_.id, p.id}), .message = m},
                                  cancel);
   ASSERT_TRUE(r.succeeded) << r.error.value_or("");
   EXPECT_EQ(ShowFile(remote_, job->ref + ":notes/" + job->id + "-1.md"), "Over SSH");
@@ -197,7 +197,7 @@ TEST_F(RepositoryTurnsTest, AWrongTokenFailsTheTurnWithoutShowingIt) {
   TurnInput in = Input("Edit");
   in.project = wrong;
   CancelToken cancel;
-  TurnResult r = turns_->RunTurn(in, cancel);
+  TurnOutcome r = turns_->RunTurn(in, cancel);
   ASSERT_FALSE(r.succeeded);
   EXPECT_NE(r.error->find("credentials"), std::string::npos) << *r.error;
   EXPECT_EQ(r.error->find("tok_wrong_one"), std::string::npos);
@@ -210,7 +210,7 @@ TEST_F(RepositoryTurnsTest, AnArchivedTurnPushesNothing) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     cancel.Cancel(CancelToken::Reason::kArchived);
   });
-  TurnResult r = turns_->RunTurn(in, cancel);
+  TurnOutcome r = turns_->RunTurn(in, cancel);
   archive.join();
   EXPECT_TRUE(r.interrupted);
   EXPECT_EQ(Sh("git --git-dir=" + remote_ + " branch --list 'docwright/*'"), "");

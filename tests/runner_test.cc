@@ -171,10 +171,10 @@ TEST_F(RunnerTest, AResultThatArrivesWithAShutdownIsStillRecorded) {
   // An agent that finishes its work although it was asked to stop.
   struct Stubborn : TurnHandler {
     std::atomic<bool> started{false};
-    TurnResult RunTurn(const TurnInput&, CancelToken& cancel) override {
+    TurnOutcome RunTurn(const TurnInput&, CancelToken& cancel) override {
       started = true;
       while (!cancel.cancelled()) std::this_thread::sleep_for(milliseconds(5));
-      return TurnResult{true, "http://pr/done", "finished anyway", {}};
+      return TurnOutcome{.succeeded = true, .pr_link = "http://pr/done", .summary = "finished anyway"};
     }
   } stubborn;
   auto runner = StartRunner(milliseconds(30000), &stubborn, 1);
@@ -195,7 +195,7 @@ struct Hanging : TurnHandler {
   std::condition_variable cv;
   bool released = false;
   std::atomic<int> hung{0}, returned{0};
-  TurnResult RunTurn(const TurnInput& input, CancelToken& cancel) override {
+  TurnOutcome RunTurn(const TurnInput& input, CancelToken& cancel) override {
     if (input.message.prompt.find("[hang]") == std::string::npos) {
       return scripted->RunTurn(input, cancel);
     }
@@ -203,7 +203,7 @@ struct Hanging : TurnHandler {
     std::unique_lock lock(mu);
     cv.wait(lock, [&] { return released; });
     ++returned;
-    return TurnResult{true, "http://pr/too-late", "too late", {}};
+    return TurnOutcome{.succeeded = true, .pr_link = "http://pr/too-late", .summary = "too late"};
   }
   void Release() {
     {

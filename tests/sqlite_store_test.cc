@@ -49,7 +49,7 @@ class StoreTest : public ::testing::Test {
     return *j;
   }
 
-  ClaimedTurn Claim(const std::string& worker, milliseconds lease = milliseconds(60000)) {
+  TurnInput Claim(const std::string& worker, milliseconds lease = milliseconds(60000)) {
     auto c = store_->ClaimTurn(worker, lease, kMaxTurnAttempts);
     EXPECT_TRUE(c.ok()) << c.status().message();
     EXPECT_TRUE(c->has_value());
@@ -172,23 +172,23 @@ TEST_F(StoreTest, ListJobsPagesNewestFirstAndFilters) {
 TEST_F(StoreTest, TurnsOfAJobRunInOrderOneAtATime) {
   Job j = Create(project_, "first");
   ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), j.id, "second").ok());
-  ClaimedTurn t1 = Claim("w1");
+  TurnInput t1 = Claim("w1");
   EXPECT_EQ(t1.message.prompt, "first");
   EXPECT_EQ(t1.attempt, 1);
   EXPECT_TRUE(t1.history.empty());
   EXPECT_EQ(t1.project.id, project_.id);
   EXPECT_TRUE(NothingToClaim()) << "the second turn must wait for the first";
 
-  auto done = store_->FinishTurn(t1.turn_id, "w1", TurnOutcome{true, "http://pr/1", "did one", {}});
+  auto done = store_->FinishTurn(t1.turn_id, "w1", TurnOutcome{.succeeded = true, .pr_link = "http://pr/1", .summary = "did one"});
   ASSERT_TRUE(done.ok());
   EXPECT_EQ(*done, LeaseState::kHeld);
   EXPECT_EQ(store_->GetJob(ScopeOf(project_), j.id)->status, JobStatus::kActive);
 
-  ClaimedTurn t2 = Claim("w2");
+  TurnInput t2 = Claim("w2");
   EXPECT_EQ(t2.message.prompt, "second");
   ASSERT_EQ(t2.history.size(), 1u);
   EXPECT_EQ(t2.history[0].summary, "did one");
-  ASSERT_TRUE(store_->FinishTurn(t2.turn_id, "w2", TurnOutcome{true, {}, "did two", {}}).ok());
+  ASSERT_TRUE(store_->FinishTurn(t2.turn_id, "w2", TurnOutcome{.succeeded = true, .summary = "did two"}).ok());
   Job after = *store_->GetJob(ScopeOf(project_), j.id);
   EXPECT_EQ(after.status, JobStatus::kCompleted);
   EXPECT_EQ(after.pr_link, "http://pr/1") << "a turn without a new PR keeps the job's PR";
@@ -198,8 +198,8 @@ TEST_F(StoreTest, TurnsOfAJobRunInOrderOneAtATime) {
 
 TEST_F(StoreTest, FailedTurnFailsJobAndFollowUpReactivatesIt) {
   Job j = Create(project_);
-  ClaimedTurn t = Claim("w");
-  ASSERT_TRUE(store_->FinishTurn(t.turn_id, "w", TurnOutcome{false, {}, {}, "model said no"}).ok());
+  TurnInput t = Claim("w");
+  ASSERT_TRUE(store_->FinishTurn(t.turn_id, "w", TurnOutcome{.succeeded = false, .error = "model said no"}).ok());
   Job failed = *store_->GetJob(ScopeOf(project_), j.id);
   EXPECT_EQ(failed.status, JobStatus::kFailed);
   EXPECT_EQ(failed.error, "model said no");
@@ -211,13 +211,13 @@ TEST_F(StoreTest, FailedTurnFailsJobAndFollowUpReactivatesIt) {
 
 TEST_F(StoreTest, ExpiredLeaseIsReclaimedAndTheOldWorkerLosesIt) {
   Job j = Create(project_);
-  ClaimedTurn t = Claim("crashed", milliseconds(1));
+  TurnInput t = Claim("crashed", milliseconds(1));
   std::this_thread::sleep_for(milliseconds(5));
-  ClaimedTurn again = Claim("rescuer");
+  TurnInput again = Claim("rescuer");
   EXPECT_EQ(again.turn_id, t.turn_id);
   EXPECT_EQ(again.attempt, 2);
   EXPECT_EQ(*store_->RenewLease(t.turn_id, "crashed", milliseconds(1000)), LeaseState::kLost);
-  EXPECT_EQ(*store_->FinishTurn(t.turn_id, "crashed", TurnOutcome{true}), LeaseState::kLost);
+  EXPECT_EQ(*store_->FinishTurn(t.turn_id, "crashed", TurnOutcome{.succeeded = true}), LeaseState::kLost);
   EXPECT_EQ(store_->GetJob(ScopeOf(project_), j.id)->status, JobStatus::kActive);
   EXPECT_EQ(*store_->RenewLease(t.turn_id, "rescuer", milliseconds(1000)), LeaseState::kHeld);
 }
@@ -237,9 +237,9 @@ TEST_F(StoreTest, TurnIsFailedAfterMaxAttempts) {
 
 TEST_F(StoreTest, ReleasedTurnIsClaimableAtOnceWithoutSpendingAnAttempt) {
   Create(project_);
-  ClaimedTurn t = Claim("stopping", milliseconds(60000));
+  TurnInput t = Claim("stopping", milliseconds(60000));
   ASSERT_TRUE(store_->ReleaseTurn(t.turn_id, "stopping").ok());
-  ClaimedTurn again = Claim("next");
+  TurnInput again = Claim("next");
   EXPECT_EQ(again.turn_id, t.turn_id);
   EXPECT_EQ(again.attempt, 1);
 }
@@ -247,13 +247,13 @@ TEST_F(StoreTest, ReleasedTurnIsClaimableAtOnceWithoutSpendingAnAttempt) {
 TEST_F(StoreTest, ArchiveCancelsTurnsAndRefusesFollowUps) {
   Job j = Create(project_);
   ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), j.id, "queued one").ok());
-  ClaimedTurn t = Claim("w");
+  TurnInput t = Claim("w");
   auto archived = store_->ArchiveJob(ScopeOf(project_), j.id);
   ASSERT_TRUE(archived.ok());
   EXPECT_EQ(archived->status, JobStatus::kArchived);
   ASSERT_TRUE(archived->archived_at);
   EXPECT_EQ(*store_->RenewLease(t.turn_id, "w", milliseconds(1000)), LeaseState::kCancelled);
-  EXPECT_EQ(*store_->FinishTurn(t.turn_id, "w", TurnOutcome{true, "http://pr"}),
+  EXPECT_EQ(*store_->FinishTurn(t.turn_id, "w", TurnOutcome{.succeeded = true, .pr_link = "http://pr"}),
             LeaseState::kCancelled);
   EXPECT_TRUE(NothingToClaim()) << "queued turns of an archived job never run";
   Job after = *store_->GetJob(ScopeOf(project_), j.id);
@@ -324,7 +324,7 @@ TEST_F(StoreTest, CacheSeesItsOwnWritesAtOnce) {
   EXPECT_EQ(cached->GetJob(ScopeOf(project_), j.id)->status, JobStatus::kActive);
   auto claimed = cached->ClaimTurn("w", milliseconds(60000), 3);
   ASSERT_TRUE(claimed.ok() && claimed->has_value());
-  ASSERT_TRUE(cached->FinishTurn((*claimed)->turn_id, "w", TurnOutcome{true, "http://pr"}).ok());
+  ASSERT_TRUE(cached->FinishTurn((*claimed)->turn_id, "w", TurnOutcome{.succeeded = true, .pr_link = "http://pr"}).ok());
   EXPECT_EQ(cached->GetJob(ScopeOf(project_), j.id)->status, JobStatus::kCompleted);
   ASSERT_TRUE(cached->AddMessage(ScopeOf(project_), j.id, "more").ok());
   EXPECT_EQ(cached->GetJob(ScopeOf(project_), j.id)->status, JobStatus::kActive);
@@ -419,7 +419,7 @@ TEST_F(StoreTest, ATurnIsGivenTheFirstAndTheLatestMessagesOnly) {
     ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), j.id, "message " + std::to_string(i)).ok());
     if (i < 40) RunQueued(*store_, j.id);
   }
-  ClaimedTurn t = Claim("w");
+  TurnInput t = Claim("w");
   EXPECT_EQ(t.message.seq, 40);
   ASSERT_EQ(t.history.size(), static_cast<size_t>(kMaxHistoryMessages) + 1);
   EXPECT_EQ(t.history.front().seq, 1);

@@ -12,20 +12,15 @@
 
 namespace docwright {
 
-struct AgentResult {
-  bool succeeded = false;
-  std::optional<std::string> summary;  // for the job and the pull request body
-  std::optional<std::string> title;    // for the pull request, if the agent has one
-  std::optional<std::string> error;    // when !succeeded: clear, and free of secrets
+// The turn's outcome as far as the agent takes it (never `pr_link`: the edits
+// are not pushed yet), and what the pull request needs from it besides.
+struct AgentResult : TurnOutcome {
+  std::optional<std::string> title;  // for the pull request, if the agent has one
   // Check problems left in the edits after the repair rounds, for the pull request.
   std::vector<std::string> problems;
   // What the checks noted without asking for repair (the site's older problems,
   // remarks on style), for the pull request.
   std::vector<std::string> notes;
-  std::vector<TranscriptStep> steps;   // what the model said and did, in order
-  TokenUsage usage;
-  // Stopped early because the turn was cancelled; the rest is meaningless.
-  bool interrupted = false;
 };
 
 class Agent {

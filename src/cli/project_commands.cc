@@ -140,7 +140,7 @@ void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& act
       if (p_rate < 1 || p_rate > 1000000) {
         return Fail(Status::InvalidArgument("--rate-limit must be from 1 to 1000000"));
       }
-      if (p.forge != Forge::kLocal && p_token.empty()) {
+      if (p.forge != ForgeKind::kLocal && p_token.empty()) {
         return Fail(Status::InvalidArgument("a " + p_forge + " project needs --forge-token"));
       }
       if (p_repo.rfind("http://", 0) == 0 || p_repo.rfind("https://", 0) == 0) {
@@ -176,7 +176,7 @@ void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& act
         p.ssh_key_path = p_ssh_key;
         p.ssh_known_hosts_path = p_known_hosts;
       }
-      if (p.forge != Forge::kLocal) {
+      if (p.forge != ForgeKind::kLocal) {
         auto usable = forge::MakeForge(p, forge::ForgeContext{});
         if (!usable.ok()) return Fail(usable.status());
       }

@@ -4,21 +4,21 @@
 
 namespace docwright {
 
-std::string_view ToString(Forge f) {
+std::string_view ToString(ForgeKind f) {
   switch (f) {
-    case Forge::kLocal: return "local";
-    case Forge::kGithub: return "github";
-    case Forge::kGitlab: return "gitlab";
-    case Forge::kGitea: return "gitea";
+    case ForgeKind::kLocal: return "local";
+    case ForgeKind::kGithub: return "github";
+    case ForgeKind::kGitlab: return "gitlab";
+    case ForgeKind::kGitea: return "gitea";
   }
   return "local";
 }
 
-std::optional<Forge> ParseForge(std::string_view s) {
-  if (s == "local") return Forge::kLocal;
-  if (s == "github") return Forge::kGithub;
-  if (s == "gitlab") return Forge::kGitlab;
-  if (s == "gitea" || s == "forgejo") return Forge::kGitea;
+std::optional<ForgeKind> ParseForge(std::string_view s) {
+  if (s == "local") return ForgeKind::kLocal;
+  if (s == "github") return ForgeKind::kGithub;
+  if (s == "gitlab") return ForgeKind::kGitlab;
+  if (s == "gitea" || s == "forgejo") return ForgeKind::kGitea;
   return std::nullopt;
 }
 

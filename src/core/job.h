@@ -49,16 +49,16 @@ struct ApiKey {
   std::optional<UnixMillis> revoked_at;
 };
 
-enum class Forge { kLocal, kGithub, kGitlab, kGitea };
-std::string_view ToString(Forge f);
-std::optional<Forge> ParseForge(std::string_view s);
+enum class ForgeKind { kLocal, kGithub, kGitlab, kGitea };
+std::string_view ToString(ForgeKind f);
+std::optional<ForgeKind> ParseForge(std::string_view s);
 
 struct Project {
   std::string id;
   std::string org_id;
   std::string repository;  // URL or path of the documentation repository
   std::string base_ref;    // branch pull requests target
-  Forge forge = Forge::kLocal;
+  ForgeKind forge = ForgeKind::kLocal;
   std::optional<std::string> forge_api_url;
   std::optional<std::string> forge_token;  // secret: never logged, never listed
   // SSH remotes: the private key file to log in with, and the known_hosts file
@@ -103,6 +103,18 @@ std::optional<TurnState> ParseTurnState(std::string_view s);
 inline bool IsFinished(TurnState s) {
   return s == TurnState::kSucceeded || s == TurnState::kFailed || s == TurnState::kCancelled;
 }
+
+// Tokens a model read and wrote: for one reply, one turn, or a whole job.
+struct TokenUsage {
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+
+  TokenUsage& operator+=(const TokenUsage& more) {
+    input_tokens += more.input_tokens;
+    output_tokens += more.output_tokens;
+    return *this;
+  }
+};
 
 // One prompt of a job and the outcome of the turn it created.
 struct Message {

@@ -1,5 +1,6 @@
-// What a turn is given: its job, project and prompt, and a way to be told to stop.
-// Shared by the runner, which hands turns out, and the agent, which carries them.
+// A turn: what it is given (its job, project and prompt), what it came to, and a
+// way to tell it to stop. Shared by the store, which hands turns out and records
+// them, the runner, and the agent, which carries them out.
 #pragma once
 
 #include <atomic>
@@ -7,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,11 +28,6 @@ struct TranscriptStep {
   std::string arguments;  // kTool: as the model sent them, bounded
   std::string result;     // kTool: what the model was told, bounded
   bool is_error = false;  // kTool: the call failed
-};
-
-struct TokenUsage {
-  int64_t input_tokens = 0;
-  int64_t output_tokens = 0;
 };
 
 // Tells a running turn to stop. The agent checks it between steps (and may sleep
@@ -69,12 +66,29 @@ class CancelToken {
   Reason reason_ = Reason::kNone;
 };
 
+// A turn as the store hands it out: a runner holds a lease on it.
 struct TurnInput {
+  int64_t turn_id = 0;  // the store's id of the turn, for its lease and outcome
+  int attempt = 1;      // >1 when re-run after a lost lease (a crash): start from scratch
   Job job;
   Project project;
-  Message message;               // the prompt to carry out now
-  std::vector<Message> history;  // earlier prompts of this job and their outcomes
-  int attempt = 1;               // >1 when re-run after a crash: start from scratch
+  Message message;  // the prompt to carry out now
+  // Earlier prompts of this job and their outcomes, in order: the first one and
+  // the latest kMaxHistoryMessages, however long the job is.
+  std::vector<Message> history;
+};
+
+// What a turn came to: what the handler returns and the store records.
+struct TurnOutcome {
+  bool succeeded = false;
+  std::optional<std::string> pr_link;  // the store keeps the earlier one when not set
+  std::optional<std::string> summary;
+  std::optional<std::string> error;   // set when !succeeded: clear, and free of secrets
+  std::vector<TranscriptStep> steps;  // replaces those of an earlier attempt
+  TokenUsage usage;
+  // Stopped early because the turn was cancelled: the rest is meaningless, and
+  // nothing is recorded (the runner decides by the cancel reason).
+  bool interrupted = false;
 };
 
 }  // namespace docwright

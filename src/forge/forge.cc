@@ -1,8 +1,8 @@
 #include "forge/forge.h"
 
+#include "core/local_pull_request.h"
 #include "forge/hosted.h"
 #include "git/git.h"
-#include "store/store.h"
 
 namespace docwright::forge {
 namespace {
@@ -35,7 +35,7 @@ class LocalForge final : public Forge {
     if (!diff.ok()) return diff.status();
     pr.diff = std::move(diff->patch);
     if (diff->truncated) pr.diff += "\n[the diff is cut here: it is longer than 1 MiB]\n";
-    auto stored = context_.store->UpsertPullRequest(pr);
+    auto stored = context_.pull_requests->UpsertPullRequest(pr);
     if (!stored.ok()) return stored.status();
     return PullRequest{LocalPullRequestUrl(context_.public_url, stored->id), stored->number};
   }
@@ -91,8 +91,10 @@ Result<RepositoryLocation> ParseRepositoryUrl(const std::string& url) {
 }
 
 Result<std::unique_ptr<Forge>> MakeForge(const Project& project, const ForgeContext& context) {
-  if (project.forge == docwright::Forge::kLocal) {
-    if (!context.store || !context.mirror) return Status::Internal("the local forge needs a store");
+  if (project.forge == docwright::ForgeKind::kLocal) {
+    if (!context.pull_requests || !context.mirror) {
+      return Status::Internal("the local forge needs its records and the mirror");
+    }
     return std::unique_ptr<Forge>(std::make_unique<LocalForge>(project.id, context));
   }
   return MakeHostedForge(project, context);

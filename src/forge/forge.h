@@ -14,7 +14,7 @@
 #include "core/status.h"
 
 namespace docwright {
-class Store;
+class LocalPullRequestRecords;
 namespace git {
 class Mirror;
 }
@@ -53,7 +53,7 @@ class Forge {
 
 // What a forge may need besides the project.
 struct ForgeContext {
-  Store* store = nullptr;              // local: where its pull requests live
+  LocalPullRequestRecords* pull_requests = nullptr;  // local: where its pull requests live
   git::Mirror* mirror = nullptr;       // local: the project's mirror, for diffs
   std::string public_url;              // local: where docwright's pages are served
   int max_attempts = 4;                // hosted: attempts per request

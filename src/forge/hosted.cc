@@ -236,7 +236,7 @@ Result<std::unique_ptr<Forge>> MakeHostedForge(const Project& project,
   if (!where.ok()) return where.status();
   std::string token = project.forge_token.value_or("");
   switch (project.forge) {
-    case docwright::Forge::kGithub: {
+    case docwright::ForgeKind::kGithub: {
       auto names = OwnerAndRepo(*where, "GitHub");
       if (!names.ok()) return names.status();
       std::string api = ApiBase(project, *where, "/api/v3");  // GitHub Enterprise
@@ -251,7 +251,7 @@ Result<std::unique_ptr<Forge>> MakeHostedForge(const Project& project,
       return std::unique_ptr<Forge>(std::make_unique<GithubForge>(
           names->first, names->second, std::make_unique<RestClient>("GitHub", api, std::move(headers), context)));
     }
-    case docwright::Forge::kGitlab: {
+    case docwright::ForgeKind::kGitlab: {
       if (where->path.find('/') == std::string::npos) {
         return Status::InvalidArgument("the repository URL must name GitLab's group/project, got \"" +
                                        where->path + "\"");
@@ -262,7 +262,7 @@ Result<std::unique_ptr<Forge>> MakeHostedForge(const Project& project,
           where->path, std::make_unique<RestClient>("GitLab", ApiBase(project, *where, "/api/v4"),
                                   std::move(headers), context)));
     }
-    case docwright::Forge::kGitea: {
+    case docwright::ForgeKind::kGitea: {
       auto names = OwnerAndRepo(*where, "Gitea");
       if (!names.ok()) return names.status();
       std::vector<std::pair<std::string, std::string>> headers{{"User-Agent", "docwright"}};
@@ -271,7 +271,7 @@ Result<std::unique_ptr<Forge>> MakeHostedForge(const Project& project,
           names->first, names->second,
           std::make_unique<RestClient>("Gitea", ApiBase(project, *where, "/api/v1"), std::move(headers), context)));
     }
-    case docwright::Forge::kLocal:
+    case docwright::ForgeKind::kLocal:
       break;
   }
   return Status::InvalidArgument("not a hosted forge");

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/job.h"
 #include "core/status.h"
 
 namespace docwright::llm {
@@ -38,11 +39,6 @@ struct ChatMessage {
   bool is_error = false;             // tool: the call failed
 };
 
-struct Usage {
-  int64_t input_tokens = 0;
-  int64_t output_tokens = 0;
-};
-
 struct ModelRequest {
   std::string model;
   std::string system;
@@ -54,7 +50,7 @@ struct ModelRequest {
 struct ModelReply {
   std::string text;                 // may be empty when it only calls tools
   std::vector<ToolCall> tool_calls;
-  Usage usage;
+  TokenUsage usage;
   std::string stop_reason;          // as the provider said it
 };
 

@@ -23,14 +23,14 @@ constexpr const char* kFallbackTitle = "Update the documentation";
 // How far back from a branch's head a re-run looks for its own commit.
 constexpr int kMaxCommitsToSearch = 50;
 
-TurnResult Failed(std::string error) {
-  TurnResult r;
+TurnOutcome Failed(std::string error) {
+  TurnOutcome r;
   r.error = std::move(error);
   return r;
 }
 
-TurnResult Interrupted() {
-  TurnResult r;
+TurnOutcome Interrupted() {
+  TurnOutcome r;
   r.interrupted = true;
   return r;
 }
@@ -208,7 +208,7 @@ Result<git::Mirror*> RepositoryTurns::MirrorFor(const Project& project) {
   // project's turns wait with it.
   git::Credentials credentials;
   credentials.token = project.forge_token;
-  if (project.forge == Forge::kGitlab) credentials.token_user = "oauth2";
+  if (project.forge == ForgeKind::kGitlab) credentials.token_user = "oauth2";
   credentials.ssh_key_path = project.ssh_key_path;
   credentials.ssh_known_hosts_path = project.ssh_known_hosts_path.value_or("");
   std::lock_guard open_lock(slot->mu);
@@ -224,7 +224,7 @@ Result<git::Mirror*> RepositoryTurns::MirrorFor(const Project& project) {
   return slot->mirror.get();
 }
 
-TurnResult RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel) {
+TurnOutcome RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel) {
   const Job& job = input.job;
   const Project& project = input.project;
   const std::string repository = RedactCredentials(project.repository);
@@ -259,10 +259,13 @@ TurnResult RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel)
     std::string start = branch_head ? *branch_head : *base_head;
     if (cancel.cancelled()) return Interrupted();
 
-    TurnResult done;
+    TurnOutcome done;
     done.succeeded = true;
-    forge::PullRequestSpec spec{job.ref, start, project.base_ref, base_head.value_or(""), "", "",
-                                job.draft};
+    forge::PullRequestSpec spec{.head = job.ref,
+                                .head_commit = start,
+                                .base = project.base_ref,
+                                .base_commit = base_head.value_or(""),
+                                .draft = job.draft};
 
     // A re-run of a turn whose commit was pushed already (the process stopped
     // before recording the outcome): the instruction is not carried out again.
@@ -288,11 +291,10 @@ TurnResult RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel)
       agent::WritePolicy policy(docs::BuildSiteMap(workspace, {.cancel = &cancel}),
                                 project.write_paths);
       AgentResult result = agent_.Run(input, workspace, cancel);
-      spent.input_tokens += result.usage.input_tokens;
-      spent.output_tokens += result.usage.output_tokens;
+      spent += result.usage;
       if (result.interrupted) return Interrupted();
       if (!result.succeeded) {
-        TurnResult failed = Failed(result.error.value_or("the agent failed"));
+        TurnOutcome failed = Failed(result.error.value_or("the agent failed"));
         failed.steps = std::move(result.steps);
         failed.usage = spent;
         return failed;
@@ -318,7 +320,7 @@ TurnResult RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel)
           list += (i ? ", " : "") + std::string(CutUtf8(refused[i], 200));
         }
         spdlog::warn("job {}: the agent changed paths it may not change: {}", job.id, list);
-        TurnResult failed = Failed("the turn changed files the project does not allow the agent "
+        TurnOutcome failed = Failed("the turn changed files the project does not allow the agent "
                                    "to change (" + list + "); nothing was pushed");
         failed.steps = std::move(done.steps);
         failed.usage = spent;
@@ -361,7 +363,7 @@ TurnResult RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel)
 
     if (cancel.cancelled()) return Interrupted();
     forge::ForgeContext context;
-    context.store = &store_;
+    context.pull_requests = &store_;
     context.mirror = &repo;
     context.public_url = options_.public_url;
     context.max_attempts = options_.forge_attempts;

@@ -44,7 +44,7 @@ class RepositoryTurns final : public TurnHandler {
   // pull request). A re-run of a turn whose commit is on the branch already
   // (found by its trailer) does not run the agent again: it opens or updates the
   // pull request only.
-  TurnResult RunTurn(const TurnInput& input, CancelToken& cancel) override;
+  TurnOutcome RunTurn(const TurnInput& input, CancelToken& cancel) override;
 
  private:
   Result<git::Mirror*> MirrorFor(const Project& project);

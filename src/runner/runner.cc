@@ -164,7 +164,7 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
     return stopping_;
   }
 
-  void RunTurn(Thread& self, const std::string& worker_id, ClaimedTurn turn) {
+  void RunTurn(Thread& self, const std::string& worker_id, TurnInput input) {
     auto cancel = std::make_shared<CancelToken>();
     uint64_t run_id;
     {
@@ -172,24 +172,27 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
       if (stopping_) cancel->Cancel(CancelToken::Reason::kShutdown);
       run_id = ++last_run_id_;
       auto now = Clock::now();
-      running_[run_id] =
-          Running{turn.turn_id, turn.job.id, worker_id, cancel, now, now, std::nullopt, &self};
+      running_[run_id] = Running{.turn_id = input.turn_id,
+                                 .job_id = input.job.id,
+                                 .worker_id = worker_id,
+                                 .cancel = cancel,
+                                 .renewed_at = now,
+                                 .started_at = now,
+                                 .thread = &self};
     }
-    spdlog::info("job {}: turn {} started (attempt {})", turn.job.id, turn.message.seq,
-                 turn.attempt);
+    spdlog::info("job {}: turn {} started (attempt {})", input.job.id, input.message.seq,
+                 input.attempt);
 
-    TurnInput input{std::move(turn.job), std::move(turn.project), std::move(turn.message),
-                    std::move(turn.history), turn.attempt};
-    TurnResult result;
+    TurnOutcome result;
     result.interrupted = true;  // unless the handler runs
     if (!cancel->cancelled()) {
       try {
         result = handler_.RunTurn(input, *cancel);
       } catch (const std::exception& e) {
         spdlog::error("job {}: the turn threw: {}", input.job.id, e.what());
-        result = TurnResult{false, {}, {}, "internal error while running the turn"};
+        result = TurnOutcome{.error = "internal error while running the turn"};
       } catch (...) {
-        result = TurnResult{false, {}, {}, "internal error while running the turn"};
+        result = TurnOutcome{.error = "internal error while running the turn"};
       }
     }
 
@@ -203,7 +206,7 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
     if (result.interrupted) {
       switch (cancel->reason()) {
         case CancelToken::Reason::kShutdown: {
-          Status s = store_.ReleaseTurn(turn.turn_id, worker_id);
+          Status s = store_.ReleaseTurn(input.turn_id, worker_id);
           if (!s.ok()) spdlog::warn("job {}: cannot release turn: {}", input.job.id, s.message());
           spdlog::info("job {}: turn {} handed back on shutdown", input.job.id, input.message.seq);
           return;
@@ -217,12 +220,12 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
                        input.message.seq);
           return;
         case CancelToken::Reason::kDeadline:
-          result = TurnResult{false, {}, {}, DeadlineError()};
+          result = TurnOutcome{.error = DeadlineError()};
           break;
         case CancelToken::Reason::kNone:
           // Interrupted without being asked to: a bug in the handler. Fail the turn
           // rather than leave it to be re-run.
-          result = TurnResult{false, {}, {}, "the turn stopped unexpectedly"};
+          result = TurnOutcome{.error = "the turn stopped unexpectedly"};
           break;
       }
     }
@@ -230,10 +233,8 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
     // The turn ran to its end: record it, even if a cancellation came meanwhile
     // (the store ignores it if the job was archived or the lease is gone).
     if (!result.succeeded && !result.error) result.error = "the turn failed";
-    TurnOutcome outcome{result.succeeded, result.pr_link, result.summary,
-                        result.succeeded ? std::nullopt : result.error, std::move(result.steps),
-                        result.usage};
-    Record(turn.turn_id, worker_id, input.job.id, input.message.seq, outcome);
+    if (result.succeeded) result.error.reset();
+    Record(input.turn_id, worker_id, input.job.id, input.message.seq, result);
   }
 
   std::string DeadlineError() const {
@@ -327,10 +328,7 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
       lock.unlock();
       for (const GivenUp& g : given_up) {
         if (!g.deadline) continue;  // archived, lost or shutting down: nothing to record
-        TurnOutcome failed;
-        failed.succeeded = false;
-        failed.error = DeadlineError();
-        Record(g.turn_id, g.worker_id, g.job_id, 0, failed);
+        Record(g.turn_id, g.worker_id, g.job_id, 0, TurnOutcome{.error = DeadlineError()});
       }
       for (auto& [run_id, running] : snapshot) {
         auto renew_started = Clock::now();

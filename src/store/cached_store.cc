@@ -116,7 +116,7 @@ class CachedStore final : public Store {
     jobs_.Erase(job_id);
     return r;
   }
-  Result<std::optional<ClaimedTurn>> ClaimTurn(const std::string& worker_id,
+  Result<std::optional<TurnInput>> ClaimTurn(const std::string& worker_id,
                                                std::chrono::milliseconds lease,
                                                int max_attempts) override {
     auto r = inner_->ClaimTurn(worker_id, lease, max_attempts);

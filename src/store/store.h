@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/job.h"
+#include "core/local_pull_request.h"
 #include "core/turn.h"
 #include "core/status.h"
 
@@ -57,69 +58,13 @@ struct MessagePage {
   std::optional<int> next_after_seq;  // set when more messages follow
 };
 
-// A turn a runner holds a lease on.
-struct ClaimedTurn {
-  int64_t turn_id = 0;
-  int attempt = 0;  // 1 for the first run, 2+ for re-runs after a lost lease
-  Job job;
-  Project project;
-  Message message;                // the prompt this turn carries out
-  // Earlier messages of the job, in order: the first one and the latest
-  // kMaxHistoryMessages, however long the job is.
-  std::vector<Message> history;
-};
-
-struct TurnOutcome {
-  bool succeeded = false;
-  std::optional<std::string> pr_link;  // kept from earlier turns when not set
-  std::optional<std::string> summary;
-  std::optional<std::string> error;    // set when !succeeded
-  std::vector<TranscriptStep> steps;   // replaces those of an earlier attempt
-  TokenUsage usage;
-};
-
-// A pull request of the embedded "local" forge: docwright stores and shows it.
-// One per (project, head branch). `id` is unguessable: it is the only secret of
-// the page that shows it (a browser link cannot carry an API key).
-struct LocalPullRequest {
-  std::string id;
-  std::string project_id;
-  int64_t number = 0;  // per project: 1, 2, ...
-  std::string head;    // the branch with the changes
-  std::string base;    // the branch it targets
-  std::string title;
-  std::string body;
-  std::string diff;    // unified diff of head against base, bounded by its writer
-  bool draft = false;
-  UnixMillis created_at = 0;
-  UnixMillis updated_at = 0;
-  // Set when its job was archived: the body and diff are gone, and the page says
-  // only that it was closed.
-  std::optional<UnixMillis> archived_at;
-};
-
-// Local pull request ids: 22 base62 characters (about 131 random bits).
-inline constexpr size_t kPullRequestIdLength = 22;
-inline bool LooksLikePullRequestId(std::string_view id) {
-  if (id.size() != kPullRequestIdLength) return false;
-  for (char c : id) {
-    bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-    if (!alnum) return false;
-  }
-  return true;
-}
-// Where the API serves a local pull request's page, under the public URL.
-inline std::string PullRequestPagePath(std::string_view id) {
-  return "/pulls/" + std::string(id);
-}
-
 enum class LeaseState {
   kHeld,      // renewed
   kLost,      // another worker holds it now, or the turn ended elsewhere
   kCancelled  // the job was archived: stop working on it
 };
 
-class Store {
+class Store : public LocalPullRequestRecords {
  public:
   virtual ~Store() = default;
 
@@ -181,12 +126,12 @@ class Store {
   // and the first unfinished turn of its job (so a job's turns run in order, one
   // at a time). A turn whose lease expired `max_attempts` times is failed instead,
   // with its job. nullopt when nothing is runnable.
-  virtual Result<std::optional<ClaimedTurn>> ClaimTurn(const std::string& worker_id,
+  virtual Result<std::optional<TurnInput>> ClaimTurn(const std::string& worker_id,
                                                        std::chrono::milliseconds lease,
                                                        int max_attempts) = 0;
   virtual Result<LeaseState> RenewLease(int64_t turn_id, const std::string& worker_id,
                                         std::chrono::milliseconds lease) = 0;
-  // Records the outcome and moves the job on (see StatusAfterTurn). Returns
+  // Records the outcome (`interrupted` aside) and moves the job on (see StatusAfterTurn). Returns
   // kLost (and changes nothing) if the worker no longer holds the turn.
   virtual Result<LeaseState> FinishTurn(int64_t turn_id, const std::string& worker_id,
                                         const TurnOutcome& outcome) = 0;
@@ -194,13 +139,7 @@ class Store {
   // attempt does not count. Used on graceful shutdown.
   virtual Status ReleaseTurn(int64_t turn_id, const std::string& worker_id) = 0;
 
-  // --- Pull requests of the local forge ---
-  // Creates the project's pull request for `pr.head`, or updates the title, body,
-  // diff and draft flag of the one that exists; id, number and created_at are
-  // assigned by the store on creation. Returns the stored pull request.
-  virtual Result<LocalPullRequest> UpsertPullRequest(const LocalPullRequest& pr) = 0;
-  // NotFound unless a pull request has this id.
-  virtual Result<LocalPullRequest> GetPullRequest(const std::string& id) = 0;
+  // --- Pull requests of the local forge: see LocalPullRequestRecords ---
 
   // Cheap liveness check for /healthz.
   virtual Status Ping() = 0;

@@ -110,10 +110,10 @@ AgentResult ScriptedAgent::Run(const TurnInput& input, git::Workspace& workspace
   return r;
 }
 
-TurnResult ScriptedTurns::RunTurn(const TurnInput& input, CancelToken& cancel) {
+TurnOutcome ScriptedTurns::RunTurn(const TurnInput& input, CancelToken& cancel) {
   TurnEvents events(*this, input);
   const std::string& prompt = input.message.prompt;
-  TurnResult r;
+  TurnOutcome r;
   if (auto stop = Common(*this, prompt, cancel)) {
     r.interrupted = stop->interrupted;
     r.error = stop->error;

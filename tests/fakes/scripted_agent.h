@@ -56,7 +56,7 @@ class ScriptedAgent final : public Agent, public ScriptedLog {
 // request "http://forge.test/pulls/<job id>" unless told [nochange].
 class ScriptedTurns final : public TurnHandler, public ScriptedLog {
  public:
-  TurnResult RunTurn(const TurnInput& input, CancelToken& cancel) override;
+  TurnOutcome RunTurn(const TurnInput& input, CancelToken& cancel) override;
 };
 
 }  // namespace docwright::testing

@@ -1,0 +1,190 @@
+// Internal to git/: the libgit2 side of a Snapshot, shared by the snapshot
+// itself, the workspace over it and the mirror that opens it. Not for use
+// outside git/.
+#pragma once
+
+#include <git2.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "git/git.h"
+#include "git/libgit2.h"
+
+namespace docwright::git {
+
+// The same rule libgit2 applies to stored blobs, so written or moved content is
+// judged as the base's is.
+inline bool LooksBinary(const std::string& content) {
+  return git_blob_data_is_binary(content.data(), content.size());
+}
+
+inline bool IsBlobMode(git_filemode_t mode) {
+  return mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE;
+}
+
+inline EntryKind KindOf(git_filemode_t mode) {
+  switch (mode) {
+    case GIT_FILEMODE_TREE: return EntryKind::kDirectory;
+    case GIT_FILEMODE_LINK: return EntryKind::kSymlink;
+    case GIT_FILEMODE_COMMIT: return EntryKind::kSubmodule;
+    default: return EntryKind::kFile;
+  }
+}
+
+// A directory argument: "" (also "." or "/") for the root, else a checked path.
+inline Result<std::string> CheckDir(const std::string& dir) {
+  if (dir.empty() || dir == "." || dir == "/") return std::string();
+  return CheckPath(dir);
+}
+
+// A commit's tree, read through libgit2. Used by one turn at a time: its
+// directory cache is not locked.
+struct Snapshot::Impl {
+  RepoPtr repo;
+  TreePtr root;
+  // Directories already looked up, by path: reading many files of one folder
+  // (a site map reads hundreds) loads its tree once, not once per file.
+  mutable std::map<std::string, TreePtr, std::less<>> trees;
+  static constexpr size_t kMaxCachedTrees = 4096;
+
+  // The tree of directory `dir` ("" for the root), borrowed from the cache;
+  // nullptr (with `*error` set) if there is no such directory.
+  const git_tree* DirTree(std::string_view dir, Status* error) const {
+    if (dir.empty()) return root.get();
+    if (auto it = trees.find(dir); it != trees.end()) return it->second.get();
+    size_t slash = dir.rfind('/');
+    std::string_view parent_dir = slash == std::string_view::npos ? "" : dir.substr(0, slash);
+    std::string name(slash == std::string_view::npos ? dir : dir.substr(slash + 1));
+    const git_tree* parent = DirTree(parent_dir, error);
+    if (!parent) return nullptr;
+    const git_tree_entry* e = git_tree_entry_byname(parent, name.c_str());
+    if (!e || git_tree_entry_filemode(e) != GIT_FILEMODE_TREE) {
+      *error = Status::NotFound("no such file or directory: " + std::string(dir));
+      return nullptr;
+    }
+    git_tree* t = nullptr;
+    int rc = git_tree_lookup(&t, repo.get(), git_tree_entry_id(e));
+    if (rc != 0) {
+      *error = Fail("cannot read " + std::string(dir), rc);
+      return nullptr;
+    }
+    if (trees.size() >= kMaxCachedTrees) trees.clear();
+    return trees.emplace(std::string(dir), TreePtr(t)).first->second.get();
+  }
+
+  // The entry at `path`; NotFound if none.
+  Result<EntryPtr> Entry(const std::string& path) const {
+    size_t slash = path.rfind('/');
+    Status error;
+    const git_tree* dir =
+        DirTree(slash == std::string::npos ? std::string_view() : std::string_view(path).substr(0, slash), &error);
+    if (!dir) return error;
+    const git_tree_entry* e =
+        git_tree_entry_byname(dir, slash == std::string::npos ? path.c_str() : path.c_str() + slash + 1);
+    if (!e) return Status::NotFound("no such file or directory: " + path);
+    git_tree_entry* copy = nullptr;
+    if (git_tree_entry_dup(&copy, e) != 0) return Fail("cannot read " + path, -1);
+    return EntryPtr(copy);
+  }
+
+  // The tree of directory `dir` ("" for the root).
+  Result<TreePtr> Tree(const std::string& dir) const {
+    if (dir.empty()) {
+      git_tree* copy = nullptr;
+      if (git_tree_dup(&copy, root.get()) != 0) return Fail("cannot read the root", -1);
+      return TreePtr(copy);
+    }
+    auto entry = Entry(dir);
+    if (!entry.ok()) return entry.status();
+    if (git_tree_entry_filemode(entry->get()) != GIT_FILEMODE_TREE) {
+      return Status::InvalidArgument("not a directory: " + dir);
+    }
+    git_tree* t = nullptr;
+    int rc = git_tree_lookup(&t, repo.get(), git_tree_entry_id(entry->get()));
+    if (rc != 0) return Fail("cannot read " + dir, rc);
+    return TreePtr(t);
+  }
+
+  // Paths of every non-directory entry under `dir` ("" for the root), files only
+  // if `files_only`; at most `limit`.
+  Result<std::vector<std::string>> Leaves(const std::string& dir, size_t limit,
+                                          bool files_only) const {
+    auto tree = Tree(dir);
+    if (!tree.ok()) return tree.status();
+    struct Walk {
+      std::string prefix;
+      size_t limit;
+      bool files_only;
+      std::vector<std::string> paths;
+    } walk{dir.empty() ? "" : dir + "/", limit, files_only, {}};
+    int rc = git_tree_walk(
+        tree->get(), GIT_TREEWALK_PRE,
+        [](const char* root, const git_tree_entry* e, void* payload) -> int {
+          auto* w = static_cast<Walk*>(payload);
+          git_filemode_t mode = git_tree_entry_filemode(e);
+          if (mode == GIT_FILEMODE_TREE || (w->files_only && !IsBlobMode(mode))) return 0;
+          if (w->paths.size() >= w->limit) return GIT_EUSER;  // enough: stop
+          w->paths.push_back(w->prefix + root + git_tree_entry_name(e));
+          return 0;
+        },
+        &walk);
+    if (rc < 0 && rc != GIT_EUSER) return Fail("cannot list " + (dir.empty() ? "the root" : dir), rc);
+    std::sort(walk.paths.begin(), walk.paths.end());
+    return std::move(walk.paths);
+  }
+
+  // The raw bytes of the blob at `path`, up to `limit`.
+  Result<std::string> Raw(const std::string& path, size_t limit, bool* binary) const {
+    auto entry = Entry(path);
+    if (!entry.ok()) return entry.status();
+    git_filemode_t mode = git_tree_entry_filemode(entry->get());
+    if (mode == GIT_FILEMODE_TREE) return Status::InvalidArgument(path + " is a directory");
+    if (mode == GIT_FILEMODE_LINK) {
+      return Status::InvalidArgument(path + " is a symbolic link; links are not followed");
+    }
+    if (mode == GIT_FILEMODE_COMMIT) {
+      return Status::InvalidArgument(path + " is a submodule; submodules are not read");
+    }
+    return RawById(*git_tree_entry_id(entry->get()), path, limit, binary);
+  }
+
+  // The bytes of blob `id` (named `what` in errors), up to `limit`.
+  Result<std::string> RawById(const git_oid& id, const std::string& what, size_t limit,
+                              bool* binary) const {
+    // Check the size from the object header before loading the object.
+    git_odb* raw_odb = nullptr;
+    if (git_repository_odb(&raw_odb, repo.get()) != 0) return Fail("cannot read " + what, -1);
+    OdbPtr odb(raw_odb);
+    size_t size = 0;
+    git_object_t type;
+    int rc = git_odb_read_header(&size, &type, odb.get(), &id);
+    if (rc != 0) return Fail("cannot read " + what, rc);
+    if (size > limit) {
+      return Status::InvalidArgument(what + " is too large to read: " + std::to_string(size) +
+                                     " bytes, the limit is " + std::to_string(limit));
+    }
+    git_blob* b = nullptr;
+    rc = git_blob_lookup(&b, repo.get(), &id);
+    if (rc != 0) return Fail("cannot read " + what, rc);
+    BlobPtr blob(b);
+    if (binary) *binary = git_blob_is_binary(blob.get());
+    return std::string(static_cast<const char*>(git_blob_rawcontent(blob.get())),
+                       static_cast<size_t>(git_blob_rawsize(blob.get())));
+  }
+
+  // The blob id and executable bit of the regular file at `path`.
+  Result<std::pair<git_oid, bool>> FileAt(const std::string& path) const {
+    auto entry = Entry(path);
+    if (!entry.ok()) return entry.status();
+    git_filemode_t mode = git_tree_entry_filemode(entry->get());
+    if (!IsBlobMode(mode)) return Status::InvalidArgument(path + " is not a regular file");
+    return std::make_pair(*git_tree_entry_id(entry->get()), mode == GIT_FILEMODE_BLOB_EXECUTABLE);
+  }
+};
+
+}  // namespace docwright::git

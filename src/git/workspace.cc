@@ -1,0 +1,189 @@
+// Workspace: edits in memory over a Snapshot, made a commit by the Mirror.
+#include "git/git.h"
+
+#include <limits>
+
+#include "git/snapshot_impl.h"
+
+namespace docwright::git {
+
+Result<FileContent> Workspace::Read(const std::string& path) const {
+  auto p = CheckPath(path);
+  if (!p.ok()) return p.status();
+  auto it = edits_.find(*p);
+  if (it == edits_.end()) return base_.Read(*p);
+  const Change& c = it->second;
+  switch (c.kind) {
+    case Change::Kind::kDelete:
+      return Status::NotFound("no such file or directory: " + *p);
+    case Change::Kind::kWrite:
+      if (LooksBinary(c.content)) return FileContent{"", true};
+      return FileContent{c.content, false};
+    case Change::Kind::kCopy: {
+      auto id = ParseOid(c.blob);
+      if (!id.ok()) return id.status();
+      bool binary = false;
+      auto raw = base_.impl_->RawById(*id, *p, kMaxReadBytes, &binary);
+      if (!raw.ok()) return raw.status();
+      if (binary) return FileContent{"", true};
+      return FileContent{std::move(*raw), false};
+    }
+  }
+  return Status::Internal("unknown change");
+}
+
+bool Workspace::IsFile(const std::string& path) const {
+  auto p = CheckPath(path);
+  if (!p.ok()) return false;
+  if (auto it = edits_.find(*p); it != edits_.end()) return it->second.kind != Change::Kind::kDelete;
+  return base_.IsFile(*p);
+}
+
+Result<std::vector<DirEntry>> Workspace::List(const std::string& dir) const {
+  auto checked = CheckDir(dir);
+  if (!checked.ok()) return checked.status();
+  const std::string& d = *checked;
+  std::string prefix = d.empty() ? "" : d + "/";
+  auto first_below = edits_.lower_bound(prefix);
+  bool edited_below = first_below != edits_.end() && first_below->first.rfind(prefix, 0) == 0;
+  std::map<std::string, EntryKind> entries;
+  auto base = base_.List(d);
+  if (base.ok()) {
+    for (auto& e : *base) entries[e.name] = e.kind;
+  } else if (!edited_below) {
+    return base.status();  // not found, or not a directory
+  }
+  for (auto e = edits_.lower_bound(prefix); e != edits_.end() && e->first.rfind(prefix, 0) == 0; ++e) {
+    std::string rest = e->first.substr(prefix.size());
+    size_t slash = rest.find('/');
+    std::string name = rest.substr(0, slash);
+    bool present = e->second.kind != Change::Kind::kDelete;
+    if (slash != std::string::npos) {
+      if (present) entries[name] = EntryKind::kDirectory;
+    } else if (present) {
+      entries[name] = EntryKind::kFile;
+    } else {
+      entries.erase(name);
+    }
+  }
+  // A directory whose every entry was deleted disappears, as it would in git.
+  for (auto it = entries.begin(); it != entries.end();) {
+    bool gone = it->second == EntryKind::kDirectory && !HasContent(prefix + it->first);
+    it = gone ? entries.erase(it) : std::next(it);
+  }
+  if (entries.empty() && !d.empty()) return Status::NotFound("no such file or directory: " + d);
+  std::vector<DirEntry> out;
+  for (auto& [name, kind] : entries) out.push_back(DirEntry{name, kind});
+  return out;
+}
+
+bool Workspace::HasContent(const std::string& dir) const {
+  std::string sub = dir + "/";
+  for (auto e = edits_.lower_bound(sub); e != edits_.end() && e->first.rfind(sub, 0) == 0; ++e) {
+    if (e->second.kind != Change::Kind::kDelete) return true;  // something put below
+  }
+  auto leaves = base_.impl_->Leaves(dir, std::numeric_limits<size_t>::max(), /*files_only=*/false);
+  if (!leaves.ok()) return false;
+  for (const auto& leaf : *leaves) {
+    if (edits_.find(leaf) == edits_.end()) return true;  // an entry nobody deleted
+  }
+  return false;
+}
+
+Status Workspace::CheckWritable(const std::string& p) const {
+  // Links and submodules are never changed or entered; directories are not
+  // files; files are not directories.
+  auto kind = base_.KindAt(p);
+  if (kind == EntryKind::kSymlink) {
+    return Status::InvalidArgument(p + " is a symbolic link; links are not changed");
+  }
+  if (kind == EntryKind::kSubmodule) {
+    return Status::InvalidArgument(p + " is a submodule; submodules are not changed");
+  }
+  if (List(p).ok()) return Status::InvalidArgument(p + " is a directory");
+  for (size_t slash = p.find('/'); slash != std::string::npos; slash = p.find('/', slash + 1)) {
+    std::string parent = p.substr(0, slash);
+    auto parent_kind = base_.KindAt(parent);
+    if (parent_kind == EntryKind::kSymlink || parent_kind == EntryKind::kSubmodule) {
+      return Status::InvalidArgument(parent + " is a symbolic link or submodule, not a directory");
+    }
+    if (IsFile(parent)) return Status::InvalidArgument(parent + " is a file, not a directory");
+  }
+  return Status();
+}
+
+Status Workspace::Write(const std::string& path, std::string content) {
+  auto p = CheckPath(path);
+  if (!p.ok()) return p.status();
+  if (content.size() > kMaxReadBytes) {
+    return Status::InvalidArgument("the content is too large: " + std::to_string(content.size()) +
+                                   " bytes, the limit is " + std::to_string(kMaxReadBytes));
+  }
+  Status writable = CheckWritable(*p);
+  if (!writable.ok()) return writable;
+  // An executable stays executable when rewritten.
+  bool executable = false;
+  if (auto it = edits_.find(*p); it != edits_.end()) {
+    executable = it->second.kind != Change::Kind::kDelete && it->second.executable;
+  } else if (auto file = base_.impl_->FileAt(*p); file.ok()) {
+    executable = file->second;
+  }
+  edits_[*p] = Change{Change::Kind::kWrite, std::move(content), "", executable};
+  return Status();
+}
+
+Status Workspace::Delete(const std::string& path) {
+  auto p = CheckPath(path);
+  if (!p.ok()) return p.status();
+  if (!IsFile(*p)) return Status::NotFound("no such file: " + *p);
+  if (base_.IsFile(*p)) {
+    edits_[*p] = Change{Change::Kind::kDelete};
+  } else {
+    edits_.erase(*p);
+  }
+  return Status();
+}
+
+Status Workspace::Move(const std::string& from, const std::string& to) {
+  auto f = CheckPath(from);
+  if (!f.ok()) return f.status();
+  auto t = CheckPath(to);
+  if (!t.ok()) return t.status();
+  if (*f == *t) return Status();
+  if (!IsFile(*f)) return Status::NotFound("no such file: " + *f);
+  if (IsFile(*t)) return Status::Conflict(*t + " already exists");
+  Change moved;
+  if (auto it = edits_.find(*f); it != edits_.end()) {
+    moved = it->second;
+  } else {
+    // A base file moves as the same blob: no size limit, binary or not, mode kept.
+    auto file = base_.impl_->FileAt(*f);
+    if (!file.ok()) return file.status();
+    moved = Change{Change::Kind::kCopy, "", Hex(file->first), file->second};
+  }
+  Status writable = CheckWritable(*t);
+  if (!writable.ok()) return writable;
+  edits_[*t] = std::move(moved);
+  return Delete(*f);
+}
+
+std::map<std::string, Change> Workspace::Changes() const {
+  std::map<std::string, Change> out;
+  for (const auto& [path, change] : edits_) {
+    if (change.kind != Change::Kind::kDelete && base_.IsFile(path)) {
+      auto before = base_.impl_->FileAt(path);
+      if (change.kind == Change::Kind::kCopy && before.ok() && Hex(before->first) == change.blob &&
+          before->second == change.executable) {
+        continue;  // moved back where it was
+      }
+      if (change.kind == Change::Kind::kWrite) {
+        auto bytes = base_.impl_->Raw(path, kMaxReadBytes, nullptr);
+        if (bytes.ok() && *bytes == change.content) continue;  // written back as it was
+      }
+    }
+    out.emplace(path, change);
+  }
+  return out;
+}
+
+}  // namespace docwright::git

@@ -1,0 +1,168 @@
+// Internal to the SQLite store: a thin RAII layer over the SQLite C API. A
+// Connection and its Queries belong to one thread at a time (the store hands
+// each connection to one caller under its own locks).
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <variant>
+
+#include "core/status.h"
+
+namespace docwright::sqlite {
+
+struct DbCloser {
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+struct StmtFinalizer {
+  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+};
+using DbHandle = std::unique_ptr<sqlite3, DbCloser>;
+using StmtHandle = std::unique_ptr<sqlite3_stmt, StmtFinalizer>;
+
+using Value = std::variant<std::nullptr_t, int64_t, std::string_view>;
+
+inline Value V(const std::optional<std::string>& s) {
+  return s ? Value(std::string_view(*s)) : Value(nullptr);
+}
+inline Value V(const std::string& s) { return std::string_view(s); }
+inline Value V(const std::optional<int64_t>& i) { return i ? Value(*i) : Value(nullptr); }
+inline Value V(int64_t i) { return i; }
+inline Value V(int i) { return static_cast<int64_t>(i); }
+
+// A prepared statement in use: bound on construction, reset on destruction. Each
+// cached statement may have one Query at a time: finish with one before a helper
+// that runs the same statement.
+class Query {
+ public:
+  Query(sqlite3* db, sqlite3_stmt* stmt, std::initializer_list<Value> params)
+      : db_(db), stmt_(stmt) {
+    int i = 1;
+    for (const Value& v : params) {
+      int rc;
+      if (std::holds_alternative<std::nullptr_t>(v)) {
+        rc = sqlite3_bind_null(stmt_, i);
+      } else if (auto* n = std::get_if<int64_t>(&v)) {
+        rc = sqlite3_bind_int64(stmt_, i, *n);
+      } else {
+        auto sv = std::get<std::string_view>(v);
+        rc = sqlite3_bind_text(stmt_, i, sv.data(), static_cast<int>(sv.size()), SQLITE_STATIC);
+      }
+      if (rc != SQLITE_OK) error_ = rc;
+      ++i;
+    }
+  }
+  ~Query() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+  Query(const Query&) = delete;
+  Query& operator=(const Query&) = delete;
+
+  // true: a row is ready; false: done. Errors are kept in status().
+  bool Next() {
+    if (error_ != SQLITE_OK) return false;
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc != SQLITE_DONE) error_ = rc;
+    return false;
+  }
+  Status status() const {
+    if (error_ == SQLITE_OK) return Status();
+    std::string msg = std::string("database error: ") + sqlite3_errmsg(db_);
+    if (error_ == SQLITE_BUSY || error_ == SQLITE_LOCKED) return Status::Unavailable(msg);
+    return Status::Internal(msg);
+  }
+  // Runs a statement that returns no rows.
+  Status Exec() {
+    while (Next()) {
+    }
+    return status();
+  }
+
+  int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
+  bool IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  std::string Text(int col) const {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+    return p ? std::string(p, sqlite3_column_bytes(stmt_, col)) : std::string();
+  }
+  std::optional<std::string> OptText(int col) const {
+    if (IsNull(col)) return std::nullopt;
+    return Text(col);
+  }
+  std::optional<int64_t> OptInt(int col) const {
+    if (IsNull(col)) return std::nullopt;
+    return Int(col);
+  }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_;
+  int error_ = SQLITE_OK;
+};
+
+// One connection with its prepared statements, keyed by the SQL text's address
+// (every statement is one of statements.h, or a literal in the code).
+class Connection {
+ public:
+  static Result<std::unique_ptr<Connection>> Open(const std::string& path) {
+    sqlite3* raw = nullptr;
+    int rc = sqlite3_open_v2(path.c_str(), &raw,
+                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                             nullptr);
+    DbHandle db(raw);
+    if (rc != SQLITE_OK) {
+      return Status::Unavailable("cannot open database " + path + ": " +
+                                 (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+    }
+    sqlite3_busy_timeout(db.get(), 10000);
+    auto conn = std::unique_ptr<Connection>(new Connection(std::move(db)));
+    for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL",
+                               "PRAGMA foreign_keys=ON"}) {
+      Status s = conn->ExecScript(pragma);
+      if (!s.ok()) return s;
+    }
+    return conn;
+  }
+
+  Status ExecScript(const char* sql) {
+    char* err = nullptr;
+    if (sqlite3_exec(db_.get(), sql, nullptr, nullptr, &err) != SQLITE_OK) {
+      std::string msg = err ? err : "unknown error";
+      sqlite3_free(err);
+      return Status::Internal("database error: " + msg);
+    }
+    return Status();
+  }
+
+  // The cached statement for `sql`; nullptr if it does not compile (a bug).
+  sqlite3_stmt* Prepare(const char* sql) {
+    auto it = stmts_.find(sql);
+    if (it != stmts_.end()) return it->second.get();
+    sqlite3_stmt* raw = nullptr;
+    if (sqlite3_prepare_v3(db_.get(), sql, -1, SQLITE_PREPARE_PERSISTENT, &raw, nullptr) !=
+        SQLITE_OK) {
+      return nullptr;
+    }
+    stmts_.emplace(sql, StmtHandle(raw));
+    return raw;
+  }
+
+  sqlite3* db() const { return db_.get(); }
+  int64_t Changes() const { return sqlite3_changes64(db_.get()); }
+
+ private:
+  explicit Connection(DbHandle db) : db_(std::move(db)) {}
+  DbHandle db_;
+  std::unordered_map<const char*, StmtHandle> stmts_;
+};
+
+}  // namespace docwright::sqlite

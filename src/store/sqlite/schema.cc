@@ -1,0 +1,163 @@
+#include "store/sqlite/schema.h"
+
+#include <iterator>
+#include <string>
+
+namespace docwright::sqlite {
+namespace {
+
+// Migration i brings the schema from user_version i to i + 1. Never edit a shipped
+// migration: append a new one.
+constexpr const char* kMigrations[] = {
+    R"sql(
+CREATE TABLE orgs (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE api_keys (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL REFERENCES orgs(id),
+  name TEXT NOT NULL,
+  prefix TEXT NOT NULL,
+  secret_hash TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL,
+  revoked_at INTEGER
+);
+CREATE INDEX api_keys_org ON api_keys(org_id, id);
+CREATE TABLE projects (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL REFERENCES orgs(id),
+  repository TEXT NOT NULL,
+  base_ref TEXT NOT NULL,
+  forge TEXT NOT NULL,
+  forge_api_url TEXT,
+  forge_token TEXT,
+  model TEXT,
+  rate_limit_per_hour INTEGER NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX projects_org ON projects(org_id, id);
+CREATE TABLE jobs (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES projects(id),
+  status TEXT NOT NULL,
+  repository TEXT NOT NULL,
+  ref TEXT NOT NULL,
+  model TEXT,
+  draft INTEGER NOT NULL,
+  pr_link TEXT,
+  summary TEXT,
+  error TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  archived_at INTEGER,
+  next_seq INTEGER NOT NULL
+);
+CREATE INDEX jobs_project ON jobs(project_id, id);
+CREATE INDEX jobs_project_status ON jobs(project_id, status, id);
+CREATE TABLE messages (
+  job_id TEXT NOT NULL REFERENCES jobs(id),
+  seq INTEGER NOT NULL,
+  project_id TEXT NOT NULL,
+  prompt TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (job_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX messages_project_time ON messages(project_id, created_at);
+CREATE TABLE turns (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  job_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  lease_owner TEXT,
+  lease_expires_at INTEGER,
+  summary TEXT,
+  error TEXT,
+  started_at INTEGER,
+  finished_at INTEGER,
+  UNIQUE (job_id, seq),
+  FOREIGN KEY (job_id, seq) REFERENCES messages(job_id, seq)
+);
+CREATE INDEX turns_open ON turns(id) WHERE state IN ('queued', 'running');
+)sql",
+    R"sql(
+CREATE TABLE pull_requests (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES projects(id),
+  number INTEGER NOT NULL,
+  head TEXT NOT NULL,
+  base TEXT NOT NULL,
+  title TEXT NOT NULL,
+  body TEXT NOT NULL,
+  diff TEXT NOT NULL,
+  draft INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  UNIQUE (project_id, head),
+  UNIQUE (project_id, number)
+);
+)sql",
+    R"sql(
+ALTER TABLE projects ADD COLUMN ssh_key_path TEXT;
+ALTER TABLE projects ADD COLUMN ssh_known_hosts_path TEXT;
+)sql",
+    R"sql(
+CREATE TABLE steps (
+  job_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  text TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  arguments TEXT NOT NULL,
+  result TEXT NOT NULL,
+  is_error INTEGER NOT NULL,
+  PRIMARY KEY (job_id, seq, n)
+) WITHOUT ROWID;
+ALTER TABLE turns ADD COLUMN input_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE turns ADD COLUMN output_tokens INTEGER NOT NULL DEFAULT 0;
+)sql",
+    R"sql(
+ALTER TABLE projects ADD COLUMN models TEXT NOT NULL DEFAULT '';
+ALTER TABLE projects ADD COLUMN write_paths TEXT NOT NULL DEFAULT '';
+ALTER TABLE pull_requests ADD COLUMN archived_at INTEGER;
+UPDATE pull_requests SET archived_at = updated_at, body = '', diff = ''
+  WHERE EXISTS (SELECT 1 FROM jobs j WHERE j.project_id = pull_requests.project_id
+                AND j.ref = pull_requests.head AND j.status = 'archived');
+)sql",
+};
+
+}  // namespace
+
+Status Migrate(Connection& c) {
+  Status s = c.ExecScript("BEGIN IMMEDIATE");
+  if (!s.ok()) return s;
+  int64_t version = 0;
+  {
+    Query q(c.db(), c.Prepare("PRAGMA user_version"), {});
+    if (q.Next()) version = q.Int(0);
+  }
+  constexpr int64_t kLatest = std::size(kMigrations);
+  if (version > kLatest) {
+    c.ExecScript("ROLLBACK");
+    return Status::Internal("the database was written by a newer docwright (schema " +
+                            std::to_string(version) + ")");
+  }
+  for (int64_t v = version; v < kLatest; ++v) {
+    s = c.ExecScript(kMigrations[v]);
+    if (!s.ok()) {
+      c.ExecScript("ROLLBACK");
+      return s;
+    }
+  }
+  s = c.ExecScript(("PRAGMA user_version = " + std::to_string(kLatest)).c_str());
+  if (!s.ok()) {
+    c.ExecScript("ROLLBACK");
+    return s;
+  }
+  return c.ExecScript("COMMIT");
+}
+
+}  // namespace docwright::sqlite

@@ -1,0 +1,157 @@
+// Internal to the SQLite store: every statement it runs. Connections cache
+// prepared statements by the address of these texts, so each is one object
+// (an inline variable) however many files use it.
+#pragma once
+
+namespace docwright::sqlite {
+
+#define SQL(name, text) inline constexpr char name[] = text
+
+SQL(kSelectJob,
+    "SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.draft, j.pr_link, "
+    "j.summary, j.error, j.created_at, j.updated_at, j.archived_at "
+    "FROM jobs j JOIN projects p ON p.id = j.project_id "
+    "WHERE j.id = ?1 AND j.project_id = ?2 AND p.org_id = ?3");
+SQL(kSelectProject,
+    "SELECT p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, "
+    "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path, "
+    "p.models, p.write_paths "
+    "FROM projects p WHERE p.id = ?1 AND "
+    "p.org_id = ?2");
+SQL(kSelectProjectById,
+    "SELECT p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, "
+    "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path, "
+    "p.models, p.write_paths "
+    "FROM projects p WHERE p.id = ?1");
+SQL(kCountRecentMessages,
+    "SELECT COUNT(*) FROM messages WHERE project_id = ?1 AND created_at > ?2");
+SQL(kNthRecentMessage,
+    "SELECT created_at FROM messages WHERE project_id = ?1 AND created_at > ?2 "
+    "ORDER BY created_at LIMIT 1 OFFSET ?3");
+SQL(kInsertJob,
+    "INSERT INTO jobs (id, project_id, status, repository, ref, model, draft, pr_link, summary, "
+    "error, created_at, updated_at, archived_at, next_seq) "
+    "VALUES (?1, ?2, 'active', ?3, ?4, ?5, ?6, NULL, NULL, NULL, ?7, ?7, NULL, 2)");
+SQL(kInsertMessage,
+    "INSERT INTO messages (job_id, seq, project_id, prompt, created_at) VALUES (?1, ?2, ?3, ?4, "
+    "?5)");
+SQL(kInsertTurn, "INSERT INTO turns (job_id, seq, state) VALUES (?1, ?2, 'queued')");
+SQL(kSelectJobSeq, "SELECT next_seq FROM jobs WHERE id = ?1");
+SQL(kJobFollowUp,
+    "UPDATE jobs SET status = 'active', error = NULL, updated_at = ?2, next_seq = next_seq + 1 "
+    "WHERE id = ?1");
+SQL(kJobArchive,
+    "UPDATE jobs SET status = 'archived', archived_at = ?2, updated_at = ?2 WHERE id = ?1");
+SQL(kCancelOpenTurns,
+    "UPDATE turns SET state = 'cancelled', finished_at = ?2, error = 'the job was archived' "
+    "WHERE job_id = ?1 AND state IN ('queued', 'running')");
+SQL(kFindRunnable,
+    "SELECT t.id FROM turns t WHERE t.state IN ('queued', 'running') "
+    "AND (t.state = 'queued' OR t.lease_expires_at <= ?1) "
+    "AND NOT EXISTS (SELECT 1 FROM turns e WHERE e.job_id = t.job_id AND e.seq < t.seq "
+    "AND e.state IN ('queued', 'running')) ORDER BY t.id LIMIT 1");
+SQL(kSelectTurn,
+    "SELECT id, job_id, seq, state, attempts, lease_owner FROM turns WHERE id = ?1");
+SQL(kClaimTurn,
+    "UPDATE turns SET state = 'running', attempts = attempts + 1, lease_owner = ?2, "
+    "lease_expires_at = ?3, started_at = COALESCE(started_at, ?4) WHERE id = ?1");
+SQL(kFailTurn,
+    "UPDATE turns SET state = 'failed', error = ?2, finished_at = ?3, lease_owner = NULL "
+    "WHERE id = ?1");
+SQL(kSelectJobById,
+    "SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.draft, j.pr_link, "
+    "j.summary, j.error, j.created_at, j.updated_at, j.archived_at FROM jobs j WHERE j.id = ?1");
+SQL(kMoreTurnsAfter,
+    "SELECT EXISTS (SELECT 1 FROM turns WHERE job_id = ?1 AND seq > ?2 AND state IN ('queued', "
+    "'running'))");
+SQL(kJobAfterTurn,
+    "UPDATE jobs SET status = ?2, pr_link = COALESCE(?3, pr_link), "
+    "summary = COALESCE(?4, summary), error = ?5, updated_at = ?6 WHERE id = ?1");
+SQL(kSelectMessagesUpTo,
+    "SELECT m.job_id, m.seq, m.prompt, m.created_at, t.state, t.attempts, t.summary, t.error, "
+    "t.finished_at, t.input_tokens, t.output_tokens FROM messages m JOIN turns t ON t.job_id = m.job_id AND t.seq = m.seq "
+    "WHERE m.job_id = ?1 AND m.seq <= ?2 AND (m.seq = 1 OR m.seq >= ?2 - ?3) ORDER BY m.seq");
+SQL(kRenewLease,
+    "UPDATE turns SET lease_expires_at = ?3 WHERE id = ?1 AND lease_owner = ?2 AND state = "
+    "'running'");
+SQL(kFinishTurn,
+    "UPDATE turns SET state = ?2, summary = ?3, error = ?4, finished_at = ?5, input_tokens = ?6, "
+    "output_tokens = ?7 WHERE id = ?1");
+SQL(kDeleteSteps, "DELETE FROM steps WHERE job_id = ?1 AND seq = ?2");
+SQL(kInsertStep,
+    "INSERT INTO steps (job_id, seq, n, kind, text, tool, arguments, result, is_error) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+SQL(kSelectSteps,
+    "SELECT seq, kind, text, tool, arguments, result, is_error FROM steps WHERE job_id = ?1 "
+    "AND seq >= ?2 AND seq <= ?3 ORDER BY seq, n");
+SQL(kJobUsage,
+    "SELECT COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0) FROM turns "
+    "WHERE job_id = ?1");
+SQL(kReleaseTurn,
+    "UPDATE turns SET state = 'queued', attempts = MAX(attempts - 1, 0), lease_owner = NULL, "
+    "lease_expires_at = NULL WHERE id = ?1 AND lease_owner = ?2 AND state = 'running'");
+SQL(kInsertOrg, "INSERT INTO orgs (id, name, created_at) VALUES (?1, ?2, ?3)");
+SQL(kSelectOrg, "SELECT id, name, created_at FROM orgs WHERE id = ?1");
+SQL(kInsertKey,
+    "INSERT INTO api_keys (id, org_id, name, prefix, secret_hash, created_at, revoked_at) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL)");
+SQL(kSelectKeys,
+    "SELECT id, org_id, name, prefix, secret_hash, created_at, revoked_at FROM api_keys "
+    "WHERE org_id = ?1 ORDER BY id");
+SQL(kRevokeKey,
+    "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?2) WHERE id = ?1");
+SQL(kSelectKeyByHash,
+    "SELECT id, org_id, name, prefix, secret_hash, created_at, revoked_at FROM api_keys "
+    "WHERE secret_hash = ?1 AND revoked_at IS NULL");
+SQL(kInsertProject,
+    "INSERT INTO projects (id, org_id, repository, base_ref, forge, forge_api_url, forge_token, "
+    "model, rate_limit_per_hour, created_at, ssh_key_path, ssh_known_hosts_path, models, "
+    "write_paths) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+SQL(kUpdateProject,
+    "UPDATE projects SET repository = ?2, base_ref = ?3, forge = ?4, forge_api_url = ?5, "
+    "forge_token = ?6, model = ?7, rate_limit_per_hour = ?8, ssh_key_path = ?9, "
+    "ssh_known_hosts_path = ?10, models = ?11, write_paths = ?12 WHERE id = ?1");
+SQL(kCountQueuedTurns,
+    "SELECT COUNT(*) FROM turns WHERE job_id = ?1 AND state = 'queued'");
+SQL(kSelectProjects,
+    "SELECT p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, "
+    "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path, "
+    "p.models, p.write_paths "
+    "FROM projects p WHERE p.org_id = ?1 "
+    "ORDER BY p.id");
+SQL(kListJobs,
+    "SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.draft, j.pr_link, "
+    "j.summary, j.error, j.created_at, j.updated_at, j.archived_at FROM jobs j "
+    "WHERE j.project_id = ?1 AND (?2 IS NULL OR j.status = ?2) AND (?3 IS NULL OR j.id < ?3) "
+    "ORDER BY j.id DESC LIMIT ?4");
+SQL(kSelectMessagesPage,
+    "SELECT m.job_id, m.seq, m.prompt, m.created_at, t.state, t.attempts, t.summary, t.error, "
+    "t.finished_at, t.input_tokens, t.output_tokens FROM messages m JOIN turns t ON t.job_id = m.job_id AND t.seq = m.seq "
+    "WHERE m.job_id = ?1 AND m.seq > ?2 ORDER BY m.seq LIMIT ?3");
+
+SQL(kSelectPullRequestByHead,
+    "SELECT id, project_id, number, head, base, title, body, diff, draft, created_at, updated_at, "
+    "archived_at FROM pull_requests WHERE project_id = ?1 AND head = ?2");
+SQL(kSelectPullRequest,
+    "SELECT id, project_id, number, head, base, title, body, diff, draft, created_at, updated_at, "
+    "archived_at FROM pull_requests WHERE id = ?1");
+SQL(kJobOfBranchArchived,
+    "SELECT 1 FROM jobs WHERE project_id = ?1 AND ref = ?2 AND status = 'archived'");
+SQL(kNextPullRequestNumber,
+    "SELECT COALESCE(MAX(number), 0) + 1 FROM pull_requests WHERE project_id = ?1");
+SQL(kInsertPullRequest,
+    "INSERT INTO pull_requests (id, project_id, number, head, base, title, body, diff, draft, "
+    "created_at, updated_at, archived_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, "
+    "?11)");
+SQL(kUpdatePullRequest,
+    "UPDATE pull_requests SET base = ?2, title = ?3, body = ?4, diff = ?5, draft = ?6, "
+    "updated_at = ?7 WHERE id = ?1 AND archived_at IS NULL");
+// An archived job's pull request keeps its title, and no longer its description
+// (which quotes the prompt) or diff: its page is public to whoever has the link.
+SQL(kArchivePullRequest,
+    "UPDATE pull_requests SET archived_at = ?3, body = '', diff = '', updated_at = ?3 "
+    "WHERE project_id = ?1 AND head = ?2 AND archived_at IS NULL");
+
+#undef SQL
+
+}  // namespace docwright::sqlite

@@ -1,0 +1,2 @@
+// Must not compile: core/ includes nothing of ours.
+#include "http/client.h"

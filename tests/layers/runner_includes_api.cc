@@ -1,0 +1,2 @@
+// Must not compile: the runner does not know the HTTP API.
+#include "api/api.h"
