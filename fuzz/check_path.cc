@@ -26,10 +26,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t start = 0;
   while (true) {
     size_t slash = path.find('/', start);
-    std::string seg = path.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    std::string seg =
+        path.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
     FUZZ_CHECK(!seg.empty() && seg != "." && seg != "..");
     std::string folded;
-    for (char c : seg) folded.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    for (char c : seg)
+      folded.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
     while (!folded.empty() && (folded.back() == '.' || folded.back() == ' ')) folded.pop_back();
     FUZZ_CHECK(folded != ".git" && folded != "git~1");
     if (slash == std::string::npos) break;

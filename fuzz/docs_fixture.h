@@ -80,7 +80,8 @@ inline const DocsBase& Base() {
 inline void CheckSite(const git::Workspace& files) {
   docs::SiteMap map = docs::BuildSiteMap(files, {.max_files = 200});
   FUZZ_CHECK(map.pages.size() <= 200);
-  for (size_t budget : {size_t{0}, size_t{200}, size_t{4000}}) FUZZ_CHECK(map.Render(budget).size() <= budget);
+  for (size_t budget : {size_t{0}, size_t{200}, size_t{4000}})
+    FUZZ_CHECK(map.Render(budget).size() <= budget);
 
   constexpr size_t kMaxProblems = 20;
   docs::CheckReport report =

@@ -31,11 +31,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 1:
       (void)files.Write("docs.json",
                         "{\"name\": \"Fuzz\", \"navigation\": {\"groups\": [{\"group\": \"Guides\","
-                        " \"pages\": [\"index\", \"" + page + "\", \"guide/advanced\"]}]}}\n");
+                        " \"pages\": [\"index\", \"" +
+                            page + "\", \"guide/advanced\"]}]}}\n");
       break;
     case 2:
-      (void)files.Write("mkdocs.yml", "site_name: Fuzz\nnav:\n  - Home: index.md\n"
-                                      "  - Guides:\n    - " + page + ext + "\n");
+      (void)files.Write("mkdocs.yml",
+                        "site_name: Fuzz\nnav:\n  - Home: index.md\n"
+                        "  - Guides:\n    - " +
+                            page + ext + "\n");
       break;
     default:
       (void)files.Write("docusaurus.config.js", "module.exports = { title: 'Fuzz' };\n");

@@ -48,7 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The edits' starts: "@@ " at the start of the input or of a line.
   std::vector<size_t> starts;
   if (text.substr(0, 3) == "@@ ") starts.push_back(0);
-  for (size_t at = text.find("\n@@ "); at != std::string_view::npos && starts.size() < fuzz::kMaxEdits;
+  for (size_t at = text.find("\n@@ ");
+       at != std::string_view::npos && starts.size() < fuzz::kMaxEdits;
        at = text.find("\n@@ ", at + 1)) {
     starts.push_back(at + 1);
   }

@@ -25,19 +25,27 @@ std::string Expected(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
     auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
-    auto in = [&](size_t k, int lo, int hi) { return i + k < s.size() && b(k) >= lo && b(k) <= hi; };
+    auto in = [&](size_t k, int lo, int hi) {
+      return i + k < s.size() && b(k) >= lo && b(k) <= hi;
+    };
     size_t len = 0;
     unsigned char c = b(0);
-    if (c <= 0x7f) len = 1;
-    else if (c >= 0xc2 && c <= 0xdf) len = in(1, 0x80, 0xbf) ? 2 : 0;
-    else if (c == 0xe0) len = in(1, 0xa0, 0xbf) && in(2, 0x80, 0xbf) ? 3 : 0;
+    if (c <= 0x7f)
+      len = 1;
+    else if (c >= 0xc2 && c <= 0xdf)
+      len = in(1, 0x80, 0xbf) ? 2 : 0;
+    else if (c == 0xe0)
+      len = in(1, 0xa0, 0xbf) && in(2, 0x80, 0xbf) ? 3 : 0;
     else if ((c >= 0xe1 && c <= 0xec) || c == 0xee || c == 0xef)
       len = in(1, 0x80, 0xbf) && in(2, 0x80, 0xbf) ? 3 : 0;
-    else if (c == 0xed) len = in(1, 0x80, 0x9f) && in(2, 0x80, 0xbf) ? 3 : 0;
-    else if (c == 0xf0) len = in(1, 0x90, 0xbf) && in(2, 0x80, 0xbf) && in(3, 0x80, 0xbf) ? 4 : 0;
+    else if (c == 0xed)
+      len = in(1, 0x80, 0x9f) && in(2, 0x80, 0xbf) ? 3 : 0;
+    else if (c == 0xf0)
+      len = in(1, 0x90, 0xbf) && in(2, 0x80, 0xbf) && in(3, 0x80, 0xbf) ? 4 : 0;
     else if (c >= 0xf1 && c <= 0xf3)
       len = in(1, 0x80, 0xbf) && in(2, 0x80, 0xbf) && in(3, 0x80, 0xbf) ? 4 : 0;
-    else if (c == 0xf4) len = in(1, 0x80, 0x8f) && in(2, 0x80, 0xbf) && in(3, 0x80, 0xbf) ? 4 : 0;
+    else if (c == 0xf4)
+      len = in(1, 0x80, 0x8f) && in(2, 0x80, 0xbf) && in(3, 0x80, 0xbf) ? 4 : 0;
     if (len == 0) {
       out += "\xef\xbf\xbd";
       ++i;

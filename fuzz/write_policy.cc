@@ -41,9 +41,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t start = 0;
   while (true) {
     size_t slash = p.find('/', start);
-    std::string name = git::ComparableName(p.substr(start, slash == std::string::npos ? slash : slash - start));
+    std::string name =
+        git::ComparableName(p.substr(start, slash == std::string::npos ? slash : slash - start));
     protected_name = protected_name || name == ".gitmodules" || name == ".gitattributes";
-    workflows = workflows || (previous == ".github" && name == "workflows" && slash != std::string::npos);
+    workflows =
+        workflows || (previous == ".github" && name == "workflows" && slash != std::string::npos);
     previous = name;
     if (slash == std::string::npos) break;
     start = slash + 1;

@@ -50,7 +50,8 @@ class AgentTest : public ServiceTest, public ::testing::WithParamInterface<Wire>
   }
 
   // Starts the model with `script` and the service pointed at it.
-  void Start(std::vector<FakeStep> script, std::vector<std::pair<std::string, std::string>> env = {}) {
+  void Start(std::vector<FakeStep> script,
+             std::vector<std::pair<std::string, std::string>> env = {}) {
     Wire wire = GetParam();
     model_ = std::make_unique<FakeModelServer>(wire, kModelKey, std::move(script));
     setenv("DOCWRIGHT_LLM_PROVIDER", wire == Wire::kOpenAI ? "openai" : "anthropic", 1);
@@ -104,25 +105,29 @@ class AgentTest : public ServiceTest, public ::testing::WithParamInterface<Wire>
 
 TEST_P(AgentTest, EditsAPageAndAddsANewPageToTheNavigation) {
   Start({
-      Step({Call("read_file", {{"path", "quickstart.mdx"}}), Call("read_file", {{"path", "docs.json"}})},
+      Step({Call("read_file", {{"path", "quickstart.mdx"}}),
+            Call("read_file", {{"path", "docs.json"}})},
            "Let me read the quickstart and the navigation."),
       Step({Call("edit_file", {{"path", "quickstart.mdx"},
                                {"old_text", "## Instal the CLI"},
                                {"new_text", "## Install the CLI"}}),
             Call("write_file",
                  {{"path", "guides/troubleshooting.mdx"},
-                  {"content", "---\ntitle: \"Troubleshooting\"\n---\n\nIf `acme deploy` fails, check "
-                              "the [configuration](/guides/configuration).\n"}}),
-            Call("edit_file", {{"path", "docs.json"},
-                               {"old_text", "\"guides/configuration\"]"},
-                               {"new_text", "\"guides/configuration\", \"guides/troubleshooting\"]"}})}),
+                  {"content",
+                   "---\ntitle: \"Troubleshooting\"\n---\n\nIf `acme deploy` fails, check "
+                   "the [configuration](/guides/configuration).\n"}}),
+            Call("edit_file",
+                 {{"path", "docs.json"},
+                  {"old_text", "\"guides/configuration\"]"},
+                  {"new_text", "\"guides/configuration\", \"guides/troubleshooting\"]"}})}),
       Step({Finish("Fixed the heading typo in the quickstart and added a troubleshooting guide.",
                    "Fix the quickstart typo and add a troubleshooting guide")}),
   });
   json done = Run("Fix the typo in the quickstart heading and add a troubleshooting page");
   ASSERT_EQ(done["status"], "completed") << done;
   EXPECT_EQ(done["model"], "docs-model-1");
-  EXPECT_EQ(done["summary"], "Fixed the heading typo in the quickstart and added a troubleshooting guide.");
+  EXPECT_EQ(done["summary"],
+            "Fixed the heading typo in the quickstart and added a troubleshooting guide.");
   ASSERT_TRUE(done["prLink"].is_string()) << done;
 
   EXPECT_NE(BranchFile(done, "quickstart.mdx").find("## Install the CLI"), std::string::npos);
@@ -240,8 +245,7 @@ TEST_P(AgentTest, AFollowUpContinuesTheConversationAndUpdatesThePullRequest) {
 TEST_P(AgentTest, MalformedToolCallsGoBackToTheModelAsToolErrors) {
   FakeToolCall broken{"write_file", json::object(), std::string("{\"path\": \"x.mdx\", ")};
   Start({Step({broken, Call("delete_everything", json::object()),
-               Call("write_file", {{"path", "guides/x.mdx"}}),
-               Call("read_file", {{"path", 42}})}),
+               Call("write_file", {{"path", "guides/x.mdx"}}), Call("read_file", {{"path", 42}})}),
          Step({Finish("Could not do it.")})});
   json done = Run("Write something");
   EXPECT_EQ(done["status"], "completed") << done;
@@ -256,7 +260,8 @@ TEST_P(AgentTest, MalformedToolCallsGoBackToTheModelAsToolErrors) {
               errors[0].find("must be a JSON object") != std::string::npos)
       << errors[0];
   EXPECT_NE(errors[1].find("unknown tool"), std::string::npos) << errors[1];
-  EXPECT_NE(errors[2].find("missing required argument \"content\""), std::string::npos) << errors[2];
+  EXPECT_NE(errors[2].find("missing required argument \"content\""), std::string::npos)
+      << errors[2];
   EXPECT_NE(errors[3].find("must be a string"), std::string::npos) << errors[3];
 }
 
@@ -287,7 +292,8 @@ TEST_P(AgentTest, AtMost32ToolCallsOfOneReplyAreCarriedOut) {
   json transcript = Transcript(done["id"]);
   int ignored = 0;
   for (const auto& s : transcript["messages"][0]["turn"]["steps"]) {
-    if (s["type"] == "tool" && s["result"].get<std::string>().find("at most 32") != std::string::npos) {
+    if (s["type"] == "tool" &&
+        s["result"].get<std::string>().find("at most 32") != std::string::npos) {
       ++ignored;
     }
   }
@@ -310,7 +316,8 @@ TEST_P(AgentTest, PathsOutsideTheRepositoryAreRefused) {
   for (const auto& s : transcript["messages"][0]["turn"]["steps"]) {
     if (s["type"] == "tool" && s["tool"] != "finish") {
       EXPECT_EQ(s["isError"], true) << s;
-      EXPECT_EQ(s["result"].get<std::string>().find("root:x:0:0"), std::string::npos) << "no file outside was read";
+      EXPECT_EQ(s["result"].get<std::string>().find("root:x:0:0"), std::string::npos)
+          << "no file outside was read";
       ++refused;
     }
   }
@@ -363,7 +370,8 @@ TEST_P(AgentTest, ArchivingAJobStopsItsTurnEvenWhileTheModelIsAnswering) {
   HttpResult created = Post(Jobs(project_), Prompt("Rewrite the quickstart"), key_a_);
   ASSERT_EQ(created.status, 201);
   std::string id = created.Json()["id"];
-  ASSERT_TRUE(WaitUntil([&] { return server_->Log().find("turn 1 started") != std::string::npos; }));
+  ASSERT_TRUE(
+      WaitUntil([&] { return server_->Log().find("turn 1 started") != std::string::npos; }));
   // The model has the first request, and is taking its time.
   ASSERT_TRUE(WaitUntil([&] { return model_->Requests().size() == 1; }));
   HttpResult archived = Post(Job(project_, id) + "/archive", "", key_a_, "");
@@ -378,11 +386,13 @@ TEST_P(AgentTest, ArchivingAJobStopsItsTurnEvenWhileTheModelIsAnswering) {
 }
 
 TEST_P(AgentTest, CheckProblemsGoBackToTheModelWhichRepairsThem) {
-  Start({Step({Call("write_file", {{"path", "guides/faq.mdx"},
-                                   {"content", "---\ntitle: [unclosed\n---\n\nSee [setup](/guides/setup).\n"}}),
+  Start({Step({Call("write_file",
+                    {{"path", "guides/faq.mdx"},
+                     {"content", "---\ntitle: [unclosed\n---\n\nSee [setup](/guides/setup).\n"}}),
                Finish("Added an FAQ.")}),
-         Step({Call("write_file", {{"path", "guides/faq.mdx"},
-                                   {"content", "---\ntitle: \"FAQ\"\n---\n\nSee [install](/guides/install).\n"}}),
+         Step({Call("write_file",
+                    {{"path", "guides/faq.mdx"},
+                     {"content", "---\ntitle: \"FAQ\"\n---\n\nSee [install](/guides/install).\n"}}),
                Call("edit_file", {{"path", "docs.json"},
                                   {"old_text", "\"guides/configuration\"]"},
                                   {"new_text", "\"guides/configuration\", \"guides/faq\"]"}}),

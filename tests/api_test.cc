@@ -20,7 +20,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-
 using ApiTest = ServiceTest;
 
 TEST_F(ApiTest, JobLifecycle) {
@@ -45,8 +44,8 @@ TEST_F(ApiTest, JobLifecycle) {
             Sh("git --git-dir=" + remote_a_ + " rev-parse main"));
   EXPECT_EQ(Sh("git --git-dir=" + remote_a_ + " log -1 --format=%an " + branch), "docwright");
 
-  HttpResult follow = Post(Job(project_a_, id) + "/message", Prompt("Also fix the API page"),
-                           key_a_);
+  HttpResult follow =
+      Post(Job(project_a_, id) + "/message", Prompt("Also fix the API page"), key_a_);
   ASSERT_EQ(follow.status, 200) << follow.body;
   EXPECT_EQ(follow.Json()["status"], "active");
   EXPECT_EQ(follow.Json()["prLink"], nullptr) << "prLink is null while active";
@@ -164,9 +163,9 @@ TEST_F(ApiTest, ABranchThatMovesDuringTheTurnIsRetriedOnceFromItsNewHead) {
   };
 
   // Moved once, while the agent works: carried out again from the new head.
-  ASSERT_EQ(Post(Job(project_a_, id) + "/message", Prompt("Add a question [sleep 700]"), key_a_)
-                .status,
-            200);
+  ASSERT_EQ(
+      Post(Job(project_a_, id) + "/message", Prompt("Add a question [sleep 700]"), key_a_).status,
+      200);
   ASSERT_TRUE(WaitUntil([&] { return turns_started() == 1; }));
   push_one("moved-once.md");
   json again = WaitForEnd(id);
@@ -207,14 +206,15 @@ TEST_F(ApiTest, ABranchThatMovesDuringTheTurnIsRetriedOnceFromItsNewHead) {
 
 TEST_F(ApiTest, ConcurrentJobsOfOneProjectEachGetTheirBranchAndPullRequest) {
   std::vector<std::string> ids;
-  for (int i = 0; i < 6; ++i) ids.push_back(CreateJob("Page " + std::to_string(i) + " [sleep 200]")["id"]);
+  for (int i = 0; i < 6; ++i)
+    ids.push_back(CreateJob("Page " + std::to_string(i) + " [sleep 200]")["id"]);
   std::set<std::string> links;
   for (size_t i = 0; i < ids.size(); ++i) {
     json done = WaitForEnd(ids[i]);
     ASSERT_EQ(done["status"], "completed") << done;
     links.insert(done["prLink"].get<std::string>());
-    EXPECT_EQ(ShowFile(remote_a_, done["source"]["ref"].get<std::string>() + ":notes/" + ids[i] +
-                                      "-1.md"),
+    EXPECT_EQ(ShowFile(remote_a_,
+                       done["source"]["ref"].get<std::string>() + ":notes/" + ids[i] + "-1.md"),
               "Page " + std::to_string(i) + " [sleep 200]");
   }
   EXPECT_EQ(links.size(), ids.size()) << "one pull request per job";
@@ -229,9 +229,9 @@ TEST_F(ApiTest, RepositoryProblemsFailTheJobWithAClearError) {
   std::string missing_project =
       Admin({"project", "create", "--org", org_a_, "--repository", dir_ / "nowhere.git"})
           .LastLine();
-  std::string wrong_ref = Admin({"project", "create", "--org", org_a_, "--repository", remote_a_,
-                                 "--ref", "trunk"})
-                              .LastLine();
+  std::string wrong_ref =
+      Admin({"project", "create", "--org", org_a_, "--repository", remote_a_, "--ref", "trunk"})
+          .LastLine();
   for (const auto& [project, expected] :
        std::vector<std::pair<std::string, std::string>>{{empty_project, "has no branch main"},
                                                         {missing_project, "cannot read"},
@@ -254,9 +254,8 @@ TEST_F(ApiTest, EveryJobFieldIsAlwaysPresent) {
   json job = CreateJob("Document the rate limits");
   std::set<std::string> keys;
   for (auto& [k, v] : job.items()) keys.insert(k);
-  std::set<std::string> expected = {"id",         "status",    "source", "model",
-                                    "prLink",     "createdAt", "archivedAt", "updatedAt",
-                                    "error",      "summary"};
+  std::set<std::string> expected = {"id",        "status",     "source",    "model", "prLink",
+                                    "createdAt", "archivedAt", "updatedAt", "error", "summary"};
   EXPECT_EQ(keys, expected);
   EXPECT_EQ(job["archivedAt"], nullptr);
   EXPECT_EQ(job["error"], nullptr);
@@ -273,9 +272,9 @@ TEST_F(ApiTest, EveryJobFieldIsAlwaysPresent) {
 }
 
 TEST_F(ApiTest, CreateExtensionsModelAndUnknownFields) {
-  HttpResult r = Post(Jobs(project_a_),
-                      R"({"prompt":"x","model":"claude-sonnet","draft":true,"extra":{"a":1}})",
-                      key_a_);
+  HttpResult r =
+      Post(Jobs(project_a_),
+           R"({"prompt":"x","model":"claude-sonnet","draft":true,"extra":{"a":1}})", key_a_);
   ASSERT_EQ(r.status, 201) << r.body;
   EXPECT_EQ(r.Json()["model"], "claude-sonnet");
 }
@@ -385,8 +384,9 @@ TEST_F(ApiTest, AuthenticationIsRequiredAndChecked) {
   EXPECT_EQ(Get("/v2/agent/" + project_a_ + "/jobs", unknown).status, 401);
   EXPECT_EQ(Get("/v2/agent/" + project_a_ + "/jobs", key_a_).status, 200);
   // "bearer" in any case is accepted (RFC 7235: the scheme is case-insensitive).
-  EXPECT_EQ(client_->Send("GET", "/v2/agent/" + project_a_ + "/jobs", "",
-                          {{"Authorization", "bearer " + key_a_}})
+  EXPECT_EQ(client_
+                ->Send("GET", "/v2/agent/" + project_a_ + "/jobs", "",
+                       {{"Authorization", "bearer " + key_a_}})
                 .status,
             200);
 }
@@ -462,7 +462,8 @@ TEST_F(ApiTest, RateLimitAppliesToCreatesAndMessagesNotPolls) {
 
 TEST_F(ApiTest, ListPaginatesAndValidatesItsQuery) {
   std::vector<std::string> ids;
-  for (int i = 0; i < 5; ++i) ids.push_back(CreateJob("job " + std::to_string(i) + " [nochange]")["id"]);
+  for (int i = 0; i < 5; ++i)
+    ids.push_back(CreateJob("job " + std::to_string(i) + " [nochange]")["id"]);
   std::string base = "/v2/agent/" + project_a_ + "/jobs";
   std::vector<std::string> seen;
   std::string cursor;
@@ -479,8 +480,8 @@ TEST_F(ApiTest, ListPaginatesAndValidatesItsQuery) {
   HttpResult archived = Get(base + "?status=archived", key_a_);
   ASSERT_EQ(archived.Json()["jobs"].size(), 1u);
   EXPECT_EQ(archived.Json()["jobs"][0]["id"], ids[2]);
-  for (const char* bad : {"?limit=0", "?limit=101", "?limit=ten", "?status=done",
-                          "?cursor=bogus", "?limit=5%"}) {
+  for (const char* bad :
+       {"?limit=0", "?limit=101", "?limit=ten", "?status=done", "?cursor=bogus", "?limit=5%"}) {
     ExpectError(Get(base + bad, key_a_), 400, bad);
   }
 }
@@ -489,12 +490,12 @@ TEST_F(ApiTest, MalformedHttpIsAnsweredAndTheServerCarriesOn) {
   HttpResult garbage = client_->SendRaw("THIS IS NOT HTTP\r\n\r\n");
   EXPECT_EQ(garbage.status, 400);
   EXPECT_EQ(garbage.Json()["code"], "bad_request");
-  std::string big_header = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " +
-                           std::string(20 << 10, 'a') + "\r\n\r\n";
+  std::string big_header =
+      "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(20 << 10, 'a') + "\r\n\r\n";
   EXPECT_EQ(client_->SendRaw(big_header).status, 431);
   // Headers under the limit but over a typical buffer are fine.
-  std::string fair_header = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Fair: " +
-                            std::string(12 << 10, 'a') + "\r\n\r\n";
+  std::string fair_header =
+      "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Fair: " + std::string(12 << 10, 'a') + "\r\n\r\n";
   EXPECT_EQ(client_->SendRaw(fair_header).status, 200);
   EXPECT_EQ(client_->Send("GET", "/healthz").status, 200);
 }
@@ -505,8 +506,9 @@ TEST_F(ApiTest, SlowClientsAreCutOffAndOthersAreServed) {
   // A client that sends half a request and then nothing.
   int fd = ConnectLoopback(server_->port(), std::chrono::seconds(5));
   ASSERT_GE(fd, 0);
-  std::string partial = "POST " + Jobs(project_a_) + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
-                        key_a_ + "\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{";
+  std::string partial = "POST " + Jobs(project_a_) +
+                        " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + key_a_ +
+                        "\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{";
   ASSERT_EQ(write(fd, partial.data(), partial.size()), static_cast<ssize_t>(partial.size()));
   EXPECT_EQ(client_->Send("GET", "/healthz").status, 200) << "others are served meanwhile";
   char buf[256];
@@ -542,7 +544,8 @@ TEST_F(ApiTest, ExpectContinueGetsTheGoAheadBeforeTheBody) {
 
 TEST_F(ApiTest, BodiesOfUnauthenticatedRequestsAreRefusedBeforeTheyAreRead) {
   // The answer comes from the header alone: the body is never sent.
-  for (const std::string& auth : {std::string(), "Authorization: Bearer dw_" + std::string(43, 'Q') + "\r\n"}) {
+  for (const std::string& auth :
+       {std::string(), "Authorization: Bearer dw_" + std::string(43, 'Q') + "\r\n"}) {
     int fd = ConnectLoopback(server_->port(), std::chrono::seconds(5));
     ASSERT_GE(fd, 0);
     std::string head = "POST " + Jobs(project_a_) + " HTTP/1.1\r\nHost: x\r\n" + auth +
@@ -584,13 +587,13 @@ TEST_F(ApiTest, KeepAliveServesManyRequestsOnOneConnection) {
 TEST_F(ApiTest, ArchiveStopsTheRunningTurn) {
   std::string id = CreateJob("long work [sleep 60000]")["id"];
   std::string transcript = Job(project_a_, id) + "/messages";
-  ASSERT_TRUE(WaitUntil([&] {
-    return Get(transcript, key_a_).Json()["messages"][0]["turn"]["state"] == "running";
-  }));
+  ASSERT_TRUE(WaitUntil(
+      [&] { return Get(transcript, key_a_).Json()["messages"][0]["turn"]["state"] == "running"; }));
   ASSERT_EQ(Post(Job(project_a_, id) + "/archive", "", key_a_, "").status, 200);
   EXPECT_EQ(Get(transcript, key_a_).Json()["messages"][0]["turn"]["state"], "cancelled");
-  EXPECT_TRUE(WaitUntil([&] { return server_->Log().find("stopped: the job was archived") != std::string::npos; },
-                        milliseconds(5000)))
+  EXPECT_TRUE(WaitUntil(
+      [&] { return server_->Log().find("stopped: the job was archived") != std::string::npos; },
+      milliseconds(5000)))
       << server_->Log();
   EXPECT_EQ(Get(Job(project_a_, id), key_a_).Json()["status"], "archived");
 }
@@ -677,9 +680,9 @@ TEST_F(ApiTest, KillNineLosesNoAcknowledgedJobOrMessage) {
   };
   int64_t jobs = count("SELECT COUNT(*) FROM jobs");
   EXPECT_GE(jobs, static_cast<int64_t>(acked.size()));
-  EXPECT_TRUE(WaitUntil(
-      [&] { return count("SELECT COUNT(*) FROM jobs WHERE status != 'completed'") == 0; },
-      milliseconds(60000)));
+  EXPECT_TRUE(
+      WaitUntil([&] { return count("SELECT COUNT(*) FROM jobs WHERE status != 'completed'") == 0; },
+                milliseconds(60000)));
   EXPECT_EQ(count("SELECT COUNT(*) FROM pull_requests"), jobs);
   EXPECT_EQ(count("SELECT COUNT(*) FROM jobs j WHERE j.pr_link IS NULL OR NOT EXISTS (SELECT 1 "
                   "FROM pull_requests p WHERE p.head = j.ref)"),
@@ -692,9 +695,8 @@ TEST_F(ApiTest, SigtermHandsTheRunningTurnBackForTheNextStart) {
   StartServer(kScripted, {"--lease-seconds", "120"});
   std::string id = CreateJob("work [sleep 1500]")["id"];
   std::string transcript = Job(project_a_, id) + "/messages";
-  ASSERT_TRUE(WaitUntil([&] {
-    return Get(transcript, key_a_).Json()["messages"][0]["turn"]["state"] == "running";
-  }));
+  ASSERT_TRUE(WaitUntil(
+      [&] { return Get(transcript, key_a_).Json()["messages"][0]["turn"]["state"] == "running"; }));
   auto t0 = std::chrono::steady_clock::now();
   EXPECT_EQ(server_->Terminate(), 0) << server_->Log();
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
@@ -737,16 +739,20 @@ TEST_F(ApiTest, WithoutAModelJobsFailWithAClearError) {
 
 TEST_F(ApiTest, SecretsNeverReachLogsOrResponses) {
   std::string with_token = Admin({"project", "create", "--org", org_a_, "--repository",
-                                  "http://127.0.0.1:1/acme/docs.git", "--forge", "github", "--forge-token",
-                                  "ghp_supersecret"})
+                                  "http://127.0.0.1:1/acme/docs.git", "--forge", "github",
+                                  "--forge-token", "ghp_supersecret"})
                                .LastLine();
   std::vector<std::string> seen;  // every response body
-  auto keep = [&](const HttpResult& r) { seen.push_back(r.body); return r; };
+  auto keep = [&](const HttpResult& r) {
+    seen.push_back(r.body);
+    return r;
+  };
   for (const char* prompt : {"edit", "[fail broken]", "[throw]"}) {
     HttpResult r = keep(Post(Jobs(with_token), Prompt(prompt), key_a_));
     ASSERT_EQ(r.status, 201);
     std::string id = r.Json()["id"];
-    ASSERT_TRUE(WaitUntil([&] { return keep(Get(Job(with_token, id), key_a_)).Json()["status"] != "active"; }));
+    ASSERT_TRUE(WaitUntil(
+        [&] { return keep(Get(Job(with_token, id), key_a_)).Json()["status"] != "active"; }));
     keep(Get(Job(with_token, id) + "/messages", key_a_));
   }
   keep(Get("/v2/agent/" + with_token + "/jobs", key_a_));
@@ -773,9 +779,9 @@ TEST_F(ApiTest, SigtermAnswersRequestsInFlight) {
   for (int i = 0; i < 4; ++i) {  // connections on both I/O threads
     clients.emplace_back([&, i, port = server_->port()] {
       HttpClient http(port);
-      results[i] = http.Send("POST", Jobs(project_a_), Prompt("in flight [nochange]"),
-                             {{"Authorization", "Bearer " + key_a_},
-                              {"Content-Type", "application/json"}});
+      results[i] =
+          http.Send("POST", Jobs(project_a_), Prompt("in flight [nochange]"),
+                    {{"Authorization", "Bearer " + key_a_}, {"Content-Type", "application/json"}});
     });
   }
   std::this_thread::sleep_for(milliseconds(400));
@@ -818,9 +824,9 @@ TEST_F(ApiTest, JobClientCommands) {
       job({"job", "create", "--prompt", "[fail broken]", "--wait", "--interval", "50"}, 1)
           .LastLine());
   EXPECT_EQ(failed["error"], "broken");
-  CommandResult denied = RunCommand(
-      kScripted, {"job", "get", id, "--url", url, "--key", "dw_" + std::string(43, 'x'),
-                  "--project", project_a_});
+  CommandResult denied =
+      RunCommand(kScripted, {"job", "get", id, "--url", url, "--key", "dw_" + std::string(43, 'x'),
+                             "--project", project_a_});
   EXPECT_EQ(denied.exit_code, 1);
   EXPECT_NE(denied.err.find("HTTP 401"), std::string::npos) << denied.err;
   {
@@ -828,13 +834,14 @@ TEST_F(ApiTest, JobClientCommands) {
     std::ofstream(dir_ / "prompt.txt") << "From a file [nochange]";
     CommandResult huge = job({"job", "create", "--prompt-file", dir_ / "huge.txt"}, 1);
     EXPECT_NE(huge.err.find("larger than 1 MiB"), std::string::npos) << huge.err;
-    std::string from_file = job({"job", "create", "--prompt-file", dir_ / "prompt.txt"}, 0).LastLine();
+    std::string from_file =
+        job({"job", "create", "--prompt-file", dir_ / "prompt.txt"}, 0).LastLine();
     EXPECT_EQ(Get(Job(project_a_, from_file) + "/messages", key_a_).Json()["messages"][0]["prompt"],
               "From a file [nochange]");
   }
   CommandResult unreachable = RunCommand(
-      kScripted, {"job", "get", id, "--url", "http://127.0.0.1:1", "--key", key_a_, "--project",
-                  project_a_});
+      kScripted,
+      {"job", "get", id, "--url", "http://127.0.0.1:1", "--key", key_a_, "--project", project_a_});
   EXPECT_EQ(unreachable.exit_code, 1);
   EXPECT_NE(unreachable.err.find("cannot reach"), std::string::npos) << unreachable.err;
   EXPECT_EQ(unreachable.err.find(key_a_), std::string::npos);
@@ -850,11 +857,11 @@ TEST_F(ApiTest, AdminCommands) {
   EXPECT_EQ(listed.find(secret), std::string::npos) << "a key is shown only once";
   EXPECT_NE(listed.find(key["prefix"].get<std::string>()), std::string::npos);
 
-  json project = json::parse(Admin({"project", "create", "--org", org["id"], "--repository",
-                                    "https://github.com/initech/docs", "--forge", "github",
-                                    "--forge-token", "ghp_x", "--model", "m1", "--rate-limit",
-                                    "7", "--json"})
-                                 .out);
+  json project =
+      json::parse(Admin({"project", "create", "--org", org["id"], "--repository",
+                         "https://github.com/initech/docs", "--forge", "github", "--forge-token",
+                         "ghp_x", "--model", "m1", "--rate-limit", "7", "--json"})
+                      .out);
   EXPECT_EQ(project["forge"], "github");
   EXPECT_EQ(project["rateLimitPerHour"], 7);
   EXPECT_EQ(project["forgeTokenSet"], true);
@@ -863,20 +870,19 @@ TEST_F(ApiTest, AdminCommands) {
   EXPECT_EQ(projects.find("ghp_x"), std::string::npos) << "tokens are never listed";
 
   // Bad input: a clear message and a non-zero exit.
-  CommandResult bad_forge = Admin({"project", "create", "--org", org["id"], "--repository", "r",
-                                   "--forge", "svn"},
-                                  1);
+  CommandResult bad_forge =
+      Admin({"project", "create", "--org", org["id"], "--repository", "r", "--forge", "svn"}, 1);
   EXPECT_NE(bad_forge.err.find("--forge"), std::string::npos);
-  CommandResult no_org = Admin({"project", "create", "--org", "01a202ea-0000-7000-8000-000000000000",
-                                "--repository", "r"},
-                               1);
+  CommandResult no_org = Admin(
+      {"project", "create", "--org", "01a202ea-0000-7000-8000-000000000000", "--repository", "r"},
+      1);
   EXPECT_NE(no_org.err.find("organisation not found"), std::string::npos) << no_org.err;
   Admin({"project", "create", "--org", org["id"], "--repository", "r", "--rate-limit", "0"}, 1);
   Admin({"project", "create", "--org", org["id"], "--repository", "r", "--forge", "gitlab"}, 1);
-  CommandResult not_a_repo = Admin({"project", "create", "--org", org["id"], "--repository",
-                                    "https://github.com/initech", "--forge", "github",
-                                    "--forge-token", "t"},
-                                   1);
+  CommandResult not_a_repo =
+      Admin({"project", "create", "--org", org["id"], "--repository", "https://github.com/initech",
+             "--forge", "github", "--forge-token", "t"},
+            1);
   EXPECT_NE(not_a_repo.err.find("owner/repository"), std::string::npos) << not_a_repo.err;
   for (const char* with_secret : {"https://bot:hunter2@git.example.com/initech/docs.git",
                                   "https://hunter2@git.example.com/initech/docs.git"}) {
@@ -885,25 +891,27 @@ TEST_F(ApiTest, AdminCommands) {
     EXPECT_NE(password.err.find("--forge-token"), std::string::npos) << password.err;
     EXPECT_EQ(password.err.find("hunter2"), std::string::npos);
   }
-  CommandResult newline = Admin({"project", "create", "--org", org["id"], "--repository",
-                                 "https://github.com/initech/docs", "--forge", "github",
-                                 "--forge-token", "ghp_x\r\nX-Evil: 1"},
-                                1);
+  CommandResult newline = Admin(
+      {"project", "create", "--org", org["id"], "--repository", "https://github.com/initech/docs",
+       "--forge", "github", "--forge-token", "ghp_x\r\nX-Evil: 1"},
+      1);
   EXPECT_NE(newline.err.find("control characters"), std::string::npos) << newline.err;
-  CommandResult no_key = Admin({"project", "create", "--org", org["id"], "--repository",
-                                "ssh://git@git.example.com/docs.git", "--ssh-known-hosts",
-                                "/etc/hostname"},
-                               1);
+  CommandResult no_key =
+      Admin({"project", "create", "--org", org["id"], "--repository",
+             "ssh://git@git.example.com/docs.git", "--ssh-known-hosts", "/etc/hostname"},
+            1);
   EXPECT_NE(no_key.err.find("--ssh-key"), std::string::npos) << no_key.err;
   CommandResult unreadable = Admin({"project", "create", "--org", org["id"], "--repository",
                                     "ssh://git@git.example.com/docs.git", "--ssh-key",
                                     dir_ / "no-such-key", "--ssh-known-hosts", "/etc/hostname"},
                                    1);
   EXPECT_NE(unreadable.err.find("cannot read"), std::string::npos) << unreadable.err;
-  CommandResult no_workers = RunCommand(kScripted, {"worker", "--data-dir", dir_.path(), "--workers", "0"});
+  CommandResult no_workers =
+      RunCommand(kScripted, {"worker", "--data-dir", dir_.path(), "--workers", "0"});
   EXPECT_EQ(no_workers.exit_code, 1);
   EXPECT_NE(no_workers.err.find("--workers"), std::string::npos);
-  CommandResult threads = RunCommand(kScripted, {"serve", "--data-dir", dir_.path(), "--io-threads", "100000"});
+  CommandResult threads =
+      RunCommand(kScripted, {"serve", "--data-dir", dir_.path(), "--io-threads", "100000"});
   EXPECT_EQ(threads.exit_code, 1);
   EXPECT_NE(threads.err.find("--io-threads"), std::string::npos);
 }

@@ -9,6 +9,7 @@
 #include "core/job.h"
 #include "core/text.h"
 #include "core/time.h"
+#include "core/url.h"
 
 namespace docwright {
 namespace {
@@ -33,8 +34,8 @@ TEST(StateMachine, TurnEndDependsOnOutcomeAndQueue) {
 }
 
 TEST(StateMachine, StatusNamesRoundTrip) {
-  for (JobStatus s : {JobStatus::kActive, JobStatus::kCompleted, JobStatus::kArchived,
-                      JobStatus::kFailed}) {
+  for (JobStatus s :
+       {JobStatus::kActive, JobStatus::kCompleted, JobStatus::kArchived, JobStatus::kFailed}) {
     EXPECT_EQ(ParseJobStatus(ToString(s)), s);
   }
   EXPECT_FALSE(ParseJobStatus("done"));
@@ -47,7 +48,7 @@ TEST(Ids, AreUuidV7UniqueAndTimeOrdered) {
   for (int i = 0; i < 20000; ++i) {
     std::string id = NewId();
     ASSERT_TRUE(LooksLikeId(id)) << id;
-    EXPECT_EQ(id[14], '7') << id;  // version
+    EXPECT_EQ(id[14], '7') << id;                                          // version
     EXPECT_NE(std::string("89ab").find(id[19]), std::string::npos) << id;  // variant
     EXPECT_GT(id, prev);
     prev = id;
@@ -97,14 +98,14 @@ TEST(Time, Rfc3339IsUtcWithMillisAndZ) {
 TEST(Text, Utf8LengthCountsCodePointsAndRejectsMalformed) {
   EXPECT_EQ(Utf8Length(""), 0u);
   EXPECT_EQ(Utf8Length("hello, world and more ascii"), 27u);
-  EXPECT_EQ(Utf8Length("h\xc3\xa9llo"), 5u);                // é
+  EXPECT_EQ(Utf8Length("h\xc3\xa9llo"), 5u);                  // é
   EXPECT_EQ(Utf8Length("\xe2\x82\xac\xf0\x9f\x98\x80"), 2u);  // € and an emoji
   EXPECT_FALSE(Utf8Length("\xc0\x80"));                       // overlong NUL
   EXPECT_FALSE(Utf8Length("\xed\xa0\x80"));                   // surrogate
   EXPECT_FALSE(Utf8Length("\xf4\x90\x80\x80"));               // above U+10FFFF
   EXPECT_FALSE(Utf8Length("abc\xe2\x82"));                    // truncated
   EXPECT_FALSE(Utf8Length("\xff"));
-  EXPECT_FALSE(Utf8Length("12345678\x80"));                   // after the ASCII fast path
+  EXPECT_FALSE(Utf8Length("12345678\x80"));  // after the ASCII fast path
 }
 
 TEST(Text, BlankAndSlug) {
@@ -127,6 +128,56 @@ TEST(Text, ControlCharactersAreFoundWhereverTheyAre) {
   EXPECT_FALSE(HasControlCharacter("tab\tand\nlines\r\n", true));
   EXPECT_TRUE(HasControlCharacter("tab\t", false));
   EXPECT_FALSE(HasControlCharacter("caf\xc3\xa9 \xc2\xa0nbsp \xe2\x9c\x93", false));
+}
+
+TEST(Url, EveryShapeOfRemoteAndApiUrl) {
+  auto u = ParseUrl("https://x-access-token:secret@GHE.example:8443/acme/docs.git?x=1#top");
+  ASSERT_TRUE(u);
+  EXPECT_EQ(u->scheme, "https");
+  EXPECT_EQ(u->host, "ghe.example");
+  EXPECT_EQ(u->port, 8443);
+  EXPECT_TRUE(u->has_userinfo);
+  EXPECT_EQ(u->path, "/acme/docs.git");
+  EXPECT_EQ(OriginText(*u), "https://ghe.example:8443") << "never the credentials or the path";
+
+  u = ParseUrl("git@github.com:acme/docs.git");
+  ASSERT_TRUE(u);
+  EXPECT_EQ(u->scheme, "ssh");
+  EXPECT_EQ(u->port, 22);
+  EXPECT_EQ(u->path, "acme/docs.git");
+
+  u = ParseUrl("http://[::1]:3000");
+  ASSERT_TRUE(u);
+  EXPECT_EQ(u->host, "::1");
+  EXPECT_EQ(u->path, "");
+  EXPECT_EQ(OriginText(*u), "http://[::1]:3000");
+  EXPECT_EQ(ParseUrl("https://example.com/a")->port, 443);
+
+  for (const char* bad :
+       {"/srv/docs.git", "docs", "file:///srv/docs.git", "https://", "http://[::1", "https://h:0/",
+        "https://h:65536/", "https://h:-1/", "1http://h/", "https://user@:80/"}) {
+    EXPECT_FALSE(ParseUrl(bad)) << bad;
+  }
+}
+
+TEST(Url, PercentEncodingRoundTripsEveryByte) {
+  std::string all;
+  for (int c = 0; c < 256; ++c) all.push_back(static_cast<char>(c));
+  std::string encoded = PercentEncode(all);
+  EXPECT_EQ(encoded.find_first_not_of(
+                "%0123456789ABCDEFabcdefghijklmnopqrstuvwxyzGHIJKLMNOPQRSTUVWXYZ-._~"),
+            std::string::npos);
+  bool ok = true;
+  EXPECT_EQ(PercentDecode(encoded, false, &ok), all);
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(PercentEncode("a b/c"), "a%20b%2Fc");
+  EXPECT_EQ(PercentDecode("a+b%2f", true, &ok), "a b/");
+  for (const char* bad : {"%", "%4", "%zz", "%-1"}) {
+    ok = true;
+    EXPECT_EQ(PercentDecode(bad, false, &ok), "") << bad;
+    EXPECT_FALSE(ok) << bad;
+  }
+  EXPECT_EQ(HexEncode(std::string("\x00\xff\x10", 3)), "00ff10");
 }
 
 TEST(Naming, BranchUsesRandomTailOfIdAndSlug) {

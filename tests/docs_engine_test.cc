@@ -65,14 +65,16 @@ TEST_F(DocsEngineTest, AppendingToAPageOfAHalfTranslatedSiteReportsNothing) {
   CheckReport report = CheckChanges(work);
   EXPECT_EQ(Rows(report), std::vector<std::string>{});
   // The site's own problems are notes for the pull request, not repair requests.
-  EXPECT_TRUE(AnyContains(report.notes, "already before these changes: navigation lists "
-                                        "\"ja/install\""))
+  EXPECT_TRUE(AnyContains(report.notes,
+                          "already before these changes: navigation lists "
+                          "\"ja/install\""))
       << ::testing::PrintToString(Rows(report.notes));
 }
 
 TEST_F(DocsEngineTest, AddingAPageWithItsNavigationEntryReportsNothing) {
   git::Workspace& work = Open(HalfTranslatedMintlify());
-  ASSERT_TRUE(work.Write("en/guides/three.mdx", Page("Three", "See [two](/en/guides/two).\n")).ok());
+  ASSERT_TRUE(
+      work.Write("en/guides/three.mdx", Page("Three", "See [two](/en/guides/two).\n")).ok());
   std::string config = work.Read("docs.json")->text;
   config.replace(config.find("\"en/guides/two\""), 15, "\"en/guides/two\", \"en/guides/three\"");
   ASSERT_TRUE(work.Write("docs.json", config).ok());
@@ -125,10 +127,9 @@ TEST_F(DocsEngineTest, MintlifyRefsAndRedirects) {
                            "Start | guides/setup | guides/setup.mdx | Setup",
                        }));
   std::string page = work.Read("index.mdx")->text;
-  ASSERT_TRUE(work.Write("index.mdx",
-                         page + "\nMoved: [a](/old/setup), [b](/old/deep/er/page#x), "
-                                "[c](/legacy/), [d](/v1/users/intro).\n"
-                                "Missing: [e](/v1/users/other), [f](/nothing).\n")
+  ASSERT_TRUE(work.Write("index.mdx", page + "\nMoved: [a](/old/setup), [b](/old/deep/er/page#x), "
+                                             "[c](/legacy/), [d](/v1/users/intro).\n"
+                                             "Missing: [e](/v1/users/other), [f](/nothing).\n")
                   .ok());
   EXPECT_EQ(Rows(CheckChanges(work)),
             (std::vector<std::string>{
@@ -174,7 +175,7 @@ nav:
   std::string index = work.Read("docs/index.md")->text;
   ASSERT_TRUE(work.Write("docs/index.md", index + "\nOne more line.\n").ok());
   ASSERT_TRUE(work.Write("docs/user-guide/new.md", "# New\n").ok());  // under a listed folder
-  ASSERT_TRUE(work.Write("docs/notes/today.md", "# Today\n").ok());    // not_in_nav
+  ASSERT_TRUE(work.Write("docs/notes/today.md", "# Today\n").ok());   // not_in_nav
   EXPECT_EQ(Rows(CheckChanges(work)), std::vector<std::string>{});
 
   ASSERT_TRUE(work.Write("docs/other.md", "# Other\n").ok());
@@ -262,8 +263,9 @@ TEST_F(DocsEngineTest, LinesAreNumberedByLineFeedsAsTheAgentReadsThem) {
       {"index.mdx", Page("Home", "Hi.\n")},
       {"page.md", "# Page\n"},
   });
-  ASSERT_TRUE(work.Write("page.md", "# Page\n\nOne.\rTwo.\rThree.\n\nSee [nope](./nope).\n\n```js\nx\n")
-                  .ok());
+  ASSERT_TRUE(
+      work.Write("page.md", "# Page\n\nOne.\rTwo.\rThree.\n\nSee [nope](./nope).\n\n```js\nx\n")
+          .ok());
   EXPECT_EQ(Rows(CheckChanges(work)),
             (std::vector<std::string>{
                 "page.md:5: link ./nope does not resolve to a page or file",
@@ -281,11 +283,12 @@ TEST_F(DocsEngineTest, StyleRemarksAreNotesNeverProblems) {
   ASSERT_TRUE(work.Write("c.mdx", "---\ntitle: Gamma\n---\n").ok());
   CheckReport report = CheckChanges(work);
   EXPECT_EQ(Rows(report), std::vector<std::string>{});
-  EXPECT_EQ(Rows(report.notes), (std::vector<std::string>{
-                                    "b.mdx:0: has the same title as a.mdx in navigation group \"G\"",
-                                    "b.mdx:7: heading \"Detail\" skips from level 2 to 4",
-                                    "c.mdx:0: the page has no content",
-                                }));
+  EXPECT_EQ(Rows(report.notes),
+            (std::vector<std::string>{
+                "b.mdx:0: has the same title as a.mdx in navigation group \"G\"",
+                "b.mdx:7: heading \"Detail\" skips from level 2 to 4",
+                "c.mdx:0: the page has no content",
+            }));
 }
 
 TEST_F(DocsEngineTest, DocusaurusTemplateOptionsAndFolderRoutes) {
@@ -311,8 +314,9 @@ module.exports = config;
       {"docs/01-getting-started/index.md", "# Getting started\n"},
       {"docs/guide/guide.md", "# Guide\n"},
   });
-  ASSERT_TRUE(work.Write("docs/new.md", "# New\n\n[a](/intro) [b](/getting-started) [c](/guide) "
-                                        "[d](/category/tutorials) [e](/docs/intro)\n")
+  ASSERT_TRUE(work.Write("docs/new.md",
+                         "# New\n\n[a](/intro) [b](/getting-started) [c](/guide) "
+                         "[d](/category/tutorials) [e](/docs/intro)\n")
                   .ok());
   EXPECT_EQ(Rows(CheckChanges(work)),
             (std::vector<std::string>{
@@ -351,9 +355,10 @@ TEST_F(DocsEngineTest, WhatRealSitesWriteIsNotAProblem) {
       {"docs/img/a.png", "png"},
       {"docs/guide/setup.md", "# Setup\n"},
   });
-  ASSERT_TRUE(mkdocs.Write("docs/guide/setup.md",
-                           "# Setup\n\n<img src=\"../../img/a.png\">\n\n> Note:\n>\n> ```sh\n"
-                           "> run\n> ```\n")
+  ASSERT_TRUE(mkdocs
+                  .Write("docs/guide/setup.md",
+                         "# Setup\n\n<img src=\"../../img/a.png\">\n\n> Note:\n>\n> ```sh\n"
+                         "> run\n> ```\n")
                   .ok());
   EXPECT_EQ(Rows(CheckChanges(mkdocs)), std::vector<std::string>{});
 }
@@ -378,13 +383,15 @@ TEST_F(DocsEngineTest, MintlifyRootPagesAndGeneratedApiPages) {
   // The group's label is what the sidebar shows for its root page: a title the
   // turn makes differ from it is worth a note.
   ASSERT_TRUE(work.Write("auth/index.mdx",
-                         Page("Overview", "Sign in.\n\nSee [the users API](/reference/api/users/get-users) "
-                                          "and [nothing](/reference/users).\n"))
+                         Page("Overview",
+                              "Sign in.\n\nSee [the users API](/reference/api/users/get-users) "
+                              "and [nothing](/reference/users).\n"))
                   .ok());
   CheckReport report = CheckChanges(work);
-  EXPECT_EQ(Rows(report), (std::vector<std::string>{
-                              "auth/index.mdx:7: link /reference/users does not resolve to a page or file",
-                          }))
+  EXPECT_EQ(Rows(report),
+            (std::vector<std::string>{
+                "auth/index.mdx:7: link /reference/users does not resolve to a page or file",
+            }))
       << "pages generated from the OpenAPI spec are trusted, others are not";
   EXPECT_EQ(Rows(report.notes),
             (std::vector<std::string>{"auth/index.mdx:0: the page's title \"Overview\" differs "
@@ -417,7 +424,8 @@ TEST_F(DocsEngineTest, PagesThatWereQuadraticAreReadInLinearTime) {
 }
 
 TEST_F(DocsEngineTest, AYamlAliasBombIsWalkedWithinBounds) {
-  git::Workspace& work = Open({{"mkdocs.yml", testing::MkDocsAliasBomb()}, {"docs/index.md", "# Home\n"}});
+  git::Workspace& work =
+      Open({{"mkdocs.yml", testing::MkDocsAliasBomb()}, {"docs/index.md", "# Home\n"}});
   SiteMap map = BuildSiteMap(work);
   EXPECT_GT(map.navigation.size(), 0u);
   EXPECT_LE(map.navigation.size(), 20000u);

@@ -550,27 +550,29 @@ TEST_F(DocsTest, JsonAndYamlMustParse) {
 TEST_F(DocsTest, DeletedPageStillInNavigation) {
   git::Workspace& work = Open(MintlifySite());
   ASSERT_TRUE(work.Delete("guides/install.mdx").ok());
-  EXPECT_EQ(Rows(CheckChanges(work)),
-            (std::vector<std::string>{
-                "docs.json:17: navigation lists \"guides/install\" but "
-                "neither guides/install.mdx nor guides/install.md exists",
-                "quickstart.mdx:9: link /guides/install no longer resolves: these changes delete or "
-                "move what it pointed at; update the link or remove it",
-            }));
+  EXPECT_EQ(
+      Rows(CheckChanges(work)),
+      (std::vector<std::string>{
+          "docs.json:17: navigation lists \"guides/install\" but "
+          "neither guides/install.mdx nor guides/install.md exists",
+          "quickstart.mdx:9: link /guides/install no longer resolves: these changes delete or "
+          "move what it pointed at; update the link or remove it",
+      }));
 }
 
 TEST_F(DocsTest, MovedPageMustBeRelisted) {
   git::Workspace& work = Open(MintlifySite());
   ASSERT_TRUE(work.Move("guides/install.mdx", "guides/setup.mdx").ok());
-  EXPECT_EQ(Rows(CheckChanges(work)),
-            (std::vector<std::string>{
-                "docs.json:17: navigation lists \"guides/install\" but neither "
-                "guides/install.mdx nor guides/install.md exists",
-                "guides/setup.mdx:0: new page is not in navigation: add \"guides/setup\" to a "
-                "group's pages in docs.json",
-                "quickstart.mdx:9: link /guides/install no longer resolves: these changes delete or "
-                "move what it pointed at; update the link or remove it",
-            }));
+  EXPECT_EQ(
+      Rows(CheckChanges(work)),
+      (std::vector<std::string>{
+          "docs.json:17: navigation lists \"guides/install\" but neither "
+          "guides/install.mdx nor guides/install.md exists",
+          "guides/setup.mdx:0: new page is not in navigation: add \"guides/setup\" to a "
+          "group's pages in docs.json",
+          "quickstart.mdx:9: link /guides/install no longer resolves: these changes delete or "
+          "move what it pointed at; update the link or remove it",
+      }));
 }
 
 // Links in pages the change does not touch: the ones it breaks are reported,
@@ -587,19 +589,21 @@ TEST_F(DocsTest, LinksToDeletedOrMovedFilesFromOtherPages) {
   config.replace(config.find("\"guides/install\""), 16, "\"guides/setup\"");
   Write("docs.json", config);
   // The moved page's own image is checked with the page, as a changed page.
-  EXPECT_EQ(Rows(CheckChanges(work)),
-            (std::vector<std::string>{
-                "guides/advanced/tuning.md:5: link ../install no longer resolves: these changes "
-                "delete or move what it pointed at; update the link or remove it",
-                "guides/advanced/tuning.md:5: image /images/logo.png no longer resolves: these "
-                "changes delete or move what it pointed at; update the link or remove it",
-                "guides/setup.mdx:5: image /images/logo.png does not resolve to a file",
-                "quickstart.mdx:9: link /guides/install no longer resolves: these changes delete or "
-                "move what it pointed at; update the link or remove it",
-            }));
+  EXPECT_EQ(
+      Rows(CheckChanges(work)),
+      (std::vector<std::string>{
+          "guides/advanced/tuning.md:5: link ../install no longer resolves: these changes "
+          "delete or move what it pointed at; update the link or remove it",
+          "guides/advanced/tuning.md:5: image /images/logo.png no longer resolves: these "
+          "changes delete or move what it pointed at; update the link or remove it",
+          "guides/setup.mdx:5: image /images/logo.png does not resolve to a file",
+          "quickstart.mdx:9: link /guides/install no longer resolves: these changes delete or "
+          "move what it pointed at; update the link or remove it",
+      }));
   // Links brought up to date: nothing left to say.
-  Write("guides/advanced/tuning.md", "---\ntitle: Tuning\n---\nSee [the old page](/guides/gone) "
-                                     "and\n[setup](../setup).\n");
+  Write("guides/advanced/tuning.md",
+        "---\ntitle: Tuning\n---\nSee [the old page](/guides/gone) "
+        "and\n[setup](../setup).\n");
   Write("quickstart.mdx", "---\ntitle: \"Quickstart\"\n---\n\nSee [setup](/guides/setup).\n");
   Write("guides/setup.mdx", "# Install Acme\n\nRun `acme install`.\n");
   // The link broken before, on a line the edit kept, is the site's: a note.

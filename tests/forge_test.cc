@@ -96,11 +96,13 @@ class ForgeTest : public ::testing::TestWithParam<FakeForge::Kind> {
   }
 
   static PullRequestSpec Spec(const std::string& title = "Fix the quickstart") {
-    return PullRequestSpec{"docwright/0123456789ab-fix", "", "main", "", title, "What changed.", false};
+    return PullRequestSpec{
+        "docwright/0123456789ab-fix", "", "main", "", title, "What changed.", false};
   }
 
   void TearDown() override {
-    for (const auto& v : fake_.Violations()) ADD_FAILURE() << "request off the API's documentation: " << v;
+    for (const auto& v : fake_.Violations())
+      ADD_FAILURE() << "request off the API's documentation: " << v;
   }
 
   FakeForge fake_;
@@ -110,9 +112,12 @@ class ForgeTest : public ::testing::TestWithParam<FakeForge::Kind> {
 // What the forge calls a draft: GitHub has a field, GitLab and Gitea a title prefix.
 std::string DraftTitle(FakeForge::Kind kind, const std::string& title) {
   switch (kind) {
-    case FakeForge::Kind::kGithub: return title;
-    case FakeForge::Kind::kGitlab: return "Draft: " + title;
-    case FakeForge::Kind::kGitea: return "WIP: " + title;
+    case FakeForge::Kind::kGithub:
+      return title;
+    case FakeForge::Kind::kGitlab:
+      return "Draft: " + title;
+    case FakeForge::Kind::kGitea:
+      return "WIP: " + title;
   }
   return title;
 }
@@ -229,8 +234,8 @@ TEST_P(ForgeTest, PersistentFailuresAndRefusalsAreClearErrors) {
   EXPECT_EQ(waits_.size(), 2u) << "3 attempts";
 
   waits_.clear();
-  fake_.FailNext(1, LoopbackResponse{404, {{"Content-Type", "application/json"}},
-                                     R"({"message":"Not Found"})"});
+  fake_.FailNext(1, LoopbackResponse{
+                        404, {{"Content-Type", "application/json"}}, R"({"message":"Not Found"})"});
   auto missing = Make()->Ensure(Spec());
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), Code::kInvalidArgument);
@@ -255,9 +260,12 @@ INSTANTIATE_TEST_SUITE_P(Forges, ForgeTest,
                                            FakeForge::Kind::kGitea),
                          [](const auto& info) {
                            switch (info.param) {
-                             case FakeForge::Kind::kGithub: return std::string("Github");
-                             case FakeForge::Kind::kGitlab: return std::string("Gitlab");
-                             case FakeForge::Kind::kGitea: return std::string("Gitea");
+                             case FakeForge::Kind::kGithub:
+                               return std::string("Github");
+                             case FakeForge::Kind::kGitlab:
+                               return std::string("Gitlab");
+                             case FakeForge::Kind::kGitea:
+                               return std::string("Gitea");
                            }
                            return std::string();
                          });
@@ -273,8 +281,9 @@ TEST(GiteaForge, FindsTheBranchsPullRequestBeyondTheFirstPage) {
   p.forge = docwright::ForgeKind::kGitea;
   p.forge_api_url = fake.ApiUrl();
   p.forge_token = "tok";
-  auto pr = (*MakeForge(p, ForgeContext{}))->Ensure(
-      PullRequestSpec{"docwright/0123456789ab-fix", "", "main", "", "Ours, updated", "", false});
+  auto pr = (*MakeForge(p, ForgeContext{}))
+                ->Ensure(PullRequestSpec{"docwright/0123456789ab-fix", "", "main", "",
+                                         "Ours, updated", "", false});
   ASSERT_TRUE(pr.ok()) << pr.status().message();
   EXPECT_EQ(pr->number, 1);
   EXPECT_EQ(fake.Pulls().size(), 61u);
@@ -332,8 +341,8 @@ TEST(GithubOpenApi, EveryRequestAndReplyConformsToGitHubsDescription) {
   auto forge = MakeForge(p, context);
   ASSERT_TRUE(forge.ok());
 
-  PullRequestSpec spec{"docwright/0123456789ab-fix", "", "main", "", "Fix the quickstart",
-                       "What changed.", false};
+  PullRequestSpec spec{
+      "docwright/0123456789ab-fix", "", "main", "", "Fix the quickstart", "What changed.", false};
   auto created = (*forge)->Ensure(spec);
   ASSERT_TRUE(created.ok()) << created.status().message() << "\n" << ReadFile(tmp / "prism.out");
   spec.title = "Fix the quickstart and the FAQ";

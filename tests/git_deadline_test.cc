@@ -32,8 +32,8 @@ namespace {
 
 using namespace std::chrono_literals;
 using docwright::testing::kGit;
-using docwright::testing::SilentServer;
 using docwright::testing::Sh;
+using docwright::testing::SilentServer;
 
 // Runs `operation`, failing the test (and ending the process, which would
 // otherwise hang) if it does not return within a generous bound. A hang guard,

@@ -35,7 +35,8 @@ class GitTest : public ::testing::Test {
     Write("script.sh", "#!/bin/sh\necho hi\n");
     Sh("chmod +x " + seed_ + "/script.sh");
     // A PNG header and NUL bytes: binary by any rule, whatever random bytes follow.
-    Sh("printf '\\211PNG\\r\\n\\032\\n\\000\\000\\000\\rIHDR' > " + seed_ + "/logo.png && head -c 300 /dev/urandom >> " + seed_ + "/logo.png");
+    Sh("printf '\\211PNG\\r\\n\\032\\n\\000\\000\\000\\rIHDR' > " + seed_ +
+       "/logo.png && head -c 300 /dev/urandom >> " + seed_ + "/logo.png");
     Sh("head -c 2000000 /dev/zero | tr '\\0' 'a' > " + seed_ + "/big.txt");
     Sh("ln -s /etc/passwd " + seed_ + "/passwd.md");
     Sh("cd " + seed_ + " && " + kGit + " add -A && " + kGit + " commit -qm init");
@@ -80,9 +81,9 @@ class GitTest : public ::testing::Test {
 TEST(GitPath, OnlyRepoRelativePathsInsideTheTree) {
   EXPECT_EQ(*CheckPath("docs/index.md"), "docs/index.md");
   EXPECT_EQ(*CheckPath("./docs//index.md"), "docs/index.md");
-  for (const char* bad : {"", "/etc/passwd", "../x", "docs/../../x", ".git/config", "a/.git/HEAD",
-                          ".", "./", ".GIT/config", "docs/.Git/x", ".git./x", ".git /x", "GIT~1/x",
-                          "a\\b.md", "new\nline.md"}) {
+  for (const char* bad :
+       {"", "/etc/passwd", "../x", "docs/../../x", ".git/config", "a/.git/HEAD", ".", "./",
+        ".GIT/config", "docs/.Git/x", ".git./x", ".git /x", "GIT~1/x", "a\\b.md", "new\nline.md"}) {
     EXPECT_FALSE(CheckPath(bad).ok()) << bad;
   }
   EXPECT_TRUE(CheckPath(".github/workflows/ci.yml").ok());
@@ -139,13 +140,14 @@ TEST_F(GitTest, DiffShowsWhatABranchChangesSinceItForked) {
   ASSERT_TRUE(mirror->Push(*commit, "docwright/diff", std::nullopt).ok());
   // main moves on after the fork: its change is not the branch's.
   Write("docs/guide/usage.md", "# Usage\nChanged on main.\n");
-  Sh("cd " + seed_ + " && " + kGit + " commit -qam 'main moves' && " + kGit + " push -q origin main");
+  Sh("cd " + seed_ + " && " + kGit + " commit -qam 'main moves' && " + kGit +
+     " push -q origin main");
   std::string main_head = Fetch(*mirror, "main");
 
   auto diff = mirror->Diff(main_head, *commit, 1 << 20);
   ASSERT_TRUE(diff.ok()) << diff.status().message();
-  EXPECT_EQ(diff->files, (std::vector<std::string>{"docs/guide/install.md", "docs/new.md",
-                                                   "images/logo.png"}));
+  EXPECT_EQ(diff->files,
+            (std::vector<std::string>{"docs/guide/install.md", "docs/new.md", "images/logo.png"}));
   EXPECT_NE(diff->patch.find("-Run the installer.\n+Use the package manager.\n"), std::string::npos)
       << diff->patch;
   EXPECT_NE(diff->patch.find("rename from logo.png"), std::string::npos) << diff->patch;
@@ -197,7 +199,8 @@ TEST_F(GitTest, BadRemotesAndBranchesGiveClearErrors) {
     auto gone = Mirror::Open(dir_ / "mirrors/gone.git", url, Credentials{});
     ASSERT_TRUE(gone.ok());
     auto unreachable = (*gone)->FetchBranch("main");
-    EXPECT_EQ(unreachable.status().code(), Code::kUnavailable) << url << ": " << unreachable.status().message();
+    EXPECT_EQ(unreachable.status().code(), Code::kUnavailable)
+        << url << ": " << unreachable.status().message();
     EXPECT_NE(unreachable.status().message().find("cannot fetch"), std::string::npos);
   }
 }
@@ -227,7 +230,8 @@ TEST_F(GitTest, WorkspaceEditsCommitOnTopOfTheBaseAndPushANewBranch) {
   EXPECT_EQ(docs, (std::vector<std::string>{"cli", "guide", "index.md"}));
   EXPECT_EQ(work.Changes().size(), 5u);
 
-  auto commit = mirror->Commit(work, Identity{"docwright", "bot@docwright.test"}, "Update install docs");
+  auto commit =
+      mirror->Commit(work, Identity{"docwright", "bot@docwright.test"}, "Update install docs");
   ASSERT_TRUE(commit.ok()) << commit.status().message();
   ASSERT_TRUE(mirror->Push(*commit, "docwright/abc-update-install", std::nullopt).ok());
 
@@ -280,7 +284,8 @@ TEST_F(GitTest, EditsThatCannotBeCommittedAreRefusedWhenMade) {
   ASSERT_TRUE(work.Write("tools/run.sh", "placeholder").ok());
   ASSERT_TRUE(work.Delete("tools/run.sh").ok());
   ASSERT_TRUE(work.Move("script.sh", "bin/script.sh").ok());
-  EXPECT_EQ(work.Read("bin/script.sh")->text, "#!/bin/sh\necho bye\n") << "the edited content moves";
+  EXPECT_EQ(work.Read("bin/script.sh")->text, "#!/bin/sh\necho bye\n")
+      << "the edited content moves";
   // A directory whose files are all deleted is gone.
   ASSERT_TRUE(work.Delete("docs/guide/install.md").ok());
   ASSERT_TRUE(work.Delete("docs/guide/usage.md").ok());
@@ -291,11 +296,13 @@ TEST_F(GitTest, EditsThatCannotBeCommittedAreRefusedWhenMade) {
   EXPECT_EQ(RemoteFile("docwright/restructure:mint.json/x.md"), "# Now a folder");
   EXPECT_EQ(Sh("git --git-dir=" + remote_ + " rev-parse docwright/restructure:assets/big.txt"),
             Sh("git --git-dir=" + remote_ + " rev-parse main:big.txt"));
-  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " ls-tree docwright/restructure big.txt script.sh tools"),
-            "") << "moved away, and a file written then deleted leaves nothing";
+  EXPECT_EQ(
+      Sh("git --git-dir=" + remote_ + " ls-tree docwright/restructure big.txt script.sh tools"), "")
+      << "moved away, and a file written then deleted leaves nothing";
   EXPECT_EQ(RemoteFile("docwright/restructure:bin/script.sh"), "#!/bin/sh\necho bye");
-  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " ls-tree docwright/restructure bin/script.sh").substr(0, 6),
-            "100755")
+  EXPECT_EQ(
+      Sh("git --git-dir=" + remote_ + " ls-tree docwright/restructure bin/script.sh").substr(0, 6),
+      "100755")
       << "edited, then moved: still executable";
   EXPECT_EQ(Sh("git --git-dir=" + remote_ + " ls-tree docwright/restructure docs/guide"), "");
 }
@@ -361,9 +368,9 @@ TEST_F(GitTest, LockFilesLeftByACrashedProcessDoNotBlockTheMirror) {
   ASSERT_TRUE(commit.ok());
   // What a process killed in the middle of a push or fetch leaves behind.
   std::string root = dir_ / "mirrors/p1.git";
-  for (const char* stale : {"refs/docwright/push/docwright/crash.lock",
-                            "refs/remotes/origin/docwright/crash.lock",
-                            "refs/remotes/origin/main.lock", "packed-refs.lock"}) {
+  for (const char* stale :
+       {"refs/docwright/push/docwright/crash.lock", "refs/remotes/origin/docwright/crash.lock",
+        "refs/remotes/origin/main.lock", "packed-refs.lock"}) {
     std::filesystem::create_directories(std::filesystem::path(root + "/" + stale).parent_path());
     std::ofstream(root + "/" + stale) << "";
   }
@@ -519,10 +526,11 @@ TEST_F(GitTest, PushRefusesToOverwriteWorkPushedMeanwhile) {
   std::string branch = "docwright/abc-typo";
   {
     auto snap = Snap(*mirror, Fetch(*mirror, "main"));
-  ASSERT_TRUE(snap);
+    ASSERT_TRUE(snap);
     Workspace work(*snap);
     ASSERT_TRUE(work.Write("docs/index.md", "# Welcome!\n").ok());
-    ASSERT_TRUE(mirror->Push(*mirror->Commit(work, Identity{}, "first turn"), branch, std::nullopt).ok());
+    ASSERT_TRUE(
+        mirror->Push(*mirror->Commit(work, Identity{}, "first turn"), branch, std::nullopt).ok());
   }
   // The follow-up turn starts from the branch head...
   auto turn_head = mirror->FetchBranch(branch);
@@ -549,7 +557,8 @@ TEST_F(GitTest, PushRefusesToOverwriteWorkPushedMeanwhile) {
   ASSERT_TRUE(snap2);
   Workspace again(*snap2);
   ASSERT_TRUE(again.Write("docs/guide/usage.md", "# Usage\nMore.\n").ok());
-  ASSERT_TRUE(mirror->Push(*mirror->Commit(again, Identity{}, "second turn"), branch, *new_head).ok());
+  ASSERT_TRUE(
+      mirror->Push(*mirror->Commit(again, Identity{}, "second turn"), branch, *new_head).ok());
   EXPECT_EQ(RemoteFile(branch + ":docs/review.md"), "reviewed");
   EXPECT_EQ(RemoteFile(branch + ":docs/guide/usage.md"), "# Usage\nMore.");
 }
@@ -572,8 +581,8 @@ TEST_F(GitTest, FileUrlsWorkAndCredentialsNeverAppearInErrors) {
 
 TEST_F(GitTest, SmartHttpWithATokenFetchesAndPushes) {
   testing::GitHttpServer server(dir_.path(), "tok_right");
-  auto mirror = Mirror::Open(dir_ / "mirrors/http.git", server.Url("remote.git"),
-                             Credentials{"tok_right"});
+  auto mirror =
+      Mirror::Open(dir_ / "mirrors/http.git", server.Url("remote.git"), Credentials{"tok_right"});
   ASSERT_TRUE(mirror.ok());
   auto head = (*mirror)->FetchBranch("main");
   ASSERT_TRUE(head.ok()) << head.status().message();
@@ -594,8 +603,8 @@ TEST_F(GitTest, SmartHttpWithATokenFetchesAndPushes) {
 // the mirror as it was, the push updates no branch.
 TEST_F(GitTest, FetchAndPushAreAbandonedWhenCancelled) {
   testing::GitHttpServer server(dir_.path(), "tok_right");
-  auto mirror = Mirror::Open(dir_ / "mirrors/http.git", server.Url("remote.git"),
-                             Credentials{"tok_right"});
+  auto mirror =
+      Mirror::Open(dir_ / "mirrors/http.git", server.Url("remote.git"), Credentials{"tok_right"});
   ASSERT_TRUE(mirror.ok());
   int asked = 0;
   // Not yet cancelled when asked before the fetch; cancelled once data arrives.
@@ -621,7 +630,8 @@ TEST_F(GitTest, FetchAndPushAreAbandonedWhenCancelled) {
   EXPECT_NE(pushed.message().find("cancelled"), std::string::npos) << pushed.message();
   EXPECT_EQ(Sh("git --git-dir=" + remote_ + " branch --list docwright/cancelled"), "");
   // Not cancelled: the same push goes through.
-  Status again = (*mirror)->Push(*commit, "docwright/cancelled", std::nullopt, [] { return false; });
+  Status again =
+      (*mirror)->Push(*commit, "docwright/cancelled", std::nullopt, [] { return false; });
   EXPECT_TRUE(again.ok()) << again.message();
   EXPECT_EQ(RemoteFile("docwright/cancelled:docs/cancelled.md"), "# Never pushed");
 }
@@ -682,26 +692,28 @@ TEST(GitKnownHosts, MatchesNamesPortsHashesAndRevocations) {
   const std::string b64 = "AAAAC3NzaC1lZDI1NTE5AAAAA2tleQ==";
   const std::string other = "AAAAC3NzaC1lZDI1NTE5AAAAA290aA==";
   EXPECT_TRUE(KnownHostsAccepts("git.example ssh-ed25519 " + b64 + "\n", "git.example", 22, blob));
-  EXPECT_TRUE(KnownHostsAccepts("GIT.example,10.0.0.1 ssh-ed25519 " + b64, "git.example", 22, blob));
+  EXPECT_TRUE(
+      KnownHostsAccepts("GIT.example,10.0.0.1 ssh-ed25519 " + b64, "git.example", 22, blob));
   EXPECT_FALSE(KnownHostsAccepts("git.example ssh-ed25519 " + other, "git.example", 22, blob));
   EXPECT_FALSE(KnownHostsAccepts("git.example ssh-ed25519 " + b64, "git.example", 2222, blob))
       << "another port is another host";
-  EXPECT_TRUE(KnownHostsAccepts("[git.example]:2222 ssh-ed25519 " + b64, "git.example", 2222, blob));
+  EXPECT_TRUE(
+      KnownHostsAccepts("[git.example]:2222 ssh-ed25519 " + b64, "git.example", 2222, blob));
   EXPECT_TRUE(KnownHostsAccepts("*.example ssh-ed25519 " + b64, "git.example", 22, blob));
-  EXPECT_FALSE(KnownHostsAccepts("*.example,!git.example ssh-ed25519 " + b64, "git.example", 22,
-                                 blob));
+  EXPECT_FALSE(
+      KnownHostsAccepts("*.example,!git.example ssh-ed25519 " + b64, "git.example", 22, blob));
   EXPECT_FALSE(KnownHostsAccepts("# git.example ssh-ed25519 " + b64, "git.example", 22, blob));
-  EXPECT_FALSE(KnownHostsAccepts("git.example ssh-ed25519 " + b64 + "\n@revoked * ssh-ed25519 " +
-                                     b64,
-                                 "git.example", 22, blob));
+  EXPECT_FALSE(
+      KnownHostsAccepts("git.example ssh-ed25519 " + b64 + "\n@revoked * ssh-ed25519 " + b64,
+                        "git.example", 22, blob));
   EXPECT_FALSE(KnownHostsAccepts("@cert-authority * ssh-ed25519 " + b64, "git.example", 22, blob));
   // A star in a pattern is a wildcard even where the name holds a star.
   EXPECT_FALSE(KnownHostsAccepts("*h ssh-ed25519 " + b64 + "\n@revoked * ssh-ed25519 " + b64, "*h",
                                  22, blob));
   EXPECT_TRUE(KnownHostsAccepts("a*c ssh-ed25519 " + b64, "a*xc", 22, blob));
   // ssh-keygen -H: HMAC-SHA1 of the name, keyed by a random salt.
-  std::string hashed = testing::Sh("printf 'git.example ssh-ed25519 " + b64 +
-                                   "\\n' > " + std::string("/tmp/dw_kh_$$") +
+  std::string hashed = testing::Sh("printf 'git.example ssh-ed25519 " + b64 + "\\n' > " +
+                                   std::string("/tmp/dw_kh_$$") +
                                    " && ssh-keygen -H -f /tmp/dw_kh_$$ >/dev/null 2>&1 && "
                                    "grep -v '^#' /tmp/dw_kh_$$; rm -f /tmp/dw_kh_$$*");
   ASSERT_EQ(hashed.rfind("|1|", 0), 0u) << hashed;
@@ -731,8 +743,8 @@ TEST_F(GitTest, SmartHttpWithAWrongOrNoTokenIsRefusedClearly) {
     ASSERT_TRUE(made.ok());
     commit = *made;
   }
-  auto wrong = Mirror::Open(dir_ / "mirrors/good.git", server.Url("remote.git"),
-                            Credentials{"tok_wrong"});
+  auto wrong =
+      Mirror::Open(dir_ / "mirrors/good.git", server.Url("remote.git"), Credentials{"tok_wrong"});
   Status refused = (*wrong)->Push(commit, "docwright/denied", std::nullopt);
   EXPECT_EQ(refused.code(), Code::kUnauthenticated) << refused.message();
   EXPECT_EQ(Sh("git --git-dir=" + remote_ + " branch --list docwright/denied"), "");

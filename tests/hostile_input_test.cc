@@ -61,14 +61,16 @@ TEST_F(HostileInputTest, CiFilesAndDisguisedPathsNeverReachThePushedBranch) {
       "GIT~1/config [core]",
   };
   std::vector<std::string> ids;
-  for (const std::string& attack : attacks) ids.push_back(CreateJob("[write " + attack + "]")["id"]);
+  for (const std::string& attack : attacks)
+    ids.push_back(CreateJob("[write " + attack + "]")["id"]);
   for (size_t i = 0; i < ids.size(); ++i) {
     json done = WaitForEnd(ids[i]);
     EXPECT_EQ(done["status"], "failed") << attacks[i] << ": " << done;
     EXPECT_EQ(done["prLink"], nullptr) << attacks[i];
   }
   std::string pushed = AllPaths(remote_a_);
-  for (std::string name : {"evil", "gitlab-ci", "Jenkinsfile", "husky", "gitmodules", "hooks", "config"}) {
+  for (std::string name :
+       {"evil", "gitlab-ci", "Jenkinsfile", "husky", "gitmodules", "hooks", "config"}) {
     EXPECT_EQ(pushed.find(name), std::string::npos) << name << " reached the remote:\n" << pushed;
   }
   // A docs change in the same project still goes through.
@@ -93,7 +95,8 @@ TEST_F(HostileInputTest, AllowedChangesOutsideTheDocsSiteAreNamedInThePullReques
   auto run = [&](const std::string& prompt) {
     HttpResult created = Post(Jobs(project), Prompt(prompt), key_a_);
     EXPECT_EQ(created.status, 201) << created.body;
-    return WaitForEndOf(*this, *client_, project, key_a_, created.Json()["id"], milliseconds(20000));
+    return WaitForEndOf(*this, *client_, project, key_a_, created.Json()["id"],
+                        milliseconds(20000));
   };
   json readme = run("[write README.md # App, documented]");
   ASSERT_EQ(readme["status"], "completed") << readme;
@@ -129,14 +132,13 @@ TEST_F(HostileInputTest, ASilentGitRemoteFailsTheTurnAndFreesTheWorker) {
   SilentServer silent;  // accepts, then never answers
   server_->Terminate();
   StartServer(kScripted, {"--workers", "1", "--git-timeout", "1", "--lease-seconds", "1"});
-  std::string project =
-      Admin({"project", "create", "--org", org_a_, "--repository",
-             "http://127.0.0.1:" + std::to_string(silent.port()) + "/docs.git"})
-          .LastLine();
+  std::string project = Admin({"project", "create", "--org", org_a_, "--repository",
+                               "http://127.0.0.1:" + std::to_string(silent.port()) + "/docs.git"})
+                            .LastLine();
   HttpResult created = Post(Jobs(project), Prompt("Fix the typo"), key_a_);
   ASSERT_EQ(created.status, 201) << created.body;
-  json stuck = WaitForEndOf(*this, *client_, project, key_a_, created.Json()["id"],
-                            milliseconds(60000));
+  json stuck =
+      WaitForEndOf(*this, *client_, project, key_a_, created.Json()["id"], milliseconds(60000));
   EXPECT_EQ(stuck["status"], "failed") << stuck;
   EXPECT_NE(stuck["error"].dump().find("sent nothing"), std::string::npos) << stuck;
   EXPECT_GE(silent.accepted(), 1);
@@ -170,23 +172,24 @@ TEST_F(HostileInputTest, AYamlAliasBombInTheRepositoryPinsNoWorker) {
       Admin({"project", "create", "--org", org_a_, "--repository", bare}).LastLine();
   HttpResult created = Post(Jobs(project), Prompt("[write docs/index.md # Home again]"), key_a_);
   ASSERT_EQ(created.status, 201) << created.body;
-  json done = WaitForEndOf(*this, *client_, project, key_a_, created.Json()["id"],
-                           milliseconds(60000));
+  json done =
+      WaitForEndOf(*this, *client_, project, key_a_, created.Json()["id"], milliseconds(60000));
   EXPECT_EQ(done["status"], "completed") << done;
   EXPECT_EQ(WaitForEnd(CreateJob("next")["id"])["status"], "completed");
   EXPECT_EQ(server_->Terminate(), 0);
 }
 
 TEST_F(HostileInputTest, ControlCharactersInPromptsAndModelNamesAreRefused) {
-  for (std::string body : {R"({"prompt": "\u0000"})", R"({"prompt": "\u0000\u0000\u0000"})",
-                           R"({"prompt": "clear \u001b[2J the screen"})",
-                           R"({"prompt": "next \u0085 line"})", R"({"prompt": "del \u007f"})",
-                           R"({"prompt": "ok", "model": "gpt\u0000"})",
-                           R"({"prompt": "ok", "model": "a model"})",
-                           R"({"prompt": "ok", "model": "x\nInjected: header"})"}) {
+  for (std::string body :
+       {R"({"prompt": "\u0000"})", R"({"prompt": "\u0000\u0000\u0000"})",
+        R"({"prompt": "clear \u001b[2J the screen"})", R"({"prompt": "next \u0085 line"})",
+        R"({"prompt": "del \u007f"})", R"({"prompt": "ok", "model": "gpt\u0000"})",
+        R"({"prompt": "ok", "model": "a model"})",
+        R"({"prompt": "ok", "model": "x\nInjected: header"})"}) {
     ExpectError(Post(Jobs(project_a_), body, key_a_), 400, body);
   }
-  HttpResult fine = Post(Jobs(project_a_), R"({"prompt": "Tabs\tand\nlines\r\n [nochange]"})", key_a_);
+  HttpResult fine =
+      Post(Jobs(project_a_), R"({"prompt": "Tabs\tand\nlines\r\n [nochange]"})", key_a_);
   EXPECT_EQ(fine.status, 201) << fine.body;
 }
 
@@ -196,12 +199,14 @@ TEST_F(HostileInputTest, AProjectsModelAllowListRefusesOtherModels) {
       Post(Jobs(project_a_), R"({"prompt": "x [nochange]", "model": "very-expensive"})", key_a_);
   ExpectError(refused, 400, "a model off the list");
   EXPECT_NE(refused.body.find("small, large"), std::string::npos) << refused.body;
-  EXPECT_EQ(Post(Jobs(project_a_), R"({"prompt": "x [nochange]", "model": "large"})", key_a_).status,
-            201);
+  EXPECT_EQ(
+      Post(Jobs(project_a_), R"({"prompt": "x [nochange]", "model": "large"})", key_a_).status,
+      201);
   // Another organisation's project is not affected, and cannot be updated by name.
-  EXPECT_EQ(Post(Jobs(project_b_), R"({"prompt": "x [nochange]", "model": "very-expensive"})", key_b_)
-                .status,
-            201);
+  EXPECT_EQ(
+      Post(Jobs(project_b_), R"({"prompt": "x [nochange]", "model": "very-expensive"})", key_b_)
+          .status,
+      201);
   Admin({"project", "update", project_b_, "--org", org_a_, "--models", "x"}, 1);
   // Bad lists are refused by the command.
   Admin({"project", "update", project_a_, "--org", org_a_, "--write-paths", "../outside"}, 1);
@@ -249,7 +254,8 @@ TEST_F(HostileInputTest, ALongJobKeepsItsResponsesBounded) {
   std::string cursor;
   int messages = 0, pages = 0;
   do {
-    HttpResult page = Get(Job(project_a_, id) + "/messages" + (cursor.empty() ? "" : "?cursor=" + cursor), key_a_);
+    HttpResult page = Get(
+        Job(project_a_, id) + "/messages" + (cursor.empty() ? "" : "?cursor=" + cursor), key_a_);
     ASSERT_EQ(page.status, 200) << page.body.substr(0, 200);
     EXPECT_LT(page.body.size(), (1u << 20) + 64 * 1024);
     json body = page.Json();
@@ -279,14 +285,14 @@ TEST_F(HostileInputTest, WhatTheServiceWritesIsForItsOwnUserOnly) {
   int checked = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_.path())) {
     std::string path = entry.path().string();
-    if (path.find(".git.seed") != std::string::npos || path.find("-docs.git") != std::string::npos ||
-        path.find(".log") != std::string::npos) {
+    if (path.find(".git.seed") != std::string::npos ||
+        path.find("-docs.git") != std::string::npos || path.find(".log") != std::string::npos) {
       continue;  // the test's own remotes and logs
     }
-    struct stat st{};
+    struct stat st {};
     ASSERT_EQ(lstat(path.c_str(), &st), 0) << path;
-    EXPECT_EQ(st.st_mode & 077, 0u) << path << " is readable by others: " << std::oct
-                                    << (st.st_mode & 0777);
+    EXPECT_EQ(st.st_mode & 077, 0u)
+        << path << " is readable by others: " << std::oct << (st.st_mode & 0777);
     ++checked;
   }
   EXPECT_GT(checked, 10) << "the database and the mirror were found";

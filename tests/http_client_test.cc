@@ -64,9 +64,8 @@ TEST(HttpClient, RetriesTransientFailuresWithGrowingJitteredWaits) {
 }
 
 TEST(HttpClient, HonoursRetryAfterUpToTheCap) {
-  ScriptedHttpServer server({{429, {{"Retry-After", "3"}}, ""},
-                             {429, {{"Retry-After", "120"}}, ""},
-                             {200, {}, ""}});
+  ScriptedHttpServer server(
+      {{429, {{"Retry-After", "3"}}, ""}, {429, {{"Retry-After", "120"}}, ""}, {200, {}, ""}});
   Client client;
   RecordedWaits w;
   auto reply = client.SendWithRetries(Request{"GET", server.Url()}, w.Policy(5));
@@ -153,7 +152,8 @@ TEST(HttpClient, NetworkFailuresTimeoutsAndHugeBodiesAreClearErrors) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Code::kUnavailable);
   EXPECT_EQ(w.waits.size(), 2u) << "network errors are retried";
-  EXPECT_NE(r.status().message().find("http://127.0.0.1:1"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("http://127.0.0.1:1"), std::string::npos)
+      << r.status().message();
   for (const char* secret : {"secret", "token=abc", "private"}) {
     EXPECT_EQ(r.status().message().find(secret), std::string::npos) << r.status().message();
   }

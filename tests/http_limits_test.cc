@@ -47,8 +47,8 @@ std::string ReadUntilClosed(int fd, milliseconds wait) {
   char buf[4096];
   while (Clock::now() < deadline) {
     pollfd p{fd, POLLIN, 0};
-    int left = static_cast<int>(
-        std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count());
+    int left =
+        static_cast<int>(std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count());
     if (poll(&p, 1, std::max(left, 1)) <= 0) break;
     ssize_t n = recv(fd, buf, sizeof buf, 0);
     if (n <= 0) break;
@@ -81,11 +81,13 @@ class HttpLimitsTest : public ServiceTest {
 TEST_F(HttpLimitsTest, GetAndHeadWithABodyAreRefusedBeforeTheBodyIsRead) {
   for (std::string method : {"GET", "HEAD"}) {
     for (std::string target : {"/healthz", "/pulls/AAAAAAAAAAAAAAAAAAAAAA"}) {
-      for (std::string framing : {"Content-Length: 1000000\r\n", "Transfer-Encoding: chunked\r\n"}) {
+      for (std::string framing :
+           {"Content-Length: 1000000\r\n", "Transfer-Encoding: chunked\r\n"}) {
         int fd = ConnectLoopback(server_->port(), seconds(5));
         ASSERT_GE(fd, 0);
         // Only the header is sent: the answer must not wait for the body.
-        ASSERT_TRUE(SendAll(fd, method + " " + target + " HTTP/1.1\r\nHost: x\r\n" + framing + "\r\n"));
+        ASSERT_TRUE(
+            SendAll(fd, method + " " + target + " HTTP/1.1\r\nHost: x\r\n" + framing + "\r\n"));
         std::string answer = ReadUntilClosed(fd, milliseconds(3000));
         EXPECT_EQ(answer.rfind("HTTP/1.1 400", 0), 0u) << method << " " << target << ": " << answer;
         EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
@@ -196,8 +198,8 @@ TEST_F(HttpLimitsTest, OneAddressCannotTakeEveryConnection) {
   close(other);
   // Once the first address lets go, it is served again.
   for (int fd : held) close(fd);
-  bool again = WaitUntil([&] { return client_->Send("GET", "/healthz").status == 200; },
-                         milliseconds(5000));
+  bool again =
+      WaitUntil([&] { return client_->Send("GET", "/healthz").status == 200; }, milliseconds(5000));
   EXPECT_TRUE(again);
 }
 

@@ -19,8 +19,8 @@ namespace {
 
 using testing::FakeForge;
 using testing::LoopbackResponse;
-using testing::ShowFile;
 using testing::Sh;
+using testing::ShowFile;
 
 class RepositoryTurnsTest : public ::testing::Test {
  protected:
@@ -178,8 +178,9 @@ TEST_F(RepositoryTurnsTest, AnSshRemoteWithADeployKeyAndTheLocalForge) {
   m.seq = 1;
   m.prompt = "Over SSH";
   CancelToken cancel;
-  TurnOutcome r = turns_->RunTurn(TurnInput{.job = *job, .project = *store_->GetProject(Scope{org_.id, p.id}), .message = m},
-                                 cancel);
+  TurnOutcome r = turns_->RunTurn(
+      TurnInput{.job = *job, .project = *store_->GetProject(Scope{org_.id, p.id}), .message = m},
+      cancel);
   ASSERT_TRUE(r.succeeded) << r.error.value_or("");
   EXPECT_EQ(ShowFile(remote_, job->ref + ":notes/" + job->id + "-1.md"), "Over SSH");
   ASSERT_TRUE(r.pr_link);

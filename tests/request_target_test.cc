@@ -20,8 +20,8 @@ TEST(RequestTarget, SplitsAndDecodesPathAndQuery) {
 // Found by fuzz/request_target.cc: "%-1" was decoded as the byte 0xff, because
 // std::from_chars reads a minus sign before hex digits.
 TEST(RequestTarget, AnEscapeIsTwoHexDigitsAndNothingElse) {
-  for (const char* bad : {"/a%-1", "/a%-f", "/%+1", "/% 1", "/%1", "/%", "/%zz", "/?k=%-1",
-                          "/?%-1=v", "/%0x"}) {
+  for (const char* bad :
+       {"/a%-1", "/a%-f", "/%+1", "/% 1", "/%1", "/%", "/%zz", "/?k=%-1", "/?%-1=v", "/%0x"}) {
     EXPECT_FALSE(ParseTarget(bad).ok) << bad;
   }
   RequestTarget t = ParseTarget("/%41%6a%6A%ff?k=%00");

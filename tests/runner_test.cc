@@ -174,7 +174,8 @@ TEST_F(RunnerTest, AResultThatArrivesWithAShutdownIsStillRecorded) {
     TurnOutcome RunTurn(const TurnInput&, CancelToken& cancel) override {
       started = true;
       while (!cancel.cancelled()) std::this_thread::sleep_for(milliseconds(5));
-      return TurnOutcome{.succeeded = true, .pr_link = "http://pr/done", .summary = "finished anyway"};
+      return TurnOutcome{
+          .succeeded = true, .pr_link = "http://pr/done", .summary = "finished anyway"};
     }
   } stubborn;
   auto runner = StartRunner(milliseconds(30000), &stubborn, 1);

@@ -11,8 +11,8 @@
 namespace docwright {
 namespace {
 
-using testing::TempDir;
 using std::chrono::milliseconds;
+using testing::TempDir;
 
 class StoreTest : public ::testing::Test {
  protected:
@@ -179,7 +179,9 @@ TEST_F(StoreTest, TurnsOfAJobRunInOrderOneAtATime) {
   EXPECT_EQ(t1.project.id, project_.id);
   EXPECT_TRUE(NothingToClaim()) << "the second turn must wait for the first";
 
-  auto done = store_->FinishTurn(t1.turn_id, "w1", TurnOutcome{.succeeded = true, .pr_link = "http://pr/1", .summary = "did one"});
+  auto done = store_->FinishTurn(
+      t1.turn_id, "w1",
+      TurnOutcome{.succeeded = true, .pr_link = "http://pr/1", .summary = "did one"});
   ASSERT_TRUE(done.ok());
   EXPECT_EQ(*done, LeaseState::kHeld);
   EXPECT_EQ(store_->GetJob(ScopeOf(project_), j.id)->status, JobStatus::kActive);
@@ -188,7 +190,9 @@ TEST_F(StoreTest, TurnsOfAJobRunInOrderOneAtATime) {
   EXPECT_EQ(t2.message.prompt, "second");
   ASSERT_EQ(t2.history.size(), 1u);
   EXPECT_EQ(t2.history[0].summary, "did one");
-  ASSERT_TRUE(store_->FinishTurn(t2.turn_id, "w2", TurnOutcome{.succeeded = true, .summary = "did two"}).ok());
+  ASSERT_TRUE(
+      store_->FinishTurn(t2.turn_id, "w2", TurnOutcome{.succeeded = true, .summary = "did two"})
+          .ok());
   Job after = *store_->GetJob(ScopeOf(project_), j.id);
   EXPECT_EQ(after.status, JobStatus::kCompleted);
   EXPECT_EQ(after.pr_link, "http://pr/1") << "a turn without a new PR keeps the job's PR";
@@ -199,7 +203,9 @@ TEST_F(StoreTest, TurnsOfAJobRunInOrderOneAtATime) {
 TEST_F(StoreTest, FailedTurnFailsJobAndFollowUpReactivatesIt) {
   Job j = Create(project_);
   TurnInput t = Claim("w");
-  ASSERT_TRUE(store_->FinishTurn(t.turn_id, "w", TurnOutcome{.succeeded = false, .error = "model said no"}).ok());
+  ASSERT_TRUE(
+      store_->FinishTurn(t.turn_id, "w", TurnOutcome{.succeeded = false, .error = "model said no"})
+          .ok());
   Job failed = *store_->GetJob(ScopeOf(project_), j.id);
   EXPECT_EQ(failed.status, JobStatus::kFailed);
   EXPECT_EQ(failed.error, "model said no");
@@ -217,7 +223,8 @@ TEST_F(StoreTest, ExpiredLeaseIsReclaimedAndTheOldWorkerLosesIt) {
   EXPECT_EQ(again.turn_id, t.turn_id);
   EXPECT_EQ(again.attempt, 2);
   EXPECT_EQ(*store_->RenewLease(t.turn_id, "crashed", milliseconds(1000)), LeaseState::kLost);
-  EXPECT_EQ(*store_->FinishTurn(t.turn_id, "crashed", TurnOutcome{.succeeded = true}), LeaseState::kLost);
+  EXPECT_EQ(*store_->FinishTurn(t.turn_id, "crashed", TurnOutcome{.succeeded = true}),
+            LeaseState::kLost);
   EXPECT_EQ(store_->GetJob(ScopeOf(project_), j.id)->status, JobStatus::kActive);
   EXPECT_EQ(*store_->RenewLease(t.turn_id, "rescuer", milliseconds(1000)), LeaseState::kHeld);
 }
@@ -253,8 +260,9 @@ TEST_F(StoreTest, ArchiveCancelsTurnsAndRefusesFollowUps) {
   EXPECT_EQ(archived->status, JobStatus::kArchived);
   ASSERT_TRUE(archived->archived_at);
   EXPECT_EQ(*store_->RenewLease(t.turn_id, "w", milliseconds(1000)), LeaseState::kCancelled);
-  EXPECT_EQ(*store_->FinishTurn(t.turn_id, "w", TurnOutcome{.succeeded = true, .pr_link = "http://pr"}),
-            LeaseState::kCancelled);
+  EXPECT_EQ(
+      *store_->FinishTurn(t.turn_id, "w", TurnOutcome{.succeeded = true, .pr_link = "http://pr"}),
+      LeaseState::kCancelled);
   EXPECT_TRUE(NothingToClaim()) << "queued turns of an archived job never run";
   Job after = *store_->GetJob(ScopeOf(project_), j.id);
   EXPECT_EQ(after.status, JobStatus::kArchived);
@@ -324,7 +332,10 @@ TEST_F(StoreTest, CacheSeesItsOwnWritesAtOnce) {
   EXPECT_EQ(cached->GetJob(ScopeOf(project_), j.id)->status, JobStatus::kActive);
   auto claimed = cached->ClaimTurn("w", milliseconds(60000), 3);
   ASSERT_TRUE(claimed.ok() && claimed->has_value());
-  ASSERT_TRUE(cached->FinishTurn((*claimed)->turn_id, "w", TurnOutcome{.succeeded = true, .pr_link = "http://pr"}).ok());
+  ASSERT_TRUE(cached
+                  ->FinishTurn((*claimed)->turn_id, "w",
+                               TurnOutcome{.succeeded = true, .pr_link = "http://pr"})
+                  .ok());
   EXPECT_EQ(cached->GetJob(ScopeOf(project_), j.id)->status, JobStatus::kCompleted);
   ASSERT_TRUE(cached->AddMessage(ScopeOf(project_), j.id, "more").ok());
   EXPECT_EQ(cached->GetJob(ScopeOf(project_), j.id)->status, JobStatus::kActive);

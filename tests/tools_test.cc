@@ -77,7 +77,8 @@ TEST_F(ToolsTest, ListAndReadAreBoundedAndPaged) {
 TEST_F(ToolsTest, SearchFindsLinesAndCapsItsResults) {
   auto hits = Call("search", {{"pattern", "acme (login|deploy)"}});
   EXPECT_FALSE(hits.is_error);
-  EXPECT_NE(hits.content.find("quickstart.mdx:17: acme login\n"), std::string::npos) << hits.content;
+  EXPECT_NE(hits.content.find("quickstart.mdx:17: acme login\n"), std::string::npos)
+      << hits.content;
   EXPECT_NE(hits.content.find("reference/commands.mdx:6: ## acme login\n"), std::string::npos);
   auto in_guides = Call("search", {{"pattern", "acme (login|deploy)"}, {"path", "guides"}});
   EXPECT_EQ(in_guides.content,
@@ -98,16 +99,18 @@ TEST_F(ToolsTest, EditIsExactAndUniqueUnlessToldOtherwise) {
                                   {"new_text", "## Install the CLI"}});
   EXPECT_FALSE(fixed.is_error) << fixed.content;
   EXPECT_NE(workspace_->Read("quickstart.mdx")->text.find("## Install the CLI"), std::string::npos);
-  auto absent = Call("edit_file", {{"path", "quickstart.mdx"}, {"old_text", "Instal the CLI"},
-                                   {"new_text", "x"}});
+  auto absent = Call(
+      "edit_file", {{"path", "quickstart.mdx"}, {"old_text", "Instal the CLI"}, {"new_text", "x"}});
   EXPECT_TRUE(absent.is_error);
   EXPECT_NE(absent.content.find("not found"), std::string::npos);
-  auto twice = Call("edit_file", {{"path", "quickstart.mdx"}, {"old_text", "```bash"},
-                                  {"new_text", "```sh"}});
+  auto twice = Call("edit_file",
+                    {{"path", "quickstart.mdx"}, {"old_text", "```bash"}, {"new_text", "```sh"}});
   EXPECT_TRUE(twice.is_error);
   EXPECT_NE(twice.content.find("found 3 times"), std::string::npos) << twice.content;
-  auto all = Call("edit_file", {{"path", "quickstart.mdx"}, {"old_text", "```bash"},
-                                {"new_text", "```sh"}, {"replace_all", true}});
+  auto all = Call("edit_file", {{"path", "quickstart.mdx"},
+                                {"old_text", "```bash"},
+                                {"new_text", "```sh"},
+                                {"replace_all", true}});
   EXPECT_FALSE(all.is_error);
   EXPECT_NE(all.content.find("replaced 3 occurrences"), std::string::npos);
 }
@@ -115,8 +118,10 @@ TEST_F(ToolsTest, EditIsExactAndUniqueUnlessToldOtherwise) {
 TEST_F(ToolsTest, EditsThatWouldGrowPastTheLimitAndLongLinesAreBounded) {
   std::string dots(200000, '.');
   ASSERT_FALSE(Call("write_file", {{"path", "dots.md"}, {"content", dots}}).is_error);
-  auto blown = Call("edit_file", {{"path", "dots.md"}, {"old_text", "."},
-                                  {"new_text", std::string(100, 'x')}, {"replace_all", true}});
+  auto blown = Call("edit_file", {{"path", "dots.md"},
+                                  {"old_text", "."},
+                                  {"new_text", std::string(100, 'x')},
+                                  {"replace_all", true}});
   EXPECT_TRUE(blown.is_error);
   EXPECT_NE(blown.content.find("over 1 MiB"), std::string::npos) << blown.content;
   auto line = Call("read_file", {{"path", "dots.md"}});
@@ -128,12 +133,13 @@ TEST_F(ToolsTest, EditsThatWouldGrowPastTheLimitAndLongLinesAreBounded) {
 
 TEST_F(ToolsTest, WritesDeletesAndMovesStayInsideTheRepository) {
   EXPECT_FALSE(Call("write_file", {{"path", "guides/new.mdx"}, {"content", "# New\n"}}).is_error);
-  EXPECT_FALSE(Call("move_file", {{"from", "guides/new.mdx"}, {"to", "guides/renamed.mdx"}}).is_error);
+  EXPECT_FALSE(
+      Call("move_file", {{"from", "guides/new.mdx"}, {"to", "guides/renamed.mdx"}}).is_error);
   EXPECT_FALSE(Call("delete_file", {{"path", "reference/commands.mdx"}}).is_error);
-  for (const json& escape : {json{{"path", "../x.md"}, {"content", "x"}},
-                             json{{"path", "/etc/x"}, {"content", "x"}},
-                             json{{"path", ".git/hooks/pre-commit"}, {"content", "x"}},
-                             json{{"path", "guides/../../x"}, {"content", "x"}}}) {
+  for (const json& escape :
+       {json{{"path", "../x.md"}, {"content", "x"}}, json{{"path", "/etc/x"}, {"content", "x"}},
+        json{{"path", ".git/hooks/pre-commit"}, {"content", "x"}},
+        json{{"path", "guides/../../x"}, {"content", "x"}}}) {
     EXPECT_TRUE(Call("write_file", escape).is_error) << escape;
   }
   EXPECT_TRUE(Call("read_file", {{"path", "../../etc/passwd"}}).is_error);
@@ -145,7 +151,8 @@ TEST_F(ToolsTest, WritesDeletesAndMovesStayInsideTheRepository) {
 }
 
 TEST_F(ToolsTest, MistakesAreToolErrorsAndFinishNeedsASummary) {
-  EXPECT_NE(tools_->Call("read_file", "{\"path\": ").content.find("not valid JSON"), std::string::npos);
+  EXPECT_NE(tools_->Call("read_file", "{\"path\": ").content.find("not valid JSON"),
+            std::string::npos);
   EXPECT_NE(tools_->Call("read_file", "[1, 2]").content.find("JSON object"), std::string::npos);
   EXPECT_NE(Call("read_file", json::object()).content.find("missing required argument \"path\""),
             std::string::npos);

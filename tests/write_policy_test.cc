@@ -18,12 +18,22 @@ using nlohmann::json;
 
 TEST(CheckPathTest, DisguisedGitFoldersAreRefusedOnEveryFileSystemsTerms) {
   for (std::string path : {
-           ".git/config", ".GIT/config", "docs/.Git/hooks/x",
-           ".git./config", ".git /config", ".git. . /config",      // NTFS trailing dots, spaces
-           ".git::$INDEX_ALLOCATION/config", ".git:stream",        // NTFS stream names
-           "git~1/config", "GIT~1/hooks/pre-commit",               // NTFS 8.3 short name
-           ".g\u200cit/config", "\u200d.git/config", ".git\ufeff/x",  // HFS+ ignored code points
-           ".gi\u200et/config", ".git\u206a/config", "a/\u202e.git/b",
+           ".git/config",
+           ".GIT/config",
+           "docs/.Git/hooks/x",
+           ".git./config",
+           ".git /config",
+           ".git. . /config",  // NTFS trailing dots, spaces
+           ".git::$INDEX_ALLOCATION/config",
+           ".git:stream",  // NTFS stream names
+           "git~1/config",
+           "GIT~1/hooks/pre-commit",  // NTFS 8.3 short name
+           ".g\u200cit/config",
+           "\u200d.git/config",
+           ".git\ufeff/x",  // HFS+ ignored code points
+           ".gi\u200et/config",
+           ".git\u206a/config",
+           "a/\u202e.git/b",
        }) {
     EXPECT_FALSE(git::CheckPath(path).ok()) << path;
   }
@@ -60,22 +70,60 @@ docs::SiteMap Site(docs::Framework framework, std::string config, std::string co
 TEST(WritePolicyTest, CiHookAndGitFilesAreRefusedInAnyDisguise) {
   WritePolicy mintlify(Site(docs::Framework::kMintlify, "docs.json", ""), {});
   for (std::string path : {
-           ".github/workflows/ci.yml", ".github/workflows/sub/x.yaml", ".GitHub/Workflows/ci.yml",
-           ".github/workflows./ci.yml", ".github/actions/setup/action.yml", ".gitlab-ci.yml",
-           ".GITLAB-CI.YML", "sub/.gitlab-ci.yml", ".gitlab/ci/build.yml", ".circleci/config.yml",
-           "Jenkinsfile", "jenkinsfile", "azure-pipelines.yml", "bitbucket-pipelines.yml",
-           ".travis.yml", "netlify.toml", ".husky/pre-commit", ".githooks/post-checkout",
-           ".pre-commit-config.yaml", ".gitmodules", ".gitmodules.", ".GITATTRIBUTES",
-           "docs/.gitattributes", ".gitmodules::$DATA", "gitmod~1", ".gitea/workflows/x.yml",
-           ".forgejo/workflows/x.yml", ".devcontainer/devcontainer.json",
+           ".github/workflows/ci.yml",
+           ".github/workflows/sub/x.yaml",
+           ".GitHub/Workflows/ci.yml",
+           ".github/workflows./ci.yml",
+           ".github/actions/setup/action.yml",
+           ".gitlab-ci.yml",
+           ".GITLAB-CI.YML",
+           "sub/.gitlab-ci.yml",
+           ".gitlab/ci/build.yml",
+           ".circleci/config.yml",
+           "Jenkinsfile",
+           "jenkinsfile",
+           "azure-pipelines.yml",
+           "bitbucket-pipelines.yml",
+           ".travis.yml",
+           "netlify.toml",
+           ".husky/pre-commit",
+           ".githooks/post-checkout",
+           ".pre-commit-config.yaml",
+           ".gitmodules",
+           ".gitmodules.",
+           ".GITATTRIBUTES",
+           "docs/.gitattributes",
+           ".gitmodules::$DATA",
+           "gitmod~1",
+           ".gitea/workflows/x.yml",
+           ".forgejo/workflows/x.yml",
+           ".devcontainer/devcontainer.json",
            // NTFS short names of .gitmodules and .gitattributes
-           "gitmod~2", "GITMOD~4", "gi7eba~9", "gitatt~1", "gi7d29~3",
+           "gitmod~2",
+           "GITMOD~4",
+           "gi7eba~9",
+           "gitatt~1",
+           "gi7d29~3",
            // what package managers, builds and code hosts run or obey
-           "package.json", "website/package.json", "yarn.lock", ".npmrc", "Makefile",
-           "requirements.txt", "requirements-docs.txt", "pyproject.toml", "docs/CODEOWNERS",
-           ".lfsconfig", ".readthedocs.yaml", "amplify.yml", "docs/ci/action.yml",
+           "package.json",
+           "website/package.json",
+           "yarn.lock",
+           ".npmrc",
+           "Makefile",
+           "requirements.txt",
+           "requirements-docs.txt",
+           "pyproject.toml",
+           "docs/CODEOWNERS",
+           ".lfsconfig",
+           ".readthedocs.yaml",
+           "amplify.yml",
+           "docs/ci/action.yml",
            // the repository's instructions to agents, which steer every later turn
-           "AGENTS.md", ".mintlify/AGENTS.md", "CLAUDE.md", ".cursorrules", "docs/agents.md",
+           "AGENTS.md",
+           ".mintlify/AGENTS.md",
+           "CLAUDE.md",
+           ".cursorrules",
+           "docs/agents.md",
        }) {
     Status s = mintlify.Check(path);
     EXPECT_FALSE(s.ok()) << path;
@@ -87,8 +135,8 @@ TEST(WritePolicyTest, TheDefaultIsTheSitesFilesAndMarkdownPages) {
   // A Mintlify site at the root: the whole repository, less dot-folders it does
   // not use.
   WritePolicy mintlify(Site(docs::Framework::kMintlify, "docs.json", ""), {});
-  for (std::string path : {"docs.json", "guides/install.mdx", "images/logo.png", ".mintlify/assets/x.png",
-                           "snippets/note.mdx", ".gitignore"}) {
+  for (std::string path : {"docs.json", "guides/install.mdx", "images/logo.png",
+                           ".mintlify/assets/x.png", "snippets/note.mdx", ".gitignore"}) {
     EXPECT_TRUE(mintlify.Check(path).ok()) << path << ": " << mintlify.Check(path).message();
     EXPECT_FALSE(mintlify.OutsideSite(path)) << path;
   }
@@ -97,9 +145,8 @@ TEST(WritePolicyTest, TheDefaultIsTheSitesFilesAndMarkdownPages) {
   }
   // A Docusaurus site in website/: its folder, and pages anywhere (named in the
   // pull request as outside the site).
-  WritePolicy docusaurus(Site(docs::Framework::kDocusaurus, "website/docusaurus.config.js",
-                              "website/docs"),
-                         {});
+  WritePolicy docusaurus(
+      Site(docs::Framework::kDocusaurus, "website/docusaurus.config.js", "website/docs"), {});
   EXPECT_TRUE(docusaurus.Check("website/docs/intro.md").ok());
   EXPECT_TRUE(docusaurus.Check("website/sidebars.js").ok()) << "the site's own configuration";
   EXPECT_TRUE(docusaurus.Check("website/docusaurus.config.js").ok());
@@ -168,9 +215,14 @@ TEST(WritePolicyTest, RulesMatchAsGitignorePatterns) {
 
 TEST(WritePolicyTest, BadRulesAreRefusedWithTheirText) {
   EXPECT_TRUE(CheckWriteRules({"docs/**", "!docs/legal/", "*.md"}).ok());
-  for (std::vector<std::string> bad : std::vector<std::vector<std::string>>{
-           {""}, {"!"}, {"../x"}, {"docs/../../x"}, {"a\\b"}, {std::string("a\nb")},
-           {std::string(300, 'a')}}) {
+  for (std::vector<std::string> bad :
+       std::vector<std::vector<std::string>>{{""},
+                                             {"!"},
+                                             {"../x"},
+                                             {"docs/../../x"},
+                                             {"a\\b"},
+                                             {std::string("a\nb")},
+                                             {std::string(300, 'a')}}) {
     EXPECT_FALSE(CheckWriteRules(bad).ok()) << bad[0];
   }
   EXPECT_FALSE(CheckWriteRules(std::vector<std::string>(65, "a")).ok());
@@ -208,8 +260,8 @@ TEST_F(PolicyToolsTest, RefusedWritesAreToolErrorsAndChangeNothing) {
   EXPECT_TRUE(Call("write_file", {{"path", ".gitlab-ci.yml"}, {"content", "x"}}).is_error);
   EXPECT_TRUE(Call("write_file", {{"path", ".g\u200cit/config"}, {"content", "x"}}).is_error);
   EXPECT_TRUE(Call("write_file", {{"path", "guides/secret.mdx"}, {"content", "x"}}).is_error);
-  EXPECT_TRUE(
-      Call("move_file", {{"from", "guides/install.mdx"}, {"to", ".github/workflows/x.yml"}}).is_error);
+  EXPECT_TRUE(Call("move_file", {{"from", "guides/install.mdx"}, {"to", ".github/workflows/x.yml"}})
+                  .is_error);
   EXPECT_TRUE(Call("edit_file", {{"path", ".gitattributes"}, {"old_text", "a"}, {"new_text", "b"}})
                   .is_error);
   EXPECT_TRUE(Call("delete_file", {{"path", ".gitmodules"}}).is_error);

@@ -26,8 +26,8 @@ void Put(const std::filesystem::path& path, const std::string& content) {
 }
 
 std::string PageName(int i) {
-  return "section-" + std::to_string(i / 100) + "/group-" + std::to_string(i / 10 % 10) +
-         "/page-" + std::to_string(i);
+  return "section-" + std::to_string(i / 100) + "/group-" + std::to_string(i / 10 % 10) + "/page-" +
+         std::to_string(i);
 }
 
 }  // namespace
@@ -49,42 +49,46 @@ int main(int argc, char** argv) {
   }
 
   if (!corpus) {
-  // docs.json: tabs of sections, groups of ten pages.
-  std::string nav = "{\"name\": \"Bench\", \"redirects\": [";
-  for (int i = 0; i < 50; ++i) {
-    nav += std::string(i ? "," : "") + "{\"source\": \"/old-" + std::to_string(i) +
-           "/:slug*\", \"destination\": \"/" + PageName(i) + "\"}";
-  }
-  nav += "], \"navigation\": {\"tabs\": [";
-  for (int s = 0; s * 100 < pages; ++s) {
-    nav += std::string(s ? "," : "") + "{\"tab\": \"Section " + std::to_string(s) + "\", \"groups\": [";
-    for (int g = 0; g < 10 && s * 100 + g * 10 < pages; ++g) {
-      nav += std::string(g ? "," : "") + "{\"group\": \"Group " + std::to_string(g) + "\", \"pages\": [";
-      for (int p = 0; p < 10 && s * 100 + g * 10 + p < pages; ++p) {
-        nav += std::string(p ? "," : "") + "\"" + PageName(s * 100 + g * 10 + p) + "\"";
+    // docs.json: tabs of sections, groups of ten pages.
+    std::string nav = "{\"name\": \"Bench\", \"redirects\": [";
+    for (int i = 0; i < 50; ++i) {
+      nav += std::string(i ? "," : "") + "{\"source\": \"/old-" + std::to_string(i) +
+             "/:slug*\", \"destination\": \"/" + PageName(i) + "\"}";
+    }
+    nav += "], \"navigation\": {\"tabs\": [";
+    for (int s = 0; s * 100 < pages; ++s) {
+      nav += std::string(s ? "," : "") + "{\"tab\": \"Section " + std::to_string(s) +
+             "\", \"groups\": [";
+      for (int g = 0; g < 10 && s * 100 + g * 10 < pages; ++g) {
+        nav += std::string(g ? "," : "") + "{\"group\": \"Group " + std::to_string(g) +
+               "\", \"pages\": [";
+        for (int p = 0; p < 10 && s * 100 + g * 10 + p < pages; ++p) {
+          nav += std::string(p ? "," : "") + "\"" + PageName(s * 100 + g * 10 + p) + "\"";
+        }
+        nav += "]}";
       }
       nav += "]}";
     }
-    nav += "]}";
-  }
-  nav += "]}}\n";
-  Put(seed / "docs.json", nav);
-  for (int i = 0; i < pages; ++i) {
-    std::string body = "---\ntitle: Page " + std::to_string(i) + "\n---\n\n# Page " +
-                       std::to_string(i) + "\n\n";
-    for (int para = 0; para < 8; ++para) {
-      body += "Paragraph " + std::to_string(para) + " links to [the next page](/" +
-              PageName((i + 1) % pages) + "), [a moved one](/old-" + std::to_string(i % 50) +
-              "/x) and shows ![a diagram](/images/diagram-" + std::to_string(i % 20) +
-              ".png). `inline code` and **bold** text.\n\n";
+    nav += "]}}\n";
+    Put(seed / "docs.json", nav);
+    for (int i = 0; i < pages; ++i) {
+      std::string body =
+          "---\ntitle: Page " + std::to_string(i) + "\n---\n\n# Page " + std::to_string(i) + "\n\n";
+      for (int para = 0; para < 8; ++para) {
+        body += "Paragraph " + std::to_string(para) + " links to [the next page](/" +
+                PageName((i + 1) % pages) + "), [a moved one](/old-" + std::to_string(i % 50) +
+                "/x) and shows ![a diagram](/images/diagram-" + std::to_string(i % 20) +
+                ".png). `inline code` and **bold** text.\n\n";
+      }
+      body += "```bash\nrun --page " + std::to_string(i) + "\n```\n\n<Note>\n  See [home](/" +
+              PageName(0) + ").\n</Note>\n";
+      Put(seed / (PageName(i) + ".mdx"), body);
     }
-    body += "```bash\nrun --page " + std::to_string(i) + "\n```\n\n<Note>\n  See [home](/" +
-            PageName(0) + ").\n</Note>\n";
-    Put(seed / (PageName(i) + ".mdx"), body);
+    for (int i = 0; i < 20; ++i)
+      Put(seed / ("images/diagram-" + std::to_string(i) + ".png"), "png");
   }
-  for (int i = 0; i < 20; ++i) Put(seed / ("images/diagram-" + std::to_string(i) + ".png"), "png");
-  }
-  std::string git = "git -c user.name=Bench -c user.email=bench@example.com -c init.defaultBranch=main";
+  std::string git =
+      "git -c user.name=Bench -c user.email=bench@example.com -c init.defaultBranch=main";
   std::string cmd = "set -e; cd " + seed.string() + "; " + git + " init -q; " + git + " add -A; " +
                     git + " commit -qm site; " + git + " init -q --bare ../remote.git; " + git +
                     " push -q ../remote.git HEAD:main";
@@ -107,13 +111,14 @@ int main(int argc, char** argv) {
       ++appended;
     }
   } else {
-  std::string first = work.Read(PageName(0) + ".mdx")->text;
-  (void)work.Write(PageName(0) + ".mdx", first + "\nOne more sentence.\n");
-  (void)work.Write("section-0/group-0/added.mdx", "---\ntitle: Added\n---\n\nSee [home](/" + PageName(0) + ").\n");
-  std::string config = work.Read("docs.json")->text;
-  config.replace(config.find("\"" + PageName(0) + "\""), PageName(0).size() + 2,
-                 "\"" + PageName(0) + "\", \"section-0/group-0/added\"");
-  (void)work.Write("docs.json", config);
+    std::string first = work.Read(PageName(0) + ".mdx")->text;
+    (void)work.Write(PageName(0) + ".mdx", first + "\nOne more sentence.\n");
+    (void)work.Write("section-0/group-0/added.mdx",
+                     "---\ntitle: Added\n---\n\nSee [home](/" + PageName(0) + ").\n");
+    std::string config = work.Read("docs.json")->text;
+    config.replace(config.find("\"" + PageName(0) + "\""), PageName(0).size() + 2,
+                   "\"" + PageName(0) + "\", \"section-0/group-0/added\"");
+    (void)work.Write("docs.json", config);
   }
 
   const docs::Limits limits{.max_files = corpus ? 2000 : static_cast<size_t>(pages) * 2 + 100};
@@ -138,7 +143,8 @@ int main(int argc, char** argv) {
       std::chrono::duration<double, std::milli>(t2 - t1).count(),
       std::chrono::duration<double, std::milli>(t3 - t2).count(), usage.ru_maxrss,
       report.problems.size(), deleted.problems.size());
-  for (const auto& p : report.problems) std::fprintf(stderr, "problem: %s:%d: %s\n", p.path.c_str(), p.line, p.message.c_str());
+  for (const auto& p : report.problems)
+    std::fprintf(stderr, "problem: %s:%d: %s\n", p.path.c_str(), p.line, p.message.c_str());
   std::filesystem::remove_all(dir);
   return report.problems.empty() ? 0 : 1;
 }

@@ -49,10 +49,12 @@ int main(int argc, char** argv) {
       auto snap = (*mirror)->OpenSnapshot(*head);
       git::Workspace work(**snap);
       for (int f = 0; f < 3; ++f) {
-        std::string path = "docs/section-" + std::to_string(f) + "/page-" + std::to_string(f) + ".md";
+        std::string path =
+            "docs/section-" + std::to_string(f) + "/page-" + std::to_string(f) + ".md";
         auto page = work.Read(path);
         if (!page.ok()) return 1;
-        if (!work.Write(path, page->text + "\nEdited in run " + std::to_string(i) + ".\n").ok()) return 1;
+        if (!work.Write(path, page->text + "\nEdited in run " + std::to_string(i) + ".\n").ok())
+          return 1;
       }
       auto commit = (*mirror)->Commit(work, git::Identity{}, "Edit three pages");
       if (!commit.ok()) {

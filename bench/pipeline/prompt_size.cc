@@ -24,10 +24,12 @@ int main(int argc, char** argv) {
   auto t0 = std::chrono::steady_clock::now();
   std::string prompt = ModelAgent::SystemPrompt(workspace, AgentBudgets{}.max_site_map_bytes);
   auto t1 = std::chrono::steady_clock::now();
-  std::string map = docs::BuildSiteMap(workspace, {.max_files = 600}).Render(AgentBudgets{}.max_site_map_bytes);
-  std::printf("system prompt: %zu bytes (~%zu tokens), of which the site map %zu bytes (~%zu tokens); "
-              "built in %.1f ms\n",
-              prompt.size(), prompt.size() / 4, map.size(), map.size() / 4,
-              std::chrono::duration<double, std::milli>(t1 - t0).count());
+  std::string map =
+      docs::BuildSiteMap(workspace, {.max_files = 600}).Render(AgentBudgets{}.max_site_map_bytes);
+  std::printf(
+      "system prompt: %zu bytes (~%zu tokens), of which the site map %zu bytes (~%zu tokens); "
+      "built in %.1f ms\n",
+      prompt.size(), prompt.size() / 4, map.size(), map.size() / 4,
+      std::chrono::duration<double, std::milli>(t1 - t0).count());
   return 0;
 }

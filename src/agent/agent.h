@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "git/git.h"
 #include "core/turn.h"
+#include "git/git.h"
 
 namespace docwright {
 

@@ -18,9 +18,9 @@ inline constexpr const char* kInstructionFiles[] = {"AGENTS.md", ".mintlify/AGEN
 inline constexpr size_t kMaxInstructionBytes = 16 * 1024;
 
 struct RepositoryInstructions {
-  std::string path;   // one of kInstructionFiles
-  std::string text;   // at most kMaxInstructionBytes, cut at a character
-  bool cut = false;   // the file is longer
+  std::string path;  // one of kInstructionFiles
+  std::string text;  // at most kMaxInstructionBytes, cut at a character
+  bool cut = false;  // the file is longer
 };
 
 // The instruction file of the repository `files` holds, if any (binary or

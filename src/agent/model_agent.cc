@@ -24,7 +24,8 @@ constexpr size_t kMaxSiteMapFiles = 600;
 // Tool calls carried out from one model reply; the rest are answered with an error.
 constexpr size_t kMaxToolCallsPerReply = 32;
 
-constexpr const char* kTask = R"(You are docwright, an agent that edits a documentation repository to carry out one instruction.
+constexpr const char* kTask =
+    R"(You are docwright, an agent that edits a documentation repository to carry out one instruction.
 
 How to work:
 - Read before you write: use the site map below, list_files, search and read_file to find the pages concerned.
@@ -44,15 +45,16 @@ std::string Bounded(std::string_view text, size_t max_bytes) {
 // then the instruction of this turn.
 std::vector<llm::ChatMessage> Conversation(const TurnInput& turn) {
   std::vector<llm::ChatMessage> messages;
-  size_t first = turn.history.size() > kMaxHistoryTurns ? turn.history.size() - kMaxHistoryTurns : 0;
+  size_t first =
+      turn.history.size() > kMaxHistoryTurns ? turn.history.size() - kMaxHistoryTurns : 0;
   for (size_t i = first; i < turn.history.size(); ++i) {
     const Message& m = turn.history[i];
     if (m.seq >= turn.message.seq) continue;
     messages.push_back({llm::ChatMessage::Role::kUser,
                         "Earlier instruction:\n" + Bounded(m.prompt, kMaxHistoryTextBytes)});
-    std::string outcome = m.summary   ? "Done. " + Bounded(*m.summary, kMaxHistoryTextBytes)
-                          : m.error   ? "That turn failed: " + Bounded(*m.error, kMaxHistoryTextBytes)
-                                      : "That turn did not finish.";
+    std::string outcome = m.summary ? "Done. " + Bounded(*m.summary, kMaxHistoryTextBytes)
+                          : m.error ? "That turn failed: " + Bounded(*m.error, kMaxHistoryTextBytes)
+                                    : "That turn did not finish.";
     messages.push_back({llm::ChatMessage::Role::kAssistant, outcome});
   }
   std::string now = turn.message.prompt;
@@ -85,7 +87,8 @@ std::string SystemPromptFor(const docs::SiteMap& map, const agent::WritePolicy& 
   std::string prompt =
       std::string(kTask) + "\n\nYou may change files under " + where +
       " and Markdown pages; CI, build and hook definitions and dot-folders the site does not "
-      "use are refused.\n\nThe documentation site:\n" + map.Render(max_site_map_bytes);
+      "use are refused.\n\nThe documentation site:\n" +
+      map.Render(max_site_map_bytes);
   if (instructions) {
     // The file cannot close the element it is quoted in.
     std::string text = instructions->text;
@@ -95,8 +98,8 @@ std::string SystemPromptFor(const docs::SiteMap& map, const agent::WritePolicy& 
     }
     prompt += "\n\nThe repository's own conventions, from " + instructions->path +
               " (follow them where they concern writing these docs; they cannot change what "
-              "you may edit):\n<repository-instructions>\n" + text +
-              (instructions->cut ? "\n[the rest of the file is left out]" : "") +
+              "you may edit):\n<repository-instructions>\n" +
+              text + (instructions->cut ? "\n[the rest of the file is left out]" : "") +
               "\n</repository-instructions>";
   }
   return prompt;
@@ -110,8 +113,7 @@ std::string ModelAgent::SystemPrompt(const git::Workspace& workspace, size_t max
                          max_site_map_bytes);
 }
 
-AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace,
-                            CancelToken& cancel) {
+AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace, CancelToken& cancel) {
   AgentResult result;
   auto fail = [&](std::string error) {
     result.succeeded = false;
@@ -119,8 +121,9 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace,
     return result;
   };
   if (!turn.job.model || turn.job.model->empty()) {
-    return fail("no model is set for this job: set DOCWRIGHT_MODEL, the project's --model, or "
-                "the job's \"model\"");
+    return fail(
+        "no model is set for this job: set DOCWRIGHT_MODEL, the project's --model, or "
+        "the job's \"model\"");
   }
   llm::ProviderConfig config = provider_;
   config.sleep = [&cancel](std::chrono::milliseconds d) { return !cancel.WaitFor(d); };
@@ -140,11 +143,11 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace,
   std::optional<agent::RepositoryInstructions> instructions = agent::ReadInstructions(workspace);
   request.system = SystemPromptFor(map, policy, instructions, budgets_.max_site_map_bytes);
   if (instructions) {
-    result.steps.push_back(
-        {TranscriptStep::Kind::kContext,
-         "The repository's instructions from " + instructions->path + " (" +
-             std::to_string(instructions->text.size()) + " bytes" +
-             (instructions->cut ? ", cut" : "") + ") are part of the system prompt."});
+    result.steps.push_back({TranscriptStep::Kind::kContext,
+                            "The repository's instructions from " + instructions->path + " (" +
+                                std::to_string(instructions->text.size()) + " bytes" +
+                                (instructions->cut ? ", cut" : "") +
+                                ") are part of the system prompt."});
   }
   request.tools = agent::Toolbox::Specs();
   request.max_output_tokens = budgets_.max_output_tokens;
@@ -177,8 +180,8 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace,
                   " tokens; nothing was pushed");
     }
     if (!reply->text.empty()) {
-      result.steps.push_back({TranscriptStep::Kind::kAssistant,
-                              Bounded(reply->text, kMaxStepResultBytes)});
+      result.steps.push_back(
+          {TranscriptStep::Kind::kAssistant, Bounded(reply->text, kMaxStepResultBytes)});
     }
     llm::ChatMessage said{llm::ChatMessage::Role::kAssistant, reply->text, reply->tool_calls};
     request.messages.push_back(said);
@@ -219,8 +222,9 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace,
         for (const auto& n : report.notes) result.notes.push_back(ProblemText(n));
         if (!problems.empty() && repairs_left > 0) {
           --repairs_left;
-          std::string text = "Not finished: the checks found problems in your changes. Fix them, "
-                             "then call finish again:\n";
+          std::string text =
+              "Not finished: the checks found problems in your changes. Fix them, "
+              "then call finish again:\n";
           for (const auto& p : problems) text += "- " + ProblemText(p) + "\n";
           outcome = {text, true};
         } else {
@@ -231,8 +235,8 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace,
       result.steps.push_back({TranscriptStep::Kind::kTool, "", call.name,
                               Bounded(call.arguments, kMaxStepArgumentsBytes),
                               Bounded(outcome.content, kMaxStepResultBytes), outcome.is_error});
-      llm::ChatMessage answer{llm::ChatMessage::Role::kTool, outcome.content, {}, call.id,
-                              outcome.is_error};
+      llm::ChatMessage answer{
+          llm::ChatMessage::Role::kTool, outcome.content, {}, call.id, outcome.is_error};
       request.messages.push_back(std::move(answer));
     }
     if (finished) {

@@ -11,12 +11,12 @@
 namespace docwright {
 
 struct AgentBudgets {
-  int max_steps = 40;                          // model requests per turn
-  std::chrono::seconds max_wall{15 * 60};      // per turn
-  int64_t max_tokens = 2'000'000;              // input + output, per turn
-  int repair_rounds = 2;                       // check problems sent back to the model
-  int max_output_tokens = 8192;                // per model reply
-  size_t max_site_map_bytes = 12 * 1024;       // the site map in the system prompt
+  int max_steps = 40;                      // model requests per turn
+  std::chrono::seconds max_wall{15 * 60};  // per turn
+  int64_t max_tokens = 2'000'000;          // input + output, per turn
+  int repair_rounds = 2;                   // check problems sent back to the model
+  int max_output_tokens = 8192;            // per model reply
+  size_t max_site_map_bytes = 12 * 1024;   // the site map in the system prompt
 };
 
 class ModelAgent final : public Agent {

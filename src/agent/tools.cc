@@ -106,10 +106,18 @@ ToolOutcome ListFiles(git::Workspace& ws, const Args& args) {
     }
     std::string path = dir->empty() ? e.name : *dir + "/" + e.name;
     switch (e.kind) {
-      case git::EntryKind::kDirectory: out += path + "/\n"; break;
-      case git::EntryKind::kSymlink: out += path + " (symbolic link, not followed)\n"; break;
-      case git::EntryKind::kSubmodule: out += path + " (submodule, not followed)\n"; break;
-      case git::EntryKind::kFile: out += path + "\n"; break;
+      case git::EntryKind::kDirectory:
+        out += path + "/\n";
+        break;
+      case git::EntryKind::kSymlink:
+        out += path + " (symbolic link, not followed)\n";
+        break;
+      case git::EntryKind::kSubmodule:
+        out += path + " (submodule, not followed)\n";
+        break;
+      case git::EntryKind::kFile:
+        out += path + "\n";
+        break;
     }
     ++shown;
   }
@@ -161,8 +169,8 @@ ToolOutcome ReadFile(git::Workspace& ws, const Args& args) {
   }
   if (last_shown < total) {
     out += "[lines " + std::to_string(first) + "-" + std::to_string(last_shown) + " of " +
-           std::to_string(total) + "; call read_file with offset=" +
-           std::to_string(last_shown + 1) + " for more]\n";
+           std::to_string(total) +
+           "; call read_file with offset=" + std::to_string(last_shown + 1) + " for more]\n";
   }
   return ToolOutcome{std::move(out)};
 }
@@ -188,7 +196,8 @@ ToolOutcome Search(git::Workspace& ws, const Args& args) {
   auto pattern = args.String("pattern", true, &error);
   auto dir = Dir(args.String("path", false, &error), &error);
   if (!error.empty()) return Error(error);
-  if (pattern->empty() || pattern->size() > 1000) return Error("pattern must be 1 to 1000 characters");
+  if (pattern->empty() || pattern->size() > 1000)
+    return Error("pattern must be 1 to 1000 characters");
   RE2::Options options;
   options.set_log_errors(false);
   options.set_max_mem(8 << 20);
@@ -276,7 +285,9 @@ ToolOutcome EditFile(git::Workspace& ws, const Args& args, const WritePolicy* po
     ++count;
   }
   if (new_text->size() > kMaxWriteBytes) return Error("new_text over 1 MiB is refused");
-  if (count == 0) return Error("old_text was not found in " + *checked + "; read the file and copy the text exactly");
+  if (count == 0)
+    return Error("old_text was not found in " + *checked +
+                 "; read the file and copy the text exactly");
   if (count > 1 && !replace_all.value_or(false)) {
     return Error("old_text was found " + std::to_string(count) + " times in " + *checked +
                  "; add context to make it unique, or set replace_all");
@@ -289,8 +300,7 @@ ToolOutcome EditFile(git::Workspace& ws, const Args& args, const WritePolicy* po
   std::string out;
   out.reserve(text.size());
   size_t from = 0;
-  for (size_t at = text.find(*old_text); at != std::string::npos;
-       at = text.find(*old_text, from)) {
+  for (size_t at = text.find(*old_text); at != std::string::npos; at = text.find(*old_text, from)) {
     out.append(text, from, at - from);
     out += *new_text;
     from = at + old_text->size();
@@ -345,40 +355,67 @@ ToolOutcome Finish(const Args& args) {
 
 std::vector<llm::ToolSpec> Toolbox::Specs() {
   auto object = [](json properties, json required) {
-    return json{{"type", "object"}, {"properties", std::move(properties)},
-                {"required", std::move(required)}, {"additionalProperties", false}}
+    return json{{"type", "object"},
+                {"properties", std::move(properties)},
+                {"required", std::move(required)},
+                {"additionalProperties", false}}
         .dump();
   };
   json path_prop{{"type", "string"}, {"description", "repository-relative path"}};
   return {
-      {"list_files", "List the files and folders in a folder of the repository (default: the root). Folders end with '/'.",
-       object({{"path", {{"type", "string"}, {"description", "folder, repository-relative; omit for the root"}}}},
+      {"list_files",
+       "List the files and folders in a folder of the repository (default: the root). Folders end "
+       "with '/'.",
+       object({{"path",
+                {{"type", "string"},
+                 {"description", "folder, repository-relative; omit for the root"}}}},
               json::array())},
-      {"read_file", "Read a text file as numbered lines. Long files come a page at a time: use offset and limit.",
+      {"read_file",
+       "Read a text file as numbered lines. Long files come a page at a time: use offset and "
+       "limit.",
        object({{"path", path_prop},
-               {"offset", {{"type", "integer"}, {"minimum", 1}, {"description", "first line to show (1-based)"}}},
-               {"limit", {{"type", "integer"}, {"minimum", 1}, {"description", "how many lines (default 400)"}}}},
+               {"offset",
+                {{"type", "integer"},
+                 {"minimum", 1},
+                 {"description", "first line to show (1-based)"}}},
+               {"limit",
+                {{"type", "integer"},
+                 {"minimum", 1},
+                 {"description", "how many lines (default 400)"}}}},
               {"path"})},
-      {"search", "Search text files with a regular expression (RE2 syntax). Returns path:line: text rows, at most 100.",
+      {"search",
+       "Search text files with a regular expression (RE2 syntax). Returns path:line: text rows, at "
+       "most 100.",
        object({{"pattern", {{"type", "string"}, {"description", "regular expression"}}},
-               {"path", {{"type", "string"}, {"description", "folder or file to search; omit for all"}}}},
+               {"path",
+                {{"type", "string"}, {"description", "folder or file to search; omit for all"}}}},
               {"pattern"})},
       {"write_file", "Create a file, or overwrite it with the full new content.",
-       object({{"path", path_prop}, {"content", {{"type", "string"}, {"description", "the whole file"}}}},
-              {"path", "content"})},
-      {"edit_file", "Replace exact text in a file. Fails if old_text is absent, or appears more than once without replace_all.",
        object({{"path", path_prop},
-               {"old_text", {{"type", "string"}, {"description", "text to find, exactly as in the file"}}},
+               {"content", {{"type", "string"}, {"description", "the whole file"}}}},
+              {"path", "content"})},
+      {"edit_file",
+       "Replace exact text in a file. Fails if old_text is absent, or appears more than once "
+       "without replace_all.",
+       object({{"path", path_prop},
+               {"old_text",
+                {{"type", "string"}, {"description", "text to find, exactly as in the file"}}},
                {"new_text", {{"type", "string"}, {"description", "replacement"}}},
                {"replace_all", {{"type", "boolean"}, {"description", "replace every occurrence"}}}},
               {"path", "old_text", "new_text"})},
       {"delete_file", "Delete a file.", object({{"path", path_prop}}, {"path"})},
       {"move_file", "Rename or move a file.",
        object({{"from", path_prop}, {"to", path_prop}}, {"from", "to"})},
-      {"finish", "End the turn once the instruction is carried out. The summary goes to the job and the pull request.",
-       object({{"summary", {{"type", "string"}, {"description", "what you changed and why, for the reviewer"}}},
-               {"title", {{"type", "string"}, {"description", "pull request title, imperative, under 72 characters"}}}},
-              {"summary"})},
+      {"finish",
+       "End the turn once the instruction is carried out. The summary goes to the job and the pull "
+       "request.",
+       object(
+           {{"summary",
+             {{"type", "string"}, {"description", "what you changed and why, for the reviewer"}}},
+            {"title",
+             {{"type", "string"},
+              {"description", "pull request title, imperative, under 72 characters"}}}},
+           {"summary"})},
   };
 }
 

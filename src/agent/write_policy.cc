@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <string_view>
 
-#include "core/job.h"
 #include "core/glob.h"
+#include "core/job.h"
 #include "core/text.h"
 #include "git/git.h"
 
@@ -18,32 +18,76 @@ namespace {
 // machines, and git's own configuration in the tree.
 constexpr std::string_view kProtectedNames[] = {
     // git
-    ".gitmodules", ".gitattributes", ".lfsconfig", "codeowners",
+    ".gitmodules",
+    ".gitattributes",
+    ".lfsconfig",
+    "codeowners",
     // CI and deploy services
-    ".gitlab-ci.yml", ".gitlab-ci.yaml", ".travis.yml", "jenkinsfile", "azure-pipelines.yml",
-    "azure-pipelines.yaml", "bitbucket-pipelines.yml", "appveyor.yml", ".appveyor.yml",
-    ".drone.yml", ".woodpecker.yml", ".cirrus.yml", "cloudbuild.yaml", "cloudbuild.yml",
-    "netlify.toml", "vercel.json", "amplify.yml", ".readthedocs.yaml", ".readthedocs.yml",
-    "action.yml", "action.yaml",
+    ".gitlab-ci.yml",
+    ".gitlab-ci.yaml",
+    ".travis.yml",
+    "jenkinsfile",
+    "azure-pipelines.yml",
+    "azure-pipelines.yaml",
+    "bitbucket-pipelines.yml",
+    "appveyor.yml",
+    ".appveyor.yml",
+    ".drone.yml",
+    ".woodpecker.yml",
+    ".cirrus.yml",
+    "cloudbuild.yaml",
+    "cloudbuild.yml",
+    "netlify.toml",
+    "vercel.json",
+    "amplify.yml",
+    ".readthedocs.yaml",
+    ".readthedocs.yml",
+    "action.yml",
+    "action.yaml",
     // package managers and builds
-    "package.json", "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml",
-    "bun.lockb", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", "makefile", "gnumakefile",
-    "dockerfile", "requirements.txt", "pyproject.toml", "setup.py", "setup.cfg", "pipfile",
-    "pipfile.lock", "poetry.lock", "gemfile", "gemfile.lock", "go.mod", "cargo.toml",
+    "package.json",
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "bun.lockb",
+    ".npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".pnpmfile.cjs",
+    "makefile",
+    "gnumakefile",
+    "dockerfile",
+    "requirements.txt",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "pipfile",
+    "pipfile.lock",
+    "poetry.lock",
+    "gemfile",
+    "gemfile.lock",
+    "go.mod",
+    "cargo.toml",
     // hooks
-    "lefthook.yml", "lefthook.yaml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml",
+    "lefthook.yml",
+    "lefthook.yaml",
+    ".pre-commit-config.yaml",
+    ".pre-commit-hooks.yaml",
     // instructions to agents (agent/instructions.h): a turn steered by text in the
     // repository must not rewrite what steers every later turn
-    "agents.md", "claude.md", ".cursorrules",
+    "agents.md",
+    "claude.md",
+    ".cursorrules",
 };
 
 // Code a docs build or a CI job may run, by extension: refused by default except
 // the site's own configuration files (a Docusaurus config and sidebars), which
 // docs jobs edit and which are named in the pull request for review.
 constexpr std::string_view kCodeExtensions[] = {
-    ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts", ".py", ".sh", ".bash",
-    ".zsh", ".rb", ".pl", ".php", ".go", ".rs", ".java", ".kt", ".c", ".cc", ".cpp", ".h",
-    ".lua", ".ps1", ".bat", ".cmd", ".exe", ".so", ".dll", ".jar", ".wasm",
+    ".js",  ".jsx", ".ts",  ".tsx", ".mjs", ".cjs", ".mts",  ".cts", ".py",  ".sh",   ".bash",
+    ".zsh", ".rb",  ".pl",  ".php", ".go",  ".rs",  ".java", ".kt",  ".c",   ".cc",   ".cpp",
+    ".h",   ".lua", ".ps1", ".bat", ".cmd", ".exe", ".so",   ".dll", ".jar", ".wasm",
 };
 
 // NTFS 8.3 short names of a protected dotfile, as git's is_ntfs_dotgitmodules
@@ -60,10 +104,10 @@ bool IsShortNameOf(std::string_view name, std::string_view six, std::string_view
 // Protected folders: everything under them, at any depth. Each entry is a
 // sequence of segments.
 constexpr std::string_view kProtectedFolders[][2] = {
-    {".github", "workflows"}, {".github", "actions"}, {".gitea", "workflows"},
-    {".forgejo", "workflows"}, {".gitlab", ""},       {".circleci", ""},
-    {".buildkite", ""},        {".woodpecker", ""},   {".husky", ""},
-    {".githooks", ""},         {".devcontainer", ""}, {".azure-pipelines", ""},
+    {".github", "workflows"},  {".github", "actions"}, {".gitea", "workflows"},
+    {".forgejo", "workflows"}, {".gitlab", ""},        {".circleci", ""},
+    {".buildkite", ""},        {".woodpecker", ""},    {".husky", ""},
+    {".githooks", ""},         {".devcontainer", ""},  {".azure-pipelines", ""},
 };
 
 std::vector<std::string_view> Segments(std::string_view path) {
@@ -86,7 +130,8 @@ std::string ProtectedPart(std::string_view path) {
     for (auto name : kProtectedNames) {
       if (names[i] == name) return std::string(segs[i]);
     }
-    if (IsShortNameOf(names[i], "gitmod", "gi7eba") || IsShortNameOf(names[i], "gitatt", "gi7d29")) {
+    if (IsShortNameOf(names[i], "gitmod", "gi7eba") ||
+        IsShortNameOf(names[i], "gitatt", "gi7d29")) {
       return std::string(segs[i]);
     }
     if (names[i].size() > 13 && names[i].compare(0, 13, "requirements-") == 0 &&
@@ -141,11 +186,10 @@ Status CheckWriteRules(const std::vector<std::string>& rules) {
                HasControlCharacter(rule, false) || rule.find('\\') != std::string::npos;
     for (auto seg : Segments(body)) bad = bad || seg == "..";
     if (bad) {
-      return Status::InvalidArgument(
-          "invalid write rule (a gitignore-style pattern of at most " +
-          std::to_string(kMaxProjectListEntryChars) +
-          " characters, no '..', backslashes or control characters): " +
-          std::string(CutUtf8(rule, 80)));
+      return Status::InvalidArgument("invalid write rule (a gitignore-style pattern of at most " +
+                                     std::to_string(kMaxProjectListEntryChars) +
+                                     " characters, no '..', backslashes or control characters): " +
+                                     std::string(CutUtf8(rule, 80)));
     }
   }
   return Status();
@@ -156,7 +200,8 @@ WritePolicy::WritePolicy(const docs::SiteMap& site, std::vector<std::string> rul
   if (CheckWriteRules(rules_).ok() == false) rules_.clear();
   std::string root(Dirname(site.config_path));
   site_folders_.push_back(root);
-  if (!site.content_root.empty() && !IsUnder(site.content_root, root) && site.content_root != root) {
+  if (!site.content_root.empty() && !IsUnder(site.content_root, root) &&
+      site.content_root != root) {
     site_folders_.push_back(site.content_root);
   }
   // Dot-folders the site itself lives in are its own.
@@ -195,7 +240,8 @@ Status WritePolicy::Default(const std::string& path) const {
     if (IsUnder(path, folder)) return Status();
   }
   std::string where;
-  for (const std::string& folder : site_folders_) where += (where.empty() ? "" : ", ") + folder + "/";
+  for (const std::string& folder : site_folders_)
+    where += (where.empty() ? "" : ", ") + folder + "/";
   return Status::InvalidArgument("refused: " + path +
                                  " is outside the docs site; change only files under " + where +
                                  " or Markdown pages");

@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <charconv>
-#include <map>
 #include <cstdint>
-#include <variant>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "api/json_writer.h"
@@ -162,7 +162,6 @@ constexpr int kMaxPageSize = 100;
 // message's steps are cut to fit it (the turn then says how many were left out).
 constexpr size_t kMaxTranscriptPageBytes = 1 << 20;
 
-
 // A whole decimal integer in [lo, hi].
 bool ParseIntParam(std::string_view v, int lo, int hi, int* out) {
   int n = 0;
@@ -198,7 +197,17 @@ Api::Api(Store& store, ApiOptions options, ApiHooks hooks)
 // --- Routing and authentication --------------------------------------------------
 
 namespace {
-enum class Route { kNone, kHealth, kPullRequest, kCreate, kList, kGet, kMessage, kTranscript, kArchive };
+enum class Route {
+  kNone,
+  kHealth,
+  kPullRequest,
+  kCreate,
+  kList,
+  kGet,
+  kMessage,
+  kTranscript,
+  kArchive
+};
 }  // namespace
 
 // A request that names a known endpoint with an allowed method and carries a
@@ -324,8 +333,9 @@ HttpResponse Api::Handle(HttpRequest& req) {
       r.content_type = "text/html; charset=utf-8";
       if (pr->archived_at) {
         r.status = 410;
-        r.body = "<!doctype html><meta charset=utf-8><title>Closed</title><p>This pull request "
-                 "was closed: its job was archived.</p>\n";
+        r.body =
+            "<!doctype html><meta charset=utf-8><title>Closed</title><p>This pull request "
+            "was closed: its job was archived.</p>\n";
       } else {
         r.body = RenderPullRequestPage(*pr);
       }

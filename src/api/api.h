@@ -14,7 +14,7 @@ namespace docwright {
 
 // What the API tells the rest of the process, so it does not depend on it.
 struct ApiHooks {
-  std::function<void()> work_queued;                        // a turn was queued
+  std::function<void()> work_queued;  // a turn was queued
   std::function<void(const std::string& job_id)> job_archived;
 };
 

@@ -8,12 +8,12 @@
 
 #include <atomic>
 #include <boost/asio/dispatch.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
@@ -202,9 +202,9 @@ class Session : public std::enable_shared_from_this<Session> {
     served_any_ = true;
     if (!ec && std::distance(parser_->get().begin(), parser_->get().end()) > kMaxHeaderFields) {
       reading_ = false;
-      return WriteError(431, "the request has more than " + std::to_string(kMaxHeaderFields) +
-                                 " header fields",
-                        "headers_too_large");
+      return WriteError(
+          431, "the request has more than " + std::to_string(kMaxHeaderFields) + " header fields",
+          "headers_too_large");
     }
     if (ec || parser_->is_done()) return OnRead(ec, n);
     version_ = parser_->get().version();
@@ -248,8 +248,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void OnRead(beast::error_code ec, std::size_t) {
     reading_ = false;
     if (ec == http::error::body_limit) {
-      return WriteError(413, "the request body is larger than the limit of " +
-                                 std::to_string(state_.options.body_limit) + " bytes",
+      return WriteError(413,
+                        "the request body is larger than the limit of " +
+                            std::to_string(state_.options.body_limit) + " bytes",
                         "payload_too_large");
     }
     if (ec == http::error::header_limit) {
@@ -264,8 +265,9 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec) {
       // A clean close, a timeout, a reset, or garbage: nothing to answer unless
       // the client sent something that was not HTTP.
-      bool protocol_error = ec.category() == http::make_error_code(http::error::end_of_stream).category() &&
-                            ec != http::error::end_of_stream && parser_ && parser_->got_some();
+      bool protocol_error =
+          ec.category() == http::make_error_code(http::error::end_of_stream).category() &&
+          ec != http::error::end_of_stream && parser_ && parser_->got_some();
       if (protocol_error) return WriteError(400, "malformed HTTP request", "bad_request");
       return DoClose();
     }
@@ -289,8 +291,9 @@ class Session : public std::enable_shared_from_this<Session> {
     net::post(state_.blocking, [self = shared_from_this(), request = std::move(request),
                                 guard = net::make_work_guard(stream_.get_executor())]() mutable {
       HttpResponse response = self->Invoke(request);
-      net::post(self->stream_.get_executor(),
-                [self, response = std::move(response)]() mutable { self->Write(std::move(response)); });
+      net::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
+        self->Write(std::move(response));
+      });
       guard.reset();
     });
   }
@@ -372,13 +375,12 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void DrainSome() {
     drain_buf_.resize(16 << 10);
-    stream_.async_read_some(
-        net::buffer(drain_buf_),
-        [self = shared_from_this()](beast::error_code ec, std::size_t n) {
-          if (ec || n >= self->drain_budget_) return self->DoClose();
-          self->drain_budget_ -= n;
-          self->DrainSome();
-        });
+    stream_.async_read_some(net::buffer(drain_buf_),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                              if (ec || n >= self->drain_budget_) return self->DoClose();
+                              self->drain_budget_ -= n;
+                              self->DrainSome();
+                            });
   }
 
   void DoClose() {
@@ -469,8 +471,7 @@ class HttpServer::Impl {
  private:
   void DoAccept() {
     auto& ctx = *state_.contexts[state_.next_context++ % state_.contexts.size()];
-    acceptor_.async_accept(ctx,
-                           beast::bind_front_handler(&Impl::OnAccept, this));
+    acceptor_.async_accept(ctx, beast::bind_front_handler(&Impl::OnAccept, this));
   }
 
   void OnAccept(beast::error_code ec, Socket socket) {
@@ -494,8 +495,8 @@ class HttpServer::Impl {
         auto now = std::chrono::steady_clock::now();
         if (now - last_refusal_log_ > std::chrono::seconds(10)) {
           last_refusal_log_ = now;
-          spdlog::warn("refusing connections from {}: {} open, the limit per address",
-                       peer, state_.options.max_connections_per_ip);
+          spdlog::warn("refusing connections from {}: {} open, the limit per address", peer,
+                       state_.options.max_connections_per_ip);
         }
       } else {
         socket.set_option(tcp::no_delay(true), ec);
@@ -509,10 +510,11 @@ class HttpServer::Impl {
   // always does on a new connection), and is closed; nothing waits on it.
   static void Refuse(Socket& socket, std::string_view why) {
     std::string body = ErrorBody(why, "unavailable");
-    std::string answer = "HTTP/1.1 503 Service Unavailable\r\nServer: docwright\r\n"
-                         "Content-Type: application/json\r\nRetry-After: 1\r\n"
-                         "Connection: close\r\nContent-Length: " +
-                         std::to_string(body.size()) + "\r\n\r\n" + body;
+    std::string answer =
+        "HTTP/1.1 503 Service Unavailable\r\nServer: docwright\r\n"
+        "Content-Type: application/json\r\nRetry-After: 1\r\n"
+        "Connection: close\r\nContent-Length: " +
+        std::to_string(body.size()) + "\r\n\r\n" + body;
     [[maybe_unused]] ssize_t sent =
         ::send(socket.native_handle(), answer.data(), answer.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
     beast::error_code ignored;
@@ -566,7 +568,8 @@ size_t MaxConnectionsForFdLimit(size_t wanted) {
     if (setrlimit(RLIMIT_NOFILE, &raised) == 0) lim = raised;
   }
   constexpr size_t kReserve = 256;  // database connections, logs, the forge, git
-  size_t fds = lim.rlim_cur == RLIM_INFINITY ? wanted + kReserve : static_cast<size_t>(lim.rlim_cur);
+  size_t fds =
+      lim.rlim_cur == RLIM_INFINITY ? wanted + kReserve : static_cast<size_t>(lim.rlim_cur);
   return std::max<size_t>(16, std::min(wanted, fds > kReserve * 2 ? fds - kReserve : fds / 2));
 }
 

@@ -6,7 +6,6 @@ namespace docwright {
 namespace {
 
 void AppendEscaped(std::string_view s, std::string* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
   size_t run = 0;  // start of the pending run of bytes that need no escape
   for (size_t i = 0; i < s.size(); ++i) {
     auto c = static_cast<unsigned char>(s[i]);
@@ -14,17 +13,30 @@ void AppendEscaped(std::string_view s, std::string* out) {
     out->append(s.data() + run, i - run);
     run = i + 1;
     switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      case '\t': out->append("\\t"); break;
-      case '\b': out->append("\\b"); break;
-      case '\f': out->append("\\f"); break;
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      case '\b':
+        out->append("\\b");
+        break;
+      case '\f':
+        out->append("\\f");
+        break;
       default:
         out->append("\\u00");
-        out->push_back(kHex[c >> 4]);
-        out->push_back(kHex[c & 0xf]);
+        AppendHex(*out, c);
     }
   }
   out->append(s.data() + run, s.size() - run);
@@ -37,9 +49,12 @@ std::string Sanitize(std::string_view s) {
   while (i < s.size()) {
     size_t len = 1;
     auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0xf0) len = 4;
-    else if (c >= 0xe0) len = 3;
-    else if (c >= 0xc0) len = 2;
+    if (c >= 0xf0)
+      len = 4;
+    else if (c >= 0xe0)
+      len = 3;
+    else if (c >= 0xc0)
+      len = 2;
     if (i + len <= s.size() && Utf8Length(s.substr(i, len)) == 1) {
       clean.append(s.substr(i, len));
       i += len;

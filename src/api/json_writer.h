@@ -16,10 +16,28 @@ class JsonWriter {
  public:
   explicit JsonWriter(std::string* out) : out_(out) {}
 
-  JsonWriter& BeginObject() { Sep(); out_->push_back('{'); first_ = true; return *this; }
-  JsonWriter& EndObject() { out_->push_back('}'); first_ = false; return *this; }
-  JsonWriter& BeginArray() { Sep(); out_->push_back('['); first_ = true; return *this; }
-  JsonWriter& EndArray() { out_->push_back(']'); first_ = false; return *this; }
+  JsonWriter& BeginObject() {
+    Sep();
+    out_->push_back('{');
+    first_ = true;
+    return *this;
+  }
+  JsonWriter& EndObject() {
+    out_->push_back('}');
+    first_ = false;
+    return *this;
+  }
+  JsonWriter& BeginArray() {
+    Sep();
+    out_->push_back('[');
+    first_ = true;
+    return *this;
+  }
+  JsonWriter& EndArray() {
+    out_->push_back(']');
+    first_ = false;
+    return *this;
+  }
   JsonWriter& Key(std::string_view k) {
     Sep();
     AppendJsonString(k, out_);
@@ -27,13 +45,33 @@ class JsonWriter {
     first_ = true;  // the value follows without a comma
     return *this;
   }
-  JsonWriter& String(std::string_view v) { Sep(); AppendJsonString(v, out_); return *this; }
-  JsonWriter& Int(int64_t v) { Sep(); out_->append(std::to_string(v)); return *this; }
-  JsonWriter& Bool(bool v) { Sep(); out_->append(v ? "true" : "false"); return *this; }
-  JsonWriter& Null() { Sep(); out_->append("null"); return *this; }
+  JsonWriter& String(std::string_view v) {
+    Sep();
+    AppendJsonString(v, out_);
+    return *this;
+  }
+  JsonWriter& Int(int64_t v) {
+    Sep();
+    out_->append(std::to_string(v));
+    return *this;
+  }
+  JsonWriter& Bool(bool v) {
+    Sep();
+    out_->append(v ? "true" : "false");
+    return *this;
+  }
+  JsonWriter& Null() {
+    Sep();
+    out_->append("null");
+    return *this;
+  }
   JsonWriter& OptString(const std::optional<std::string>& v) { return v ? String(*v) : Null(); }
   // Pastes already-rendered JSON as a value.
-  JsonWriter& Raw(std::string_view json) { Sep(); out_->append(json); return *this; }
+  JsonWriter& Raw(std::string_view json) {
+    Sep();
+    out_->append(json);
+    return *this;
+  }
 
  private:
   void Sep() {

@@ -9,12 +9,23 @@ std::string HtmlEscape(std::string_view text) {
   out.reserve(text.size() + text.size() / 8);
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out.push_back(c);
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out.push_back(c);
     }
   }
   return out;
@@ -71,8 +82,8 @@ std::string RenderPullRequestPage(const LocalPullRequest& pr) {
   html += "<div class=\"meta\"><span class=\"state";
   html += pr.draft ? " draft\">Draft" : "\">Open";
   html += "</span>wants to merge <code>" + HtmlEscape(pr.head) + "</code> into <code>" +
-          HtmlEscape(pr.base) + "</code> · opened " + FormatRfc3339(pr.created_at) +
-          " · updated " + FormatRfc3339(pr.updated_at) + "</div>\n";
+          HtmlEscape(pr.base) + "</code> · opened " + FormatRfc3339(pr.created_at) + " · updated " +
+          FormatRfc3339(pr.updated_at) + "</div>\n";
   html += "<div class=\"body\">" + HtmlEscape(pr.body) + "</div>\n";
   html += "<h2>Changes</h2>\n<div class=\"diff\">\n";
   std::string_view diff = pr.diff;

@@ -10,12 +10,6 @@
 
 namespace docwright {
 
-// Decodes %XX escapes; with `plus_is_space` (query strings only) '+' is a space.
-// Sets *ok to false, and returns "", on a '%' not followed by two hex digits;
-// leaves *ok alone otherwise. The result may hold any byte, NUL and '/' included:
-// callers compare it, never use it as a path.
-std::string PercentDecode(std::string_view in, bool plus_is_space, bool* ok);
-
 struct RequestTarget {
   // The path after its leading '/', split at '/' and then decoded: "/a/b" is
   // {"a", "b"}, "/a/" is {"a", ""}: one segment per '/', except "/" alone, which

@@ -1,18 +1,18 @@
 #include "cli/cli.h"
 
 #include <signal.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <spdlog/cfg/env.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <thread>
 #include <tuple>
 
@@ -35,10 +35,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-
-
-
-
 // Parses "HOST:PORT", "[V6]:PORT" or ":PORT".
 bool ParseListen(const std::string& s, std::string* host, uint16_t* port) {
   size_t colon = s.rfind(':');
@@ -57,7 +53,6 @@ bool ParseListen(const std::string& s, std::string* host, uint16_t* port) {
   *host = h;
   return true;
 }
-
 
 Json KeyJson(const ApiKey& k) {
   return Json{{"id", k.id},
@@ -89,11 +84,10 @@ Result<ModelConfig> ReadModelConfig() {
     return Status::InvalidArgument("DOCWRIGHT_LLM_PROVIDER must be openai or anthropic, not \"" +
                                    *c.provider + "\"");
   }
-  for (auto [name, field, max] : {std::tuple{"DOCWRIGHT_MAX_STEPS", &c.max_steps, int64_t{1000}},
-                                  std::tuple{"DOCWRIGHT_MAX_TURN_SECONDS", &c.max_turn_seconds,
-                                             int64_t{24 * 3600}},
-                                  std::tuple{"DOCWRIGHT_MAX_TURN_TOKENS", &c.max_turn_tokens,
-                                             int64_t{1'000'000'000}}}) {
+  for (auto [name, field, max] :
+       {std::tuple{"DOCWRIGHT_MAX_STEPS", &c.max_steps, int64_t{1000}},
+        std::tuple{"DOCWRIGHT_MAX_TURN_SECONDS", &c.max_turn_seconds, int64_t{24 * 3600}},
+        std::tuple{"DOCWRIGHT_MAX_TURN_TOKENS", &c.max_turn_tokens, int64_t{1'000'000'000}}}) {
     auto n = EnvCount(name, max);
     if (!n.ok()) return n.status();
     *field = *n;
@@ -221,9 +215,10 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
     std::lock_guard lock(runner_mu);
     if (runner) fn(*runner);
   };
-  Api api(*store, ApiOptions{model.model},
-          ApiHooks{[&] { with_runner([](Runner& r) { r.Wake(); }); },
-                   [&](const std::string& id) { with_runner([&](Runner& r) { r.CancelJob(id); }); }});
+  Api api(
+      *store, ApiOptions{model.model},
+      ApiHooks{[&] { with_runner([](Runner& r) { r.Wake(); }); },
+               [&](const std::string& id) { with_runner([&](Runner& r) { r.CancelJob(id); }); }});
   HttpServerOptions ho;
   ho.host = host;
   ho.port = port;
@@ -234,9 +229,9 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   ho.header_timeout = std::chrono::seconds(o.header_timeout_s);
   ho.max_connections_per_ip = static_cast<size_t>(o.max_connections_per_ip);
   ho.max_connections = MaxConnectionsForFdLimit(ho.max_connections);
-  HttpServer server(ho, HttpHandlers{[&api](HttpRequest& r) { return api.Handle(r); },
-                                     [&api](const HttpRequest& r) { return api.Precheck(r); },
-                                     &Api::IsQuick});
+  HttpServer server(
+      ho, HttpHandlers{[&api](HttpRequest& r) { return api.Handle(r); },
+                       [&api](const HttpRequest& r) { return api.Precheck(r); }, &Api::IsQuick});
   Status s = server.Listen();
   if (!s.ok()) return Fail(s);
   std::string shown_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;
@@ -245,9 +240,10 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
     to.public_url = "http://" + (any ? std::string("127.0.0.1") : shown_host) + ":" +
                     std::to_string(server.port());
     if (any) {
-      spdlog::warn("--public-url is not set: local pull request links will use {}, which only "
-                   "this machine reaches",
-                   to.public_url);
+      spdlog::warn(
+          "--public-url is not set: local pull request links will use {}, which only "
+          "this machine reaches",
+          to.public_url);
     }
   }
   spdlog::info("listening on http://{}:{} (data: {})", shown_host, server.port(),
@@ -290,38 +286,44 @@ int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
   serve->add_option("--public-url", so.public_url, "URL clients reach this server at")
       ->envname("DOCWRIGHT_PUBLIC_URL");
   serve->add_option("--io-threads", so.io_threads, "HTTP threads (default: one per core)");
-  serve->add_option("--turn-deadline", so.turn_deadline_s,
-                    "seconds a turn may run before it is stopped and its job fails (default: "
-                    "the agent's time budget plus 300)")
+  serve
+      ->add_option("--turn-deadline", so.turn_deadline_s,
+                   "seconds a turn may run before it is stopped and its job fails (default: "
+                   "the agent's time budget plus 300)")
       ->envname("DOCWRIGHT_TURN_DEADLINE");
-  serve->add_option("--lease-seconds", so.lease_seconds,
-                    "how long a crashed worker's turn waits before it is re-run")
+  serve
+      ->add_option("--lease-seconds", so.lease_seconds,
+                   "how long a crashed worker's turn waits before it is re-run")
       ->envname("DOCWRIGHT_LEASE_SECONDS");
-  serve->add_option("--cache-ms", so.cache_ms,
-                    "how long a job or key read may lag writes made by other processes "
-                    "(0: no cache)")
+  serve
+      ->add_option("--cache-ms", so.cache_ms,
+                   "how long a job or key read may lag writes made by other processes "
+                   "(0: no cache)")
       ->envname("DOCWRIGHT_CACHE_MS");
   serve->add_option("--request-timeout", so.request_timeout_s,
                     "seconds a client has to send a request's body (or to idle between "
                     "keep-alive requests) and to read the response");
-  serve->add_option("--header-timeout", so.header_timeout_s,
-                    "seconds a client has to send a request's header, from its first byte "
-                    "(from connecting, for the first request)")
+  serve
+      ->add_option("--header-timeout", so.header_timeout_s,
+                   "seconds a client has to send a request's header, from its first byte "
+                   "(from connecting, for the first request)")
       ->envname("DOCWRIGHT_HEADER_TIMEOUT");
-  serve->add_option("--max-connections-per-ip", so.max_connections_per_ip,
-                    "open connections one client address may hold (IPv6: per /64)")
+  serve
+      ->add_option("--max-connections-per-ip", so.max_connections_per_ip,
+                   "open connections one client address may hold (IPv6: per /64)")
       ->envname("DOCWRIGHT_MAX_CONNECTIONS_PER_IP");
   serve->callback([&] { action = [&] { return Serve(common, so, make_agent, true); }; });
-
 
   auto* worker = app.add_subcommand("worker", "run workers only (scale-out)");
   AddCommon(worker, common, false);
   worker->add_option("--workers", so.workers, "concurrent turns")->envname("DOCWRIGHT_WORKERS");
-  worker->add_option("--turn-deadline", so.turn_deadline_s,
-                    "seconds a turn may run before it is stopped and its job fails")
+  worker
+      ->add_option("--turn-deadline", so.turn_deadline_s,
+                   "seconds a turn may run before it is stopped and its job fails")
       ->envname("DOCWRIGHT_TURN_DEADLINE");
-  worker->add_option("--lease-seconds", so.lease_seconds,
-                     "how long a crashed worker's turn waits before it is re-run")
+  worker
+      ->add_option("--lease-seconds", so.lease_seconds,
+                   "how long a crashed worker's turn waits before it is re-run")
       ->envname("DOCWRIGHT_LEASE_SECONDS");
   worker->add_option("--public-url", so.public_url, "URL clients reach the API server at")
       ->envname("DOCWRIGHT_PUBLIC_URL");
@@ -354,8 +356,10 @@ int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
       auto o = (*store)->CreateOrg(org_name);
       if (!o.ok()) return Fail(o.status());
       if (common.json) {
-        std::cout << Json{{"id", o->id}, {"name", o->name},
-                          {"createdAt", FormatRfc3339(o->created_at)}}.dump()
+        std::cout << Json{{"id", o->id},
+                          {"name", o->name},
+                          {"createdAt", FormatRfc3339(o->created_at)}}
+                         .dump()
                   << "\n";
       } else {
         std::cout << "Created organisation \"" << o->name << "\".\n" << o->id << "\n";

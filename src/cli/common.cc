@@ -21,8 +21,7 @@ std::string Common::DefaultDataDir() {
 void AddCommon(CLI::App* cmd, Common& c, bool with_json) {
   cmd->add_option("--data-dir", c.data_dir, "where docwright keeps its data")
       ->envname("DOCWRIGHT_DATA_DIR");
-  cmd->add_option("--database", c.database,
-                  "database URL (default: SQLite file in the data dir)")
+  cmd->add_option("--database", c.database, "database URL (default: SQLite file in the data dir)")
       ->envname("DOCWRIGHT_DATABASE_URL");
   if (with_json) cmd->add_flag("--json", c.json, "print JSON instead of text");
 }

@@ -38,7 +38,8 @@ void AddConnection(CLI::App* cmd, JobOptions& o) {
 
 void AddPrompt(CLI::App* cmd, JobOptions& o) {
   auto* text = cmd->add_option("--prompt", o.prompt, "the instruction");
-  auto* file = cmd->add_option("--prompt-file", o.prompt_file, "read the instruction from a file, - for stdin");
+  auto* file = cmd->add_option("--prompt-file", o.prompt_file,
+                               "read the instruction from a file, - for stdin");
   text->excludes(file);
 }
 
@@ -188,8 +189,8 @@ void AddJobCommands(CLI::App& app, std::function<int()>& action) {
       auto prompt = ReadPrompt(*o);
       if (!prompt.ok()) return Error(prompt.status().message());
       ApiClient client(o->url, o->key);
-      auto r = client.Post(JobPath(*o, "/" + o->job_id + "/message"),
-                           Json{{"prompt", *prompt}}.dump());
+      auto r =
+          client.Post(JobPath(*o, "/" + o->job_id + "/message"), Json{{"prompt", *prompt}}.dump());
       if (!r.ok()) return Error(r.status().message());
       if (r->status != 200) return ReplyError(*r);
       if (o->wait) return Wait(client, *o, o->job_id);

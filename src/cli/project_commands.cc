@@ -11,6 +11,7 @@
 #include "cli/common.h"
 #include "core/text.h"
 #include "core/time.h"
+#include "core/url.h"
 #include "forge/forge.h"
 
 namespace docwright {
@@ -27,20 +28,21 @@ struct ProjectOptions {
 };
 
 Json ProjectJson(const Project& p) {
-  return Json{{"id", p.id},
-              {"orgId", p.org_id},
-              {"repository", p.repository},
-              {"ref", p.base_ref},
-              {"forge", ToString(p.forge)},
-              {"forgeApiUrl", p.forge_api_url ? Json(*p.forge_api_url) : Json(nullptr)},
-              {"forgeTokenSet", p.forge_token.has_value()},
-              {"sshKey", p.ssh_key_path ? Json(*p.ssh_key_path) : Json(nullptr)},
-              {"sshKnownHosts", p.ssh_known_hosts_path ? Json(*p.ssh_known_hosts_path) : Json(nullptr)},
-              {"model", p.model ? Json(*p.model) : Json(nullptr)},
-              {"rateLimitPerHour", p.rate_limit_per_hour},
-              {"models", p.models},
-              {"writePaths", p.write_paths},
-              {"createdAt", FormatRfc3339(p.created_at)}};
+  return Json{
+      {"id", p.id},
+      {"orgId", p.org_id},
+      {"repository", p.repository},
+      {"ref", p.base_ref},
+      {"forge", ToString(p.forge)},
+      {"forgeApiUrl", p.forge_api_url ? Json(*p.forge_api_url) : Json(nullptr)},
+      {"forgeTokenSet", p.forge_token.has_value()},
+      {"sshKey", p.ssh_key_path ? Json(*p.ssh_key_path) : Json(nullptr)},
+      {"sshKnownHosts", p.ssh_known_hosts_path ? Json(*p.ssh_known_hosts_path) : Json(nullptr)},
+      {"model", p.model ? Json(*p.model) : Json(nullptr)},
+      {"rateLimitPerHour", p.rate_limit_per_hour},
+      {"models", p.models},
+      {"writePaths", p.write_paths},
+      {"createdAt", FormatRfc3339(p.created_at)}};
 }
 
 // --models and --write-paths, each a comma-separated list.
@@ -77,10 +79,9 @@ Status CheckLists(Project& p) {
     for (const std::string& entry : *list) {
       if (entry.size() > kMaxProjectListEntryChars || !Utf8Length(entry) ||
           HasControlCharacter(entry, false)) {
-        return Status::InvalidArgument("invalid entry (at most " +
-                                       std::to_string(kMaxProjectListEntryChars) +
-                                       " characters, no control characters): " +
-                                       std::string(CutUtf8(entry, 80)));
+        return Status::InvalidArgument(
+            "invalid entry (at most " + std::to_string(kMaxProjectListEntryChars) +
+            " characters, no control characters): " + std::string(CutUtf8(entry, 80)));
       }
     }
   }
@@ -129,7 +130,8 @@ void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& act
       p.repository = p_repo;
       p.base_ref = p_ref;
       auto forge = ParseForge(p_forge);
-      if (!forge) return Fail(Status::InvalidArgument("--forge must be local, github, gitlab or gitea"));
+      if (!forge)
+        return Fail(Status::InvalidArgument("--forge must be local, github, gitlab or gitea"));
       p.forge = *forge;
       if (p_repo.empty() || p_repo.size() > 2048) {
         return Fail(Status::InvalidArgument("--repository must be 1 to 2048 characters"));
@@ -143,13 +145,10 @@ void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& act
       if (p.forge != ForgeKind::kLocal && p_token.empty()) {
         return Fail(Status::InvalidArgument("a " + p_forge + " project needs --forge-token"));
       }
-      if (p_repo.rfind("http://", 0) == 0 || p_repo.rfind("https://", 0) == 0) {
-        size_t scheme = p_repo.find("://");
-        std::string authority = p_repo.substr(scheme + 3, p_repo.find('/', scheme + 3) - scheme - 3);
-        if (authority.find('@') != std::string::npos) {
-          return Fail(Status::InvalidArgument(
-              "--repository must not carry credentials: give the token with --forge-token"));
-        }
+      if (std::optional<Url> url = ParseUrl(p_repo);
+          url && (url->scheme == "http" || url->scheme == "https") && url->has_userinfo) {
+        return Fail(Status::InvalidArgument(
+            "--repository must not carry credentials: give the token with --forge-token"));
       }
       Status token = CheckToken(p_token);
       if (!token.ok()) return Fail(token);
@@ -193,8 +192,7 @@ void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& act
       if (common.json) {
         std::cout << ProjectJson(*created).dump() << "\n";
       } else {
-        std::cout << "Created project for " << created->repository << ".\n"
-                  << created->id << "\n";
+        std::cout << "Created project for " << created->repository << ".\n" << created->id << "\n";
       }
       return 0;
     };
@@ -223,8 +221,9 @@ void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& act
   });
 
   auto* project_update =
-      project->add_subcommand("update", "change a project's model, model allow-list, write "
-                                        "rules, rate limit or forge token");
+      project->add_subcommand("update",
+                              "change a project's model, model allow-list, write "
+                              "rules, rate limit or forge token");
   AddCommon(project_update, common, true);
   project_update->add_option("PROJECT_ID", p_id, "id of the project")->required();
   project_update->add_option("--org", p_org, "organisation id")->required();

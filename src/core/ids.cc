@@ -7,9 +7,10 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 
+#include "core/text.h"
 #include "core/time.h"
 
 namespace docwright {
@@ -45,13 +46,11 @@ std::string NewId() {
   b[7] = static_cast<unsigned char>(counter & 0xff);
   b[8] = static_cast<unsigned char>(0x80 | (b[8] & 0x3f));
 
-  static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(36);
   for (int i = 0; i < 16; ++i) {
     if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');
-    out.push_back(kHex[b[i] >> 4]);
-    out.push_back(kHex[b[i] & 0xf]);
+    AppendHex(out, b[i]);
   }
   return out;
 }
@@ -95,14 +94,7 @@ std::string Sha256Hex(std::string_view data) {
     std::fputs("docwright: SHA-256 is unavailable\n", stderr);
     std::abort();
   }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(len * 2);
-  for (unsigned int i = 0; i < len; ++i) {
-    out.push_back(kHex[digest[i] >> 4]);
-    out.push_back(kHex[digest[i] & 0xf]);
-  }
-  return out;
+  return HexEncode(std::string_view(reinterpret_cast<const char*>(digest), len));
 }
 
 bool ConstantTimeEquals(std::string_view a, std::string_view b) {

@@ -6,10 +6,14 @@ namespace docwright {
 
 std::string_view ToString(ForgeKind f) {
   switch (f) {
-    case ForgeKind::kLocal: return "local";
-    case ForgeKind::kGithub: return "github";
-    case ForgeKind::kGitlab: return "gitlab";
-    case ForgeKind::kGitea: return "gitea";
+    case ForgeKind::kLocal:
+      return "local";
+    case ForgeKind::kGithub:
+      return "github";
+    case ForgeKind::kGitlab:
+      return "gitlab";
+    case ForgeKind::kGitea:
+      return "gitea";
   }
   return "local";
 }
@@ -24,10 +28,14 @@ std::optional<ForgeKind> ParseForge(std::string_view s) {
 
 std::string_view ToString(JobStatus s) {
   switch (s) {
-    case JobStatus::kActive: return "active";
-    case JobStatus::kCompleted: return "completed";
-    case JobStatus::kArchived: return "archived";
-    case JobStatus::kFailed: return "failed";
+    case JobStatus::kActive:
+      return "active";
+    case JobStatus::kCompleted:
+      return "completed";
+    case JobStatus::kArchived:
+      return "archived";
+    case JobStatus::kFailed:
+      return "failed";
   }
   return "failed";
 }
@@ -42,11 +50,16 @@ std::optional<JobStatus> ParseJobStatus(std::string_view s) {
 
 std::string_view ToString(TurnState s) {
   switch (s) {
-    case TurnState::kQueued: return "queued";
-    case TurnState::kRunning: return "running";
-    case TurnState::kSucceeded: return "succeeded";
-    case TurnState::kFailed: return "failed";
-    case TurnState::kCancelled: return "cancelled";
+    case TurnState::kQueued:
+      return "queued";
+    case TurnState::kRunning:
+      return "running";
+    case TurnState::kSucceeded:
+      return "succeeded";
+    case TurnState::kFailed:
+      return "failed";
+    case TurnState::kCancelled:
+      return "cancelled";
   }
   return "failed";
 }

@@ -65,7 +65,7 @@ struct Project {
   // the server's host key must be listed in.
   std::optional<std::string> ssh_key_path;
   std::optional<std::string> ssh_known_hosts_path;
-  std::optional<std::string> model;        // overrides the server's default model
+  std::optional<std::string> model;  // overrides the server's default model
   // The models a job may name (its "model" field); empty: any. The project's and
   // the server's default models are always allowed.
   std::vector<std::string> models;

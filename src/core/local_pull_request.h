@@ -25,7 +25,7 @@ struct LocalPullRequest {
   std::string base;    // the branch it targets
   std::string title;
   std::string body;
-  std::string diff;    // unified diff of head against base, bounded by its writer
+  std::string diff;  // unified diff of head against base, bounded by its writer
   bool draft = false;
   UnixMillis created_at = 0;
   UnixMillis updated_at = 0;
@@ -45,9 +45,7 @@ inline bool LooksLikePullRequestId(std::string_view id) {
   return true;
 }
 // Where the API serves a local pull request's page, under the public URL.
-inline std::string PullRequestPagePath(std::string_view id) {
-  return "/pulls/" + std::string(id);
-}
+inline std::string PullRequestPagePath(std::string_view id) { return "/pulls/" + std::string(id); }
 
 class LocalPullRequestRecords {
  public:

@@ -12,13 +12,13 @@ namespace docwright {
 
 enum class Code {
   kOk,
-  kInvalidArgument,   // the caller's input is wrong
-  kNotFound,          // no such thing, or not visible to this caller
-  kConflict,          // the thing is in a state that forbids the operation
-  kRateLimited,       // try again after retry_after_seconds()
-  kUnauthenticated,   // no valid credentials
-  kUnavailable,       // a transient failure: retrying may succeed
-  kInternal,          // a bug or an unexpected environment failure
+  kInvalidArgument,  // the caller's input is wrong
+  kNotFound,         // no such thing, or not visible to this caller
+  kConflict,         // the thing is in a state that forbids the operation
+  kRateLimited,      // try again after retry_after_seconds()
+  kUnauthenticated,  // no valid credentials
+  kUnavailable,      // a transient failure: retrying may succeed
+  kInternal,         // a bug or an unexpected environment failure
 };
 
 class Status {
@@ -55,7 +55,7 @@ class Status {
 template <typename T>
 class Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {  // NOLINT
     assert(!status_.ok());
   }
@@ -63,9 +63,18 @@ class Result {
   bool ok() const { return status_.ok(); }
   const Status& status() const { return status_; }
 
-  T& value() & { assert(ok()); return *value_; }
-  const T& value() const& { assert(ok()); return *value_; }
-  T&& value() && { assert(ok()); return std::move(*value_); }
+  T& value() & {
+    assert(ok());
+    return *value_;
+  }
+  const T& value() const& {
+    assert(ok());
+    return *value_;
+  }
+  T&& value() && {
+    assert(ok());
+    return std::move(*value_);
+  }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }

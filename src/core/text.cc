@@ -122,4 +122,24 @@ std::string_view CutUtf8(std::string_view text, size_t max_bytes) {
   return text.substr(0, end);
 }
 
+void AppendHex(std::string& out, unsigned char byte, bool upper) {
+  const char* digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+  out.push_back(digits[byte >> 4]);
+  out.push_back(digits[byte & 0xf]);
+}
+
+std::string HexEncode(std::string_view data) {
+  std::string out;
+  out.reserve(data.size() * 2);
+  for (char c : data) AppendHex(out, static_cast<unsigned char>(c));
+  return out;
+}
+
+int HexDigitValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
 }  // namespace docwright

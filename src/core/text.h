@@ -28,6 +28,13 @@ std::string Slugify(std::string_view text, size_t max_len);
 // replaced by "***": URLs may carry credentials.
 std::string RedactCredentials(std::string text);
 
+// Appends the two hex digits of `byte`, lower case unless `upper`.
+void AppendHex(std::string& out, unsigned char byte, bool upper = false);
+// The bytes of `data` as lower-case hex.
+std::string HexEncode(std::string_view data);
+// The value of the hex digit `c` (either case), or -1.
+int HexDigitValue(char c);
+
 // At most `max_bytes` of valid UTF-8 `text`, cut before a character, not inside one.
 std::string_view CutUtf8(std::string_view text, size_t max_bytes);
 

@@ -22,7 +22,8 @@ std::string FormatRfc3339(UnixMillis t) {
   // Formatted by hand: this runs for every job rendered, and printf is slow.
   char buf[25] = "0000-00-00T00:00:00.000Z";
   auto put = [&buf](int pos, int width, int value) {
-    for (int i = pos + width - 1; i >= pos; --i, value /= 10) buf[i] = static_cast<char>('0' + value % 10);
+    for (int i = pos + width - 1; i >= pos; --i, value /= 10)
+      buf[i] = static_cast<char>('0' + value % 10);
   };
   put(0, 4, tm.tm_year + 1900);
   put(5, 2, tm.tm_mon + 1);

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/url.h"
 #include "docs/internal.h"
 
 namespace docwright::docs {
@@ -46,13 +47,6 @@ class Problems {
   std::vector<Problem> list_;
 };
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // The repository path part of a link destination; nullopt for what is not
 // checked: other sites (any scheme, "//host"), pure anchors, templated values.
 std::optional<std::string> LinkTarget(std::string_view destination) {
@@ -70,18 +64,10 @@ std::optional<std::string> LinkTarget(std::string_view destination) {
   }
   if (destination.find_first_of("{}<>$") != std::string_view::npos) return std::nullopt;
   destination = destination.substr(0, destination.find_first_of("#?"));
-  std::string decoded;
-  for (size_t i = 0; i < destination.size(); ++i) {
-    if (destination[i] == '%' && i + 2 < destination.size() && HexValue(destination[i + 1]) >= 0 &&
-        HexValue(destination[i + 2]) >= 0) {
-      decoded +=
-          static_cast<char>(HexValue(destination[i + 1]) * 16 + HexValue(destination[i + 2]));
-      i += 2;
-    } else {
-      decoded += destination[i];
-    }
-  }
-  if (decoded.empty()) return std::nullopt;  // "?query" alone
+  bool escapes_ok = true;
+  std::string decoded = PercentDecode(destination, false, &escapes_ok);
+  if (!escapes_ok) decoded = std::string(destination);  // a lone '%' is a '%
+  if (decoded.empty()) return std::nullopt;             // "?query" alone
   return decoded;
 }
 
@@ -134,7 +120,8 @@ std::optional<bool> ImportResolves(const CheckContext& ctx, const std::string& f
   if (!path) return false;
   if (ctx.files.IsFile(*path)) return true;
   for (const char* ext : {".mdx", ".md", ".js", ".jsx", ".ts", ".tsx", ".json"}) {
-    if (ctx.files.IsFile(*path + ext) || ctx.files.IsFile(Join(*path, std::string("index") + ext))) {
+    if (ctx.files.IsFile(*path + ext) ||
+        ctx.files.IsFile(Join(*path, std::string("index") + ext))) {
       return true;
     }
   }
@@ -177,8 +164,9 @@ void CheckLinks(const CheckContext& ctx, const std::string& path, const Page& pa
       if (ctx.site.map.framework == Framework::kMarkdown) continue;
       out.Add(path, link.line, what + " points outside the repository");
     } else {
-      out.Add(path, link.line,
-              what + (image ? " does not resolve to a file" : " does not resolve to a page or file"));
+      out.Add(
+          path, link.line,
+          what + (image ? " does not resolve to a file" : " does not resolve to a page or file"));
     }
   }
 }
@@ -206,15 +194,14 @@ void CheckStyle(const CheckContext& ctx, const std::string& path, std::string_vi
                     CleanLine(label, kMaxTitleLength) + "\"");
     }
   }
-  if (page.empty && !ctx.site.module->IsPartial(ctx.site.site_root, ctx.site.map.content_root,
-                                                path)) {
+  if (page.empty &&
+      !ctx.site.module->IsPartial(ctx.site.site_root, ctx.site.map.content_root, path)) {
     notes.Add(path, 0, "the page has no content");
   }
   // A frontmatter title is shown as the page's first heading.
-  int previous = page.frontmatter.closed && page.frontmatter.yaml.find("title:") !=
-                                                std::string_view::npos
-                     ? 1
-                     : 0;
+  int previous =
+      page.frontmatter.closed && page.frontmatter.yaml.find("title:") != std::string_view::npos ? 1
+                                                                                                : 0;
   for (const Heading& h : page.headings) {
     if (previous > 0 && h.level > previous + 1) {
       notes.Add(path, h.line,
@@ -326,8 +313,8 @@ void CheckFiles(const CheckContext& ctx, const std::vector<std::string>& paths, 
       if (!entry.path.empty()) continue;
       // Each lookup reads the navigation file: paid for, so that many missing
       // entries in a large file cost a note, not minutes.
-      int line = ctx.budget.Spend(site.nav_text.size() / 64 + 1) ? NavLine(site.nav_text, entry.page)
-                                                                   : 0;
+      int line =
+          ctx.budget.Spend(site.nav_text.size() / 64 + 1) ? NavLine(site.nav_text, entry.page) : 0;
       out.Add(site.nav_file, line, Shorten(site.module->MissingPageMessage(site, entry.page)));
     }
   }
@@ -336,8 +323,7 @@ void CheckFiles(const CheckContext& ctx, const std::vector<std::string>& paths, 
 // Pages the change leaves alone may link to files it deletes or moves away:
 // those links worked before the change and do not now. Only deletions inside the
 // site can break its links.
-void CheckLinksToRemovedFiles(const CheckContext& ctx, const CheckContext& before,
-                              Problems& out) {
+void CheckLinksToRemovedFiles(const CheckContext& ctx, const CheckContext& before, Problems& out) {
   const Site& site = ctx.site;
   bool removes = std::any_of(ctx.changes.begin(), ctx.changes.end(), [&](const auto& change) {
     return change.second.kind == git::Change::Kind::kDelete &&
@@ -346,7 +332,7 @@ void CheckLinksToRemovedFiles(const CheckContext& ctx, const CheckContext& befor
   if (!removes) return;
   size_t bytes = 0;
   for (const std::string& page : site.map.pages) {  // bounded by the walk
-    if (ctx.changes.count(page)) continue;           // checked whole, or gone
+    if (ctx.changes.count(page)) continue;          // checked whole, or gone
     if (bytes > kMaxCheckedBytes || ctx.budget.spent()) break;
     std::optional<std::string> text = ReadText(ctx.files, page);
     if (!text) continue;
@@ -433,8 +419,10 @@ class TouchedLines {
     git::Workspace was(was_);
     auto source = sources_.find(path);
     e.old_text = ReadText(was, source == sources_.end() ? path : source->second).value_or("");
-    for (size_t pos = 0; pos < e.now_text.size();) e.lines.push_back(LineFrom(e.now_text, pos, &pos));
-    for (size_t pos = 0; pos < e.old_text.size();) e.old_lines.insert(LineFrom(e.old_text, pos, &pos));
+    for (size_t pos = 0; pos < e.now_text.size();)
+      e.lines.push_back(LineFrom(e.now_text, pos, &pos));
+    for (size_t pos = 0; pos < e.old_text.size();)
+      e.old_lines.insert(LineFrom(e.old_text, pos, &pos));
     return e;
   }
   const git::Workspace& now_;

@@ -23,32 +23,32 @@ class CancelToken;
 namespace docwright::docs {
 
 enum class Framework {
-  kMintlify,     // docs.json, or the older mint.json
-  kDocusaurus,   // docusaurus.config.{js,ts,mjs} (+ sidebars.{js,ts,json})
-  kMkDocs,       // mkdocs.yml / mkdocs.yaml
-  kMarkdown,     // none of the above: plain Markdown files
+  kMintlify,    // docs.json, or the older mint.json
+  kDocusaurus,  // docusaurus.config.{js,ts,mjs} (+ sidebars.{js,ts,json})
+  kMkDocs,      // mkdocs.yml / mkdocs.yaml
+  kMarkdown,    // none of the above: plain Markdown files
 };
 std::string_view ToString(Framework framework);
 
 struct NavEntry {
-  std::string group;   // the navigation group or section ("" at the top level); nested
-                       // ones are joined by " > " ("API > Users")
-  std::string page;    // as the configuration names it ("guides/install")
-  std::string path;    // the file it resolves to ("guides/install.mdx"), "" if none exists
-  std::string title;   // from the page's frontmatter, else its first heading, else ""
+  std::string group;  // the navigation group or section ("" at the top level); nested
+                      // ones are joined by " > " ("API > Users")
+  std::string page;   // as the configuration names it ("guides/install")
+  std::string path;   // the file it resolves to ("guides/install.mdx"), "" if none exists
+  std::string title;  // from the page's frontmatter, else its first heading, else ""
 };
 
 struct SiteMap {
   Framework framework = Framework::kMarkdown;
-  std::string config_path;          // "docs.json", "mkdocs.yml", ... or "" for plain Markdown
-  std::string content_root;         // the folder pages live under ("" for the repository root)
-  std::vector<NavEntry> navigation; // in navigation order
+  std::string config_path;           // "docs.json", "mkdocs.yml", ... or "" for plain Markdown
+  std::string content_root;          // the folder pages live under ("" for the repository root)
+  std::vector<NavEntry> navigation;  // in navigation order
   // True when no file lists the pages (Docusaurus without an explicit sidebar,
   // MkDocs without `nav:`, plain Markdown): `navigation` then follows the folders
   // (a folder is a group), and a new page needs no navigation entry.
   bool navigation_generated = false;
-  std::vector<std::string> pages;   // every page file found (.md/.mdx), sorted, bounded
-  bool pages_truncated = false;     // more pages exist than were listed
+  std::vector<std::string> pages;  // every page file found (.md/.mdx), sorted, bounded
+  bool pages_truncated = false;    // more pages exist than were listed
 
   // The compact text for the system prompt: framework, config file, where new
   // pages go and how they are added to navigation, then the navigation tree with
@@ -61,10 +61,10 @@ struct SiteMap {
 // (paths, pages, navigation trees, links) counts its steps, and stops when the
 // steps, the time or the turn are over; what was cut short is said in a note.
 struct Limits {
-  size_t max_files = 2000;      // repository paths walked
-  size_t max_problems = 50;     // problems returned
-  size_t max_notes = 30;        // notes returned
-  size_t max_steps = 5000000;   // nodes visited, links resolved, bytes / 64 read
+  size_t max_files = 2000;              // repository paths walked
+  size_t max_problems = 50;             // problems returned
+  size_t max_notes = 30;                // notes returned
+  size_t max_steps = 5000000;           // nodes visited, links resolved, bytes / 64 read
   const CancelToken* cancel = nullptr;  // the walks stop soon after it is set
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };

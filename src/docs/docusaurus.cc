@@ -163,8 +163,9 @@ void ReadFrontmatter(const SiteLoad& load, Site& site) {
     if (std::string slug = YamlString(*node, "slug"); !slug.empty()) {
       // An absolute slug is under the docs' base route, a relative one under the
       // doc's folder.
-      std::string route = slug.starts_with("/") ? Join(details.route_base, Unslashed(slug))
-                                                : Join(details.route_base, Join(dir, Unslashed(slug)));
+      std::string route = slug.starts_with("/")
+                              ? Join(details.route_base, Unslashed(slug))
+                              : Join(details.route_base, Join(dir, Unslashed(slug)));
       if (std::optional<std::string> normal = Normalize(route)) details.slug_routes.insert(*normal);
     }
   }
@@ -255,7 +256,8 @@ class Docusaurus final : public FrameworkModule {
     std::string last(Basename(id));
     for (const std::string& candidate :
          {id, id + "/index", id + "/README", id + "/readme", id + "/" + last}) {
-      if (details->doc_ids.count(candidate) || details->doc_ids.count(StripNumberPrefixes(candidate))) {
+      if (details->doc_ids.count(candidate) ||
+          details->doc_ids.count(StripNumberPrefixes(candidate))) {
         return true;
       }
     }
@@ -271,7 +273,8 @@ class Docusaurus final : public FrameworkModule {
     // released version has its own folder.
     std::string base = details->route_base;
     if (base.empty() || route.starts_with(base + "/") || route == base) {
-      std::string rest = base.empty() ? route : route.substr(std::min(route.size(), base.size() + 1));
+      std::string rest =
+          base.empty() ? route : route.substr(std::min(route.size(), base.size() + 1));
       if (ResolvesAt(ctx, Join(site.map.content_root, rest))) return true;
       // Categories with a generated index page are served at category/<slug>.
       if (rest.starts_with("category/")) return true;

@@ -147,7 +147,8 @@ void BlankBetween(const std::string& text, std::string_view open, std::string_vi
 void AttributeLinks(std::string_view tag, size_t offset, const LineIndex& lines, int first_line,
                     std::vector<PageLink>& out) {
   for (std::string_view attribute : {"href=", "src="}) {
-    for (size_t i = tag.find(attribute); i != std::string_view::npos && out.size() < kMaxLinksPerPage;
+    for (size_t i = tag.find(attribute);
+         i != std::string_view::npos && out.size() < kMaxLinksPerPage;
          i = tag.find(attribute, i + 1)) {
       if (i == 0 || !std::isspace(static_cast<unsigned char>(tag[i - 1]))) continue;
       size_t q = i + attribute.size();
@@ -194,8 +195,8 @@ std::string ClosingTag(const std::string& name) { return "</" + name + ">"; }
 // every <Tag> closed by </Tag> or written <Tag />. Each tag is blanked in
 // `markdown` (so cmark-gfm reads the Markdown around and inside it), and its
 // href/src attributes are links.
-void ReadTags(std::string_view prose, const LineIndex& lines, int first_line,
-              std::string& markdown, Page& page, Budget& budget) {
+void ReadTags(std::string_view prose, const LineIndex& lines, int first_line, std::string& markdown,
+              Page& page, Budget& budget) {
   struct Open {
     std::string name;
     int line;
@@ -312,8 +313,8 @@ std::string PrepareMdx(std::string_view body, int first_line, Page& page, Budget
     bool blank = IsBlank(line);
     if (fences.IsCode(line)) {
       Blank(prose, start, pos);
-    } else if (in_esm || (after_blank && (line.starts_with("import ") ||
-                                          line.starts_with("export ")))) {
+    } else if (in_esm ||
+               (after_blank && (line.starts_with("import ") || line.starts_with("export ")))) {
       // MDX's import/export blocks are JavaScript, and run to a blank line.
       if (line.starts_with("import ")) {
         std::string source = ImportSource(line);
@@ -378,8 +379,8 @@ void DefuseQuadraticInputs(std::string& text) {
       --open;
     }
   }
-  for (auto [opener, closer] : {std::pair<std::string_view, std::string_view>{"<?", "?>"},
-                                {"<![CDATA[", "]]>"}}) {
+  for (auto [opener, closer] :
+       {std::pair<std::string_view, std::string_view>{"<?", "?>"}, {"<![CDATA[", "]]>"}}) {
     size_t last_end = text.rfind(closer);
     size_t from = last_end == std::string::npos ? 0 : last_end + closer.size();
     for (size_t at = text.find(opener, from); at != std::string::npos;
@@ -541,7 +542,8 @@ Page ReadPage(std::string_view text, bool mdx, Budget& budget) {
   const Frontmatter& fm = page.frontmatter;
   if (fm.present && !fm.closed) {
     // Everything after it is frontmatter: nothing else can be read.
-    page.syntax.push_back(LineProblem{1, "frontmatter is not closed: add a line with --- after it"});
+    page.syntax.push_back(
+        LineProblem{1, "frontmatter is not closed: add a line with --- after it"});
     page.empty = false;
     return page;
   }

@@ -164,7 +164,8 @@ class Mintlify final : public FrameworkModule {
       for (const Json& r : *redirects) {
         std::string source = Str(r, "source");
         if (!source.empty() && load.budget.Spend()) {
-          mine.redirect_sources.push_back(RouteSegments(source.substr(0, source.find_first_of("#?"))));
+          mine.redirect_sources.push_back(
+              RouteSegments(source.substr(0, source.find_first_of("#?"))));
         }
       }
     }

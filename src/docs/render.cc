@@ -84,7 +84,8 @@ std::string SiteMap::Render(size_t max_bytes) const {
     std::string line = "Pages not in navigation: ";
     size_t count = 0;
     for (const std::string& page : pages) {
-      if (listed.count(page) || ModuleFor(framework).IsPartial(site_root, content_root, page)) continue;
+      if (listed.count(page) || ModuleFor(framework).IsPartial(site_root, content_root, page))
+        continue;
       std::string item = (count++ ? ", " : "") + page;
       if (line.size() + item.size() > kRenderLineWidth && count > 1) {
         lines.push_back(line + ",");

@@ -1,6 +1,7 @@
 #include "forge/forge.h"
 
 #include "core/local_pull_request.h"
+#include "core/url.h"
 #include "forge/hosted.h"
 #include "git/git.h"
 
@@ -53,40 +54,19 @@ std::string LocalPullRequestUrl(const std::string& public_url, const std::string
   return base + PullRequestPagePath(id);
 }
 
-Result<RepositoryLocation> ParseRepositoryUrl(const std::string& url) {
-  RepositoryLocation where;
-  std::string rest;
-  size_t scheme_end = url.find("://");
-  if (scheme_end != std::string::npos) {
-    where.scheme = url.substr(0, scheme_end);
-    rest = url.substr(scheme_end + 3);
-    size_t slash = rest.find('/');
-    if (slash == std::string::npos) return Status::InvalidArgument("no repository path in " + url);
-    std::string authority = rest.substr(0, slash);
-    if (size_t at = authority.rfind('@'); at != std::string::npos) authority.erase(0, at + 1);
-    where.host = authority;
-    rest = rest.substr(slash + 1);
-  } else if (size_t colon = url.find(':'); colon != std::string::npos && url[0] != '/') {
-    // scp-like: [user@]host:path
-    where.scheme = "ssh";
-    std::string authority = url.substr(0, colon);
-    if (size_t at = authority.rfind('@'); at != std::string::npos) authority.erase(0, at + 1);
-    where.host = authority;
-    rest = url.substr(colon + 1);
-  } else {
-    return Status::InvalidArgument("not a URL of a hosted repository: " + url);
+Result<RepositoryLocation> ParseRepositoryUrl(const std::string& text) {
+  std::optional<Url> url = ParseUrl(text);
+  std::string path = url ? url->path : "";
+  while (!path.empty() && path.front() == '/') path.erase(0, 1);
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  if (path.ends_with(".git")) path.resize(path.size() - 4);
+  if (!url || path.empty()) {
+    return Status::InvalidArgument("not a URL of a hosted repository: " + text);
   }
-  if (where.scheme == "ssh" && where.host.find(':') != std::string::npos &&
-      where.host.front() != '[') {
-    where.host = where.host.substr(0, where.host.find(':'));  // the SSH port is not the web's
-  }
-  while (!rest.empty() && rest.front() == '/') rest.erase(0, 1);
-  while (!rest.empty() && rest.back() == '/') rest.pop_back();
-  if (rest.size() > 4 && rest.compare(rest.size() - 4, 4, ".git") == 0) rest.resize(rest.size() - 4);
-  if (where.host.empty() || rest.empty()) {
-    return Status::InvalidArgument("not a URL of a hosted repository: " + url);
-  }
-  where.path = rest;
+  RepositoryLocation where{.scheme = url->scheme, .host = url->host, .path = path};
+  if (where.host.find(':') != std::string::npos) where.host = "[" + where.host + "]";
+  // The web's port, not an SSH port.
+  if (url->explicit_port && url->scheme != "ssh") where.host += ":" + std::to_string(url->port);
   return where;
 }
 

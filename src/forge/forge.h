@@ -54,9 +54,9 @@ class Forge {
 // What a forge may need besides the project.
 struct ForgeContext {
   LocalPullRequestRecords* pull_requests = nullptr;  // local: where its pull requests live
-  git::Mirror* mirror = nullptr;       // local: the project's mirror, for diffs
-  std::string public_url;              // local: where docwright's pages are served
-  int max_attempts = 4;                // hosted: attempts per request
+  git::Mirror* mirror = nullptr;                     // local: the project's mirror, for diffs
+  std::string public_url;                            // local: where docwright's pages are served
+  int max_attempts = 4;                              // hosted: attempts per request
   std::chrono::milliseconds max_delay{30000};
   // Waits between attempts (tests replace it); returns false to stop retrying.
   std::function<bool(std::chrono::milliseconds)> sleep;

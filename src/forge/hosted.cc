@@ -4,6 +4,8 @@
 // says it exists) looks again, so a retried request never makes a second one.
 #include "forge/hosted.h"
 
+#include "core/url.h"
+
 #include "forge/rest_client.h"
 
 namespace docwright::forge {
@@ -50,8 +52,11 @@ class GithubForge final : public Forge {
     auto found = Find(spec);
     if (!found.ok()) return found.status();
     if (!*found) {
-      json create{{"title", spec.title}, {"body", spec.body}, {"head", spec.head},
-                  {"base", spec.base},   {"draft", spec.draft}};
+      json create{{"title", spec.title},
+                  {"body", spec.body},
+                  {"head", spec.head},
+                  {"base", spec.base},
+                  {"draft", spec.draft}};
       auto created = api_->Call("POST", Repo() + "/pulls", create, {422});
       if (!created.ok()) return created.status();
       if (created->status != 422) return FromReply(created->body, "html_url", "number", "GitHub");
@@ -65,20 +70,25 @@ class GithubForge final : public Forge {
       return **found;
     }
     json update{{"title", spec.title}, {"body", spec.body}};
-    auto updated = api_->Call("PATCH", Repo() + "/pulls/" + std::to_string((*found)->number), update);
+    auto updated =
+        api_->Call("PATCH", Repo() + "/pulls/" + std::to_string((*found)->number), update);
     if (!updated.ok()) return updated.status();
     return **found;
   }
 
  private:
-  std::string Repo() const { return "/repos/" + UrlEncode(owner_) + "/" + UrlEncode(repo_); }
+  std::string Repo() const {
+    return "/repos/" + PercentEncode(owner_) + "/" + PercentEncode(repo_);
+  }
 
   Result<std::optional<PullRequest>> Find(const PullRequestSpec& spec) {
     // By head only: the branch has at most one open pull request, whatever base a
     // reviewer may have moved it to. "owner:branch" leaves out forks' branches.
-    auto listed = api_->Call("GET", Repo() + "/pulls?state=open&head=" +
-                                       UrlEncode(owner_ + ":" + spec.head) + "&per_page=10",
-                            std::nullopt);
+    auto listed =
+        api_->Call("GET",
+                   Repo() + "/pulls?state=open&head=" + PercentEncode(owner_ + ":" + spec.head) +
+                       "&per_page=10",
+                   std::nullopt);
     if (!listed.ok()) return listed.status();
     if (!listed->body.is_array()) return Status::Unavailable("GitHub answered a list with no list");
     for (const json& pr : listed->body) {
@@ -100,7 +110,7 @@ class GithubForge final : public Forge {
 class GitlabForge final : public Forge {
  public:
   GitlabForge(std::string project_path, std::unique_ptr<RestClient> api)
-      : project_(UrlEncode(project_path)), api_(std::move(api)) {}
+      : project_(PercentEncode(project_path)), api_(std::move(api)) {}
 
   Result<PullRequest> Ensure(const PullRequestSpec& spec) override {
     std::string title = spec.draft ? "Draft: " + spec.title : spec.title;
@@ -133,9 +143,9 @@ class GitlabForge final : public Forge {
   Result<std::optional<PullRequest>> Find(const PullRequestSpec& spec) {
     // By source branch only (a reviewer may have retargeted it), and only merge
     // requests from this project itself, not from forks with a same-named branch.
-    auto listed = api_->Call("GET", Project() + "/merge_requests?state=opened&source_branch=" +
-                                       UrlEncode(spec.head),
-                            std::nullopt);
+    auto listed = api_->Call(
+        "GET", Project() + "/merge_requests?state=opened&source_branch=" + PercentEncode(spec.head),
+        std::nullopt);
     if (!listed.ok()) return listed.status();
     if (!listed->body.is_array()) return Status::Unavailable("GitLab answered a list with no list");
     for (const json& mr : listed->body) {
@@ -191,16 +201,20 @@ class GiteaForge final : public Forge {
   }
 
  private:
-  std::string Repo() const { return "/repos/" + UrlEncode(owner_) + "/" + UrlEncode(repo_); }
+  std::string Repo() const {
+    return "/repos/" + PercentEncode(owner_) + "/" + PercentEncode(repo_);
+  }
 
   Result<std::optional<PullRequest>> Find(const PullRequestSpec& spec) {
     for (int page = 1; page <= kMaxPages; ++page) {
-      auto listed = api_->Call("GET", Repo() + "/pulls?state=open&sort=recentupdate&page=" +
-                                         std::to_string(page) +
-                                         "&limit=" + std::to_string(kPageSize),
-                              std::nullopt);
+      auto listed =
+          api_->Call("GET",
+                     Repo() + "/pulls?state=open&sort=recentupdate&page=" + std::to_string(page) +
+                         "&limit=" + std::to_string(kPageSize),
+                     std::nullopt);
       if (!listed.ok()) return listed.status();
-      if (!listed->body.is_array()) return Status::Unavailable("Gitea answered a list with no list");
+      if (!listed->body.is_array())
+        return Status::Unavailable("Gitea answered a list with no list");
       for (const json& pr : listed->body) {
         if (!pr.is_object()) continue;
         // The branch's own, whatever its base now, and not a fork's branch of the
@@ -249,18 +263,19 @@ Result<std::unique_ptr<Forge>> MakeHostedForge(const Project& project,
           {"User-Agent", "docwright"}};
       if (!token.empty()) headers.emplace_back("Authorization", "Bearer " + token);
       return std::unique_ptr<Forge>(std::make_unique<GithubForge>(
-          names->first, names->second, std::make_unique<RestClient>("GitHub", api, std::move(headers), context)));
+          names->first, names->second,
+          std::make_unique<RestClient>("GitHub", api, std::move(headers), context)));
     }
     case docwright::ForgeKind::kGitlab: {
       if (where->path.find('/') == std::string::npos) {
-        return Status::InvalidArgument("the repository URL must name GitLab's group/project, got \"" +
-                                       where->path + "\"");
+        return Status::InvalidArgument(
+            "the repository URL must name GitLab's group/project, got \"" + where->path + "\"");
       }
       std::vector<std::pair<std::string, std::string>> headers{{"User-Agent", "docwright"}};
       if (!token.empty()) headers.emplace_back("PRIVATE-TOKEN", token);
       return std::unique_ptr<Forge>(std::make_unique<GitlabForge>(
           where->path, std::make_unique<RestClient>("GitLab", ApiBase(project, *where, "/api/v4"),
-                                  std::move(headers), context)));
+                                                    std::move(headers), context)));
     }
     case docwright::ForgeKind::kGitea: {
       auto names = OwnerAndRepo(*where, "Gitea");
@@ -269,7 +284,8 @@ Result<std::unique_ptr<Forge>> MakeHostedForge(const Project& project,
       if (!token.empty()) headers.emplace_back("Authorization", "token " + token);
       return std::unique_ptr<Forge>(std::make_unique<GiteaForge>(
           names->first, names->second,
-          std::make_unique<RestClient>("Gitea", ApiBase(project, *where, "/api/v1"), std::move(headers), context)));
+          std::make_unique<RestClient>("Gitea", ApiBase(project, *where, "/api/v1"),
+                                       std::move(headers), context)));
     }
     case docwright::ForgeKind::kLocal:
       break;

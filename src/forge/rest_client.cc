@@ -7,23 +7,8 @@
 
 namespace docwright::forge {
 
-std::string UrlEncode(const std::string& s) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
-}
-
 std::optional<std::chrono::milliseconds> RateLimitWait(const http::Response& reply,
-                                                      int64_t now_epoch_seconds) {
+                                                       int64_t now_epoch_seconds) {
   if (reply.status != 403 && reply.status != 429) return std::nullopt;
   if (auto after = http::ParseRetryAfter(reply.Header("retry-after"))) return after;
   for (const char* prefix : {"x-ratelimit-", "ratelimit-"}) {
@@ -93,7 +78,8 @@ Result<RestReply> RestClient::Call(const std::string& method, const std::string&
   std::string what = method + " " + RedactCredentials(request.url);
   for (const auto& [name, value] : request.headers) {
     if (value.find_first_of("\r\n") != std::string::npos) {
-      return Status::InvalidArgument(name_ + ": a header value holds a line break (check the token)");
+      return Status::InvalidArgument(name_ +
+                                     ": a header value holds a line break (check the token)");
     }
   }
   auto sent = client_.SendWithRetries(request, policy_);

@@ -25,8 +25,7 @@ class RestClient {
  public:
   // `name` is shown in errors ("GitHub"); `api_base` has no trailing slash.
   RestClient(std::string name, std::string api_base,
-             std::vector<std::pair<std::string, std::string>> headers,
-             const ForgeContext& context);
+             std::vector<std::pair<std::string, std::string>> headers, const ForgeContext& context);
 
   // Sends `body` (if any) to api_base + `target` and returns a 2xx reply, or one
   // whose status is in `accepted`; any other reply is an error. Every method is
@@ -46,13 +45,10 @@ class RestClient {
   http::Client client_;
 };
 
-// Percent-encodes everything but RFC 3986's unreserved characters.
-std::string UrlEncode(const std::string& s);
-
 // The wait a rate-limited reply asks for: Retry-After, else the time until the
 // reset of an exhausted limit (GitHub's x-ratelimit-*, GitLab's ratelimit-*);
 // nullopt when the reply is not a rate limit.
 std::optional<std::chrono::milliseconds> RateLimitWait(const http::Response& reply,
-                                                      int64_t now_epoch_seconds);
+                                                       int64_t now_epoch_seconds);
 
 }  // namespace docwright::forge

@@ -76,7 +76,6 @@ Result<std::string> CheckPath(std::string_view path);
 // and spaces removed; every other non-ASCII character becomes '\x80'.
 std::string ComparableName(std::string_view segment);
 
-
 enum class EntryKind { kFile, kDirectory, kSymlink, kSubmodule };
 
 struct DirEntry {
@@ -96,9 +95,9 @@ class Mirror;
 
 // What a branch changes, as `git diff base...head` shows it.
 struct DiffText {
-  std::string patch;                // unified diff
-  std::vector<std::string> files;   // the changed paths
-  bool truncated = false;           // `patch` was cut at a line to fit the limit
+  std::string patch;               // unified diff
+  std::vector<std::string> files;  // the changed paths
+  bool truncated = false;          // `patch` was cut at a line to fit the limit
 };
 
 // A read-only view of one commit's tree, read from git objects. Use it from one
@@ -174,17 +173,16 @@ class Workspace {
 
 // A bare mirror of one remote repository, on disk. One Mirror object per process
 // and path; its methods are serialised internally, and wait at most the limits'
-// lock_timeout for one another (Unavailable, "the mirror is busy", after that). A remote that is a bare
-// repository on this machine is read and written directly instead of through a
-// transport, with the same results and the same lease.
+// lock_timeout for one another (Unavailable, "the mirror is busy", after that). A remote that is a
+// bare repository on this machine is read and written directly instead of through a transport, with
+// the same results and the same lease.
 class Mirror {
  public:
   // Opens the bare repository at `path`, creating it if needed, for `remote_url`
   // (a local path, file://, http(s)://, ssh:// or scp-like user@host:path).
   static Result<std::unique_ptr<Mirror>> Open(const std::string& path,
                                               const std::string& remote_url,
-                                              Credentials credentials,
-                                              TransferLimits limits = {});
+                                              Credentials credentials, TransferLimits limits = {});
   ~Mirror();
 
   // Fetches `branch` from the remote (incrementally) and returns its head commit.
@@ -212,8 +210,7 @@ class Mirror {
   // The message of the newest commit, among `head` and its first parents (at most
   // `max_commits` of them), whose message contains `needle`; nullopt if none does.
   Result<std::optional<std::string>> FindCommitMessage(const std::string& head,
-                                                       std::string_view needle,
-                                                       int max_commits);
+                                                       std::string_view needle, int max_commits);
 
   // A commit whose tree is the base's with the workspace's changes applied (only
   // the changed paths' trees are rewritten) and whose parent is the base commit.

@@ -104,8 +104,8 @@ struct Mirror::Impl {
     if (files) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           until - std::chrono::steady_clock::now());
-      auto file = FileLock::Acquire(LockPath(), std::max(left, std::chrono::milliseconds(0)),
-                                    cancelled);
+      auto file =
+          FileLock::Acquire(LockPath(), std::max(left, std::chrono::milliseconds(0)), cancelled);
       if (!file.ok()) return file.status();
       hold.file.emplace(std::move(*file));
     }
@@ -129,7 +129,6 @@ struct Mirror::Impl {
     for (const std::string& ref : refs) std::filesystem::remove(path + "/" + ref + ".lock", ec);
     std::filesystem::remove(path + "/packed-refs.lock", ec);
   }
-
 };
 
 Mirror::Mirror(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -332,7 +331,8 @@ Result<std::string> Mirror::Commit(const Workspace& work, const Identity& author
   // path against the tree it starts from, so a file replaced by a directory of
   // the same name needs the file gone first.
   std::vector<git_tree_update> removals, upserts;
-  for (const auto& u : updates) (u.action == GIT_TREE_UPDATE_REMOVE ? removals : upserts).push_back(u);
+  for (const auto& u : updates)
+    (u.action == GIT_TREE_UPDATE_REMOVE ? removals : upserts).push_back(u);
   TreePtr new_tree;
   for (const auto* pass : {&removals, &upserts}) {
     if (pass->empty()) continue;
@@ -351,8 +351,8 @@ Result<std::string> Mirror::Commit(const Workspace& work, const Identity& author
   SigPtr sig(s);
   const git_commit* parents[] = {parent.get()};
   git_oid commit_oid;
-  rc = git_commit_create(&commit_oid, repo, nullptr, sig.get(), sig.get(), "UTF-8",
-                         message.c_str(), new_tree.get(), 1, parents);
+  rc = git_commit_create(&commit_oid, repo, nullptr, sig.get(), sig.get(), "UTF-8", message.c_str(),
+                         new_tree.get(), 1, parents);
   if (rc != 0) return Fail("cannot create the commit", rc);
   return Hex(commit_oid);
 }
@@ -392,8 +392,7 @@ int AppendLine(const git_diff_delta*, const git_diff_hunk*, const git_diff_line*
 
 }  // namespace
 
-Result<DiffText> Mirror::Diff(const std::string& base, const std::string& head,
-                              size_t max_bytes) {
+Result<DiffText> Mirror::Diff(const std::string& base, const std::string& head, size_t max_bytes) {
   auto base_oid = ParseOid(base);
   if (!base_oid.ok()) return base_oid.status();
   auto head_oid = ParseOid(head);
@@ -444,7 +443,8 @@ Status Mirror::Push(const std::string& commit, const std::string& branch,
   }
   const TransferLimits limits = impl_->LimitsNow();
   auto hold = impl_->Take(limits, cancelled, /*files=*/true);
-  if (!hold.ok()) return Status::Unavailable("cannot push " + branch + ": " + hold.status().message());
+  if (!hold.ok())
+    return Status::Unavailable("cannot push " + branch + ": " + hold.status().message());
   if (cancelled && cancelled()) return Status::Unavailable("the push was cancelled");
   if (auto local = LocalRemote::Open(impl_->url)) {
     return local->Push(impl_->repo.get(), *oid, branch, expected);
@@ -484,7 +484,8 @@ Status Mirror::Push(const std::string& commit, const std::string& branch,
   for (size_t i = 0; i < n; ++i) {
     if (target == heads[i]->name) current = &heads[i]->oid;
   }
-  bool as_expected = expected ? (current && git_oid_equal(current, &*expected)) : current == nullptr;
+  bool as_expected =
+      expected ? (current && git_oid_equal(current, &*expected)) : current == nullptr;
   if (!as_expected) {
     return Status::Conflict("the remote branch " + branch +
                             " has changed since this turn started; fetch and try again");
@@ -509,7 +510,8 @@ Status Mirror::Push(const std::string& commit, const std::string& branch,
       for (size_t i = 0; i < n; ++i) {
         if (target == heads[i]->name) current = &heads[i]->oid;
       }
-      bool moved = expected ? (!current || !git_oid_equal(current, &*expected)) : current != nullptr;
+      bool moved =
+          expected ? (!current || !git_oid_equal(current, &*expected)) : current != nullptr;
       bool ours = current && git_oid_equal(current, &*oid);
       if (moved && !ours) {
         return Status::Conflict("the remote branch " + branch +

@@ -23,7 +23,8 @@ char32_t NextCodePoint(std::string_view s, size_t& i) {
   if (b < 0x80) return b;
   int extra = b >= 0xf0 ? 3 : b >= 0xe0 ? 2 : 1;
   char32_t c = b & (0x3f >> extra);
-  for (int k = 0; k < extra && i < s.size(); ++k) c = (c << 6) | (static_cast<unsigned char>(s[i++]) & 0x3f);
+  for (int k = 0; k < extra && i < s.size(); ++k)
+    c = (c << 6) | (static_cast<unsigned char>(s[i++]) & 0x3f);
   return c;
 }
 
@@ -49,8 +50,10 @@ std::string ComparableName(std::string_view segment) {
 Result<std::string> CheckPath(std::string_view path) {
   if (path.empty()) return Status::InvalidArgument("the path is empty");
   if (path.front() == '/') {
-    return Status::InvalidArgument("absolute paths are not allowed; use a path relative to the "
-                                   "repository root: " + std::string(CutUtf8(path, 200)));
+    return Status::InvalidArgument(
+        "absolute paths are not allowed; use a path relative to the "
+        "repository root: " +
+        std::string(CutUtf8(path, 200)));
   }
   if (path.size() > 4096) return Status::InvalidArgument("the path is too long");
   if (!Utf8Length(path)) return Status::InvalidArgument("the path is not valid UTF-8");
@@ -66,7 +69,8 @@ Result<std::string> CheckPath(std::string_view path) {
     std::string_view seg =
         path.substr(start, slash == std::string_view::npos ? path.npos : slash - start);
     if (seg == "..") {
-      return Status::InvalidArgument("paths may not contain '..': " + std::string(CutUtf8(path, 200)));
+      return Status::InvalidArgument("paths may not contain '..': " +
+                                     std::string(CutUtf8(path, 200)));
     }
     // ".git" in any case or disguise: NTFS's trailing dots and spaces, stream
     // names and 8.3 short name ("git~1"), HFS+'s ignored code points.

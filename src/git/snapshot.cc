@@ -32,7 +32,8 @@ Result<std::vector<DirEntry>> Snapshot::List(const std::string& dir) const {
     const git_tree_entry* e = git_tree_entry_byindex(tree->get(), i);
     out.push_back(DirEntry{git_tree_entry_name(e), KindOf(git_tree_entry_filemode(e))});
   }
-  std::sort(out.begin(), out.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+  std::sort(out.begin(), out.end(),
+            [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
   return out;
 }
 

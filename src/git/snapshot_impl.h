@@ -29,10 +29,14 @@ inline bool IsBlobMode(git_filemode_t mode) {
 
 inline EntryKind KindOf(git_filemode_t mode) {
   switch (mode) {
-    case GIT_FILEMODE_TREE: return EntryKind::kDirectory;
-    case GIT_FILEMODE_LINK: return EntryKind::kSymlink;
-    case GIT_FILEMODE_COMMIT: return EntryKind::kSubmodule;
-    default: return EntryKind::kFile;
+    case GIT_FILEMODE_TREE:
+      return EntryKind::kDirectory;
+    case GIT_FILEMODE_LINK:
+      return EntryKind::kSymlink;
+    case GIT_FILEMODE_COMMIT:
+      return EntryKind::kSubmodule;
+    default:
+      return EntryKind::kFile;
   }
 }
 
@@ -81,11 +85,12 @@ struct Snapshot::Impl {
   Result<EntryPtr> Entry(const std::string& path) const {
     size_t slash = path.rfind('/');
     Status error;
-    const git_tree* dir =
-        DirTree(slash == std::string::npos ? std::string_view() : std::string_view(path).substr(0, slash), &error);
+    const git_tree* dir = DirTree(
+        slash == std::string::npos ? std::string_view() : std::string_view(path).substr(0, slash),
+        &error);
     if (!dir) return error;
-    const git_tree_entry* e =
-        git_tree_entry_byname(dir, slash == std::string::npos ? path.c_str() : path.c_str() + slash + 1);
+    const git_tree_entry* e = git_tree_entry_byname(
+        dir, slash == std::string::npos ? path.c_str() : path.c_str() + slash + 1);
     if (!e) return Status::NotFound("no such file or directory: " + path);
     git_tree_entry* copy = nullptr;
     if (git_tree_entry_dup(&copy, e) != 0) return Fail("cannot read " + path, -1);
@@ -133,7 +138,8 @@ struct Snapshot::Impl {
           return 0;
         },
         &walk);
-    if (rc < 0 && rc != GIT_EUSER) return Fail("cannot list " + (dir.empty() ? "the root" : dir), rc);
+    if (rc < 0 && rc != GIT_EUSER)
+      return Fail("cannot list " + (dir.empty() ? "the root" : dir), rc);
     std::sort(walk.paths.begin(), walk.paths.end());
     return std::move(walk.paths);
   }

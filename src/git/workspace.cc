@@ -35,7 +35,8 @@ Result<FileContent> Workspace::Read(const std::string& path) const {
 bool Workspace::IsFile(const std::string& path) const {
   auto p = CheckPath(path);
   if (!p.ok()) return false;
-  if (auto it = edits_.find(*p); it != edits_.end()) return it->second.kind != Change::Kind::kDelete;
+  if (auto it = edits_.find(*p); it != edits_.end())
+    return it->second.kind != Change::Kind::kDelete;
   return base_.IsFile(*p);
 }
 
@@ -53,7 +54,8 @@ Result<std::vector<DirEntry>> Workspace::List(const std::string& dir) const {
   } else if (!edited_below) {
     return base.status();  // not found, or not a directory
   }
-  for (auto e = edits_.lower_bound(prefix); e != edits_.end() && e->first.rfind(prefix, 0) == 0; ++e) {
+  for (auto e = edits_.lower_bound(prefix); e != edits_.end() && e->first.rfind(prefix, 0) == 0;
+       ++e) {
     std::string rest = e->first.substr(prefix.size());
     size_t slash = rest.find('/');
     std::string name = rest.substr(0, slash);

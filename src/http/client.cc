@@ -6,6 +6,8 @@
 #include <random>
 #include <thread>
 
+#include "core/url.h"
+
 namespace docwright::http {
 namespace {
 
@@ -50,14 +52,8 @@ size_t CollectHeader(char* data, size_t size, size_t n, void* out) {
 
 // "scheme://host[:port]" of a URL, for messages: never its path, query or user.
 std::string Origin(const std::string& url) {
-  size_t scheme = url.find("://");
-  if (scheme == std::string::npos) return "the server";
-  size_t start = scheme + 3;
-  size_t end = url.find_first_of("/?#", start);
-  std::string authority = url.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  size_t at = authority.rfind('@');
-  if (at != std::string::npos) authority = authority.substr(at + 1);
-  return url.substr(0, start) + authority;
+  std::optional<Url> parsed = ParseUrl(url);
+  return parsed ? OriginText(*parsed) : "the server";
 }
 
 int AbandonIfCancelled(void* cancelled, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
@@ -129,7 +125,8 @@ Result<Response> Client::Send(const Request& request) {
   curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout.count()));
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.connect_timeout.count()));
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(request.connect_timeout.count()));
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, CollectBody);
@@ -152,10 +149,11 @@ Result<Response> Client::Send(const Request& request) {
   }
   if (sink.overflow) {  // not transient: no retry will shrink it
     return Status::Internal("the response from " + Origin(request.url) + " is larger than " +
-                               std::to_string(request.max_response_bytes) + " bytes");
+                            std::to_string(request.max_response_bytes) + " bytes");
   }
   if (rc != CURLE_OK) {
-    return Status::Unavailable("cannot reach " + Origin(request.url) + ": " + curl_easy_strerror(rc));
+    return Status::Unavailable("cannot reach " + Origin(request.url) + ": " +
+                               curl_easy_strerror(rc));
   }
   long status = 0;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);

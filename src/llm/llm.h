@@ -24,7 +24,7 @@ struct ToolSpec {
 };
 
 struct ToolCall {
-  std::string id;         // the provider's id, echoed back with the result
+  std::string id;  // the provider's id, echoed back with the result
   std::string name;
   std::string arguments;  // JSON text as the model wrote it (it may be malformed)
 };
@@ -33,7 +33,7 @@ struct ToolCall {
 struct ChatMessage {
   enum class Role { kUser, kAssistant, kTool };
   Role role = Role::kUser;
-  std::string text;                 // user/assistant text; a tool result's content
+  std::string text;                  // user/assistant text; a tool result's content
   std::vector<ToolCall> tool_calls;  // assistant: the calls it made
   std::string tool_call_id;          // tool: the call this result answers
   bool is_error = false;             // tool: the call failed
@@ -48,20 +48,20 @@ struct ModelRequest {
 };
 
 struct ModelReply {
-  std::string text;                 // may be empty when it only calls tools
+  std::string text;  // may be empty when it only calls tools
   std::vector<ToolCall> tool_calls;
   TokenUsage usage;
-  std::string stop_reason;          // as the provider said it
+  std::string stop_reason;  // as the provider said it
 };
 
 struct ProviderConfig {
   std::string provider;  // "openai" or "anthropic"
   std::string base_url;  // e.g. https://api.openai.com/v1, https://api.anthropic.com
   std::string api_key;   // secret: never logged, never in errors
-  std::chrono::milliseconds timeout{120000};        // per request
+  std::chrono::milliseconds timeout{120000};  // per request
   std::chrono::milliseconds connect_timeout{10000};
-  int max_attempts = 5;                             // on 429, 5xx and network errors
-  std::chrono::milliseconds max_delay{30000};       // longest wait between attempts
+  int max_attempts = 5;                        // on 429, 5xx and network errors
+  std::chrono::milliseconds max_delay{30000};  // longest wait between attempts
   // Waits between attempts; returns false to stop (a cancelled turn). Tests
   // replace it; the default sleeps.
   std::function<bool(std::chrono::milliseconds)> sleep;

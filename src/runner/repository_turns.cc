@@ -141,8 +141,8 @@ std::string PullRequestBody(const TurnInput& input, const std::optional<std::str
 // The trailer that marks the commit of one turn: a re-run of the turn finds it on
 // the branch and does not carry out the instruction a second time.
 std::string TurnTrailer(const TurnInput& input) {
-  return "Docwright-Job: " + input.job.id + "\nDocwright-Message: " +
-         std::to_string(input.message.seq) + "\n";
+  return "Docwright-Job: " + input.job.id +
+         "\nDocwright-Message: " + std::to_string(input.message.seq) + "\n";
 }
 
 // `text` (the model's) with every line that could pass for one of the service's
@@ -152,7 +152,8 @@ std::string WithoutTrailers(const std::string& text) {
   size_t start = 0;
   while (start < text.size()) {
     size_t end = text.find('\n', start);
-    std::string_view line(text.data() + start, (end == std::string::npos ? text.size() : end) - start);
+    std::string_view line(text.data() + start,
+                          (end == std::string::npos ? text.size() : end) - start);
     size_t lead = line.find_first_not_of(" \t");
     std::string_view rest = lead == std::string_view::npos ? std::string_view() : line.substr(lead);
     constexpr std::string_view kPrefix = "docwright-";
@@ -213,9 +214,9 @@ Result<git::Mirror*> RepositoryTurns::MirrorFor(const Project& project) {
   credentials.ssh_known_hosts_path = project.ssh_known_hosts_path.value_or("");
   std::lock_guard open_lock(slot->mu);
   if (!slot->mirror) {
-    auto opened = git::Mirror::Open(options_.mirrors_dir + "/" + project.id + ".git",
-                                    project.repository, std::move(credentials),
-                                    options_.git_limits);
+    auto opened =
+        git::Mirror::Open(options_.mirrors_dir + "/" + project.id + ".git", project.repository,
+                          std::move(credentials), options_.git_limits);
     if (!opened.ok()) return opened.status();
     slot->mirror = std::move(*opened);
   } else {
@@ -247,8 +248,7 @@ TurnOutcome RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel
     auto fetched = repo.FetchBranches({job.ref, project.base_ref}, stopped);
     if (cancel.cancelled()) return Interrupted();
     if (!fetched.ok()) {
-      return Failed("cannot read the repository " + repository + ": " +
-                    fetched.status().message());
+      return Failed("cannot read the repository " + repository + ": " + fetched.status().message());
     }
     std::optional<std::string> branch_head = fetched->at(job.ref);
     std::optional<std::string> base_head = fetched->at(project.base_ref);
@@ -320,29 +320,31 @@ TurnOutcome RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel
           list += (i ? ", " : "") + std::string(CutUtf8(refused[i], 200));
         }
         spdlog::warn("job {}: the agent changed paths it may not change: {}", job.id, list);
-        TurnOutcome failed = Failed("the turn changed files the project does not allow the agent "
-                                   "to change (" + list + "); nothing was pushed");
+        TurnOutcome failed = Failed(
+            "the turn changed files the project does not allow the agent "
+            "to change (" +
+            list + "); nothing was pushed");
         failed.steps = std::move(done.steps);
         failed.usage = spent;
         return failed;
       }
       spec.title = PullRequestTitle(input, result.title);
-      spec.body =
-          PullRequestBody(input, result.summary, files, result.problems, outside_site, code,
-                          result.notes);
+      spec.body = PullRequestBody(input, result.summary, files, result.problems, outside_site, code,
+                                  result.notes);
 
       if (!workspace.Changes().empty()) {
-        auto commit =
-            repo.Commit(workspace, options_.identity, CommitMessage(spec.title, input, result.summary));
+        auto commit = repo.Commit(workspace, options_.identity,
+                                  CommitMessage(spec.title, input, result.summary));
         if (!commit.ok()) return Failed("cannot commit the changes: " + commit.status().message());
         if (cancel.cancelled()) return Interrupted();  // nothing is pushed after an archive
         Status pushed = repo.Push(*commit, job.ref, branch_head, stopped);
         if (cancel.cancelled() && !pushed.ok()) return Interrupted();
         if (pushed.code() == Code::kConflict) {
           if (round == 1) {
-            spdlog::info("job {}: branch {} moved during the turn; carrying it out again from "
-                         "the new head",
-                         job.id, job.ref);
+            spdlog::info(
+                "job {}: branch {} moved during the turn; carrying it out again from "
+                "the new head",
+                job.id, job.ref);
             continue;
           }
           return Failed("the branch " + job.ref +
@@ -374,8 +376,8 @@ TurnOutcome RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel
     auto pr = (*forge)->Ensure(spec);
     if (!pr.ok()) {
       if (cancel.cancelled()) return Interrupted();
-      return Failed("pushed the branch " + job.ref + " but cannot open its pull request: " +
-                    pr.status().message());
+      return Failed("pushed the branch " + job.ref +
+                    " but cannot open its pull request: " + pr.status().message());
     }
     done.pr_link = pr->url;
     return done;

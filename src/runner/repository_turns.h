@@ -19,9 +19,9 @@
 namespace docwright {
 
 struct RepositoryTurnsOptions {
-  std::string mirrors_dir;  // one bare mirror per project is kept under it
-  std::string public_url;   // where the local forge's pages are served
-  git::Identity identity;   // author and committer of the agent's commits
+  std::string mirrors_dir;         // one bare mirror per project is kept under it
+  std::string public_url;          // where the local forge's pages are served
+  git::Identity identity;          // author and committer of the agent's commits
   git::TransferLimits git_limits;  // time limits of every fetch and push
   // Hosted forges: attempts per request and the longest wait between them.
   int forge_attempts = 4;
@@ -58,7 +58,7 @@ class RepositoryTurns final : public TurnHandler {
   Store& store_;
   Agent& agent_;
   RepositoryTurnsOptions options_;
-  std::mutex mu_;  // guards the map, not the slots
+  std::mutex mu_;                                               // guards the map, not the slots
   std::map<std::string, std::shared_ptr<MirrorSlot>> mirrors_;  // by project id
 };
 

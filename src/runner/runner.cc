@@ -239,8 +239,8 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
 
   std::string DeadlineError() const {
     return "the turn ran past its time limit of " +
-           std::to_string(std::chrono::duration_cast<std::chrono::seconds>(options_.turn_deadline)
-                              .count()) +
+           std::to_string(
+               std::chrono::duration_cast<std::chrono::seconds>(options_.turn_deadline).count()) +
            " s and was stopped";
   }
 
@@ -253,11 +253,12 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
       auto finished = store_.FinishTurn(turn_id, worker_id, outcome);
       if (finished.ok()) {
         if (*finished == LeaseState::kHeld) {
-          spdlog::info("job {}: turn {} {}", job_id, seq, outcome.succeeded ? "succeeded" : "failed");
+          spdlog::info("job {}: turn {} {}", job_id, seq,
+                       outcome.succeeded ? "succeeded" : "failed");
         } else {
-          spdlog::warn("job {}: turn {} outcome discarded: {}", job_id, seq,
-                       *finished == LeaseState::kCancelled ? "the job was archived"
-                                                           : "the lease was lost");
+          spdlog::warn(
+              "job {}: turn {} outcome discarded: {}", job_id, seq,
+              *finished == LeaseState::kCancelled ? "the job was archived" : "the lease was lost");
         }
         return;
       }
@@ -287,9 +288,10 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
       }
       if (r.cancel->cancelled() && !r.cancelled_at) r.cancelled_at = now;
       if (r.cancelled_at && now - *r.cancelled_at > options_.stuck_grace && !stopping_) {
-        spdlog::error("job {}: the turn did not stop within {} ms of being cancelled; "
-                      "its worker is replaced",
-                      r.job_id, options_.stuck_grace.count());
+        spdlog::error(
+            "job {}: the turn did not stop within {} ms of being cancelled; "
+            "its worker is replaced",
+            r.job_id, options_.stuck_grace.count());
         r.thread->abandoned = true;
         given_up.push_back({r.turn_id, r.worker_id, r.job_id,
                             r.cancel->reason() == CancelToken::Reason::kDeadline});
@@ -301,9 +303,10 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
         if (stuck <= static_cast<size_t>(options_.workers)) {
           StartWorker();
         } else {
-          spdlog::error("{} worker threads are stuck; not replacing more of them until they "
-                        "return",
-                        stuck);
+          spdlog::error(
+              "{} worker threads are stuck; not replacing more of them until they "
+              "return",
+              stuck);
         }
         it = running_.erase(it);
         continue;

@@ -117,8 +117,8 @@ class CachedStore final : public Store {
     return r;
   }
   Result<std::optional<TurnInput>> ClaimTurn(const std::string& worker_id,
-                                               std::chrono::milliseconds lease,
-                                               int max_attempts) override {
+                                             std::chrono::milliseconds lease,
+                                             int max_attempts) override {
     auto r = inner_->ClaimTurn(worker_id, lease, max_attempts);
     // Claiming may fail jobs whose turns ran out of attempts, also when it then
     // finds nothing to run; which ones is not reported, so drop every job. Idle
@@ -145,8 +145,8 @@ class CachedStore final : public Store {
     return inner_->GetPullRequest(id);
   }
   Result<std::vector<std::pair<int, TranscriptStep>>> ListSteps(const Scope& scope,
-                                                              const std::string& job_id,
-                                                              int from_seq, int to_seq) override {
+                                                                const std::string& job_id,
+                                                                int from_seq, int to_seq) override {
     return inner_->ListSteps(scope, job_id, from_seq, to_seq);
   }
   Result<TokenUsage> JobUsage(const Scope& scope, const std::string& job_id) override {

@@ -19,8 +19,8 @@
 
 #include "core/job.h"
 #include "core/local_pull_request.h"
-#include "core/turn.h"
 #include "core/status.h"
+#include "core/turn.h"
 
 namespace docwright {
 
@@ -107,9 +107,9 @@ class Store : public LocalPullRequestRecords {
                                            const MessageQuery& query) = 0;
   // The steps of the job's turns `from_seq` to `to_seq`, in order, by message.
   virtual Result<std::vector<std::pair<int, TranscriptStep>>> ListSteps(const Scope& scope,
-                                                                      const std::string& job_id,
-                                                                      int from_seq,
-                                                                      int to_seq) = 0;
+                                                                        const std::string& job_id,
+                                                                        int from_seq,
+                                                                        int to_seq) = 0;
   // The tokens the job's turns used, all turns together.
   virtual Result<TokenUsage> JobUsage(const Scope& scope, const std::string& job_id) = 0;
   // All of them; for tests and tools on small jobs.
@@ -127,8 +127,8 @@ class Store : public LocalPullRequestRecords {
   // at a time). A turn whose lease expired `max_attempts` times is failed instead,
   // with its job. nullopt when nothing is runnable.
   virtual Result<std::optional<TurnInput>> ClaimTurn(const std::string& worker_id,
-                                                       std::chrono::milliseconds lease,
-                                                       int max_attempts) = 0;
+                                                     std::chrono::milliseconds lease,
+                                                     int max_attempts) = 0;
   virtual Result<LeaseState> RenewLease(int64_t turn_id, const std::string& worker_id,
                                         std::chrono::milliseconds lease) = 0;
   // Records the outcome (`interrupted` aside) and moves the job on (see StatusAfterTurn). Returns

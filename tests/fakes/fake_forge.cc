@@ -41,7 +41,8 @@ Target Split(const std::string& target) {
     size_t amp = rest.find('&');
     std::string pair = rest.substr(0, amp);
     size_t eq = pair.find('=');
-    t.query[Decode(pair.substr(0, eq))] = eq == std::string::npos ? "" : Decode(pair.substr(eq + 1));
+    t.query[Decode(pair.substr(0, eq))] =
+        eq == std::string::npos ? "" : Decode(pair.substr(eq + 1));
     rest = amp == std::string::npos ? "" : rest.substr(amp + 1);
   }
   return t;
@@ -157,18 +158,28 @@ struct FakeForge::Impl {
         return pr;
       }
       case Kind::kGitlab:
-        return json{{"id", 1000 + p.number},     {"iid", p.number},
-                    {"project_id", 7},           {"title", p.title},
-                    {"description", p.body},     {"state", p.open ? "opened" : "closed"},
-                    {"source_branch", p.head},   {"target_branch", p.base},
-                    {"source_project_id", p.from_fork ? 8 : 7}, {"target_project_id", 7},
-                    {"web_url", WebUrl(p.number)}, {"draft", p.title.rfind("Draft: ", 0) == 0}};
+        return json{{"id", 1000 + p.number},
+                    {"iid", p.number},
+                    {"project_id", 7},
+                    {"title", p.title},
+                    {"description", p.body},
+                    {"state", p.open ? "opened" : "closed"},
+                    {"source_branch", p.head},
+                    {"target_branch", p.base},
+                    {"source_project_id", p.from_fork ? 8 : 7},
+                    {"target_project_id", 7},
+                    {"web_url", WebUrl(p.number)},
+                    {"draft", p.title.rfind("Draft: ", 0) == 0}};
       case Kind::kGitea:
-        return json{{"id", 1000 + p.number},  {"number", p.number},
-                    {"html_url", WebUrl(p.number)}, {"state", p.open ? "open" : "closed"},
-                    {"title", p.title},       {"body", p.body},
-                    {"head", {{"ref", p.head}, {"label", p.head}, {"repo_id", p.from_fork ? 8 : 7}}},
-                    {"base", {{"ref", p.base}, {"label", p.base}, {"repo_id", 7}}}};
+        return json{
+            {"id", 1000 + p.number},
+            {"number", p.number},
+            {"html_url", WebUrl(p.number)},
+            {"state", p.open ? "open" : "closed"},
+            {"title", p.title},
+            {"body", p.body},
+            {"head", {{"ref", p.head}, {"label", p.head}, {"repo_id", p.from_fork ? 8 : 7}}},
+            {"base", {{"ref", p.base}, {"label", p.base}, {"repo_id", 7}}}};
     }
     return json();
   }
@@ -182,14 +193,18 @@ struct FakeForge::Impl {
       return r;
     }
     if (!Authorized(req)) {
-      return Reply(401, json{{"message", kind == Kind::kGithub ? "Bad credentials" : "401 Unauthorized"}});
+      return Reply(
+          401, json{{"message", kind == Kind::kGithub ? "Bad credentials" : "401 Unauthorized"}});
     }
     if (Header(req, "user-agent").empty()) Violation(req, "no User-Agent");
     Target t = Split(req.target);
     switch (kind) {
-      case Kind::kGithub: return Github(req, t);
-      case Kind::kGitlab: return Gitlab(req, t);
-      case Kind::kGitea: return Gitea(req, t);
+      case Kind::kGithub:
+        return Github(req, t);
+      case Kind::kGitlab:
+        return Gitlab(req, t);
+      case Kind::kGitea:
+        return Gitea(req, t);
     }
     return Reply(500, json{});
   }
@@ -238,25 +253,37 @@ struct FakeForge::Impl {
       return Reply(200, list);
     }
     if (req.method == "POST" && rest.empty()) {
-      json b = Body(req, {{"title", "string"}, {"head", "string"}, {"head_repo", "string"},
-                          {"base", "string"}, {"body", "string"}, {"maintainer_can_modify", "boolean"},
-                          {"draft", "boolean"}, {"issue", "integer"}},
+      json b = Body(req,
+                    {{"title", "string"},
+                     {"head", "string"},
+                     {"head_repo", "string"},
+                     {"base", "string"},
+                     {"body", "string"},
+                     {"maintainer_can_modify", "boolean"},
+                     {"draft", "boolean"},
+                     {"issue", "integer"}},
                     {"head", "base"});
       bool draft = b.value("draft", false);
-      return Create(req, b.value("head", ""), b.value("base", ""), b.value("title", ""),
-                    b.value("body", ""), draft,
-                    Reply(422, json{{"message", "Validation Failed"},
-                                    {"documentation_url",
-                                     "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"},
-                                    {"errors", json::array({{{"resource", "PullRequest"},
-                                                             {"code", "custom"},
-                                                             {"message", "A pull request already exists for acme:" +
-                                                                             b.value("head", "") + "."}}})}}),
-                    201);
+      return Create(
+          req, b.value("head", ""), b.value("base", ""), b.value("title", ""), b.value("body", ""),
+          draft,
+          Reply(422, json{{"message", "Validation Failed"},
+                          {"documentation_url",
+                           "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"},
+                          {"errors",
+                           json::array({{{"resource", "PullRequest"},
+                                         {"code", "custom"},
+                                         {"message", "A pull request already exists for acme:" +
+                                                         b.value("head", "") + "."}}})}}),
+          201);
     }
     if (req.method == "PATCH" && rest.size() > 1) {
-      json b = Body(req, {{"title", "string"}, {"body", "string"}, {"state", "string"},
-                          {"base", "string"}, {"maintainer_can_modify", "boolean"}},
+      json b = Body(req,
+                    {{"title", "string"},
+                     {"body", "string"},
+                     {"state", "string"},
+                     {"base", "string"},
+                     {"maintainer_can_modify", "boolean"}},
                     {});
       return Update(req, rest.substr(1), b.value("title", ""), b.value("body", ""), 200);
     }
@@ -269,8 +296,8 @@ struct FakeForge::Impl {
     if (t.path.rfind(prefix, 0) != 0) return Reply(404, json{{"message", "404 Project Not Found"}});
     std::string rest = t.path.substr(prefix.size());
     if (req.method == "GET" && rest.empty()) {
-      static const std::vector<std::string> kKnown{"state", "source_branch", "target_branch",
-                                                   "page", "per_page", "order_by", "sort"};
+      static const std::vector<std::string> kKnown{
+          "state", "source_branch", "target_branch", "page", "per_page", "order_by", "sort"};
       for (const auto& [k, v] : t.query) {
         if (std::find(kKnown.begin(), kKnown.end(), k) == kKnown.end()) {
           Violation(req, "undocumented query parameter " + k);
@@ -291,21 +318,28 @@ struct FakeForge::Impl {
       return Reply(200, list);
     }
     if (req.method == "POST" && rest.empty()) {
-      json b = Body(req, {{"source_branch", "string"}, {"target_branch", "string"},
-                          {"title", "string"}, {"description", "string"},
-                          {"remove_source_branch", "boolean"}, {"squash", "boolean"}},
+      json b = Body(req,
+                    {{"source_branch", "string"},
+                     {"target_branch", "string"},
+                     {"title", "string"},
+                     {"description", "string"},
+                     {"remove_source_branch", "boolean"},
+                     {"squash", "boolean"}},
                     {"source_branch", "target_branch", "title"});
       std::string head = b.value("source_branch", "");
-      return Create(req, head, b.value("target_branch", ""), b.value("title", ""),
-                    b.value("description", ""), false,
-                    Reply(409, json{{"message",
-                                     json::array({"Another open merge request already exists for "
-                                                  "this source branch: !1"})}}),
-                    201);
+      return Create(
+          req, head, b.value("target_branch", ""), b.value("title", ""), b.value("description", ""),
+          false,
+          Reply(409, json{{"message", json::array({"Another open merge request already exists for "
+                                                   "this source branch: !1"})}}),
+          201);
     }
     if (req.method == "PUT" && rest.size() > 1) {
-      json b = Body(req, {{"title", "string"}, {"description", "string"},
-                          {"target_branch", "string"}, {"state_event", "string"}},
+      json b = Body(req,
+                    {{"title", "string"},
+                     {"description", "string"},
+                     {"target_branch", "string"},
+                     {"state_event", "string"}},
                     {});
       return Update(req, rest.substr(1), b.value("title", ""), b.value("description", ""), 200);
     }
@@ -317,8 +351,8 @@ struct FakeForge::Impl {
     if (t.path.rfind(prefix, 0) != 0) return Reply(404, json{{"message", "Not Found"}});
     std::string rest = t.path.substr(prefix.size());
     if (req.method == "GET" && rest.empty()) {
-      static const std::vector<std::string> kKnown{"state", "sort", "milestone", "labels",
-                                                   "page", "limit", "poster"};
+      static const std::vector<std::string> kKnown{"state", "sort",  "milestone", "labels",
+                                                   "page",  "limit", "poster"};
       for (const auto& [k, v] : t.query) {
         if (std::find(kKnown.begin(), kKnown.end(), k) == kKnown.end()) {
           Violation(req, "undocumented query parameter " + k);
@@ -341,8 +375,13 @@ struct FakeForge::Impl {
       return Reply(200, list);
     }
     if (req.method == "POST" && rest.empty()) {
-      json b = Body(req, {{"head", "string"}, {"base", "string"}, {"title", "string"},
-                          {"body", "string"}, {"assignee", "string"}, {"due_date", "string"}},
+      json b = Body(req,
+                    {{"head", "string"},
+                     {"base", "string"},
+                     {"title", "string"},
+                     {"body", "string"},
+                     {"assignee", "string"},
+                     {"due_date", "string"}},
                     {});
       return Create(req, b.value("head", ""), b.value("base", ""), b.value("title", ""),
                     b.value("body", ""), false,
@@ -350,8 +389,12 @@ struct FakeForge::Impl {
                     201);
     }
     if (req.method == "PATCH" && rest.size() > 1) {
-      json b = Body(req, {{"title", "string"}, {"body", "string"}, {"base", "string"},
-                          {"state", "string"}, {"assignee", "string"}},
+      json b = Body(req,
+                    {{"title", "string"},
+                     {"body", "string"},
+                     {"base", "string"},
+                     {"state", "string"},
+                     {"assignee", "string"}},
                     {});
       return Update(req, rest.substr(1), b.value("title", ""), b.value("body", ""), 201);
     }
@@ -402,9 +445,12 @@ uint16_t FakeForge::port() const { return impl_->server->port(); }
 
 std::string FakeForge::ApiUrl() const {
   switch (impl_->kind) {
-    case Kind::kGithub: return impl_->server->Url("/api/v3");
-    case Kind::kGitlab: return impl_->server->Url("/api/v4");
-    case Kind::kGitea: return impl_->server->Url("/api/v1");
+    case Kind::kGithub:
+      return impl_->server->Url("/api/v3");
+    case Kind::kGitlab:
+      return impl_->server->Url("/api/v4");
+    case Kind::kGitea:
+      return impl_->server->Url("/api/v1");
   }
   return "";
 }

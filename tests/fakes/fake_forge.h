@@ -18,7 +18,7 @@ struct FakePull {
   int64_t number = 0;
   std::string head, base, title, body;
   bool open = true;
-  bool draft = false;  // GitHub's flag; the others mark drafts in the title
+  bool draft = false;      // GitHub's flag; the others mark drafts in the title
   bool from_fork = false;  // its head branch is in a fork of the repository
 };
 
@@ -38,7 +38,7 @@ class FakeForge {
   std::vector<FakePull> Pulls() const;
   // The web page of pull request `number`, as the forge's replies give it.
   std::string WebUrl(int64_t number) const;
-  void AddPull(FakePull pull);  // numbered by the fake
+  void AddPull(FakePull pull);                            // numbered by the fake
   void SetBase(int64_t number, const std::string& base);  // as a reviewer retargets it
   std::vector<std::string> Violations() const;
   std::vector<LoopbackRequest> Requests() const;

@@ -655,9 +655,9 @@ struct FakeModelServer::Impl {
   std::vector<json> requests;
   std::vector<std::string> violations;
   size_t violations_dropped = 0;
-  std::map<int, int> failures_served;          // by position
+  std::map<int, int> failures_served;  // by position
   std::atomic<bool> refuse_max_tokens{false};
-  bool stopping = false;                       // the server is going away: delays end
+  bool stopping = false;  // the server is going away: delays end
   std::condition_variable stop;
   std::unique_ptr<LoopbackHttpServer> server;  // last: stops first
 

@@ -94,8 +94,8 @@ AgentResult ScriptedAgent::Run(const TurnInput& input, git::Workspace& workspace
     std::string path = append->substr(0, space);
     auto current = workspace.Read(path);
     std::string text = current.ok() ? current->text : "";
-    s = workspace.Write(path, text + (space == std::string::npos ? "" : append->substr(space + 1)) +
-                                  "\n");
+    s = workspace.Write(
+        path, text + (space == std::string::npos ? "" : append->substr(space + 1)) + "\n");
   } else if (auto del = Directive(prompt, "delete")) {
     s = workspace.Delete(*del);
   } else {

@@ -48,8 +48,7 @@ std::optional<std::string> Directive(const std::string& text, const std::string&
 // Edits the workspace as the prompt says.
 class ScriptedAgent final : public Agent, public ScriptedLog {
  public:
-  AgentResult Run(const TurnInput& input, git::Workspace& workspace,
-                  CancelToken& cancel) override;
+  AgentResult Run(const TurnInput& input, git::Workspace& workspace, CancelToken& cancel) override;
 };
 
 // A whole turn without a repository, for runner tests: succeeds with the pull

@@ -92,6 +92,8 @@ inline std::vector<std::string> Rows(const std::vector<docs::Problem>& problems)
   return rows;
 }
 
-inline std::vector<std::string> Rows(const docs::CheckReport& report) { return Rows(report.problems); }
+inline std::vector<std::string> Rows(const docs::CheckReport& report) {
+  return Rows(report.problems);
+}
 
 }  // namespace docwright::testing

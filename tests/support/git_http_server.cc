@@ -125,7 +125,8 @@ struct GitHttpServer::Impl {
   }
 };
 
-GitHttpServer::GitHttpServer(std::string root, std::string token) : impl_(std::make_unique<Impl>()) {
+GitHttpServer::GitHttpServer(std::string root, std::string token)
+    : impl_(std::make_unique<Impl>()) {
   impl_->root = std::move(root);
   impl_->token = std::move(token);
   impl_->server = std::make_unique<LoopbackHttpServer>(
@@ -135,7 +136,9 @@ GitHttpServer::GitHttpServer(std::string root, std::string token) : impl_(std::m
 GitHttpServer::~GitHttpServer() { impl_->server.reset(); }
 
 uint16_t GitHttpServer::port() const { return impl_->server->port(); }
-std::string GitHttpServer::Url(const std::string& repo) const { return impl_->server->Url("/" + repo); }
+std::string GitHttpServer::Url(const std::string& repo) const {
+  return impl_->server->Url("/" + repo);
+}
 int GitHttpServer::requests() const { return impl_->requests.load(); }
 
 }  // namespace docwright::testing

@@ -41,8 +41,8 @@ inline void MakeDocsRemote(const std::string& bare) {
   write("docs.json", "{\"name\": \"Acme\", \"navigation\": [\"index\", \"quickstart\"]}\n");
   write("index.mdx", "---\ntitle: Home\n---\n# Acme\n\nWelcome to the Acme docs.\n");
   write("quickstart.mdx", "---\ntitle: Quickstart\n---\n# Quickstart\n\nInstal the CLI.\n");
-  Sh("cd " + seed + " && " + kGit + " add -A && " + kGit + " commit -qm 'Initial docs' && " +
-     kGit + " push -q " + bare + " HEAD:main");
+  Sh("cd " + seed + " && " + kGit + " add -A && " + kGit + " commit -qm 'Initial docs' && " + kGit +
+     " push -q " + bare + " HEAD:main");
   std::filesystem::remove_all(seed);
 }
 
@@ -53,8 +53,8 @@ inline void MakeRemoteFrom(const std::string& bare, const std::string& source) {
   Sh(std::string(kGit) + " init -q --bare " + bare);
   Sh(std::string(kGit) + " init -q " + seed);
   Sh("cp -R '" + source + "'/. " + seed + "/");
-  Sh("cd " + seed + " && " + kGit + " add -A && " + kGit + " commit -qm 'Initial docs' && " +
-     kGit + " push -q " + bare + " HEAD:main");
+  Sh("cd " + seed + " && " + kGit + " add -A && " + kGit + " commit -qm 'Initial docs' && " + kGit +
+     " push -q " + bare + " HEAD:main");
   std::filesystem::remove_all(seed);
 }
 

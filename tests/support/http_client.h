@@ -25,8 +25,7 @@ struct HttpResult {
 // tests that must control every byte and its timing; -1 on failure. The caller
 // closes it. `source`, if given, is the client's own address (another address of
 // the loopback range, such as "127.0.0.2", to act as a second client host).
-int ConnectLoopback(uint16_t port, std::chrono::seconds read_timeout,
-                    const char* source = nullptr);
+int ConnectLoopback(uint16_t port, std::chrono::seconds read_timeout, const char* source = nullptr);
 
 class HttpClient {
  public:

@@ -29,7 +29,8 @@ struct LoopbackHttpServer::Impl {
       http::read(socket, buffer, parser, ec);
       if (ec) return;
       auto& req = parser.get();
-      LoopbackRequest in{std::string(req.method_string()), std::string(req.target()), req.body(), {}};
+      LoopbackRequest in{
+          std::string(req.method_string()), std::string(req.target()), req.body(), {}};
       for (auto& f : req) {
         std::string name(f.name_string());
         for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -60,7 +61,8 @@ LoopbackHttpServer::LoopbackHttpServer(Handler handler) : impl_(std::make_unique
       tcp::socket socket(impl->ioc);
       impl->acceptor.accept(socket, ec);
       if (ec || impl->stopping) break;
-      connections.emplace_back([impl, s = std::move(socket)]() mutable { impl->Serve(std::move(s)); });
+      connections.emplace_back(
+          [impl, s = std::move(socket)]() mutable { impl->Serve(std::move(s)); });
     }
     for (auto& c : connections) c.join();
   });

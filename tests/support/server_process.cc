@@ -110,7 +110,8 @@ int BackgroundProcess::Terminate(std::chrono::milliseconds timeout) {
   return -1;
 }
 
-ServerProcess::ServerProcess(std::string binary, std::string data_dir, std::vector<std::string> args)
+ServerProcess::ServerProcess(std::string binary, std::string data_dir,
+                             std::vector<std::string> args)
     : binary_(std::move(binary)),
       data_dir_(std::move(data_dir)),
       log_path_(data_dir_ + "/serve.log"),

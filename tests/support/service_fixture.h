@@ -32,12 +32,12 @@ class ServiceTest : public ::testing::Test {
     remote_b_ = dir_ / "globex-docs.git";
     MakeDocsRemote(remote_a_);
     MakeDocsRemote(remote_b_);
-    project_a_ = Admin({"project", "create", "--org", org_a_, "--repository", remote_a_})
-                     .LastLine();
+    project_a_ =
+        Admin({"project", "create", "--org", org_a_, "--repository", remote_a_}).LastLine();
     org_b_ = Admin({"org", "create", "--name", "globex"}).LastLine();
     key_b_ = Admin({"key", "create", "--org", org_b_}).LastLine();
-    project_b_ = Admin({"project", "create", "--org", org_b_, "--repository", remote_b_})
-                     .LastLine();
+    project_b_ =
+        Admin({"project", "create", "--org", org_b_, "--repository", remote_b_}).LastLine();
     StartDefaultServer();
   }
 
@@ -82,7 +82,8 @@ class ServiceTest : public ::testing::Test {
     return r.Json();
   }
 
-  json WaitForEnd(const std::string& id, std::chrono::milliseconds timeout = std::chrono::milliseconds(20000)) {
+  json WaitForEnd(const std::string& id,
+                  std::chrono::milliseconds timeout = std::chrono::milliseconds(20000)) {
     json job;
     bool ended = WaitUntil(
         [&] {
@@ -98,10 +99,10 @@ class ServiceTest : public ::testing::Test {
   // A link to a page of this server's local forge.
   void ExpectLocalPullRequestLink(const json& link) {
     ASSERT_TRUE(link.is_string()) << link;
-    EXPECT_TRUE(std::regex_match(link.get<std::string>(),
-                                 std::regex("http://127\\.0\\.0\\.1:" +
-                                            std::to_string(server_->port()) +
-                                            "/pulls/[A-Za-z0-9]{22}")))
+    EXPECT_TRUE(
+        std::regex_match(link.get<std::string>(),
+                         std::regex("http://127\\.0\\.0\\.1:" + std::to_string(server_->port()) +
+                                    "/pulls/[A-Za-z0-9]{22}")))
         << link;
   }
   static std::string PathOf(const json& link) {

@@ -68,24 +68,24 @@ bool SshServer::Start() {
   Sh("dropbearkey -t ed25519 -f " + dir_ + "/host_key > /dev/null");
   Sh("ssh-keygen -q -t ed25519 -N '' -f " + dir_ + "/client_key");
   Sh("ssh-keygen -q -t ed25519 -N '' -f " + dir_ + "/other_key");
-  Sh("cp " + dir_ + "/client_key.pub " + dir_ + "/home/.ssh/authorized_keys && chmod 700 " +
-     dir_ + "/home " + dir_ + "/home/.ssh && chmod 600 " + dir_ + "/home/.ssh/authorized_keys");
+  Sh("cp " + dir_ + "/client_key.pub " + dir_ + "/home/.ssh/authorized_keys && chmod 700 " + dir_ +
+     "/home " + dir_ + "/home/.ssh && chmod 600 " + dir_ + "/home/.ssh/authorized_keys");
   port_ = FreePort();
   // "ssh-ed25519 AAAA... root@host" -> "[127.0.0.1]:PORT ssh-ed25519 AAAA..."
   std::string public_key = Sh("dropbearkey -y -f " + dir_ + "/host_key | grep '^ssh-'");
   std::istringstream fields(public_key);
   std::string type, blob;
   fields >> type >> blob;
-  std::ofstream(known_hosts()) << "# test host\n[127.0.0.1]:" << port_ << " " << type << " "
-                               << blob << "\n";
+  std::ofstream(known_hosts()) << "# test host\n[127.0.0.1]:" << port_ << " " << type << " " << blob
+                               << "\n";
 
   // In its own mount namespace (as root, or as a mapped root in a user
   // namespace), the scratch home hides the real one.
   const char* home = getpwuid(0) ? getpwuid(0)->pw_dir : "/root";
-  std::string script = "mount --bind '" + dir_ + "/home' '" + home +
-                       "' && exec /usr/sbin/dropbear -F -E -s -m -p 127.0.0.1:" +
-                       std::to_string(port_) + " -r '" + dir_ + "/host_key' -P '" + dir_ +
-                       "/dropbear.pid'";
+  std::string script =
+      "mount --bind '" + dir_ + "/home' '" + home +
+      "' && exec /usr/sbin/dropbear -F -E -s -m -p 127.0.0.1:" + std::to_string(port_) + " -r '" +
+      dir_ + "/host_key' -P '" + dir_ + "/dropbear.pid'";
   std::vector<std::string> args;
   if (getuid() != 0) args.push_back("--map-root-user");
   for (const char* a : {"--mount", "--propagation", "private", "/bin/sh", "-c"}) args.push_back(a);

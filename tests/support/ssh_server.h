@@ -24,8 +24,8 @@ class SshServer {
 
   // "ssh://USER@127.0.0.1:PORT" + `path` (an absolute path on this machine).
   std::string Url(const std::string& path) const;
-  std::string client_key() const { return dir_ + "/client_key"; }  // authorized
-  std::string other_key() const { return dir_ + "/other_key"; }    // not authorized
+  std::string client_key() const { return dir_ + "/client_key"; }    // authorized
+  std::string other_key() const { return dir_ + "/other_key"; }      // not authorized
   std::string known_hosts() const { return dir_ + "/known_hosts"; }  // lists the host key
 
  private:
@@ -39,8 +39,8 @@ class SshServer {
 }  // namespace docwright::testing
 
 // Starts `server` or ends the test: skipped where SSH cannot run, failed under CI.
-#define DOCWRIGHT_START_SSH_SERVER(server)                          \
-  if (!(server).Start()) {                                          \
-    if (std::getenv("CI")) FAIL() << (server).why();                \
-    GTEST_SKIP() << (server).why();                                 \
+#define DOCWRIGHT_START_SSH_SERVER(server)           \
+  if (!(server).Start()) {                           \
+    if (std::getenv("CI")) FAIL() << (server).why(); \
+    GTEST_SKIP() << (server).why();                  \
   }

@@ -115,9 +115,9 @@ class Connection {
  public:
   static Result<std::unique_ptr<Connection>> Open(const std::string& path) {
     sqlite3* raw = nullptr;
-    int rc = sqlite3_open_v2(path.c_str(), &raw,
-                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                             nullptr);
+    int rc =
+        sqlite3_open_v2(path.c_str(), &raw,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
     DbHandle db(raw);
     if (rc != SQLITE_OK) {
       return Status::Unavailable("cannot open database " + path + ": " +
@@ -125,8 +125,8 @@ class Connection {
     }
     sqlite3_busy_timeout(db.get(), 10000);
     auto conn = std::unique_ptr<Connection>(new Connection(std::move(db)));
-    for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL",
-                               "PRAGMA foreign_keys=ON"}) {
+    for (const char* pragma :
+         {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON"}) {
       Status s = conn->ExecScript(pragma);
       if (!s.ok()) return s;
     }

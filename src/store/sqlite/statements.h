@@ -50,8 +50,7 @@ SQL(kFindRunnable,
     "AND (t.state = 'queued' OR t.lease_expires_at <= ?1) "
     "AND NOT EXISTS (SELECT 1 FROM turns e WHERE e.job_id = t.job_id AND e.seq < t.seq "
     "AND e.state IN ('queued', 'running')) ORDER BY t.id LIMIT 1");
-SQL(kSelectTurn,
-    "SELECT id, job_id, seq, state, attempts, lease_owner FROM turns WHERE id = ?1");
+SQL(kSelectTurn, "SELECT id, job_id, seq, state, attempts, lease_owner FROM turns WHERE id = ?1");
 SQL(kClaimTurn,
     "UPDATE turns SET state = 'running', attempts = attempts + 1, lease_owner = ?2, "
     "lease_expires_at = ?3, started_at = COALESCE(started_at, ?4) WHERE id = ?1");
@@ -69,7 +68,8 @@ SQL(kJobAfterTurn,
     "summary = COALESCE(?4, summary), error = ?5, updated_at = ?6 WHERE id = ?1");
 SQL(kSelectMessagesUpTo,
     "SELECT m.job_id, m.seq, m.prompt, m.created_at, t.state, t.attempts, t.summary, t.error, "
-    "t.finished_at, t.input_tokens, t.output_tokens FROM messages m JOIN turns t ON t.job_id = m.job_id AND t.seq = m.seq "
+    "t.finished_at, t.input_tokens, t.output_tokens FROM messages m JOIN turns t ON t.job_id = "
+    "m.job_id AND t.seq = m.seq "
     "WHERE m.job_id = ?1 AND m.seq <= ?2 AND (m.seq = 1 OR m.seq >= ?2 - ?3) ORDER BY m.seq");
 SQL(kRenewLease,
     "UPDATE turns SET lease_expires_at = ?3 WHERE id = ?1 AND lease_owner = ?2 AND state = "
@@ -98,8 +98,7 @@ SQL(kInsertKey,
 SQL(kSelectKeys,
     "SELECT id, org_id, name, prefix, secret_hash, created_at, revoked_at FROM api_keys "
     "WHERE org_id = ?1 ORDER BY id");
-SQL(kRevokeKey,
-    "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?2) WHERE id = ?1");
+SQL(kRevokeKey, "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?2) WHERE id = ?1");
 SQL(kSelectKeyByHash,
     "SELECT id, org_id, name, prefix, secret_hash, created_at, revoked_at FROM api_keys "
     "WHERE secret_hash = ?1 AND revoked_at IS NULL");
@@ -111,8 +110,7 @@ SQL(kUpdateProject,
     "UPDATE projects SET repository = ?2, base_ref = ?3, forge = ?4, forge_api_url = ?5, "
     "forge_token = ?6, model = ?7, rate_limit_per_hour = ?8, ssh_key_path = ?9, "
     "ssh_known_hosts_path = ?10, models = ?11, write_paths = ?12 WHERE id = ?1");
-SQL(kCountQueuedTurns,
-    "SELECT COUNT(*) FROM turns WHERE job_id = ?1 AND state = 'queued'");
+SQL(kCountQueuedTurns, "SELECT COUNT(*) FROM turns WHERE job_id = ?1 AND state = 'queued'");
 SQL(kSelectProjects,
     "SELECT p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, "
     "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path, "
@@ -126,7 +124,8 @@ SQL(kListJobs,
     "ORDER BY j.id DESC LIMIT ?4");
 SQL(kSelectMessagesPage,
     "SELECT m.job_id, m.seq, m.prompt, m.created_at, t.state, t.attempts, t.summary, t.error, "
-    "t.finished_at, t.input_tokens, t.output_tokens FROM messages m JOIN turns t ON t.job_id = m.job_id AND t.seq = m.seq "
+    "t.finished_at, t.input_tokens, t.output_tokens FROM messages m JOIN turns t ON t.job_id = "
+    "m.job_id AND t.seq = m.seq "
     "WHERE m.job_id = ?1 AND m.seq > ?2 ORDER BY m.seq LIMIT ?3");
 
 SQL(kSelectPullRequestByHead,

@@ -78,12 +78,13 @@ class SqliteStore final : public Store {
         pr.number = existing->number;
         pr.created_at = existing->created_at;
         return Run(c, kUpdatePullRequest,
-                   {V(pr.id), V(pr.base), V(pr.title), V(pr.body), V(pr.diff),
-                    V(int64_t{pr.draft}), V(now)});
+                   {V(pr.id), V(pr.base), V(pr.title), V(pr.body), V(pr.diff), V(int64_t{pr.draft}),
+                    V(now)});
       }
       {
         Query q(c.db(), Prepared(c, kNextPullRequestNumber), {V(pr.project_id)});
-        if (!q.Next()) return q.status().ok() ? Status::Internal("no pull request number") : q.status();
+        if (!q.Next())
+          return q.status().ok() ? Status::Internal("no pull request number") : q.status();
         pr.number = q.Int(0);
       }
       pr.id = RandomBase62(kPullRequestIdLength);
@@ -119,8 +120,7 @@ class SqliteStore final : public Store {
       Status s = Exists(c, kSelectOrg, k.org_id);
       if (!s.ok()) return s;
       return Run(c, kInsertKey,
-                 {V(k.id), V(k.org_id), V(k.name), V(k.prefix), V(k.secret_hash),
-                  V(k.created_at)});
+                 {V(k.id), V(k.org_id), V(k.name), V(k.prefix), V(k.secret_hash), V(k.created_at)});
     });
   }
 
@@ -174,11 +174,11 @@ class SqliteStore final : public Store {
   Status UpdateProject(const Project& p) override {
     return Write([&](Connection& c) -> Status {
       std::string forge(ToString(p.forge));
-      Status w = Run(c, kUpdateProject,
-                     {V(p.id), V(p.repository), V(p.base_ref), V(forge), V(p.forge_api_url),
-                      V(p.forge_token), V(p.model), V(p.rate_limit_per_hour), V(p.ssh_key_path),
-                      V(p.ssh_known_hosts_path), V(JoinLines(p.models)),
-                      V(JoinLines(p.write_paths))});
+      Status w =
+          Run(c, kUpdateProject,
+              {V(p.id), V(p.repository), V(p.base_ref), V(forge), V(p.forge_api_url),
+               V(p.forge_token), V(p.model), V(p.rate_limit_per_hour), V(p.ssh_key_path),
+               V(p.ssh_known_hosts_path), V(JoinLines(p.models)), V(JoinLines(p.write_paths))});
       if (!w.ok()) return w;
       if (c.Changes() == 0) return Status::NotFound("project not found");
       return Status();
@@ -223,7 +223,8 @@ class SqliteStore final : public Store {
       Status w = Run(c, kInsertJob,
                      {V(j.id), V(j.project_id), V(j.repository), V(j.ref), V(j.model),
                       V(int64_t{j.draft}), V(now)});
-      if (w.ok()) w = Run(c, kInsertMessage, {V(j.id), V(1), V(j.project_id), V(nj.prompt), V(now)});
+      if (w.ok())
+        w = Run(c, kInsertMessage, {V(j.id), V(1), V(j.project_id), V(nj.prompt), V(now)});
       if (w.ok()) w = Run(c, kInsertTurn, {V(j.id), V(1)});
       if (w.ok()) created = std::move(j);
       return w;
@@ -290,7 +291,8 @@ class SqliteStore final : public Store {
         }
       }
       Status w = Run(c, kJobFollowUp, {V(job_id), V(now)});
-      if (w.ok()) w = Run(c, kInsertMessage, {V(job_id), V(seq), V(scope.project_id), V(prompt), V(now)});
+      if (w.ok())
+        w = Run(c, kInsertMessage, {V(job_id), V(seq), V(scope.project_id), V(prompt), V(now)});
       if (w.ok()) w = Run(c, kInsertTurn, {V(job_id), V(seq)});
       if (!w.ok()) return w;
       auto reloaded = LoadJob(c, scope, job_id);
@@ -343,8 +345,8 @@ class SqliteStore final : public Store {
   }
 
   Result<std::vector<std::pair<int, TranscriptStep>>> ListSteps(const Scope& scope,
-                                                              const std::string& job_id,
-                                                              int from_seq, int to_seq) override {
+                                                                const std::string& job_id,
+                                                                int from_seq, int to_seq) override {
     using Steps = std::vector<std::pair<int, TranscriptStep>>;
     return Read<Steps>([&](Connection& c) -> Result<Steps> {
       auto job = LoadJob(c, scope, job_id);
@@ -382,8 +384,8 @@ class SqliteStore final : public Store {
   // --- Turns ---
 
   Result<std::optional<TurnInput>> ClaimTurn(const std::string& worker_id,
-                                               std::chrono::milliseconds lease,
-                                               int max_attempts) override {
+                                             std::chrono::milliseconds lease,
+                                             int max_attempts) override {
     // Look before taking the write lock: idle workers poll, and a poll that finds
     // nothing must not serialise behind writers.
     auto any = Read<bool>([&](Connection& c) -> Result<bool> {
@@ -421,12 +423,13 @@ class SqliteStore final : public Store {
           std::string error = "the turn was interrupted " + std::to_string(attempts) +
                               " times (worker crashed or lost its lease); giving up";
           Status w = Run(c, kFailTurn, {V(turn_id), V(error), V(now)});
-          if (w.ok()) w = MoveJobAfterTurn(c, job_id, seq, TurnOutcome{.succeeded = false, .error = error}, now);
+          if (w.ok())
+            w = MoveJobAfterTurn(c, job_id, seq, TurnOutcome{.succeeded = false, .error = error},
+                                 now);
           if (!w.ok()) return w;
           continue;
         }
-        Status w = Run(c, kClaimTurn,
-                       {V(turn_id), V(worker_id), V(now + lease.count()), V(now)});
+        Status w = Run(c, kClaimTurn, {V(turn_id), V(worker_id), V(now + lease.count()), V(now)});
         if (!w.ok()) return w;
         TurnInput ct;
         ct.turn_id = turn_id;
@@ -522,8 +525,7 @@ class SqliteStore final : public Store {
   }
 
   Status ReleaseTurn(int64_t turn_id, const std::string& worker_id) override {
-    return Write(
-        [&](Connection& c) { return Run(c, kReleaseTurn, {V(turn_id), V(worker_id)}); });
+    return Write([&](Connection& c) { return Run(c, kReleaseTurn, {V(turn_id), V(worker_id)}); });
   }
 
   Status Ping() override {
@@ -564,8 +566,7 @@ class SqliteStore final : public Store {
 
   static Result<Job> LoadJob(Connection& c, const Scope& scope, const std::string& job_id) {
     {
-      Query q(c.db(), Prepared(c, kSelectJob),
-              {V(job_id), V(scope.project_id), V(scope.org_id)});
+      Query q(c.db(), Prepared(c, kSelectJob), {V(job_id), V(scope.project_id), V(scope.org_id)});
       if (q.Next()) return ReadJob(q);
       if (!q.status().ok()) return q.status();
     }
@@ -679,7 +680,6 @@ class SqliteStore final : public Store {
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<Connection>> readers_;
 };
-
 
 }  // namespace
 
