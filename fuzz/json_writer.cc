@@ -3,7 +3,7 @@
 // output must parse, and parse back to what was written. The input drives a
 // random document (objects, arrays, strings, numbers, booleans, nulls) written
 // both with JsonWriter and as an nlohmann value, and the two are compared.
-#include "api/json_writer.h"
+#include "core/json_writer.h"
 
 #include <fuzzer/FuzzedDataProvider.h>
 

@@ -7,7 +7,7 @@ int main(int argc, char** argv) {
   return docwright::RunCli(argc, argv, [](const docwright::ModelConfig& config) {
     docwright::AgentChoice choice;
     if (!config.provider) {
-      choice.agent = std::make_unique<docwright::UnconfiguredAgent>();
+      choice.agent = std::make_unique<docwright::agent::UnconfiguredAgent>();
       choice.description =
           "no language model is configured (DOCWRIGHT_LLM_PROVIDER is unset): jobs fail with a "
           "clear error until one is";
@@ -19,11 +19,11 @@ int main(int argc, char** argv) {
         config.base_url.value_or(provider.provider == "anthropic" ? "https://api.anthropic.com"
                                                                   : "https://api.openai.com/v1");
     provider.api_key = config.api_key.value_or("");
-    docwright::AgentBudgets budgets;
+    docwright::agent::AgentBudgets budgets;
     if (config.max_steps) budgets.max_steps = static_cast<int>(*config.max_steps);
     if (config.max_turn_seconds) budgets.max_wall = std::chrono::seconds(*config.max_turn_seconds);
     if (config.max_turn_tokens) budgets.max_tokens = *config.max_turn_tokens;
-    choice.agent = std::make_unique<docwright::ModelAgent>(provider, budgets);
+    choice.agent = std::make_unique<docwright::agent::ModelAgent>(provider, budgets);
     choice.description = "model provider " + provider.provider + " at " +
                          docwright::RedactCredentials(provider.base_url) +
                          (config.model ? ", default model " + *config.model : ", no default model");

@@ -3,10 +3,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "api/json_writer.h"
 #include "core/api_key.h"
 #include "core/ids.h"
 #include "core/job.h"
+#include "core/json_writer.h"
 #include "core/text.h"
 #include "core/time.h"
 #include "core/url.h"

@@ -14,6 +14,7 @@
 #include "forge/rest_client.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
+#include "support/test_tools.h"
 
 namespace docwright::forge {
 namespace {
@@ -304,8 +305,8 @@ std::string ReadFile(const std::string& path) {
 TEST(GithubOpenApi, EveryRequestAndReplyConformsToGitHubsDescription) {
   const std::string dir = DOCWRIGHT_GITHUB_OPENAPI_DIR;
   const std::string prism = dir + "/node_modules/.bin/prism";
-  ASSERT_TRUE(std::filesystem::exists(prism))
-      << "Prism is not installed: `./dw test` installs it (npm ci in " << dir << ")";
+  DOCWRIGHT_REQUIRE_TOOL(std::filesystem::exists(prism),
+                         "Prism is not installed: `./dw test` installs it (npm ci in " + dir + ")");
   docwright::testing::TempDir tmp;
   // The two endpoints' part of the description, with every schema in place:
   // Prism starts on it in seconds rather than on the whole 13 MB.

@@ -24,7 +24,7 @@ long ProcKib(pid_t pid, const std::string& field) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
+    if (line.starts_with(field + ":")) return std::stol(line.substr(field.size() + 1));
   }
   return -1;
 }

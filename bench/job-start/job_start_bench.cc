@@ -43,7 +43,8 @@ int main(int argc, char** argv) {
       if (!heads.ok() || !heads->at(branch)) return 1;
       auto snap = (*mirror)->OpenSnapshot(*heads->at(branch));
       git::Workspace work(**snap);
-      std::string prompt = ModelAgent::SystemPrompt(work, AgentBudgets{}.max_site_map_bytes);
+      std::string prompt =
+          agent::ModelAgent::SystemPrompt(work, agent::AgentBudgets{}.max_site_map_bytes);
       if (prompt.empty()) return 1;
     } else {
       auto snap = (*mirror)->OpenSnapshot(*head);

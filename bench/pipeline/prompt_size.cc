@@ -22,10 +22,11 @@ int main(int argc, char** argv) {
   if (!snapshot.ok()) return 1;
   git::Workspace workspace(**snapshot);
   auto t0 = std::chrono::steady_clock::now();
-  std::string prompt = ModelAgent::SystemPrompt(workspace, AgentBudgets{}.max_site_map_bytes);
+  std::string prompt =
+      agent::ModelAgent::SystemPrompt(workspace, agent::AgentBudgets{}.max_site_map_bytes);
   auto t1 = std::chrono::steady_clock::now();
-  std::string map =
-      docs::BuildSiteMap(workspace, {.max_files = 600}).Render(AgentBudgets{}.max_site_map_bytes);
+  std::string map = docs::BuildSiteMap(workspace, {.max_files = 600})
+                        .Render(agent::AgentBudgets{}.max_site_map_bytes);
   std::printf(
       "system prompt: %zu bytes (~%zu tokens), of which the site map %zu bytes (~%zu tokens); "
       "built in %.1f ms\n",

@@ -10,7 +10,7 @@
 #include "core/turn.h"
 #include "git/git.h"
 
-namespace docwright {
+namespace docwright::agent {
 
 // The turn's outcome as far as the agent takes it (never `pr_link`: the edits
 // are not pushed yet), and what the pull request needs from it besides.
@@ -36,4 +36,4 @@ class Agent {
                           CancelToken& cancel) = 0;
 };
 
-}  // namespace docwright
+}  // namespace docwright::agent

@@ -7,7 +7,7 @@
 #include "core/text.h"
 #include "docs/docs.h"
 
-namespace docwright {
+namespace docwright::agent {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -248,4 +248,4 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace, Ca
   }
 }
 
-}  // namespace docwright
+}  // namespace docwright::agent

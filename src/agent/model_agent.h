@@ -8,7 +8,7 @@
 #include "agent/agent.h"
 #include "llm/llm.h"
 
-namespace docwright {
+namespace docwright::agent {
 
 struct AgentBudgets {
   int max_steps = 40;                      // model requests per turn
@@ -38,4 +38,4 @@ class ModelAgent final : public Agent {
   AgentBudgets budgets_;
 };
 
-}  // namespace docwright
+}  // namespace docwright::agent

@@ -1,6 +1,6 @@
 #include "agent/unconfigured_agent.h"
 
-namespace docwright {
+namespace docwright::agent {
 
 AgentResult UnconfiguredAgent::Run(const TurnInput&, git::Workspace&, CancelToken&) {
   AgentResult r;
@@ -11,4 +11,4 @@ AgentResult UnconfiguredAgent::Run(const TurnInput&, git::Workspace&, CancelToke
   return r;
 }
 
-}  // namespace docwright
+}  // namespace docwright::agent

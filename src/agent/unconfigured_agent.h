@@ -4,11 +4,11 @@
 
 #include "agent/agent.h"
 
-namespace docwright {
+namespace docwright::agent {
 
 class UnconfiguredAgent final : public Agent {
  public:
   AgentResult Run(const TurnInput& turn, git::Workspace& workspace, CancelToken& cancel) override;
 };
 
-}  // namespace docwright
+}  // namespace docwright::agent

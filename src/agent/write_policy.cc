@@ -157,9 +157,7 @@ bool IsUnder(std::string_view path, std::string_view folder) {
 }
 
 bool IsPage(std::string_view path) {
-  auto ends = [&](std::string_view ext) {
-    return path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
-  };
+  auto ends = [&](std::string_view ext) { return path.size() > ext.size() && path.ends_with(ext); };
   return ends(".md") || ends(".mdx") || ends(".markdown");
 }
 

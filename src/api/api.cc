@@ -3,20 +3,23 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <any>
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string_view>
 #include <variant>
 #include <vector>
 
-#include "api/json_writer.h"
 #include "api/pull_request_page.h"
 #include "api/request_body.h"
 #include "api/request_target.h"
 #include "core/api_key.h"
 #include "core/ids.h"
+#include "core/json_writer.h"
 #include "core/text.h"
 #include "core/time.h"
 
@@ -32,10 +35,6 @@ HttpResponse JsonResponse(int status, const Json& body) {
   r.status = status;
   r.body = body.dump(-1, ' ', false, Json::error_handler_t::replace);
   return r;
-}
-
-HttpResponse ErrorResponse(int status, std::string_view message, std::string_view code) {
-  return JsonResponse(status, Json{{"error", message}, {"code", code}});
 }
 
 HttpResponse FromStatus(const Status& s) {
@@ -196,63 +195,70 @@ Api::Api(Store& store, ApiOptions options, ApiHooks hooks)
 
 // --- Routing and authentication --------------------------------------------------
 
-namespace {
-enum class Route {
-  kNone,
-  kHealth,
-  kPullRequest,
-  kCreate,
-  kList,
-  kGet,
-  kMessage,
-  kTranscript,
-  kArchive
+// One row per endpoint: the fast path (IsQuick) and the normal path (Resolve)
+// read the same table.
+struct Api::Route {
+  std::string_view method;               // "GET" (also answers HEAD) or "POST"
+  std::array<std::string_view, 6> path;  // literal segments; "{}" is any one segment
+  size_t segments = 0;
+  bool needs_key = true;  // false: /healthz, and the local forge's pages, opened from
+                          // prLink in a browser, which carries no key (their
+                          // unguessable id is what grants access)
+  bool quick = false;     // answered on the I/O thread, from memory or the read cache
+  HttpResponse (Api::*serve)(const Call&, HttpRequest&) = nullptr;
 };
-}  // namespace
 
-// A request that names a known endpoint with an allowed method and carries a
-// valid key, with what it names.
-struct Api::Resolved {
-  Route route = Route::kNone;
+// A request matched to its route, with what it names, its key checked.
+struct Api::Call {
+  const Route* route = nullptr;
   RequestTarget target;
-  Scope scope;
-  std::string job_id;
+  Scope scope;         // routes that need a key: the key's organisation and the project
+  std::string job_id;  // routes under /job/{id}
 };
 
-std::variant<HttpResponse, Api::Resolved> Api::Resolve(const HttpRequest& req) {
-  Resolved r;
-  r.target = ParseTarget(req.target);
-  if (!r.target.ok) return ErrorResponse(400, "malformed request target", "invalid_request");
-  const auto& seg = r.target.segments;
-  // HEAD is GET without the body (the HTTP server drops it).
-  std::string_view method = req.method == "HEAD" ? std::string_view("GET") : req.method;
+std::span<const Api::Route> Api::Routes() {
+  static const Route kRoutes[] = {
+      {"GET", {"healthz"}, 1, false, true, &Api::Health},
+      {"GET", {"pulls", "{}"}, 2, false, false, &Api::PullRequestPage},
+      {"POST", {"v2", "agent", "{}", "job"}, 4, true, false, &Api::CreateJob},
+      {"GET", {"v2", "agent", "{}", "jobs"}, 4, true, false, &Api::ListJobs},
+      {"GET", {"v2", "agent", "{}", "job", "{}"}, 5, true, true, &Api::GetJob},
+      {"POST", {"v2", "agent", "{}", "job", "{}", "message"}, 6, true, false, &Api::AddMessage},
+      {"GET", {"v2", "agent", "{}", "job", "{}", "messages"}, 6, true, false, &Api::Transcript},
+      {"POST", {"v2", "agent", "{}", "job", "{}", "archive"}, 6, true, false, &Api::ArchiveJob},
+  };
+  return kRoutes;
+}
 
-  // /healthz, and /v2/agent/{projectId}/job[/{id}[/message|/messages|/archive]], .../jobs
-  std::string_view allow;
-  if (seg.size() == 1 && seg[0] == "healthz") {
-    r.route = Route::kHealth, allow = "GET";
-  } else if (seg.size() == 2 && seg[0] == "pulls") {
-    r.route = Route::kPullRequest, allow = "GET";
-  } else if (seg.size() >= 4 && seg[0] == "v2" && seg[1] == "agent") {
-    if (seg.size() == 4 && seg[3] == "job") {
-      r.route = Route::kCreate, allow = "POST";
-    } else if (seg.size() == 4 && seg[3] == "jobs") {
-      r.route = Route::kList, allow = "GET";
-    } else if (seg.size() == 5 && seg[3] == "job") {
-      r.route = Route::kGet, allow = "GET";
-    } else if (seg.size() == 6 && seg[3] == "job" && seg[5] == "message") {
-      r.route = Route::kMessage, allow = "POST";
-    } else if (seg.size() == 6 && seg[3] == "job" && seg[5] == "messages") {
-      r.route = Route::kTranscript, allow = "GET";
-    } else if (seg.size() == 6 && seg[3] == "job" && seg[5] == "archive") {
-      r.route = Route::kArchive, allow = "POST";
+const Api::Route* Api::Match(const RequestTarget& target, std::string_view method,
+                             std::string_view* allow) {
+  // HEAD is GET without the body (the HTTP server drops it).
+  if (method == "HEAD") method = "GET";
+  const auto& seg = target.segments;
+  for (const Route& route : Routes()) {
+    if (route.segments != seg.size()) continue;
+    bool same = true;
+    for (size_t i = 0; i < seg.size() && same; ++i) {
+      same = route.path[i] == "{}" || route.path[i] == seg[i];
     }
+    if (!same) continue;
+    if (route.method == method) return &route;
+    *allow = route.method;
   }
-  if (r.route == Route::kNone) return ErrorResponse(404, "no such endpoint", "not_found");
-  if (method != allow) return MethodNotAllowed(allow == "GET" ? "GET, HEAD" : allow);
-  // The local forge's pages are opened from prLink in a browser, which carries no
-  // key: their unguessable id is what grants access.
-  if (r.route == Route::kHealth || r.route == Route::kPullRequest) return r;
+  return nullptr;
+}
+
+std::variant<HttpResponse, Api::Call> Api::Resolve(const HttpRequest& req) {
+  Call call;
+  call.target = ParseTarget(req.target);
+  if (!call.target.ok) return ErrorResponse(400, "malformed request target", "invalid_request");
+  std::string_view allow;
+  call.route = Match(call.target, req.method, &allow);
+  if (!call.route) {
+    if (allow.empty()) return ErrorResponse(404, "no such endpoint", "not_found");
+    return MethodNotAllowed(allow == "GET" ? "GET, HEAD" : allow);
+  }
+  if (!call.route->needs_key) return call;
 
   // Authenticate before anything about the project or job is looked at.
   std::string_view auth = req.authorization;
@@ -279,196 +285,210 @@ std::variant<HttpResponse, Api::Resolved> Api::Resolve(const HttpRequest& req) {
     return FromStatus(Status::Unauthenticated("invalid or revoked API key"));
   }
 
-  r.scope = Scope{key->org_id, seg[2]};
+  const auto& seg = call.target.segments;
+  call.scope = Scope{key->org_id, seg[2]};
   // Ids have one shape; anything else cannot exist, and needs no lookup.
-  if (!LooksLikeId(r.scope.project_id)) return ErrorResponse(404, "project not found", "not_found");
+  if (!LooksLikeId(call.scope.project_id)) {
+    return ErrorResponse(404, "project not found", "not_found");
+  }
   if (seg.size() >= 5) {
-    r.job_id = seg[4];
-    if (!LooksLikeId(r.job_id)) {
-      auto project = store_.GetProject(r.scope);
+    call.job_id = seg[4];
+    if (!LooksLikeId(call.job_id)) {
+      auto project = store_.GetProject(call.scope);
       if (!project.ok()) return FromStatus(project.status());
       return ErrorResponse(404, "job not found", "not_found");
     }
   }
-  return r;
+  return call;
 }
 
-std::optional<HttpResponse> Api::Precheck(const HttpRequest& req) {
+std::optional<HttpResponse> Api::Precheck(HttpRequest& req) {
   auto resolved = Resolve(req);
   if (auto* refusal = std::get_if<HttpResponse>(&resolved)) return std::move(*refusal);
+  // Handle gets the same request once its body is read: the key is not
+  // resolved a second time.
+  req.context = std::move(std::get<Call>(resolved));
   return std::nullopt;
 }
 
 bool Api::IsQuick(const HttpRequest& req) {
-  // The poll, /v2/agent/{projectId}/job/{id}, is answered from the read cache, and
-  // /healthz from memory; listings and transcripts read more and go to the pool.
-  std::string_view path = std::string_view(req.target).substr(0, req.target.find('?'));
-  if (path == "/healthz") return true;
-  return std::count(path.begin(), path.end(), '/') == 5 && path.rfind("/v2/agent/", 0) == 0 &&
-         path.find("/job/") != std::string_view::npos;
+  RequestTarget target = ParseTarget(req.target);
+  std::string_view allow;
+  const Route* route = target.ok ? Match(target, req.method, &allow) : nullptr;
+  return route && route->quick;
 }
 
 HttpResponse Api::Handle(HttpRequest& req) {
+  if (const Call* call = std::any_cast<Call>(&req.context)) {
+    return (this->*call->route->serve)(*call, req);
+  }
   auto resolved = Resolve(req);
   if (auto* refusal = std::get_if<HttpResponse>(&resolved)) return std::move(*refusal);
-  auto& [route, t, scope, job_id] = std::get<Resolved>(resolved);
+  const Call& call = std::get<Call>(resolved);
+  return (this->*call.route->serve)(call, req);
+}
 
-  switch (route) {
-    case Route::kHealth: {
-      Status s = store_.Ping();
-      if (!s.ok()) return ErrorResponse(503, "the store is unavailable", "unavailable");
-      return JsonResponse(200, Json{{"status", "ok"}});
+// --- The routes ------------------------------------------------------------------
+
+HttpResponse Api::Health(const Call& call, HttpRequest& req) {
+  Status s = store_.Ping();
+  if (!s.ok()) return ErrorResponse(503, "the store is unavailable", "unavailable");
+  return JsonResponse(200, Json{{"status", "ok"}});
+}
+
+HttpResponse Api::PullRequestPage(const Call& call, HttpRequest& req) {
+  const std::string& id = call.target.segments[1];
+  auto pr = LooksLikePullRequestId(id) ? store_.GetPullRequest(id)
+                                       : Result<LocalPullRequest>(Status::NotFound(""));
+  if (!pr.ok()) {
+    if (pr.status().code() == Code::kNotFound) {
+      return ErrorResponse(404, "pull request not found", "not_found");
     }
-    case Route::kPullRequest: {
-      const std::string& id = t.segments[1];
-      auto pr = LooksLikePullRequestId(id) ? store_.GetPullRequest(id)
-                                           : Result<LocalPullRequest>(Status::NotFound(""));
-      if (!pr.ok()) {
-        if (pr.status().code() == Code::kNotFound) {
-          return ErrorResponse(404, "pull request not found", "not_found");
-        }
-        return FromStatus(pr.status());
-      }
-      HttpResponse r;
-      r.content_type = "text/html; charset=utf-8";
-      if (pr->archived_at) {
-        r.status = 410;
-        r.body =
-            "<!doctype html><meta charset=utf-8><title>Closed</title><p>This pull request "
-            "was closed: its job was archived.</p>\n";
-      } else {
-        r.body = RenderPullRequestPage(*pr);
-      }
-      r.headers.emplace_back("Content-Security-Policy",
-                             "default-src 'none'; style-src 'unsafe-inline'; "
-                             "frame-ancestors 'none'");
-      r.headers.emplace_back("X-Content-Type-Options", "nosniff");
-      r.headers.emplace_back("Referrer-Policy", "no-referrer");
-      r.headers.emplace_back("Cache-Control", "private, no-cache");
-      return r;
-    }
-    case Route::kCreate: {
-      if (!IsJsonContentType(req.content_type)) return UnsupportedMediaType();
-      auto body = ParsePromptBody(req.body, /*allow_create_fields=*/true);
-      if (!body.ok()) return FromStatus(body.status());
-      NewJob nj{std::move(body->prompt), std::move(body->model), options_.default_model,
-                body->draft};
-      auto job = store_.CreateJob(scope, nj);
-      if (!job.ok()) return FromStatus(job.status());
-      if (hooks_.work_queued) hooks_.work_queued();
-      return JobResponse(201, *job);
-    }
-    case Route::kGet: {
-      auto job = store_.GetJob(scope, job_id);
-      if (!job.ok()) return FromStatus(job.status());
-      return JobResponse(200, *job);
-    }
-    case Route::kMessage: {
-      if (!IsJsonContentType(req.content_type)) return UnsupportedMediaType();
-      auto body = ParsePromptBody(req.body, /*allow_create_fields=*/false);
-      if (!body.ok()) return FromStatus(body.status());
-      auto job = store_.AddMessage(scope, job_id, body->prompt);
-      if (!job.ok()) return FromStatus(job.status());
-      if (hooks_.work_queued) hooks_.work_queued();
-      return JobResponse(200, *job);
-    }
-    case Route::kArchive: {
-      if (!req.body.empty() && !IsJsonContentType(req.content_type)) {
-        return UnsupportedMediaType();
-      }
-      auto job = store_.ArchiveJob(scope, job_id);
-      if (!job.ok()) return FromStatus(job.status());
-      if (hooks_.job_archived) hooks_.job_archived(job->id);
-      return JobResponse(200, *job);
-    }
-    case Route::kTranscript: {
-      MessageQuery query;
-      for (const auto& [k, v] : t.query) {
-        if (k == "limit" && !ParseIntParam(v, 1, kMaxPageSize, &query.limit)) {
-          return ErrorResponse(400, "limit must be an integer from 1 to 100", "invalid_request");
-        }
-        if (k == "cursor" && !v.empty() && !ParseIntParam(v, 1, INT32_MAX, &query.after_seq)) {
-          return ErrorResponse(400, "invalid cursor", "invalid_request");
-        }
-      }
-      auto page = store_.ListMessages(scope, job_id, query);
-      if (!page.ok()) return FromStatus(page.status());
-      auto usage = store_.JobUsage(scope, job_id);
-      if (!usage.ok()) return FromStatus(usage.status());
-      // One message's steps at a time, so a page holds at most its byte cap.
-      Json list = Json::array();
-      size_t bytes = 0;
-      std::optional<int> next_seq = page->next_after_seq;
-      for (const Message& m : page->messages) {
-        auto listed = store_.ListSteps(scope, job_id, m.seq, m.seq);
-        if (!listed.ok()) return FromStatus(listed.status());
-        Json steps = Json::array();
-        size_t size = MessageView(m, Json::array()).dump().size();
-        if (bytes + size > kMaxTranscriptPageBytes && !list.empty()) {
-          next_seq = list.back()["seq"].get<int>();
-          break;
-        }
-        size_t omitted = 0;
-        for (const auto& [seq, step] : *listed) {
-          Json view = StepView(step);
-          size_t step_size = view.dump(-1, ' ', false, Json::error_handler_t::replace).size() + 1;
-          if (bytes + size + step_size > kMaxTranscriptPageBytes && !list.empty()) break;
-          if (bytes + size + step_size > kMaxTranscriptPageBytes) {
-            ++omitted;
-            continue;
-          }
-          size += step_size;
-          steps.push_back(std::move(view));
-        }
-        if (steps.size() + omitted < listed->size()) {
-          next_seq = list.back()["seq"].get<int>();  // this message starts the next page
-          break;
-        }
-        Json view = MessageView(m, std::move(steps));
-        if (omitted > 0) view["turn"]["stepsOmitted"] = omitted;
-        list.push_back(std::move(view));
-        bytes += size;
-      }
-      Json next = next_seq ? Json(std::to_string(*next_seq)) : Json(nullptr);
-      return JsonResponse(200, Json{{"jobId", job_id},
-                                    {"usage", UsageView(usage->input_tokens, usage->output_tokens)},
-                                    {"messages", std::move(list)},
-                                    {"nextCursor", std::move(next)}});
-    }
-    case Route::kList: {
-      JobQuery query;
-      for (const auto& [k, v] : t.query) {
-        if (k == "status") {
-          if (v.empty()) continue;
-          auto s = ParseJobStatus(v);
-          if (!s) {
-            return ErrorResponse(400, "status must be one of active, completed, archived, failed",
-                                 "invalid_request");
-          }
-          query.status = s;
-        } else if (k == "limit") {
-          if (!ParseIntParam(v, 1, kMaxPageSize, &query.limit)) {
-            return ErrorResponse(400, "limit must be an integer from 1 to 100", "invalid_request");
-          }
-        } else if (k == "cursor") {
-          if (v.empty()) continue;
-          if (!LooksLikeId(v)) return ErrorResponse(400, "invalid cursor", "invalid_request");
-          query.after_id = v;
-        }
-      }
-      auto page = store_.ListJobs(scope, query);
-      if (!page.ok()) return FromStatus(page.status());
-      HttpResponse r;
-      JsonWriter w(&r.body);
-      w.BeginObject().Key("jobs").BeginArray();
-      for (const Job& j : page->jobs) WriteJob(j, w);
-      w.EndArray().Key("nextCursor").OptString(page->next_after_id).EndObject();
-      return r;
-    }
-    case Route::kNone:
-      break;
+    return FromStatus(pr.status());
   }
-  return ErrorResponse(404, "no such endpoint", "not_found");
+  HttpResponse r;
+  r.content_type = "text/html; charset=utf-8";
+  if (pr->archived_at) {
+    r.status = 410;
+    r.body =
+        "<!doctype html><meta charset=utf-8><title>Closed</title><p>This pull request "
+        "was closed: its job was archived.</p>\n";
+  } else {
+    r.body = RenderPullRequestPage(*pr);
+  }
+  r.headers.emplace_back("Content-Security-Policy",
+                         "default-src 'none'; style-src 'unsafe-inline'; "
+                         "frame-ancestors 'none'");
+  r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+  r.headers.emplace_back("Referrer-Policy", "no-referrer");
+  r.headers.emplace_back("Cache-Control", "private, no-cache");
+  return r;
+}
+
+HttpResponse Api::CreateJob(const Call& call, HttpRequest& req) {
+  if (!IsJsonContentType(req.content_type)) return UnsupportedMediaType();
+  auto body = ParsePromptBody(req.body, /*allow_create_fields=*/true);
+  if (!body.ok()) return FromStatus(body.status());
+  NewJob nj{.prompt = std::move(body->prompt),
+            .requested_model = std::move(body->model),
+            .default_model = options_.default_model,
+            .draft = body->draft};
+  auto job = store_.CreateJob(call.scope, nj);
+  if (!job.ok()) return FromStatus(job.status());
+  if (hooks_.work_queued) hooks_.work_queued();
+  return JobResponse(201, *job);
+}
+
+HttpResponse Api::ListJobs(const Call& call, HttpRequest& req) {
+  JobQuery query;
+  for (const auto& [k, v] : call.target.query) {
+    if (k == "status") {
+      if (v.empty()) continue;
+      auto s = ParseJobStatus(v);
+      if (!s) {
+        return ErrorResponse(400, "status must be one of active, completed, archived, failed",
+                             "invalid_request");
+      }
+      query.status = s;
+    } else if (k == "limit") {
+      if (!ParseIntParam(v, 1, kMaxPageSize, &query.limit)) {
+        return ErrorResponse(400, "limit must be an integer from 1 to 100", "invalid_request");
+      }
+    } else if (k == "cursor") {
+      if (v.empty()) continue;
+      if (!LooksLikeId(v)) return ErrorResponse(400, "invalid cursor", "invalid_request");
+      query.after_id = v;
+    }
+  }
+  auto page = store_.ListJobs(call.scope, query);
+  if (!page.ok()) return FromStatus(page.status());
+  HttpResponse r;
+  JsonWriter w(&r.body);
+  w.BeginObject().Key("jobs").BeginArray();
+  for (const Job& j : page->jobs) WriteJob(j, w);
+  w.EndArray().Key("nextCursor").OptString(page->next_after_id).EndObject();
+  return r;
+}
+
+HttpResponse Api::GetJob(const Call& call, HttpRequest& req) {
+  auto job = store_.GetJob(call.scope, call.job_id);
+  if (!job.ok()) return FromStatus(job.status());
+  return JobResponse(200, *job);
+}
+
+HttpResponse Api::AddMessage(const Call& call, HttpRequest& req) {
+  if (!IsJsonContentType(req.content_type)) return UnsupportedMediaType();
+  auto body = ParsePromptBody(req.body, /*allow_create_fields=*/false);
+  if (!body.ok()) return FromStatus(body.status());
+  auto job = store_.AddMessage(call.scope, call.job_id, body->prompt);
+  if (!job.ok()) return FromStatus(job.status());
+  if (hooks_.work_queued) hooks_.work_queued();
+  return JobResponse(200, *job);
+}
+
+HttpResponse Api::Transcript(const Call& call, HttpRequest& req) {
+  MessageQuery query;
+  for (const auto& [k, v] : call.target.query) {
+    if (k == "limit" && !ParseIntParam(v, 1, kMaxPageSize, &query.limit)) {
+      return ErrorResponse(400, "limit must be an integer from 1 to 100", "invalid_request");
+    }
+    if (k == "cursor" && !v.empty() && !ParseIntParam(v, 1, INT32_MAX, &query.after_seq)) {
+      return ErrorResponse(400, "invalid cursor", "invalid_request");
+    }
+  }
+  auto page = store_.ListMessages(call.scope, call.job_id, query);
+  if (!page.ok()) return FromStatus(page.status());
+  auto usage = store_.JobUsage(call.scope, call.job_id);
+  if (!usage.ok()) return FromStatus(usage.status());
+  // One message's steps at a time, so a page holds at most its byte cap.
+  Json list = Json::array();
+  size_t bytes = 0;
+  std::optional<int> next_seq = page->next_after_seq;
+  for (const Message& m : page->messages) {
+    auto listed = store_.ListSteps(call.scope, call.job_id, m.seq, m.seq);
+    if (!listed.ok()) return FromStatus(listed.status());
+    Json steps = Json::array();
+    size_t size = MessageView(m, Json::array()).dump().size();
+    if (bytes + size > kMaxTranscriptPageBytes && !list.empty()) {
+      next_seq = list.back()["seq"].get<int>();
+      break;
+    }
+    size_t omitted = 0;
+    for (const auto& [seq, step] : *listed) {
+      Json view = StepView(step);
+      size_t step_size = view.dump(-1, ' ', false, Json::error_handler_t::replace).size() + 1;
+      if (bytes + size + step_size > kMaxTranscriptPageBytes && !list.empty()) break;
+      if (bytes + size + step_size > kMaxTranscriptPageBytes) {
+        ++omitted;
+        continue;
+      }
+      size += step_size;
+      steps.push_back(std::move(view));
+    }
+    if (steps.size() + omitted < listed->size()) {
+      next_seq = list.back()["seq"].get<int>();  // this message starts the next page
+      break;
+    }
+    Json view = MessageView(m, std::move(steps));
+    if (omitted > 0) view["turn"]["stepsOmitted"] = omitted;
+    list.push_back(std::move(view));
+    bytes += size;
+  }
+  Json next = next_seq ? Json(std::to_string(*next_seq)) : Json(nullptr);
+  return JsonResponse(200, Json{{"jobId", call.job_id},
+                                {"usage", UsageView(usage->input_tokens, usage->output_tokens)},
+                                {"messages", std::move(list)},
+                                {"nextCursor", std::move(next)}});
+}
+
+HttpResponse Api::ArchiveJob(const Call& call, HttpRequest& req) {
+  if (!req.body.empty() && !IsJsonContentType(req.content_type)) {
+    return UnsupportedMediaType();
+  }
+  auto job = store_.ArchiveJob(call.scope, call.job_id);
+  if (!job.ok()) return FromStatus(job.status());
+  if (hooks_.job_archived) hooks_.job_archived(job->id);
+  return JobResponse(200, *job);
 }
 
 }  // namespace docwright

@@ -4,10 +4,13 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 
-#include "api/http_server.h"
+#include "api/request_target.h"
+#include "http/server.h"
 #include "store/store.h"
 
 namespace docwright {
@@ -26,14 +29,31 @@ class Api {
  public:
   Api(Store& store, ApiOptions options, ApiHooks hooks);
 
-  // The three HttpHandlers of the server; thread-safe.
+  // The three HttpHandlers of the server; thread-safe. Precheck leaves what it
+  // resolved (route, key, scope) in `request.context` for Handle.
   HttpResponse Handle(HttpRequest& request);
-  std::optional<HttpResponse> Precheck(const HttpRequest& request);
+  std::optional<HttpResponse> Precheck(HttpRequest& request);
   static bool IsQuick(const HttpRequest& request);
 
  private:
-  struct Resolved;
-  std::variant<HttpResponse, Resolved> Resolve(const HttpRequest& request);
+  struct Route;
+  struct Call;
+  static std::span<const Route> Routes();
+  // The route of `target` for `method`; nullptr if none, with `*allow` set to
+  // the method its path takes if the path is known.
+  static const Route* Match(const RequestTarget& target, std::string_view method,
+                            std::string_view* allow);
+  std::variant<HttpResponse, Call> Resolve(const HttpRequest& request);
+
+  // One per route, in Routes().
+  HttpResponse Health(const Call& call, HttpRequest& request);
+  HttpResponse PullRequestPage(const Call& call, HttpRequest& request);
+  HttpResponse CreateJob(const Call& call, HttpRequest& request);
+  HttpResponse ListJobs(const Call& call, HttpRequest& request);
+  HttpResponse GetJob(const Call& call, HttpRequest& request);
+  HttpResponse AddMessage(const Call& call, HttpRequest& request);
+  HttpResponse Transcript(const Call& call, HttpRequest& request);
+  HttpResponse ArchiveJob(const Call& call, HttpRequest& request);
 
   Store& store_;
   ApiOptions options_;

@@ -53,12 +53,12 @@ h2{font-size:18px;font-weight:600}
 )css";
 
 std::string_view LineClass(std::string_view line) {
-  if (line.rfind("diff --git ", 0) == 0) return "file";
-  if (line.rfind("@@", 0) == 0) return "hunk";
-  if (line.rfind("+++ ", 0) == 0 || line.rfind("--- ", 0) == 0) return "meta";
-  if (line.rfind("index ", 0) == 0 || line.rfind("new file", 0) == 0 ||
-      line.rfind("deleted file", 0) == 0 || line.rfind("similarity", 0) == 0 ||
-      line.rfind("rename ", 0) == 0) {
+  if (line.starts_with("diff --git ")) return "file";
+  if (line.starts_with("@@")) return "hunk";
+  if (line.starts_with("+++ ") || line.starts_with("--- ")) return "meta";
+  if (line.starts_with("index ") || line.starts_with("new file") ||
+      line.starts_with("deleted file") || line.starts_with("similarity") ||
+      line.starts_with("rename ")) {
     return "meta";
   }
   if (!line.empty() && line[0] == '+') return "add";

@@ -27,7 +27,7 @@ struct ModelConfig {
 // Builds the agent that `serve` and `worker` run turns with. Returns the agent
 // and a one-line description of it for the start-up log.
 struct AgentChoice {
-  std::unique_ptr<Agent> agent;
+  std::unique_ptr<agent::Agent> agent;
   std::string description;
 };
 using AgentFactory = std::function<AgentChoice(const ModelConfig&)>;

@@ -15,7 +15,7 @@ std::unique_ptr<LocalRemote> LocalRemote::Open(const std::string& url) {
   // the transport, which refuses or decodes them.
   std::string dir;
   for (std::string_view prefix : {"file:///", "file://localhost/"}) {
-    if (url.rfind(prefix, 0) == 0) dir = url.substr(prefix.size() - 1);
+    if (url.starts_with(prefix)) dir = url.substr(prefix.size() - 1);
   }
   if (dir.empty() && url.find("://") == std::string::npos) dir = url;
   if (dir.empty() || dir.find('%') != std::string::npos) return nullptr;

@@ -55,7 +55,7 @@ bool HostFieldMatches(std::string_view field, const std::string& name) {
     std::string pattern(field.substr(0, comma));
     field.remove_prefix(comma == std::string_view::npos ? field.size() : comma + 1);
     for (char& c : pattern) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (pattern.rfind("|1|", 0) == 0) continue;  // hashed: see HashedHostMatches
+    if (pattern.starts_with("|1|")) continue;  // hashed: see HashedHostMatches
     bool negated = !pattern.empty() && pattern[0] == '!';
     if (negated) pattern.erase(0, 1);
     if (WildcardMatch(pattern, name)) {
@@ -67,7 +67,7 @@ bool HostFieldMatches(std::string_view field, const std::string& name) {
 }
 
 bool HashedHostMatches(std::string_view field, const std::string& name) {
-  if (field.rfind("|1|", 0) != 0) return false;
+  if (!field.starts_with("|1|")) return false;
   size_t bar = field.find('|', 3);
   if (bar == std::string_view::npos) return false;
   auto salt = Base64Decode(field.substr(3, bar - 3));

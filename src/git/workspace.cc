@@ -46,7 +46,7 @@ Result<std::vector<DirEntry>> Workspace::List(const std::string& dir) const {
   const std::string& d = *checked;
   std::string prefix = d.empty() ? "" : d + "/";
   auto first_below = edits_.lower_bound(prefix);
-  bool edited_below = first_below != edits_.end() && first_below->first.rfind(prefix, 0) == 0;
+  bool edited_below = first_below != edits_.end() && first_below->first.starts_with(prefix);
   std::map<std::string, EntryKind> entries;
   auto base = base_.List(d);
   if (base.ok()) {
@@ -54,7 +54,7 @@ Result<std::vector<DirEntry>> Workspace::List(const std::string& dir) const {
   } else if (!edited_below) {
     return base.status();  // not found, or not a directory
   }
-  for (auto e = edits_.lower_bound(prefix); e != edits_.end() && e->first.rfind(prefix, 0) == 0;
+  for (auto e = edits_.lower_bound(prefix); e != edits_.end() && e->first.starts_with(prefix);
        ++e) {
     std::string rest = e->first.substr(prefix.size());
     size_t slash = rest.find('/');
@@ -81,7 +81,7 @@ Result<std::vector<DirEntry>> Workspace::List(const std::string& dir) const {
 
 bool Workspace::HasContent(const std::string& dir) const {
   std::string sub = dir + "/";
-  for (auto e = edits_.lower_bound(sub); e != edits_.end() && e->first.rfind(sub, 0) == 0; ++e) {
+  for (auto e = edits_.lower_bound(sub); e != edits_.end() && e->first.starts_with(sub); ++e) {
     if (e->second.kind != Change::Kind::kDelete) return true;  // something put below
   }
   auto leaves = base_.impl_->Leaves(dir, std::numeric_limits<size_t>::max(), /*files_only=*/false);

@@ -37,7 +37,7 @@ size_t CollectBody(char* data, size_t size, size_t n, void* out) {
 size_t CollectHeader(char* data, size_t size, size_t n, void* out) {
   auto* headers = static_cast<std::map<std::string, std::string>*>(out);
   std::string line(data, size * n);
-  if (line.rfind("HTTP/", 0) == 0) headers->clear();  // a new response (after 100, redirects)
+  if (line.starts_with("HTTP/")) headers->clear();  // a new response (after 100, redirects)
   size_t colon = line.find(':');
   if (colon == std::string::npos) return size * n;
   std::string name = line.substr(0, colon);

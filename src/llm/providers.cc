@@ -325,9 +325,7 @@ class AnthropicModel final : public HttpModel {
       body["tools"] = std::move(tools);
     }
     std::string base = Trimmed(config_.base_url);
-    std::string url = base.size() >= 3 && base.compare(base.size() - 3, 3, "/v1") == 0
-                          ? base + "/messages"
-                          : base + "/v1/messages";
+    std::string url = base.ends_with("/v1") ? base + "/messages" : base + "/v1/messages";
     std::vector<std::pair<std::string, std::string>> headers{{"anthropic-version", "2023-06-01"}};
     if (!config_.api_key.empty()) headers.emplace_back("x-api-key", config_.api_key);
     auto reply = Post(url, std::move(headers), body);

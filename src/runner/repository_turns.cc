@@ -192,7 +192,7 @@ std::pair<std::string, std::optional<std::string>> FromCommitMessage(const std::
 
 }  // namespace
 
-RepositoryTurns::RepositoryTurns(Store& store, Agent& agent, RepositoryTurnsOptions options)
+RepositoryTurns::RepositoryTurns(Store& store, agent::Agent& agent, RepositoryTurnsOptions options)
     : store_(store), agent_(agent), options_(std::move(options)) {}
 
 RepositoryTurns::~RepositoryTurns() = default;
@@ -290,7 +290,7 @@ TurnOutcome RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel
       // turn: an edit cannot move the site to cover more.
       agent::WritePolicy policy(docs::BuildSiteMap(workspace, {.cancel = &cancel}),
                                 project.write_paths);
-      AgentResult result = agent_.Run(input, workspace, cancel);
+      agent::AgentResult result = agent_.Run(input, workspace, cancel);
       spent += result.usage;
       if (result.interrupted) return Interrupted();
       if (!result.succeeded) {

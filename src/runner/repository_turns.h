@@ -31,7 +31,7 @@ struct RepositoryTurnsOptions {
 class RepositoryTurns final : public TurnHandler {
  public:
   // `store` keeps the local forge's pull requests; `agent` does the editing.
-  RepositoryTurns(Store& store, Agent& agent, RepositoryTurnsOptions options);
+  RepositoryTurns(Store& store, agent::Agent& agent, RepositoryTurnsOptions options);
   ~RepositoryTurns() override;
 
   // A turn succeeds when the agent does and its edits, if any, are pushed and
@@ -56,7 +56,7 @@ class RepositoryTurns final : public TurnHandler {
   };
 
   Store& store_;
-  Agent& agent_;
+  agent::Agent& agent_;
   RepositoryTurnsOptions options_;
   std::mutex mu_;                                               // guards the map, not the slots
   std::map<std::string, std::shared_ptr<MirrorSlot>> mirrors_;  // by project id

@@ -8,14 +8,14 @@
 namespace docwright {
 
 Result<std::unique_ptr<Store>> OpenStore(const std::string& url) {
-  if (url.rfind("postgres://", 0) == 0 || url.rfind("postgresql://", 0) == 0) {
+  if (url.starts_with("postgres://") || url.starts_with("postgresql://")) {
     return Status::InvalidArgument(
         "PostgreSQL is not available in this build; use a SQLite path or sqlite:// URL");
   }
   std::string path = url;
-  if (path.rfind("sqlite://", 0) == 0) {
+  if (path.starts_with("sqlite://")) {
     path = path.substr(9);
-  } else if (path.rfind("sqlite:", 0) == 0) {
+  } else if (path.starts_with("sqlite:")) {
     path = path.substr(7);
   }
   if (path.empty()) return Status::InvalidArgument("the database URL names no file");

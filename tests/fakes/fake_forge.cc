@@ -169,7 +169,7 @@ struct FakeForge::Impl {
                     {"source_project_id", p.from_fork ? 8 : 7},
                     {"target_project_id", 7},
                     {"web_url", WebUrl(p.number)},
-                    {"draft", p.title.rfind("Draft: ", 0) == 0}};
+                    {"draft", p.title.starts_with("Draft: ")}};
       case Kind::kGitea:
         return json{
             {"id", 1000 + p.number},
@@ -228,9 +228,9 @@ struct FakeForge::Impl {
       Violation(req, "X-GitHub-Api-Version is not 2022-11-28");
     }
     // Served at the root (api.github.com) or under /api/v3 (GitHub Enterprise).
-    std::string path = t.path.rfind("/api/v3/", 0) == 0 ? t.path.substr(7) : t.path;
+    std::string path = t.path.starts_with("/api/v3/") ? t.path.substr(7) : t.path;
     const std::string prefix = "/repos/acme/docs/pulls";
-    if (path.rfind(prefix, 0) != 0) return Reply(404, json{{"message", "Not Found"}});
+    if (!path.starts_with(prefix)) return Reply(404, json{{"message", "Not Found"}});
     std::string rest = path.substr(prefix.size());
     if (req.method == "GET" && rest.empty()) {
       for (const auto& [k, v] : t.query) {
@@ -240,7 +240,7 @@ struct FakeForge::Impl {
         }
       }
       std::string head = t.query.count("head") ? t.query.at("head") : "";
-      if (!head.empty() && head.rfind("acme:", 0) != 0) {
+      if (!head.empty() && !head.starts_with("acme:")) {
         Violation(req, "head must be user:ref-name");
       }
       json list = json::array();
@@ -293,7 +293,7 @@ struct FakeForge::Impl {
   LoopbackResponse Gitlab(const LoopbackRequest& req, const Target& t) {
     // The project is named by its URL-encoded path.
     const std::string prefix = "/api/v4/projects/acme%2Fdocs/merge_requests";
-    if (t.path.rfind(prefix, 0) != 0) return Reply(404, json{{"message", "404 Project Not Found"}});
+    if (!t.path.starts_with(prefix)) return Reply(404, json{{"message", "404 Project Not Found"}});
     std::string rest = t.path.substr(prefix.size());
     if (req.method == "GET" && rest.empty()) {
       static const std::vector<std::string> kKnown{
@@ -348,7 +348,7 @@ struct FakeForge::Impl {
 
   LoopbackResponse Gitea(const LoopbackRequest& req, const Target& t) {
     const std::string prefix = "/api/v1/repos/acme/docs/pulls";
-    if (t.path.rfind(prefix, 0) != 0) return Reply(404, json{{"message", "Not Found"}});
+    if (!t.path.starts_with(prefix)) return Reply(404, json{{"message", "Not Found"}});
     std::string rest = t.path.substr(prefix.size());
     if (req.method == "GET" && rest.empty()) {
       static const std::vector<std::string> kKnown{"state", "sort",  "milestone", "labels",

@@ -20,19 +20,19 @@ struct TurnEvents {
 
 // The directives every scripted fake obeys: sleeping, failing, throwing. Returns
 // the failure or interruption to report, or nullopt to go on.
-std::optional<AgentResult> Common(ScriptedLog& log, const std::string& prompt,
-                                  CancelToken& cancel) {
+std::optional<agent::AgentResult> Common(ScriptedLog& log, const std::string& prompt,
+                                         CancelToken& cancel) {
   if (auto ms = Directive(prompt, "sleep")) {
     if (cancel.WaitFor(std::chrono::milliseconds(std::stoll(*ms)))) {
       log.turns_cancelled.fetch_add(1);
-      AgentResult r;
+      agent::AgentResult r;
       r.interrupted = true;
       return r;
     }
   }
   if (Directive(prompt, "throw")) throw std::runtime_error("scripted failure");
   if (auto message = Directive(prompt, "fail")) {
-    AgentResult r;
+    agent::AgentResult r;
     r.error = *message;
     return r;
   }
@@ -65,12 +65,12 @@ void ScriptedLog::Record(const std::string& what, const TurnInput& input) {
   events_.push_back(what + " " + input.job.id + " " + std::to_string(input.message.seq));
 }
 
-AgentResult ScriptedAgent::Run(const TurnInput& input, git::Workspace& workspace,
-                               CancelToken& cancel) {
+agent::AgentResult ScriptedAgent::Run(const TurnInput& input, git::Workspace& workspace,
+                                      CancelToken& cancel) {
   TurnEvents events(*this, input);
   const std::string& prompt = input.message.prompt;
   if (auto stop = Common(*this, prompt, cancel)) return *stop;
-  AgentResult r;
+  agent::AgentResult r;
   r.summary = Summary(input);
   if (auto summary = Directive(prompt, "summary")) {
     r.summary = *summary;

@@ -46,9 +46,10 @@ class ScriptedLog {
 std::optional<std::string> Directive(const std::string& text, const std::string& name);
 
 // Edits the workspace as the prompt says.
-class ScriptedAgent final : public Agent, public ScriptedLog {
+class ScriptedAgent final : public agent::Agent, public ScriptedLog {
  public:
-  AgentResult Run(const TurnInput& input, git::Workspace& workspace, CancelToken& cancel) override;
+  agent::AgentResult Run(const TurnInput& input, git::Workspace& workspace,
+                         CancelToken& cancel) override;
 };
 
 // A whole turn without a repository, for runner tests: succeeds with the pull

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -118,19 +117,17 @@ ServerProcess::ServerProcess(std::string binary, std::string data_dir,
       args_(std::move(args)) {}
 
 bool ServerProcess::Start() {
-  std::vector<std::string> args = {"serve", "--data-dir", data_dir_, "--listen", "127.0.0.1:0"};
+  const std::string port_file = data_dir_ + "/port";
+  std::vector<std::string> args = {"serve",       "--data-dir",  data_dir_, "--listen",
+                                   "127.0.0.1:0", "--port-file", port_file};
   args.insert(args.end(), args_.begin(), args_.end());
-  // Each start appends to the log; the port is the one this start printed.
-  size_t log_offset = ReadFile(log_path_).size();
+  unlink(port_file.c_str());  // the port of this start, not of an earlier one
   process_.Start(binary_, args, data_dir_ + "/serve.out", log_path_);
-  static const std::regex kListening(R"(listening on http://127\.0\.0\.1:(\d+))");
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (std::chrono::steady_clock::now() < deadline) {
-    std::string log = ReadFile(log_path_);
-    std::smatch m;
-    std::string fresh = log.size() > log_offset ? log.substr(log_offset) : std::string();
-    if (std::regex_search(fresh, m, kListening)) {
-      port_ = static_cast<uint16_t>(std::stoi(m[1]));
+    std::string text = ReadFile(port_file);
+    if (!text.empty()) {
+      port_ = static_cast<uint16_t>(std::stoi(text));
       return true;
     }
     if (!process_.Running()) return false;

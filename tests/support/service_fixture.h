@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/api_key.h"
+#include "store/sqlite_store.h"
 #include "support/git_repo.h"
 #include "support/http_client.h"
 #include "support/server_process.h"
@@ -26,19 +28,37 @@ inline const char* const kReal = DOCWRIGHT_BIN;               // the real servic
 class ServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    org_a_ = Admin({"org", "create", "--name", "acme"}).LastLine();
-    key_a_ = Admin({"key", "create", "--org", org_a_, "--name", "ci"}).LastLine();
     remote_a_ = dir_ / "acme-docs.git";
     remote_b_ = dir_ / "globex-docs.git";
     MakeDocsRemote(remote_a_);
     MakeDocsRemote(remote_b_);
-    project_a_ =
-        Admin({"project", "create", "--org", org_a_, "--repository", remote_a_}).LastLine();
-    org_b_ = Admin({"org", "create", "--name", "globex"}).LastLine();
-    key_b_ = Admin({"key", "create", "--org", org_b_}).LastLine();
-    project_b_ =
-        Admin({"project", "create", "--org", org_b_, "--repository", remote_b_}).LastLine();
+    // The tenants are made in this process, in the store the server then opens,
+    // as `org create`, `key create` and `project create` make them (the admin
+    // commands have tests of their own).
+    {
+      auto store = OpenSqliteStore(dir_ / "docwright.db");
+      ASSERT_TRUE(store.ok()) << store.status().message();
+      AddTenant(**store, "acme", remote_a_, &org_a_, &key_a_, &project_a_);
+      AddTenant(**store, "globex", remote_b_, &org_b_, &key_b_, &project_b_);
+    }
     StartDefaultServer();
+  }
+
+  static void AddTenant(Store& store, const std::string& name, const std::string& remote,
+                        std::string* org, std::string* key, std::string* project) {
+    auto o = store.CreateOrg(name);
+    ASSERT_TRUE(o.ok()) << o.status().message();
+    *org = o->id;
+    GeneratedApiKey k = GenerateApiKey(*org, "ci");
+    ASSERT_TRUE(store.CreateApiKey(k.record).ok());
+    *key = k.secret;
+    Project p;
+    p.org_id = *org;
+    p.repository = remote;
+    p.base_ref = "main";
+    auto made = store.CreateProject(p);
+    ASSERT_TRUE(made.ok()) << made.status().message();
+    *project = made->id;
   }
 
   // The server every test starts with: the scripted test agent.

@@ -4,6 +4,8 @@
 // nothing on the machine changes. Git runs over it as it does on any SSH host.
 #pragma once
 
+#include "support/test_tools.h"
+
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -38,9 +40,6 @@ class SshServer {
 
 }  // namespace docwright::testing
 
-// Starts `server` or ends the test: skipped where SSH cannot run, failed under CI.
-#define DOCWRIGHT_START_SSH_SERVER(server)           \
-  if (!(server).Start()) {                           \
-    if (std::getenv("CI")) FAIL() << (server).why(); \
-    GTEST_SKIP() << (server).why();                  \
-  }
+// Starts `server` or ends the test: skipped where SSH cannot run, failed under
+// ./dw test and CI (support/test_tools.h).
+#define DOCWRIGHT_START_SSH_SERVER(server) DOCWRIGHT_REQUIRE_TOOL((server).Start(), (server).why())

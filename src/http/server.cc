@@ -1,6 +1,6 @@
-#include "api/http_server.h"
+#include "http/server.h"
 
-#include "api/json_writer.h"
+#include "core/json_writer.h"
 
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
@@ -41,7 +41,6 @@ namespace {
 // on the wire: the count is capped as well as the bytes.
 constexpr long kMaxHeaderFields = 100;
 
-// The API's error shape, for the errors answered before a request reaches it.
 std::string ErrorBody(std::string_view message, std::string_view code) {
   std::string out;
   JsonWriter w(&out);
@@ -50,6 +49,10 @@ std::string ErrorBody(std::string_view message, std::string_view code) {
 }
 
 }  // namespace
+
+HttpResponse ErrorResponse(int status, std::string_view message, std::string_view code) {
+  return HttpResponse{status, ErrorBody(message, code), "application/json", {}};
+}
 
 class Session;
 
@@ -173,6 +176,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void DoRead() {
     if (state_.stopping.load()) return DoClose();
     parser_.emplace();
+    prechecked_.reset();
     head_only_ = false;
     parser_->body_limit(state_.options.body_limit);
     parser_->header_limit(static_cast<std::uint32_t>(state_.options.header_limit));
@@ -217,8 +221,9 @@ class Session : public std::enable_shared_from_this<Session> {
     // A body is coming: refuse what will be refused anyway (unknown route, no
     // valid key) before accepting up to a mebibyte from an unknown client.
     if (state_.handlers.precheck) {
-      HttpRequest head = RequestFromHeader();
-      if (auto early = state_.handlers.precheck(head)) {
+      prechecked_ = RequestFromHeader();
+      if (auto early = state_.handlers.precheck(*prechecked_)) {
+        prechecked_.reset();
         reading_ = false;
         version_ = parser_->get().version();
         keep_alive_ = false;
@@ -276,7 +281,9 @@ class Session : public std::enable_shared_from_this<Session> {
     version_ = req.version();
     keep_alive_ = req.keep_alive();
     head_only_ = req.method() == http::verb::head;
-    HttpRequest request = RequestFromHeader();
+    // The request `precheck` saw, with what it found out, if it saw one.
+    HttpRequest request = prechecked_ ? std::move(*prechecked_) : RequestFromHeader();
+    prechecked_.reset();
     request.body = std::move(req.body());
 
     bool quick = (req.method() == http::verb::get || head_only_) &&
@@ -320,14 +327,14 @@ class Session : public std::enable_shared_from_this<Session> {
     } catch (...) {
       spdlog::error("request handler failed");
     }
-    return HttpResponse{500, ErrorBody("internal error", "internal"), "application/json", {}};
+    return ErrorResponse(500, "internal error", "internal");
   }
 
   void WriteError(int status, std::string_view message, std::string_view code) {
     // The rest of the request is unread: the connection cannot be reused.
     keep_alive_ = false;
     drain_after_write_ = true;
-    Write(HttpResponse{status, ErrorBody(message, code), "application/json", {}});
+    Write(ErrorResponse(status, message, code));
   }
 
   void Write(HttpResponse response) {
@@ -397,6 +404,7 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<http::response<http::string_body>> res_;
+  std::optional<HttpRequest> prechecked_;  // a request whose body is being read
   unsigned version_ = 11;
   bool keep_alive_ = true;
   bool reading_ = false;

@@ -14,12 +14,14 @@
 // HEAD is answered as GET without the body.
 #pragma once
 
+#include <any>
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -37,6 +39,10 @@ struct HttpRequest {
   std::string authorization;
   std::string content_type;
   std::string body;
+  // The application's own: what `precheck` found out about the request, handed
+  // to `handle` with the same request (so a key is resolved once). Empty when
+  // `precheck` did not run (requests without a body).
+  std::any context;
 };
 
 struct HttpResponse {
@@ -46,6 +52,10 @@ struct HttpResponse {
   std::vector<std::pair<std::string, std::string>> headers;
 };
 
+// An error answer in the API's shape, {"error": message, "code": code}: the one
+// writer of it, for the server's own refusals and the application's.
+HttpResponse ErrorResponse(int status, std::string_view message, std::string_view code);
+
 // What the application provides. All three are called from several threads.
 struct HttpHandlers {
   // Answers a request.
@@ -53,7 +63,7 @@ struct HttpHandlers {
   // Sees a request whose body is still unread (its `body` is empty): returns an
   // answer to send at once instead of reading the body (an unknown route, a
   // missing key), or nullopt to go on. Optional.
-  std::function<std::optional<HttpResponse>(const HttpRequest&)> precheck;
+  std::function<std::optional<HttpResponse>(HttpRequest&)> precheck;
   // True if `handle` answers this GET or HEAD from memory, so it may run on the
   // I/O thread; everything else runs on the blocking pool. Optional.
   std::function<bool(const HttpRequest&)> is_quick;

@@ -1,0 +1,332 @@
+// `docwright serve` and `docwright worker`: the API server and the worker pool,
+// configured from flags and the environment.
+#include "cli/serve_command.h"
+
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <tuple>
+
+#include "api/api.h"
+#include "cli/common.h"
+#include "core/job.h"
+#include "forge/forge.h"
+#include "http/server.h"
+#include "runner/repository_turns.h"
+#include "runner/runner.h"
+#include "store/cached_store.h"
+#include "store/store.h"
+
+namespace docwright {
+namespace {
+
+// Parses "HOST:PORT", "[V6]:PORT" or ":PORT".
+bool ParseListen(const std::string& s, std::string* host, uint16_t* port) {
+  size_t colon = s.rfind(':');
+  if (colon == std::string::npos) return false;
+  std::string h = s.substr(0, colon);
+  if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
+  if (h.empty()) h = "0.0.0.0";
+  try {
+    size_t used = 0;
+    int p = std::stoi(s.substr(colon + 1), &used);
+    if (used != s.size() - colon - 1 || p < 0 || p > 65535) return false;
+    *port = static_cast<uint16_t>(p);
+  } catch (...) {
+    return false;
+  }
+  *host = h;
+  return true;
+}
+
+// A positive whole number from the environment; nullopt when unset.
+Result<std::optional<int64_t>> EnvCount(const char* name, int64_t max) {
+  auto text = Env(name);
+  if (!text) return std::optional<int64_t>();
+  try {
+    size_t used = 0;
+    int64_t n = std::stoll(*text, &used);
+    if (used == text->size() && n >= 1 && n <= max) return std::optional<int64_t>(n);
+  } catch (...) {
+  }
+  return Status::InvalidArgument(std::string(name) + " must be a whole number from 1 to " +
+                                 std::to_string(max));
+}
+
+Result<ModelConfig> ReadModelConfig() {
+  ModelConfig c{Env("DOCWRIGHT_LLM_PROVIDER"), Env("DOCWRIGHT_LLM_BASE_URL"),
+                Env("DOCWRIGHT_LLM_API_KEY"), Env("DOCWRIGHT_MODEL")};
+  if (c.provider && *c.provider != "openai" && *c.provider != "anthropic") {
+    return Status::InvalidArgument("DOCWRIGHT_LLM_PROVIDER must be openai or anthropic, not \"" +
+                                   *c.provider + "\"");
+  }
+  for (auto [name, field, max] :
+       {std::tuple{"DOCWRIGHT_MAX_STEPS", &c.max_steps, int64_t{1000}},
+        std::tuple{"DOCWRIGHT_MAX_TURN_SECONDS", &c.max_turn_seconds, int64_t{24 * 3600}},
+        std::tuple{"DOCWRIGHT_MAX_TURN_TOKENS", &c.max_turn_tokens, int64_t{1'000'000'000}}}) {
+    auto n = EnvCount(name, max);
+    if (!n.ok()) return n.status();
+    *field = *n;
+  }
+  return c;
+}
+
+struct ServeOptions {
+  std::string listen = "127.0.0.1:8080";
+  int workers = 2;
+  int io_threads = 0;
+  std::string public_url;
+  double lease_seconds = 30;
+  int turn_deadline_s = 0;  // 0: the agent's wall-time budget plus five minutes
+  int git_timeout_s = 60;
+  int cache_ms = 250;
+  int request_timeout_s = 30;
+  int header_timeout_s = 10;
+  int max_connections_per_ip = 128;
+  std::string port_file;  // written with the port once listening (for --listen ...:0)
+  std::string commit_name = "docwright";
+  std::string commit_email = "docwright@localhost";
+};
+
+// Threads the runner left behind still run: the normal exit would destroy what
+// they may touch. Their turns' leases expire and the turns are re-run elsewhere.
+[[noreturn]] void ExitLeavingThreadsBehind() {
+  spdlog::warn("exiting with worker threads still busy");
+  spdlog::default_logger()->flush();
+  std::fflush(nullptr);
+  std::_Exit(0);
+}
+
+int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_agent,
+          bool with_http) {
+  std::string host;
+  uint16_t port = 0;
+  if (with_http && !ParseListen(o.listen, &host, &port)) {
+    return Fail(Status::InvalidArgument("--listen must be HOST:PORT, got " + o.listen));
+  }
+  if (o.workers < (with_http ? 0 : 1) || o.workers > 256) {
+    return Fail(Status::InvalidArgument(with_http ? "--workers must be from 0 to 256"
+                                                  : "--workers must be from 1 to 256"));
+  }
+  if (o.io_threads < 0 || o.io_threads > 256) {
+    return Fail(Status::InvalidArgument("--io-threads must be from 1 to 256 (0: one per core)"));
+  }
+  if (o.turn_deadline_s < 0 || o.turn_deadline_s > 24 * 3600) {
+    return Fail(Status::InvalidArgument("--turn-deadline must be from 1 to 86400 seconds"));
+  }
+  if (o.git_timeout_s < 1 || o.git_timeout_s > 3600) {
+    return Fail(Status::InvalidArgument("--git-timeout must be from 1 to 3600 seconds"));
+  }
+  if (o.lease_seconds < 0.05 || o.lease_seconds > 3600) {
+    return Fail(Status::InvalidArgument("--lease-seconds must be from 0.05 to 3600"));
+  }
+  if (o.request_timeout_s < 1 || o.request_timeout_s > 3600) {
+    return Fail(Status::InvalidArgument("--request-timeout must be from 1 to 3600 seconds"));
+  }
+  if (o.header_timeout_s < 1 || o.header_timeout_s > 3600) {
+    return Fail(Status::InvalidArgument("--header-timeout must be from 1 to 3600 seconds"));
+  }
+  if (o.max_connections_per_ip < 1 || o.max_connections_per_ip > 1000000) {
+    return Fail(Status::InvalidArgument("--max-connections-per-ip must be from 1 to 1000000"));
+  }
+  if (o.cache_ms < 0 || o.cache_ms > 60000) {
+    return Fail(Status::InvalidArgument("--cache-ms must be from 0 to 60000"));
+  }
+  auto opened = Open(common);
+  if (!opened.ok()) return Fail(opened.status());
+  std::unique_ptr<Store> store = std::move(*opened);
+  if (with_http && o.cache_ms > 0) {  // only API reads use it
+    store = NewCachedStore(std::move(store), CacheOptions{std::chrono::milliseconds(o.cache_ms)});
+  }
+
+  auto model_config = ReadModelConfig();
+  if (!model_config.ok()) return Fail(model_config.status());
+  const ModelConfig& model = *model_config;
+  AgentChoice agent = make_agent(model);
+  spdlog::info("agent: {}", agent.description);
+
+  RunnerOptions ro;
+  ro.workers = o.workers;
+  ro.lease = std::chrono::milliseconds(static_cast<int64_t>(o.lease_seconds * 1000));
+  // The agent stops itself at its wall-time budget; the watchdog allows for the
+  // fetch, push and pull request around it.
+  ro.turn_deadline = o.turn_deadline_s > 0
+                         ? std::chrono::seconds(o.turn_deadline_s)
+                         : std::chrono::seconds(model.max_turn_seconds.value_or(15 * 60) + 5 * 60);
+  ro.stuck_grace = std::min<std::chrono::milliseconds>(ro.stuck_grace, ro.turn_deadline);
+  RepositoryTurnsOptions to;
+  to.mirrors_dir = common.data_dir + "/mirrors";
+  to.identity = git::Identity{o.commit_name, o.commit_email};
+  to.git_limits.idle_timeout = std::chrono::seconds(o.git_timeout_s);
+  to.git_limits.connect_timeout = std::chrono::seconds(std::min(o.git_timeout_s, 10));
+  to.public_url = o.public_url;
+
+  if (!with_http) {
+    if (to.public_url.empty()) {
+      to.public_url = "http://127.0.0.1:8080";
+      spdlog::warn("--public-url is not set: local pull request links will use {}", to.public_url);
+    }
+    RepositoryTurns turns(*store, *agent.agent, to);
+    Runner runner(*store, turns, ro);
+    // Workers only: wait for SIGINT or SIGTERM on this thread.
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    runner.Start();
+    spdlog::info("worker started with {} workers on {}", o.workers, common.DatabaseUrl());
+    int sig = 0;
+    sigwait(&set, &sig);
+    spdlog::info("signal {} received: stopping workers", sig);
+    if (!runner.Stop()) ExitLeavingThreadsBehind();
+    return 0;
+  }
+
+  // The runner starts once the server listens (its port makes the default public
+  // URL); until then the API's hooks have nothing to wake.
+  std::unique_ptr<RepositoryTurns> turns;
+  std::unique_ptr<Runner> runner;
+  std::mutex runner_mu;
+  auto with_runner = [&](auto fn) {
+    std::lock_guard lock(runner_mu);
+    if (runner) fn(*runner);
+  };
+  Api api(
+      *store, ApiOptions{model.model},
+      ApiHooks{[&] { with_runner([](Runner& r) { r.Wake(); }); },
+               [&](const std::string& id) { with_runner([&](Runner& r) { r.CancelJob(id); }); }});
+  HttpServerOptions ho;
+  ho.host = host;
+  ho.port = port;
+  ho.io_threads =
+      o.io_threads > 0 ? o.io_threads : std::max(2u, std::thread::hardware_concurrency());
+  ho.handle_signals = true;
+  ho.read_timeout = ho.write_timeout = std::chrono::seconds(o.request_timeout_s);
+  ho.header_timeout = std::chrono::seconds(o.header_timeout_s);
+  ho.max_connections_per_ip = static_cast<size_t>(o.max_connections_per_ip);
+  ho.max_connections = MaxConnectionsForFdLimit(ho.max_connections);
+  HttpServer server(
+      ho, HttpHandlers{[&api](HttpRequest& r) { return api.Handle(r); },
+                       [&api](HttpRequest& r) { return api.Precheck(r); }, &Api::IsQuick});
+  Status s = server.Listen();
+  if (!s.ok()) return Fail(s);
+  std::string shown_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  if (to.public_url.empty()) {
+    bool any = host == "0.0.0.0" || host == "::";
+    to.public_url = "http://" + (any ? std::string("127.0.0.1") : shown_host) + ":" +
+                    std::to_string(server.port());
+    if (any) {
+      spdlog::warn(
+          "--public-url is not set: local pull request links will use {}, which only "
+          "this machine reaches",
+          to.public_url);
+    }
+  }
+  spdlog::info("listening on http://{}:{} (data: {})", shown_host, server.port(),
+               common.DatabaseUrl());
+  if (!o.port_file.empty()) {
+    // Whole or not at all: a reader never sees a half-written port.
+    std::string tmp = o.port_file + ".tmp";
+    {
+      std::ofstream out(tmp, std::ios::trunc);
+      out << server.port() << "\n";
+      if (!out.flush()) return Fail(Status::Unavailable("cannot write " + tmp));
+    }
+    if (std::rename(tmp.c_str(), o.port_file.c_str()) != 0) {
+      return Fail(Status::Unavailable("cannot write " + o.port_file));
+    }
+  }
+  {
+    std::lock_guard lock(runner_mu);
+    turns = std::make_unique<RepositoryTurns>(*store, *agent.agent, to);
+    runner = std::make_unique<Runner>(*store, *turns, ro);
+    runner->Start();
+  }
+  server.Run();
+  spdlog::info("HTTP server stopped; handing back running turns");
+  if (!runner->Stop()) ExitLeavingThreadsBehind();
+  spdlog::info("stopped");
+  return 0;
+}
+
+}  // namespace
+
+void AddServeCommands(CLI::App& app, Common& common, std::function<int()>& action,
+                      const AgentFactory& make_agent) {
+  // Options of both commands, alive as long as the commands' callbacks.
+  auto so = std::make_shared<ServeOptions>();
+  auto* serve = app.add_subcommand("serve", "run the HTTP API and workers");
+  AddCommon(serve, common, false);
+  serve->add_option("--listen", so->listen, "HOST:PORT to listen on")->envname("DOCWRIGHT_LISTEN");
+  serve->add_option("--workers", so->workers, "concurrent turns")->envname("DOCWRIGHT_WORKERS");
+  serve->add_option("--public-url", so->public_url, "URL clients reach this server at")
+      ->envname("DOCWRIGHT_PUBLIC_URL");
+  serve->add_option("--io-threads", so->io_threads, "HTTP threads (default: one per core)");
+  serve
+      ->add_option("--turn-deadline", so->turn_deadline_s,
+                   "seconds a turn may run before it is stopped and its job fails (default: "
+                   "the agent's time budget plus 300)")
+      ->envname("DOCWRIGHT_TURN_DEADLINE");
+  serve
+      ->add_option("--lease-seconds", so->lease_seconds,
+                   "how long a crashed worker's turn waits before it is re-run")
+      ->envname("DOCWRIGHT_LEASE_SECONDS");
+  serve
+      ->add_option("--cache-ms", so->cache_ms,
+                   "how long a job or key read may lag writes made by other processes "
+                   "(0: no cache)")
+      ->envname("DOCWRIGHT_CACHE_MS");
+  serve->add_option("--request-timeout", so->request_timeout_s,
+                    "seconds a client has to send a request's body (or to idle between "
+                    "keep-alive requests) and to read the response");
+  serve
+      ->add_option("--header-timeout", so->header_timeout_s,
+                   "seconds a client has to send a request's header, from its first byte "
+                   "(from connecting, for the first request)")
+      ->envname("DOCWRIGHT_HEADER_TIMEOUT");
+  serve
+      ->add_option("--max-connections-per-ip", so->max_connections_per_ip,
+                   "open connections one client address may hold (IPv6: per /64)")
+      ->envname("DOCWRIGHT_MAX_CONNECTIONS_PER_IP");
+  serve->add_option("--port-file", so->port_file,
+                    "once listening, write the port to this file (with --listen HOST:0)");
+  serve->callback([&, so] { action = [&, so] { return Serve(common, *so, make_agent, true); }; });
+
+  auto* worker = app.add_subcommand("worker", "run workers only (scale-out)");
+  AddCommon(worker, common, false);
+  worker->add_option("--workers", so->workers, "concurrent turns")->envname("DOCWRIGHT_WORKERS");
+  worker
+      ->add_option("--turn-deadline", so->turn_deadline_s,
+                   "seconds a turn may run before it is stopped and its job fails")
+      ->envname("DOCWRIGHT_TURN_DEADLINE");
+  worker
+      ->add_option("--lease-seconds", so->lease_seconds,
+                   "how long a crashed worker's turn waits before it is re-run")
+      ->envname("DOCWRIGHT_LEASE_SECONDS");
+  worker->add_option("--public-url", so->public_url, "URL clients reach the API server at")
+      ->envname("DOCWRIGHT_PUBLIC_URL");
+  worker->callback([&, so] { action = [&, so] { return Serve(common, *so, make_agent, false); }; });
+  for (CLI::App* cmd : {serve, worker}) {
+    cmd->add_option("--git-timeout", so->git_timeout_s,
+                    "seconds a git remote may stay silent during a fetch or push (and, up to "
+                    "10, to accept a connection) before the operation fails")
+        ->envname("DOCWRIGHT_GIT_TIMEOUT");
+    cmd->add_option("--commit-name", so->commit_name, "author name of the agent's commits")
+        ->envname("DOCWRIGHT_COMMIT_NAME");
+    cmd->add_option("--commit-email", so->commit_email, "author email of the agent's commits")
+        ->envname("DOCWRIGHT_COMMIT_EMAIL");
+  }
+}
+
+}  // namespace docwright

@@ -1,0 +1,141 @@
+// The command line: the job client against a running server, and the admin
+// commands on the store.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <random>
+
+#include <atomic>
+#include <regex>
+#include <set>
+#include <thread>
+
+#include "support/service_fixture.h"
+
+namespace docwright::testing {
+namespace {
+
+using std::chrono::milliseconds;
+
+using CliTest = ServiceTest;
+
+TEST_F(CliTest, JobClientCommands) {
+  std::string url = "http://127.0.0.1:" + std::to_string(server_->port());
+  auto job = [&](std::vector<std::string> args, int expected_exit) {
+    args.insert(args.end(), {"--url", url, "--key", key_a_, "--project", project_a_});
+    CommandResult r = RunCommand(kScripted, args);
+    EXPECT_EQ(r.exit_code, expected_exit) << r.out << r.err;
+    return r;
+  };
+  std::string id = job({"job", "create", "--prompt", "Fix the typo"}, 0).LastLine();
+  ASSERT_EQ(Get(Job(project_a_, id), key_a_).status, 200) << id;
+  json done = json::parse(job({"job", "wait", id, "--interval", "50"}, 0).LastLine());
+  EXPECT_EQ(done["status"], "completed");
+  EXPECT_EQ(json::parse(job({"job", "get", id}, 0).LastLine())["id"], id);
+  json again = json::parse(
+      job({"job", "message", id, "--prompt", "And the API page", "--wait", "--interval", "50"}, 0)
+          .LastLine());
+  EXPECT_EQ(again["status"], "completed");
+  EXPECT_EQ(Get(Job(project_a_, id) + "/messages", key_a_).Json()["messages"].size(), 2u);
+
+  json failed = json::parse(
+      job({"job", "create", "--prompt", "[fail broken]", "--wait", "--interval", "50"}, 1)
+          .LastLine());
+  EXPECT_EQ(failed["error"], "broken");
+  CommandResult denied =
+      RunCommand(kScripted, {"job", "get", id, "--url", url, "--key", "dw_" + std::string(43, 'x'),
+                             "--project", project_a_});
+  EXPECT_EQ(denied.exit_code, 1);
+  EXPECT_NE(denied.err.find("HTTP 401"), std::string::npos) << denied.err;
+  {
+    std::ofstream(dir_ / "huge.txt") << std::string((1 << 20) + 1, 'x');
+    std::ofstream(dir_ / "prompt.txt") << "From a file [nochange]";
+    CommandResult huge = job({"job", "create", "--prompt-file", dir_ / "huge.txt"}, 1);
+    EXPECT_NE(huge.err.find("larger than 1 MiB"), std::string::npos) << huge.err;
+    std::string from_file =
+        job({"job", "create", "--prompt-file", dir_ / "prompt.txt"}, 0).LastLine();
+    EXPECT_EQ(Get(Job(project_a_, from_file) + "/messages", key_a_).Json()["messages"][0]["prompt"],
+              "From a file [nochange]");
+  }
+  CommandResult unreachable = RunCommand(
+      kScripted,
+      {"job", "get", id, "--url", "http://127.0.0.1:1", "--key", key_a_, "--project", project_a_});
+  EXPECT_EQ(unreachable.exit_code, 1);
+  EXPECT_NE(unreachable.err.find("cannot reach"), std::string::npos) << unreachable.err;
+  EXPECT_EQ(unreachable.err.find(key_a_), std::string::npos);
+}
+
+TEST_F(CliTest, AdminCommands) {
+  json org = json::parse(Admin({"org", "create", "--name", "initech", "--json"}).out);
+  ASSERT_TRUE(org["id"].is_string());
+  json key = json::parse(Admin({"key", "create", "--org", org["id"], "--json"}).out);
+  std::string secret = key["key"];
+  EXPECT_EQ(secret.rfind("dw_", 0), 0u);
+  std::string listed = Admin({"key", "list", "--org", org["id"]}).out;
+  EXPECT_EQ(listed.find(secret), std::string::npos) << "a key is shown only once";
+  EXPECT_NE(listed.find(key["prefix"].get<std::string>()), std::string::npos);
+
+  json project =
+      json::parse(Admin({"project", "create", "--org", org["id"], "--repository",
+                         "https://github.com/initech/docs", "--forge", "github", "--forge-token",
+                         "ghp_x", "--model", "m1", "--rate-limit", "7", "--json"})
+                      .out);
+  EXPECT_EQ(project["forge"], "github");
+  EXPECT_EQ(project["rateLimitPerHour"], 7);
+  EXPECT_EQ(project["forgeTokenSet"], true);
+  std::string projects = Admin({"project", "list", "--org", org["id"], "--json"}).out;
+  EXPECT_NE(projects.find(project["id"].get<std::string>()), std::string::npos);
+  EXPECT_EQ(projects.find("ghp_x"), std::string::npos) << "tokens are never listed";
+
+  // Bad input: a clear message and a non-zero exit.
+  CommandResult bad_forge =
+      Admin({"project", "create", "--org", org["id"], "--repository", "r", "--forge", "svn"}, 1);
+  EXPECT_NE(bad_forge.err.find("--forge"), std::string::npos);
+  CommandResult no_org = Admin(
+      {"project", "create", "--org", "01a202ea-0000-7000-8000-000000000000", "--repository", "r"},
+      1);
+  EXPECT_NE(no_org.err.find("organisation not found"), std::string::npos) << no_org.err;
+  Admin({"project", "create", "--org", org["id"], "--repository", "r", "--rate-limit", "0"}, 1);
+  Admin({"project", "create", "--org", org["id"], "--repository", "r", "--forge", "gitlab"}, 1);
+  CommandResult not_a_repo =
+      Admin({"project", "create", "--org", org["id"], "--repository", "https://github.com/initech",
+             "--forge", "github", "--forge-token", "t"},
+            1);
+  EXPECT_NE(not_a_repo.err.find("owner/repository"), std::string::npos) << not_a_repo.err;
+  for (const char* with_secret : {"https://bot:hunter2@git.example.com/initech/docs.git",
+                                  "https://hunter2@git.example.com/initech/docs.git"}) {
+    CommandResult password =
+        Admin({"project", "create", "--org", org["id"], "--repository", with_secret}, 1);
+    EXPECT_NE(password.err.find("--forge-token"), std::string::npos) << password.err;
+    EXPECT_EQ(password.err.find("hunter2"), std::string::npos);
+  }
+  CommandResult newline = Admin(
+      {"project", "create", "--org", org["id"], "--repository", "https://github.com/initech/docs",
+       "--forge", "github", "--forge-token", "ghp_x\r\nX-Evil: 1"},
+      1);
+  EXPECT_NE(newline.err.find("control characters"), std::string::npos) << newline.err;
+  CommandResult no_key =
+      Admin({"project", "create", "--org", org["id"], "--repository",
+             "ssh://git@git.example.com/docs.git", "--ssh-known-hosts", "/etc/hostname"},
+            1);
+  EXPECT_NE(no_key.err.find("--ssh-key"), std::string::npos) << no_key.err;
+  CommandResult unreadable = Admin({"project", "create", "--org", org["id"], "--repository",
+                                    "ssh://git@git.example.com/docs.git", "--ssh-key",
+                                    dir_ / "no-such-key", "--ssh-known-hosts", "/etc/hostname"},
+                                   1);
+  EXPECT_NE(unreadable.err.find("cannot read"), std::string::npos) << unreadable.err;
+  CommandResult no_workers =
+      RunCommand(kScripted, {"worker", "--data-dir", dir_.path(), "--workers", "0"});
+  EXPECT_EQ(no_workers.exit_code, 1);
+  EXPECT_NE(no_workers.err.find("--workers"), std::string::npos);
+  CommandResult threads =
+      RunCommand(kScripted, {"serve", "--data-dir", dir_.path(), "--io-threads", "100000"});
+  EXPECT_EQ(threads.exit_code, 1);
+  EXPECT_NE(threads.err.find("--io-threads"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace docwright::testing
