@@ -348,14 +348,8 @@ HttpResponse Api::PullRequestPage(const Call& call, HttpRequest& req) {
   }
   HttpResponse r;
   r.content_type = "text/html; charset=utf-8";
-  if (pr->archived_at) {
-    r.status = 410;
-    r.body =
-        "<!doctype html><meta charset=utf-8><title>Closed</title><p>This pull request "
-        "was closed: its job was archived.</p>\n";
-  } else {
-    r.body = RenderPullRequestPage(*pr);
-  }
+  r.status = pr->archived_at ? 410 : 200;
+  r.body = RenderPullRequestPage(*pr);
   r.headers.emplace_back("Content-Security-Policy",
                          "default-src 'none'; style-src 'unsafe-inline'; "
                          "frame-ancestors 'none'");

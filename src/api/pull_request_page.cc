@@ -69,6 +69,10 @@ std::string_view LineClass(std::string_view line) {
 }  // namespace
 
 std::string RenderPullRequestPage(const LocalPullRequest& pr) {
+  if (pr.archived_at) {
+    return "<!doctype html><meta charset=utf-8><title>Closed</title><p>This pull request "
+           "was closed: its job was archived.</p>\n";
+  }
   std::string html;
   html.reserve(4096 + pr.diff.size() * 5 / 4 + pr.body.size());
   std::string title = HtmlEscape(pr.title);

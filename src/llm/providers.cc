@@ -29,6 +29,13 @@ int64_t Int(const json& j, const char* key) {
   return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
 }
 
+// The token counts of a reply, named `input` and `output` in its "usage" object.
+TokenUsage UsageOf(const json& reply, const char* input, const char* output) {
+  auto usage = reply.find("usage");
+  if (usage == reply.end() || !usage->is_object()) return {};
+  return TokenUsage{.input_tokens = Int(*usage, input), .output_tokens = Int(*usage, output)};
+}
+
 // A tool's JSON Schema; the tools' own, so a parse failure is a bug.
 Result<json> Schema(const ToolSpec& tool) {
   json schema = json::parse(tool.parameters, nullptr, false);
@@ -253,13 +260,8 @@ class OpenAiModel final : public HttpModel {
         out.tool_calls.push_back(std::move(c));
       }
     }
-    if (choice.contains("finish_reason") && choice["finish_reason"].is_string()) {
-      out.stop_reason = choice["finish_reason"].get<std::string>();
-    }
-    if (r.contains("usage") && r["usage"].is_object()) {
-      out.usage.input_tokens = Int(r["usage"], "prompt_tokens");
-      out.usage.output_tokens = Int(r["usage"], "completion_tokens");
-    }
+    out.stop_reason = Str(choice, "finish_reason");
+    out.usage = UsageOf(r, "prompt_tokens", "completion_tokens");
     return out;
   }
 
@@ -347,13 +349,8 @@ class AnthropicModel final : public HttpModel {
         out.tool_calls.push_back(std::move(c));
       }
     }
-    if (r.contains("stop_reason") && r["stop_reason"].is_string()) {
-      out.stop_reason = r["stop_reason"].get<std::string>();
-    }
-    if (r.contains("usage") && r["usage"].is_object()) {
-      out.usage.input_tokens = Int(r["usage"], "input_tokens");
-      out.usage.output_tokens = Int(r["usage"], "output_tokens");
-    }
+    out.stop_reason = Str(r, "stop_reason");
+    out.usage = UsageOf(r, "input_tokens", "output_tokens");
     return out;
   }
 };
