@@ -41,6 +41,22 @@ Result<PullRequest> FromReply(const json& pr, const char* url_field, const char*
   return PullRequest{pr[url_field].get<std::string>(), pr[number_field].get<int64_t>()};
 }
 
+// "/repos/{owner}/{repo}": GitHub's path of a repository, which Gitea's API follows.
+std::string ReposPath(const std::string& owner, const std::string& repo) {
+  return "/repos/" + PercentEncode(owner) + "/" + PercentEncode(repo);
+}
+
+// Sets the title and description of the pull request `found` under `repo_path`
+// (GitHub and Gitea alike); returns it.
+Result<PullRequest> UpdatePull(RestClient& api, const std::string& repo_path,
+                               const PullRequest& found, const std::string& title,
+                               const std::string& body) {
+  json update{{"title", title}, {"body", body}};
+  auto updated = api.Call("PATCH", repo_path + "/pulls/" + std::to_string(found.number), update);
+  if (!updated.ok()) return updated.status();
+  return found;
+}
+
 // --- GitHub -----------------------------------------------------------------------
 
 class GithubForge final : public Forge {
@@ -69,17 +85,11 @@ class GithubForge final : public Forge {
       }
       return **found;
     }
-    json update{{"title", spec.title}, {"body", spec.body}};
-    auto updated =
-        api_->Call("PATCH", Repo() + "/pulls/" + std::to_string((*found)->number), update);
-    if (!updated.ok()) return updated.status();
-    return **found;
+    return UpdatePull(*api_, Repo(), **found, spec.title, spec.body);
   }
 
  private:
-  std::string Repo() const {
-    return "/repos/" + PercentEncode(owner_) + "/" + PercentEncode(repo_);
-  }
+  std::string Repo() const { return ReposPath(owner_, repo_); }
 
   Result<std::optional<PullRequest>> Find(const PullRequestSpec& spec) {
     // By head only: the branch has at most one open pull request, whatever base a
@@ -193,17 +203,11 @@ class GiteaForge final : public Forge {
       if (!*found) return Status::InvalidArgument("Gitea refused to open the pull request (409)");
       return **found;
     }
-    json update{{"title", title}, {"body", spec.body}};
-    auto updated =
-        api_->Call("PATCH", Repo() + "/pulls/" + std::to_string((*found)->number), update);
-    if (!updated.ok()) return updated.status();
-    return **found;
+    return UpdatePull(*api_, Repo(), **found, title, spec.body);
   }
 
  private:
-  std::string Repo() const {
-    return "/repos/" + PercentEncode(owner_) + "/" + PercentEncode(repo_);
-  }
+  std::string Repo() const { return ReposPath(owner_, repo_); }
 
   Result<std::optional<PullRequest>> Find(const PullRequestSpec& spec) {
     for (int page = 1; page <= kMaxPages; ++page) {

@@ -5,6 +5,7 @@
 
 #include <sqlite3.h>
 
+#include <cassert>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -87,6 +88,24 @@ class Query {
     }
     return status();
   }
+
+  // Columns by index, or by the name the SELECT gives them (without the table:
+  // "j.id" is "id"). The row readers use names, so a SELECT's column order does
+  // not matter; a name the statement lacks is a bug (it asserts, and reads as
+  // NULL).
+  int Col(std::string_view name) const {
+    int n = sqlite3_column_count(stmt_);
+    for (int i = 0; i < n; ++i) {
+      const char* column = sqlite3_column_name(stmt_, i);
+      if (column && name == column) return i;
+    }
+    assert(false && "no such column in the statement");
+    return -1;
+  }
+  int64_t Int(std::string_view name) const { return Int(Col(name)); }
+  std::string Text(std::string_view name) const { return Text(Col(name)); }
+  std::optional<std::string> OptText(std::string_view name) const { return OptText(Col(name)); }
+  std::optional<int64_t> OptInt(std::string_view name) const { return OptInt(Col(name)); }
 
   int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
   bool IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }

@@ -2,21 +2,21 @@
 
 namespace docwright::sqlite {
 
-Job ReadJob(const Query& q, int c) {
+Job ReadJob(const Query& q) {
   Job j;
-  j.id = q.Text(c + 0);
-  j.project_id = q.Text(c + 1);
-  j.status = ParseJobStatus(q.Text(c + 2)).value_or(JobStatus::kFailed);
-  j.repository = q.Text(c + 3);
-  j.ref = q.Text(c + 4);
-  j.model = q.OptText(c + 5);
-  j.draft = q.Int(c + 6) != 0;
-  j.pr_link = q.OptText(c + 7);
-  j.summary = q.OptText(c + 8);
-  j.error = q.OptText(c + 9);
-  j.created_at = q.Int(c + 10);
-  j.updated_at = q.Int(c + 11);
-  j.archived_at = q.OptInt(c + 12);
+  j.id = q.Text("id");
+  j.project_id = q.Text("project_id");
+  j.status = ParseJobStatus(q.Text("status")).value_or(JobStatus::kFailed);
+  j.repository = q.Text("repository");
+  j.ref = q.Text("ref");
+  j.model = q.OptText("model");
+  j.draft = q.Int("draft") != 0;
+  j.pr_link = q.OptText("pr_link");
+  j.summary = q.OptText("summary");
+  j.error = q.OptText("error");
+  j.created_at = q.Int("created_at");
+  j.updated_at = q.Int("updated_at");
+  j.archived_at = q.OptInt("archived_at");
   return j;
 }
 
@@ -39,67 +39,67 @@ std::vector<std::string> SplitLines(std::string_view text) {
   return out;
 }
 
-Project ReadProject(const Query& q, int c) {
+Project ReadProject(const Query& q) {
   Project p;
-  p.id = q.Text(c + 0);
-  p.org_id = q.Text(c + 1);
-  p.repository = q.Text(c + 2);
-  p.base_ref = q.Text(c + 3);
-  p.forge = ParseForge(q.Text(c + 4)).value_or(ForgeKind::kLocal);
-  p.forge_api_url = q.OptText(c + 5);
-  p.forge_token = q.OptText(c + 6);
-  p.model = q.OptText(c + 7);
-  p.rate_limit_per_hour = q.Int(c + 8);
-  p.created_at = q.Int(c + 9);
-  p.ssh_key_path = q.OptText(c + 10);
-  p.ssh_known_hosts_path = q.OptText(c + 11);
-  p.models = SplitLines(q.Text(c + 12));
-  p.write_paths = SplitLines(q.Text(c + 13));
+  p.id = q.Text("id");
+  p.org_id = q.Text("org_id");
+  p.repository = q.Text("repository");
+  p.base_ref = q.Text("base_ref");
+  p.forge = ParseForge(q.Text("forge")).value_or(ForgeKind::kLocal);
+  p.forge_api_url = q.OptText("forge_api_url");
+  p.forge_token = q.OptText("forge_token");
+  p.model = q.OptText("model");
+  p.rate_limit_per_hour = q.Int("rate_limit_per_hour");
+  p.created_at = q.Int("created_at");
+  p.ssh_key_path = q.OptText("ssh_key_path");
+  p.ssh_known_hosts_path = q.OptText("ssh_known_hosts_path");
+  p.models = SplitLines(q.Text("models"));
+  p.write_paths = SplitLines(q.Text("write_paths"));
   return p;
 }
 
 ApiKey ReadKey(const Query& q) {
   ApiKey k;
-  k.id = q.Text(0);
-  k.org_id = q.Text(1);
-  k.name = q.Text(2);
-  k.prefix = q.Text(3);
-  k.secret_hash = q.Text(4);
-  k.created_at = q.Int(5);
-  k.revoked_at = q.OptInt(6);
+  k.id = q.Text("id");
+  k.org_id = q.Text("org_id");
+  k.name = q.Text("name");
+  k.prefix = q.Text("prefix");
+  k.secret_hash = q.Text("secret_hash");
+  k.created_at = q.Int("created_at");
+  k.revoked_at = q.OptInt("revoked_at");
   return k;
 }
 
 LocalPullRequest ReadPullRequest(const Query& q) {
   LocalPullRequest pr;
-  pr.id = q.Text(0);
-  pr.project_id = q.Text(1);
-  pr.number = q.Int(2);
-  pr.head = q.Text(3);
-  pr.base = q.Text(4);
-  pr.title = q.Text(5);
-  pr.body = q.Text(6);
-  pr.diff = q.Text(7);
-  pr.draft = q.Int(8) != 0;
-  pr.created_at = q.Int(9);
-  pr.updated_at = q.Int(10);
-  pr.archived_at = q.OptInt(11);
+  pr.id = q.Text("id");
+  pr.project_id = q.Text("project_id");
+  pr.number = q.Int("number");
+  pr.head = q.Text("head");
+  pr.base = q.Text("base");
+  pr.title = q.Text("title");
+  pr.body = q.Text("body");
+  pr.diff = q.Text("diff");
+  pr.draft = q.Int("draft") != 0;
+  pr.created_at = q.Int("created_at");
+  pr.updated_at = q.Int("updated_at");
+  pr.archived_at = q.OptInt("archived_at");
   return pr;
 }
 
 Message ReadMessage(const Query& q) {
   Message m;
-  m.job_id = q.Text(0);
-  m.seq = static_cast<int>(q.Int(1));
-  m.prompt = q.Text(2);
-  m.created_at = q.Int(3);
-  m.state = ParseTurnState(q.Text(4)).value_or(TurnState::kFailed);
-  m.attempts = static_cast<int>(q.Int(5));
-  m.summary = q.OptText(6);
-  m.error = q.OptText(7);
-  m.finished_at = q.OptInt(8);
-  m.input_tokens = q.Int(9);
-  m.output_tokens = q.Int(10);
+  m.job_id = q.Text("job_id");
+  m.seq = static_cast<int>(q.Int("seq"));
+  m.prompt = q.Text("prompt");
+  m.created_at = q.Int("created_at");
+  m.state = ParseTurnState(q.Text("state")).value_or(TurnState::kFailed);
+  m.attempts = static_cast<int>(q.Int("attempts"));
+  m.summary = q.OptText("summary");
+  m.error = q.OptText("error");
+  m.finished_at = q.OptInt("finished_at");
+  m.input_tokens = q.Int("input_tokens");
+  m.output_tokens = q.Int("output_tokens");
   return m;
 }
 

@@ -1,6 +1,5 @@
 // Internal to the SQLite store: rows of its SELECTs made records. Each reader
-// takes the columns in the order its statements (statements.h) list them,
-// starting at column `c`.
+// takes its columns by name (statements.h), in whatever order they come.
 #pragma once
 
 #include <string>
@@ -13,8 +12,8 @@
 
 namespace docwright::sqlite {
 
-Job ReadJob(const Query& q, int c = 0);
-Project ReadProject(const Query& q, int c = 0);
+Job ReadJob(const Query& q);
+Project ReadProject(const Query& q);
 ApiKey ReadKey(const Query& q);
 LocalPullRequest ReadPullRequest(const Query& q);
 Message ReadMessage(const Query& q);
