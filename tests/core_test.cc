@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -7,6 +8,7 @@
 #include "core/ids.h"
 #include "core/job.h"
 #include "core/json_writer.h"
+#include "core/project_settings.h"
 #include "core/text.h"
 #include "core/time.h"
 #include "core/url.h"
@@ -178,6 +180,47 @@ TEST(Url, PercentEncodingRoundTripsEveryByte) {
     EXPECT_FALSE(ok) << bad;
   }
   EXPECT_EQ(HexEncode(std::string("\x00\xff\x10", 3)), "00ff10");
+}
+
+TEST(ProjectSettings, UsableSettingsPassAndEachBadOneIsNamed) {
+  Project good;
+  good.repository = "https://github.com/acme/docs.git";
+  good.base_ref = "main";
+  good.forge = ForgeKind::kGithub;
+  good.forge_token = "ghp_abc";
+  good.models = {"gpt-4.1", " ", ""};
+  good.write_paths = {"docs/**", "!docs/legal/"};
+  ASSERT_TRUE(CheckProjectSettings(good).ok());
+  EXPECT_EQ(good.models, std::vector<std::string>{"gpt-4.1"}) << "blank entries are dropped";
+
+  struct Case {
+    const char* named;
+    std::function<void(Project&)> spoil;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"--repository", [](Project& p) { p.repository = ""; }},
+           {"--repository", [](Project& p) { p.repository = std::string(2049, 'a'); }},
+           {"credentials", [](Project& p) { p.repository = "https://u:pw@github.com/a/b"; }},
+           {"--ref", [](Project& p) { p.base_ref = ""; }},
+           {"--rate-limit", [](Project& p) { p.rate_limit_per_hour = 0; }},
+           {"--rate-limit", [](Project& p) { p.rate_limit_per_hour = 1000001; }},
+           {"needs --forge-token", [](Project& p) { p.forge_token.reset(); }},
+           {"--forge-token must not", [](Project& p) { p.forge_token = "ghp abc"; }},
+           {"--models entry", [](Project& p) { p.models = {"gpt 4"}; }},
+           {"--models entries", [](Project& p) { p.models = std::vector<std::string>(65, "m"); }},
+           {"--write-paths rule", [](Project& p) { p.write_paths = {"docs/../../etc"}; }},
+           {"--write-paths rule", [](Project& p) { p.write_paths = {"!"}; }},
+       }) {
+    Project p = good;
+    c.spoil(p);
+    Status s = CheckProjectSettings(p);
+    EXPECT_EQ(s.code(), Code::kInvalidArgument) << c.named;
+    EXPECT_NE(s.message().find(c.named), std::string::npos) << s.message();
+  }
+  Project local = good;
+  local.forge = ForgeKind::kLocal;
+  local.forge_token.reset();
+  EXPECT_TRUE(CheckProjectSettings(local).ok()) << "the local forge needs no token";
 }
 
 TEST(Naming, BranchUsesRandomTailOfIdAndSlug) {

@@ -172,27 +172,6 @@ bool RuleMatches(std::string_view rule, std::string_view path) {
   return GitignoreMatches(rule, path);
 }
 
-Status CheckWriteRules(const std::vector<std::string>& rules) {
-  if (rules.size() > kMaxProjectListEntries) {
-    return Status::InvalidArgument("at most " + std::to_string(kMaxProjectListEntries) +
-                                   " write rules are allowed");
-  }
-  for (const std::string& rule : rules) {
-    std::string_view body = rule;
-    if (!body.empty() && body.front() == '!') body.remove_prefix(1);
-    bool bad = body.empty() || rule.size() > kMaxProjectListEntryChars || !Utf8Length(rule) ||
-               HasControlCharacter(rule, false) || rule.find('\\') != std::string::npos;
-    for (auto seg : Segments(body)) bad = bad || seg == "..";
-    if (bad) {
-      return Status::InvalidArgument("invalid write rule (a gitignore-style pattern of at most " +
-                                     std::to_string(kMaxProjectListEntryChars) +
-                                     " characters, no '..', backslashes or control characters): " +
-                                     std::string(CutUtf8(rule, 80)));
-    }
-  }
-  return Status();
-}
-
 WritePolicy::WritePolicy(const docs::SiteMap& site, std::vector<std::string> rules)
     : framework_(site.framework), config_path_(site.config_path), rules_(std::move(rules)) {
   if (CheckWriteRules(rules_).ok() == false) rules_.clear();

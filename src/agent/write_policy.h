@@ -33,15 +33,14 @@
 #include <string_view>
 #include <vector>
 
+#include "core/project_settings.h"
 #include "core/status.h"
 #include "docs/docs.h"
 
 namespace docwright::agent {
 
-// OK if `rules` are usable as a project's write rules; else InvalidArgument that
-// names the first bad one (empty, over kMaxProjectListEntryChars, "..", a
-// backslash or a control character).
-Status CheckWriteRules(const std::vector<std::string>& rules);
+// CheckWriteRules (core/project_settings.h) says which rules are usable.
+using docwright::CheckWriteRules;
 
 // Whether one rule (with or without its leading "!") matches `path`. Linear in
 // the path for each character of the rule.

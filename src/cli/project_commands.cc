@@ -7,11 +7,10 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "agent/write_policy.h"
 #include "cli/common.h"
+#include "core/project_settings.h"
 #include "core/text.h"
 #include "core/time.h"
-#include "core/url.h"
 #include "forge/forge.h"
 
 namespace docwright {
@@ -59,40 +58,6 @@ std::pair<CLI::Option*, CLI::Option*> AddListOptions(CLI::App* cmd, ProjectOptio
   return {models, write};
 }
 
-Status CheckToken(const std::string& token) {
-  for (char c : token) {
-    if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f) {
-      return Status::InvalidArgument("--forge-token must not contain spaces or control characters");
-    }
-  }
-  return Status();
-}
-
-// The lists as given, less empty entries, within their bounds.
-Status CheckLists(Project& p) {
-  for (auto* list : {&p.models, &p.write_paths}) {
-    std::erase_if(*list, [](const std::string& s) { return IsBlank(s); });
-    if (list->size() > kMaxProjectListEntries) {
-      return Status::InvalidArgument("at most " + std::to_string(kMaxProjectListEntries) +
-                                     " entries are allowed in --models and --write-paths");
-    }
-    for (const std::string& entry : *list) {
-      if (entry.size() > kMaxProjectListEntryChars || !Utf8Length(entry) ||
-          HasControlCharacter(entry, false)) {
-        return Status::InvalidArgument(
-            "invalid entry (at most " + std::to_string(kMaxProjectListEntryChars) +
-            " characters, no control characters): " + std::string(CutUtf8(entry, 80)));
-      }
-    }
-  }
-  for (const std::string& m : p.models) {
-    if (m.find_first_of(" \t") != std::string::npos) {
-      return Status::InvalidArgument("model names have no spaces: " + m);
-    }
-  }
-  return agent::CheckWriteRules(p.write_paths);
-}
-
 }  // namespace
 
 void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& action) {
@@ -133,25 +98,6 @@ void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& act
       if (!forge)
         return Fail(Status::InvalidArgument("--forge must be local, github, gitlab or gitea"));
       p.forge = *forge;
-      if (p_repo.empty() || p_repo.size() > 2048) {
-        return Fail(Status::InvalidArgument("--repository must be 1 to 2048 characters"));
-      }
-      if (p_ref.empty() || p_ref.size() > 255) {
-        return Fail(Status::InvalidArgument("--ref must be 1 to 255 characters"));
-      }
-      if (p_rate < 1 || p_rate > 1000000) {
-        return Fail(Status::InvalidArgument("--rate-limit must be from 1 to 1000000"));
-      }
-      if (p.forge != ForgeKind::kLocal && p_token.empty()) {
-        return Fail(Status::InvalidArgument("a " + p_forge + " project needs --forge-token"));
-      }
-      if (std::optional<Url> url = ParseUrl(p_repo);
-          url && (url->scheme == "http" || url->scheme == "https") && url->has_userinfo) {
-        return Fail(Status::InvalidArgument(
-            "--repository must not carry credentials: give the token with --forge-token"));
-      }
-      Status token = CheckToken(p_token);
-      if (!token.ok()) return Fail(token);
       if (!p_api_url.empty()) p.forge_api_url = p_api_url;
       if (!p_token.empty()) p.forge_token = p_token;
       if (!p_ssh_key.empty() || !p_known_hosts.empty()) {
@@ -175,16 +121,16 @@ void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& act
         p.ssh_key_path = p_ssh_key;
         p.ssh_known_hosts_path = p_known_hosts;
       }
-      if (p.forge != ForgeKind::kLocal) {
-        auto usable = forge::MakeForge(p, forge::ForgeContext{});
-        if (!usable.ok()) return Fail(usable.status());
-      }
       if (!p_model.empty()) p.model = p_model;
       p.rate_limit_per_hour = p_rate;
       p.models = p_models;
       p.write_paths = p_write_paths;
-      Status lists = CheckLists(p);
-      if (!lists.ok()) return Fail(lists);
+      Status settings = CheckProjectSettings(p);
+      if (!settings.ok()) return Fail(settings);
+      if (p.forge != ForgeKind::kLocal) {
+        auto usable = forge::MakeForge(p, forge::ForgeContext{});
+        if (!usable.ok()) return Fail(usable.status());
+      }
       auto store = Open(common);
       if (!store.ok()) return Fail(store.status());
       auto created = (*store)->CreateProject(p);
@@ -244,21 +190,14 @@ void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& act
       if (!found.ok()) return Fail(found.status());
       Project p = std::move(*found);
       if (model_opt->count() > 0) p.model = p_model.empty() ? std::nullopt : std::optional(p_model);
-      if (rate_opt->count() > 0) {
-        if (p_rate < 1 || p_rate > 1000000) {
-          return Fail(Status::InvalidArgument("--rate-limit must be from 1 to 1000000"));
-        }
-        p.rate_limit_per_hour = p_rate;
-      }
+      if (rate_opt->count() > 0) p.rate_limit_per_hour = p_rate;
       if (token_opt->count() > 0) {
-        Status t = CheckToken(p_token);
-        if (!t.ok()) return Fail(t);
         p.forge_token = p_token.empty() ? std::nullopt : std::optional(p_token);
       }
       if (models_opt->count() > 0) p.models = p_models;
       if (write_opt->count() > 0) p.write_paths = p_write_paths;
-      Status lists = CheckLists(p);
-      if (!lists.ok()) return Fail(lists);
+      Status settings = CheckProjectSettings(p);
+      if (!settings.ok()) return Fail(settings);
       Status s = (*store)->UpdateProject(p);
       if (!s.ok()) return Fail(s);
       if (common.json) {

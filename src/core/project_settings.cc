@@ -1,0 +1,95 @@
+#include "core/project_settings.h"
+
+#include <algorithm>
+
+#include "core/text.h"
+#include "core/url.h"
+
+namespace docwright {
+namespace {
+
+bool HasDotDotSegment(std::string_view path) {
+  while (!path.empty()) {
+    size_t slash = path.find('/');
+    if (path.substr(0, slash) == "..") return true;
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash + 1);
+  }
+  return false;
+}
+
+std::string TooMany(const char* what) {
+  return "at most " + std::to_string(kMaxProjectListEntries) + " " + what + " are allowed";
+}
+
+}  // namespace
+
+Status CheckForgeToken(std::string_view token) {
+  for (char c : token) {
+    if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f) {
+      return Status::InvalidArgument("--forge-token must not contain spaces or control characters");
+    }
+  }
+  return Status();
+}
+
+Status CheckWriteRules(const std::vector<std::string>& rules) {
+  if (rules.size() > kMaxProjectListEntries)
+    return Status::InvalidArgument(TooMany("--write-paths rules"));
+  for (const std::string& rule : rules) {
+    std::string_view body = rule;
+    if (!body.empty() && body.front() == '!') body.remove_prefix(1);
+    bool bad = body.empty() || rule.size() > kMaxProjectListEntryChars || !Utf8Length(rule) ||
+               HasControlCharacter(rule, false) || rule.find('\\') != std::string::npos ||
+               HasDotDotSegment(body);
+    if (bad) {
+      return Status::InvalidArgument(
+          "invalid --write-paths rule (a gitignore-style pattern of at most " +
+          std::to_string(kMaxProjectListEntryChars) +
+          " characters, no '..', backslashes or control characters): " +
+          std::string(CutUtf8(rule, 80)));
+    }
+  }
+  return Status();
+}
+
+Status CheckProjectSettings(Project& p) {
+  if (p.repository.empty() || p.repository.size() > 2048) {
+    return Status::InvalidArgument("--repository must be 1 to 2048 characters");
+  }
+  if (std::optional<Url> url = ParseUrl(p.repository);
+      url && (url->scheme == "http" || url->scheme == "https") && url->has_userinfo) {
+    return Status::InvalidArgument(
+        "--repository must not carry credentials: give the token with --forge-token");
+  }
+  if (p.base_ref.empty() || p.base_ref.size() > 255) {
+    return Status::InvalidArgument("--ref must be 1 to 255 characters");
+  }
+  if (p.rate_limit_per_hour < 1 || p.rate_limit_per_hour > 1000000) {
+    return Status::InvalidArgument("--rate-limit must be from 1 to 1000000");
+  }
+  if (p.forge != ForgeKind::kLocal && (!p.forge_token || p.forge_token->empty())) {
+    return Status::InvalidArgument("a " + std::string(ToString(p.forge)) +
+                                   " project needs --forge-token");
+  }
+  if (p.forge_token) {
+    Status token = CheckForgeToken(*p.forge_token);
+    if (!token.ok()) return token;
+  }
+  for (auto* list : {&p.models, &p.write_paths}) {
+    std::erase_if(*list, [](const std::string& s) { return IsBlank(s); });
+  }
+  if (p.models.size() > kMaxProjectListEntries)
+    return Status::InvalidArgument(TooMany("--models entries"));
+  for (const std::string& m : p.models) {
+    if (m.size() > kMaxProjectListEntryChars || !Utf8Length(m) || HasControlCharacter(m, false) ||
+        m.find_first_of(" \t") != std::string::npos) {
+      return Status::InvalidArgument(
+          "invalid --models entry (at most " + std::to_string(kMaxProjectListEntryChars) +
+          " characters, no spaces or control characters): " + std::string(CutUtf8(m, 80)));
+    }
+  }
+  return CheckWriteRules(p.write_paths);
+}
+
+}  // namespace docwright

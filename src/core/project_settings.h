@@ -1,0 +1,32 @@
+// The rules a project's settings follow, checked wherever they are set (the
+// command line's `project create` and `project update`, whose flag names the
+// messages use, as docs/operations.md names the settings). Pure functions, safe
+// from any thread; they read no file and reach no network (the SSH key files and
+// a hosted forge's API are checked by the code that uses them).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/job.h"
+#include "core/status.h"
+
+namespace docwright {
+
+// OK if `project`'s settings are usable, after dropping blank entries from its
+// lists; else InvalidArgument naming the first setting that is not: repository
+// (1 to 2048 bytes, no credentials in an http(s) URL), base branch (1 to 255
+// bytes), rate limit (1 to 1,000,000 an hour), forge token (required by a hosted
+// forge; no spaces or control characters), models and write rules (at most
+// kMaxProjectListEntries entries of at most kMaxProjectListEntryChars).
+Status CheckProjectSettings(Project& project);
+
+// A forge token: no spaces or control characters (it goes into HTTP headers).
+Status CheckForgeToken(std::string_view token);
+
+// Write rules: gitignore-style patterns (core/glob.h), "!" to refuse; none empty,
+// none with "..", a backslash or a control character.
+Status CheckWriteRules(const std::vector<std::string>& rules);
+
+}  // namespace docwright
