@@ -27,6 +27,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "core/json_fields.h"
 #include "docs/docs.h"
 #include "git/git.h"
 
@@ -207,7 +208,6 @@ std::optional<std::string> SimpleTitle(std::string_view yaml);
 // is not a literal (require(...), a variable, a function) reads as null.
 // Linear in the source.
 std::optional<Json> ReadJsObject(std::string_view source);
-std::string Str(const Json& object, const char* key);  // a string member, else ""
 
 // --- The site (site.cc and the framework modules) --------------------------------
 

@@ -224,12 +224,6 @@ class JsLiteralReader {
 
 }  // namespace
 
-std::string Str(const Json& object, const char* key) {
-  if (!object.is_object()) return "";
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 std::optional<Json> ReadJsObject(std::string_view source) { return JsLiteralReader(source).Read(); }
 
 }  // namespace docwright::docs

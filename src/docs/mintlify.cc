@@ -99,17 +99,17 @@ void Walk(const Json& node, std::vector<std::string>& groups, bool in_pages, int
   std::string label;
   for (const char* key :
        {"group", "tab", "anchor", "dropdown", "version", "language", "product", "item"}) {
-    label = Str(node, key);
+    label = StringField(node, key);
     if (!label.empty()) break;
   }
   // An `openapi` spec of this part of the navigation: its pages are generated.
   if (auto openapi = node.find("openapi"); openapi != node.end()) {
-    std::string directory = Str(*openapi, "directory");
+    std::string directory = StringField(*openapi, "directory");
     std::optional<std::string> dir = Normalize(directory.empty() ? "api-reference" : directory);
     if (dir && !dir->empty()) details.generated_dirs.insert(Lower(*dir));
   }
   groups.push_back(Name(label));
-  add(Str(node, "root"), label);  // the group's label is its root page's label
+  add(StringField(node, "root"), label);  // the group's label is its root page's label
   for (const auto& item : node.items()) {
     if (item.value().is_array() || item.value().is_object()) {
       Walk(item.value(), groups, item.key() == "pages", depth + 1, budget, details, out);
@@ -162,7 +162,7 @@ class Mintlify final : public FrameworkModule {
     if (auto redirects = config.find("redirects");
         redirects != config.end() && redirects->is_array()) {
       for (const Json& r : *redirects) {
-        std::string source = Str(r, "source");
+        std::string source = StringField(r, "source");
         if (!source.empty() && load.budget.Spend()) {
           mine.redirect_sources.push_back(
               RouteSegments(source.substr(0, source.find_first_of("#?"))));

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_fields.h"
 #include "core/text.h"
 #include "http/client.h"
 #include "llm/llm.h"
@@ -18,22 +19,12 @@ std::string Trimmed(std::string url) {
   return url;
 }
 
-// `j[key]` if it is a string, else `fallback`: replies from model servers vary,
-// and a field of another type must not throw.
-std::string Str(const json& j, const char* key, std::string fallback = "") {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
-}
-int64_t Int(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
-}
-
 // The token counts of a reply, named `input` and `output` in its "usage" object.
 TokenUsage UsageOf(const json& reply, const char* input, const char* output) {
   auto usage = reply.find("usage");
   if (usage == reply.end() || !usage->is_object()) return {};
-  return TokenUsage{.input_tokens = Int(*usage, input), .output_tokens = Int(*usage, output)};
+  return TokenUsage{.input_tokens = IntField(*usage, input),
+                    .output_tokens = IntField(*usage, output)};
 }
 
 // A tool's JSON Schema; the tools' own, so a parse failure is a bug.
@@ -250,8 +241,8 @@ class OpenAiModel final : public HttpModel {
         }
         const json& fn = call["function"];
         ToolCall c;
-        c.id = Str(call, "id");
-        c.name = Str(fn, "name");
+        c.id = StringField(call, "id");
+        c.name = StringField(fn, "name");
         if (fn.contains("arguments")) {
           c.arguments = fn["arguments"].is_string() ? fn["arguments"].get<std::string>()
                                                     : fn["arguments"].dump();
@@ -260,7 +251,7 @@ class OpenAiModel final : public HttpModel {
         out.tool_calls.push_back(std::move(c));
       }
     }
-    out.stop_reason = Str(choice, "finish_reason");
+    out.stop_reason = StringField(choice, "finish_reason");
     out.usage = UsageOf(r, "prompt_tokens", "completion_tokens");
     return out;
   }
@@ -338,18 +329,18 @@ class AnthropicModel final : public HttpModel {
     ModelReply out;
     for (const json& block : r["content"]) {
       if (!block.is_object()) continue;
-      std::string type = Str(block, "type");
+      std::string type = StringField(block, "type");
       if (type == "text" && block.contains("text") && block["text"].is_string()) {
         out.text += block["text"].get<std::string>();
       } else if (type == "tool_use") {
         ToolCall c;
-        c.id = Str(block, "id");
-        c.name = Str(block, "name");
+        c.id = StringField(block, "id");
+        c.name = StringField(block, "name");
         c.arguments = block.contains("input") ? block["input"].dump() : "{}";
         out.tool_calls.push_back(std::move(c));
       }
     }
-    out.stop_reason = Str(r, "stop_reason");
+    out.stop_reason = StringField(r, "stop_reason");
     out.usage = UsageOf(r, "input_tokens", "output_tokens");
     return out;
   }
