@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -21,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "git/file_lock.h"
 #include "git/git.h"
 #include "git/remote_origin.h"
 #include "support/git_repo.h"
@@ -230,34 +233,74 @@ TEST_F(GitDeadlineTest, AnOperationBehindAStuckTransferInThisProcessIsBusy) {
   EXPECT_FALSE(stuck.get().ok());
 }
 
-TEST_F(GitDeadlineTest, ARemoteRefLockLeftByAProcessThatDiedMidPushIsCleared) {
-  std::string commit = LocalCommit();  // the mirror of remote_, opened and closed again
-  // What a worker killed between taking the remote's ref lock and moving the ref
-  // leaves: its note in the mirror, and the lock in the remote.
-  std::string lock = remote_ + "/refs/heads/docwright/crashed.lock";
+TEST_F(GitDeadlineTest, ARemoteRefLockWithoutDocwrightsRecordIsSomeoneElses) {
+  // A lock docwright left when its process was killed is cleared by the next
+  // push (tests/crash_test.cc, against the real binary); one it has no record
+  // of, whatever its content, is another writer's and stays.
+  std::string commit = LocalCommit();
   std::filesystem::create_directories(remote_ + "/refs/heads/docwright");
-  // A lock someone else took before the dead process noted its own stays.
-  std::string older = remote_ + "/refs/heads/docwright/older.lock";
-  std::ofstream(older) << "";
-  std::filesystem::last_write_time(older, std::filesystem::file_time_type::clock::now() - 10s);
-  std::ofstream(mirror_path() + "/docwright-remote-lock") << older << "\n";
-  auto first = Open(remote_);
-  ASSERT_TRUE(first);
-  EXPECT_EQ(first->Push(commit, "docwright/older", std::nullopt).code(), Code::kUnavailable);
-  EXPECT_TRUE(std::filesystem::exists(older));
-  first.reset();
-  std::ofstream(mirror_path() + "/docwright-remote-lock") << lock << "\n";
-  std::ofstream(lock) << commit << "\n";
+  std::string held = remote_ + "/refs/heads/docwright/held.lock";
+  std::ofstream(held) << commit << "\n";
   auto mirror = Open(remote_);
   ASSERT_TRUE(mirror);
-  Status pushed = mirror->Push(commit, "docwright/crashed", std::nullopt);
-  EXPECT_TRUE(pushed.ok()) << pushed.message();
-  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " rev-parse docwright/crashed"), commit);
-  EXPECT_FALSE(std::filesystem::exists(mirror_path() + "/docwright-remote-lock"));
-  // A lock with no note of this mirror's is someone else's: left alone.
-  std::ofstream(remote_ + "/refs/heads/docwright/held.lock") << "";
+  Status refused = Returns([&] { return mirror->Push(commit, "docwright/held", std::nullopt); });
+  EXPECT_EQ(refused.code(), Code::kUnavailable);
+  EXPECT_TRUE(Contains(refused.message(), "holds git's lock on the branch")) << refused.message();
+  EXPECT_TRUE(std::filesystem::exists(held));
+  // A record that names a lock which is not the file it describes (the dead
+  // process's lock was removed, another writer locked the branch since).
+  std::ofstream(remote_ + "/docwright-ref-lock")
+      << "docwright ref lock v1\nrefs/heads/docwright/held\n1 1\n"
+      << commit << "\n";
   EXPECT_EQ(mirror->Push(commit, "docwright/held", std::nullopt).code(), Code::kUnavailable);
-  EXPECT_TRUE(std::filesystem::exists(remote_ + "/refs/heads/docwright/held.lock"));
+  EXPECT_TRUE(std::filesystem::exists(held));
+  // A record naming a file outside the refs is not acted on either.
+  std::string outside = remote_ + "/precious";
+  std::ofstream(outside) << commit << "\n";
+  std::ofstream(remote_ + "/docwright-ref-lock") << "docwright ref lock v1\nrefs/../precious\n0 0\n"
+                                                 << commit << "\n";
+  std::filesystem::remove(held);
+  EXPECT_TRUE(mirror->Push(commit, "docwright/held", std::nullopt).ok());
+  EXPECT_TRUE(std::filesystem::exists(outside));
+  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " rev-parse docwright/held"), commit);
+  EXPECT_EQ(Sh("cat " + remote_ + "/docwright-ref-lock"), "")
+      << "the record is cleared after a push";
+}
+
+TEST(FileLock, KnowsWhetherItsPreviousHolderDiedHoldingIt) {
+  testing::TempDir dir;
+  std::string path = dir / "mirror.lock";
+  {
+    auto first = FileLock::Acquire(path, 1s);
+    ASSERT_TRUE(first.ok()) << first.status().message();
+    EXPECT_FALSE(first->previous_holder_died()) << "a new lock file has had no holder";
+  }
+  auto next = FileLock::Acquire(path, 1s);
+  ASSERT_TRUE(next.ok());
+  EXPECT_FALSE(next->previous_holder_died()) << "the last holder let go";
+  next = Status::Unavailable("let go");
+  // A process killed while holding it: the kernel drops the flock, nothing else.
+  pid_t child = fork();
+  if (child == 0) {
+    auto held = FileLock::Acquire(path, 1s);
+    ::kill(::getpid(), SIGKILL);
+    _exit(held.ok() ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  auto after = FileLock::Acquire(path, 1s);
+  ASSERT_TRUE(after.ok());
+  EXPECT_TRUE(after->previous_holder_died());
+  // Waiting for a lock someone holds does not mark the file.
+  {
+    auto timed_out = FileLock::Acquire(path, 50ms);
+    EXPECT_FALSE(timed_out.ok());
+  }
+  after = Status::Unavailable("let go");
+  auto last = FileLock::Acquire(path, 1s);
+  ASSERT_TRUE(last.ok());
+  EXPECT_FALSE(last->previous_holder_died());
 }
 
 TEST(GitRemoteOrigin, SchemeHostAndPortDecide) {

@@ -19,6 +19,7 @@
 
 #include "api/api.h"
 #include "cli/common.h"
+#include "core/crash_point.h"
 #include "core/job.h"
 #include "forge/forge.h"
 #include "http/server.h"
@@ -113,6 +114,11 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   uint16_t port = 0;
   if (with_http && !ParseListen(o.listen, &host, &port)) {
     return Fail(Status::InvalidArgument("--listen must be HOST:PORT, got " + o.listen));
+  }
+  if (Status armed = CheckCrashPointSetting(); !armed.ok()) return Fail(armed);
+  if (!ArmedCrashPoint().empty()) {
+    spdlog::warn("crash point {} armed (DOCWRIGHT_CRASH_AT): this process dies when it reaches it",
+                 ArmedCrashPoint());
   }
   if (o.workers < (with_http ? 0 : 1) || o.workers > 256) {
     return Fail(Status::InvalidArgument(with_http ? "--workers must be from 0 to 256"

@@ -12,6 +12,13 @@
 #include "git/socket_stream.h"
 
 namespace docwright::git {
+namespace {
+
+// The lock file's first byte: held, or let go.
+constexpr char kHeld = '1';
+constexpr char kFree = '0';
+
+}  // namespace
 
 Result<FileLock> FileLock::Acquire(const std::string& path, std::chrono::milliseconds timeout,
                                    const std::function<bool()>& cancelled) {
@@ -21,7 +28,15 @@ Result<FileLock> FileLock::Acquire(const std::string& path, std::chrono::millise
   }
   auto until = std::chrono::steady_clock::now() + timeout;
   for (;;) {
-    if (::flock(lock.fd_, LOCK_EX | LOCK_NB) == 0) return lock;
+    if (::flock(lock.fd_, LOCK_EX | LOCK_NB) == 0) {
+      char state = 0;
+      lock.previous_holder_died_ = ::pread(lock.fd_, &state, 1, 0) == 1 && state == kHeld;
+      if (::pwrite(lock.fd_, &kHeld, 1, 0) != 1) {
+        return Status::Unavailable("cannot lock the mirror: " + std::string(std::strerror(errno)));
+      }
+      lock.held_ = true;
+      return lock;
+    }
     if (errno == EINTR) continue;
     if (errno != EWOULDBLOCK) {
       return Status::Unavailable("cannot lock the mirror: " + std::string(std::strerror(errno)));
@@ -37,18 +52,31 @@ Result<FileLock> FileLock::Acquire(const std::string& path, std::chrono::millise
   }
 }
 
-FileLock::FileLock(FileLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+FileLock::FileLock(FileLock&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)),
+      held_(std::exchange(other.held_, false)),
+      previous_holder_died_(other.previous_holder_died_) {}
 
 FileLock& FileLock::operator=(FileLock&& other) noexcept {
   if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
+    Release();
     fd_ = std::exchange(other.fd_, -1);
+    held_ = std::exchange(other.held_, false);
+    previous_holder_died_ = other.previous_holder_died_;
   }
   return *this;
 }
 
-FileLock::~FileLock() {
-  if (fd_ >= 0) ::close(fd_);  // releases the lock
+FileLock::~FileLock() { Release(); }
+
+void FileLock::Release() {
+  if (fd_ < 0) return;
+  // Let go cleanly; a failed write only makes the next holder clean up for
+  // nothing.
+  if (held_ && ::pwrite(fd_, &kFree, 1, 0) != 1) errno = 0;
+  held_ = false;
+  ::close(fd_);  // releases the lock
+  fd_ = -1;
 }
 
 }  // namespace docwright::git

@@ -24,13 +24,22 @@ class FileLock {
   static Result<FileLock> Acquire(const std::string& path, std::chrono::milliseconds timeout,
                                   const std::function<bool()>& cancelled = {});
 
+  // Whether the previous holder died holding the lock (it was killed, or the
+  // machine stopped): what it was writing under the lock is half-done, and the
+  // new holder may clear it. Known from a byte the holder writes into the file
+  // when it takes the lock and writes back when it lets go.
+  bool previous_holder_died() const { return previous_holder_died_; }
+
   FileLock(FileLock&& other) noexcept;
   FileLock& operator=(FileLock&& other) noexcept;
   ~FileLock();
 
  private:
   explicit FileLock(int fd) : fd_(fd) {}
+  void Release();
   int fd_ = -1;
+  bool held_ = false;  // only a holder marks the file
+  bool previous_holder_died_ = false;
 };
 
 }  // namespace docwright::git

@@ -1,11 +1,17 @@
 #include "git/local_remote.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <string_view>
 #include <thread>
+
+#include "core/crash_point.h"
+#include "git/ref_lock.h"
 
 namespace docwright::git {
 
@@ -144,6 +150,70 @@ std::optional<git_oid> LocalRemote::Head(const std::string& ref) {
   return head;
 }
 
+Status LocalRemote::RefNameIsFree(const std::string& ref) {
+  // Every ref that would be a folder of this one...
+  for (size_t slash = ref.find('/', 5); slash != std::string::npos;
+       slash = ref.find('/', slash + 1)) {
+    if (Head(ref.substr(0, slash))) {
+      return Status::Unavailable("a branch named " + ref.substr(11, slash - 11) + " exists");
+    }
+  }
+  // ...and every ref inside it.
+  git_reference_iterator* it = nullptr;
+  std::string glob = ref + "/*";
+  if (git_reference_iterator_glob_new(&it, repo_.get(), glob.c_str()) != 0) {
+    return Fail("cannot read the remote's branches", -1);
+  }
+  git_reference* inside = nullptr;
+  int rc = git_reference_next(&inside, it);
+  git_reference_iterator_free(it);
+  if (rc == 0) {
+    std::string name = git_reference_name(inside);
+    git_reference_free(inside);
+    return Status::Unavailable("a branch named " + name.substr(11) + " exists");
+  }
+  git_error_clear();
+  return Status();
+}
+
+void LocalRemote::AppendReflog(const std::string& ref, const git_oid& old_id,
+                               const git_oid& new_id) {
+  // As git: a ref's log is written if it has one, or if core.logAllRefUpdates
+  // asks for it (unset in a bare repository: no logs).
+  std::string log = std::string(git_repository_path(repo_.get())) + "logs/" + ref;
+  std::error_code ec;
+  bool has_log = std::filesystem::exists(log, ec);
+  if (!has_log) {
+    git_config* c = nullptr;
+    if (git_repository_config_snapshot(&c, repo_.get()) != 0) return git_error_clear();
+    git_buf value = GIT_BUF_INIT;
+    bool wanted = false;
+    if (git_config_get_string_buf(&value, c, "core.logAllRefUpdates") == 0) {
+      std::string v = value.ptr;
+      wanted = v == "always" || v == "true" || v == "yes" || v == "on" || v == "1";
+    }
+    git_buf_dispose(&value);
+    git_config_free(c);
+    git_error_clear();
+    if (!wanted) return;
+    std::filesystem::create_directories(std::filesystem::path(log).parent_path(), ec);
+  }
+  git_signature* s = nullptr;
+  if (git_signature_default(&s, repo_.get()) != 0) {
+    git_error_clear();
+    if (git_signature_now(&s, "docwright", "docwright@localhost") != 0) return git_error_clear();
+  }
+  SigPtr sig(s);
+  char offset[16];
+  int minutes = std::abs(sig->when.offset) % (24 * 60);
+  std::snprintf(offset, sizeof offset, "%c%02d%02d", sig->when.offset < 0 ? '-' : '+', minutes / 60,
+                minutes % 60);
+  std::string line = Hex(old_id) + " " + Hex(new_id) + " " + sig->name + " <" + sig->email + "> " +
+                     std::to_string(sig->when.time) + " " + offset + "\tdocwright: push\n";
+  // One append, as git writes its log lines.
+  std::ofstream(log, std::ios::app) << line;
+}
+
 Status LocalRemote::Push(git_repository* mirror, const git_oid& commit, const std::string& branch,
                          const std::optional<git_oid>& expected) {
   std::string target = "refs/heads/" + branch;
@@ -167,73 +237,47 @@ Status LocalRemote::Push(git_repository* mirror, const git_oid& commit, const st
   Status copied = CopyObjects(mirror, commit);
   if (!copied.ok()) return copied;
 
-  // The lease is the ref update itself: libgit2 takes git's lock on the ref
-  // (`<ref>.lock`) and compares the old value under it. A zero old value means
-  // "must not exist yet", also checked under the lock.
-  git_oid old{};
-  if (expected) old = *expected;
-  const char* log = "docwright: push";
-  // Another writer holds the lock for as long as one update takes: wait a
-  // little, as git does (core.filesRefLockTimeout), then say what is in the way.
-  //
-  // The lock taken here is noted in the mirror first. The mirror is locked
-  // across processes for the whole push, so a note found on the next push was
-  // left by a process that died while it pushed (a worker killed mid-push): the
-  // lock it names is removed, as git's own message advises, so the re-run of its
-  // turn can push; but only if the lock is younger than the note (a lock older
-  // than it was someone else's, held while the dead process waited). The branch
-  // is the job's own, so another writer holding that very lock at that moment
-  // is a person pushing to the job's branch during a crash's recovery.
-  const std::string lock_path = git_repository_path(repo_.get()) + target + ".lock";
-  const std::string note = std::string(git_repository_path(mirror)) + "docwright-remote-lock";
-  {
-    std::ifstream in(note);
-    std::string left;
-    std::error_code ec, ec2;
-    if (std::getline(in, left) && !left.empty()) {
-      auto noted = std::filesystem::last_write_time(note, ec);
-      auto locked = std::filesystem::last_write_time(left, ec2);
-      if (!ec && !ec2 && locked >= noted) std::filesystem::remove(left, ec);
-    }
+  CrashPoint("push.objects-copied");
+
+  // The lease is the ref update itself, made under git's own lock on the ref
+  // (`<ref>.lock`): the branch is read again under it and moved only if it is
+  // where the turn expects. A lock another writer holds is waited for as git
+  // does (core.filesRefLockTimeout), then reported; one a docwright process
+  // left when it was killed is cleared (see RefLock).
+  auto lock = RefLock::Acquire(git_repository_path(repo_.get()), target, Hex(commit),
+                               std::chrono::seconds(1));
+  if (!lock.ok()) {
+    return Status::Unavailable("the remote refused the push of " + branch + ": " +
+                               lock.status().message());
   }
-  std::ofstream(note, std::ios::trunc) << lock_path << "\n";
-  constexpr int kLockAttempts = 50;
-  int rc = 0;
-  for (int attempt = 0;; ++attempt) {
-    git_reference* out = nullptr;
-    git_error_clear();
-    rc = git_reference_create_matching(&out, repo_.get(), target.c_str(), &commit, /*force=*/1,
-                                       &old, log);
-    RefPtr updated(out);
-    if (rc != GIT_ELOCKED || attempt == kLockAttempts) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CrashPoint("push.ref-locked");
+  git_reference* found = nullptr;
+  int rc = git_reference_lookup(&found, repo_.get(), target.c_str());
+  RefPtr current_ref(found);
+  if (rc != 0 && rc != GIT_ENOTFOUND) return Fail("cannot read " + branch + " from the remote", rc);
+  git_error_clear();
+  if (current_ref && git_reference_type(current_ref.get()) == GIT_REFERENCE_SYMBOLIC) {
+    return Status::Unavailable("the remote branch " + branch +
+                               " is a symbolic reference; docwright does not push to one");
   }
-  {
-    std::error_code ec;
-    std::filesystem::remove(note, ec);
-  }
-  if (rc == 0) return Status();
-  if (rc == GIT_ELOCKED) {
-    return Status::Unavailable("the remote refused the push of " + branch +
-                               ": the branch is locked (" + target +
-                               ".lock); if no git process is updating it, remove that file");
-  }
-  if (rc == GIT_EMODIFIED || rc == GIT_ENOTFOUND) {
-    git_reference* found = nullptr;
-    if (git_reference_lookup(&found, repo_.get(), target.c_str()) == 0) {
-      RefPtr ref(found);
-      if (git_reference_type(ref.get()) == GIT_REFERENCE_SYMBOLIC) {
-        return Status::Unavailable("the remote branch " + branch +
-                                   " is a symbolic reference; docwright does not push to one");
-      }
-    }
-    git_error_clear();
+  const git_oid* current = current_ref ? git_reference_target(current_ref.get()) : nullptr;
+  if (expected ? (!current || !git_oid_equal(current, &*expected)) : current != nullptr) {
     return conflict();
   }
-  if (rc == GIT_EEXISTS) {  // docwright/a/b while docwright/a exists, say
-    return Status::Unavailable("the remote refused the push of " + branch + ": " + LastError());
+  if (!expected) {
+    // A new branch must not be a folder of branches, nor inside a branch, as
+    // git refuses (docwright/a/b while docwright/a exists, say).
+    if (Status free = RefNameIsFree(target); !free.ok()) {
+      return Status::Unavailable("the remote refused the push of " + branch + ": " +
+                                 free.message());
+    }
   }
-  return Fail("cannot push " + branch, rc);
+  Status moved = lock->Commit();
+  if (!moved.ok()) {
+    return Status::Unavailable("the remote refused the push of " + branch + ": " + moved.message());
+  }
+  AppendReflog(target, current ? *current : git_oid{}, commit);
+  return Status();
 }
 
 }  // namespace docwright::git

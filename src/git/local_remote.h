@@ -39,10 +39,12 @@ class LocalRemote {
   // Copies `commit` and what it reaches that the remote lacks from `mirror`, then
   // moves `branch` to it only if the branch is at `expected` now (nullopt: only
   // if it does not exist). The comparison is made under git's own lock on the
-  // ref (`<ref>.lock`), so the lease holds against any other writer, git
-  // included. Conflict if the branch is elsewhere (even at `commit`); Unavailable for a commit that
-  // does not descend from `expected` (never a forced update), a symbolic ref, a lock that stays
-  // taken for about a second, or a remote that cannot be written.
+  // ref (`<ref>.lock`, see RefLock), so the lease holds against any other
+  // writer, git included. Conflict if the branch is elsewhere (even at
+  // `commit`); Unavailable for a commit that does not descend from `expected`
+  // (never a forced update), a symbolic ref, a name another branch is in the way
+  // of, a lock someone else holds for over a second, or a remote that cannot be
+  // written.
   Status Push(git_repository* mirror, const git_oid& commit, const std::string& branch,
               const std::optional<git_oid>& expected);
 
@@ -52,6 +54,11 @@ class LocalRemote {
   // whose closure is incomplete; an object the remote has ends the walk there.
   Status CopyObjects(git_repository* mirror, const git_oid& commit);
   std::optional<git_oid> Head(const std::string& ref);
+  // Unavailable if `ref` (refs/heads/...) cannot be created: a ref is one of its
+  // folders, or it is a folder of refs.
+  Status RefNameIsFree(const std::string& ref);
+  // Writes the update to the ref's log where git would.
+  void AppendReflog(const std::string& ref, const git_oid& old_id, const git_oid& new_id);
 
   RepoPtr repo_;
 };

@@ -10,6 +10,7 @@
 #include <limits>
 #include <mutex>
 
+#include "core/crash_point.h"
 #include "git/file_lock.h"
 #include "git/libgit2.h"
 #include "git/local_remote.h"
@@ -107,6 +108,7 @@ struct Mirror::Impl {
       auto file =
           FileLock::Acquire(LockPath(), std::max(left, std::chrono::milliseconds(0)), cancelled);
       if (!file.ok()) return file.status();
+      if (file->previous_holder_died()) ClearAfterCrash();
       hold.file.emplace(std::move(*file));
     }
     return hold;
@@ -120,6 +122,32 @@ struct Mirror::Impl {
     return RemotePtr(r);
   }
   std::string LockPath() const { return path + "/docwright.lock"; }
+
+  // What a process killed while it held the mirror's FileLock may have left
+  // half-written: git's lock files on the mirror's refs, packed refs and config,
+  // and the temporary files of a pack it was receiving (a pack becomes part of
+  // the repository only when renamed to pack-<id>.*). Call only just after
+  // taking the FileLock from a holder that died: nothing else writes these
+  // while the lock is held, and a commit's loose objects (written without it)
+  // are not touched.
+  void ClearAfterCrash() const {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    auto is_lock = [](const fs::path& p) { return p.extension() == ".lock"; };
+    for (auto it = fs::recursive_directory_iterator(path + "/refs", ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->is_regular_file(ec) && is_lock(it->path())) fs::remove(it->path(), ec);
+    }
+    for (const char* name : {"packed-refs.lock", "HEAD.lock", "config.lock", "shallow.lock"}) {
+      fs::remove(path + "/" + name, ec);
+    }
+    for (auto it = fs::directory_iterator(path + "/objects/pack", ec);
+         !ec && it != fs::directory_iterator(); it.increment(ec)) {
+      if (it->is_regular_file(ec) && !it->path().filename().string().starts_with("pack-")) {
+        fs::remove(it->path(), ec);
+      }
+    }
+  }
 
   // Removes lock files libgit2 left for `refs` (and packed-refs) when a process
   // died while updating them. Call only while holding the mirror's FileLock:
@@ -147,6 +175,7 @@ Result<std::unique_ptr<Mirror>> Mirror::Open(const std::string& path, const std:
   if (ec) return Status::Unavailable("cannot create " + path + ": " + ec.message());
   auto lock = FileLock::Acquire(impl->LockPath(), limits.lock_timeout);
   if (!lock.ok()) return lock.status();
+  if (lock->previous_holder_died()) impl->ClearAfterCrash();
   git_repository* r = nullptr;
   int rc = git_repository_open_bare(&r, path.c_str());
   if (rc == GIT_ENOTFOUND) rc = git_repository_init(&r, path.c_str(), /*is_bare=*/1);
@@ -354,6 +383,7 @@ Result<std::string> Mirror::Commit(const Workspace& work, const Identity& author
   rc = git_commit_create(&commit_oid, repo, nullptr, sig.get(), sig.get(), "UTF-8", message.c_str(),
                          new_tree.get(), 1, parents);
   if (rc != 0) return Fail("cannot create the commit", rc);
+  CrashPoint("commit.written");
   return Hex(commit_oid);
 }
 

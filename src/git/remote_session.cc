@@ -1,5 +1,7 @@
 #include "git/remote_session.h"
 
+#include "core/crash_point.h"
+
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
@@ -196,13 +198,18 @@ git_remote_callbacks Callbacks(RemoteSession* session) {
   callbacks.sideband_progress = [](const char*, int, void* payload) {
     return static_cast<RemoteSession*>(payload)->Progress();
   };
-  callbacks.transfer_progress = [](const git_indexer_progress*, void* payload) {
+  callbacks.transfer_progress = [](const git_indexer_progress* progress, void* payload) {
+    if (progress->received_objects * 2 >= progress->total_objects &&
+        progress->received_objects < progress->total_objects) {
+      CrashPoint("fetch.transfer");
+    }
     return static_cast<RemoteSession*>(payload)->Progress();
   };
   callbacks.pack_progress = [](int, uint32_t, uint32_t, void* payload) {
     return static_cast<RemoteSession*>(payload)->Progress();
   };
   callbacks.push_transfer_progress = [](unsigned int, unsigned int, size_t, void* payload) {
+    CrashPoint("push.transfer");  // the first report comes as the pack starts to go
     return static_cast<RemoteSession*>(payload)->Progress();
   };
   callbacks.payload = session;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "agent/write_policy.h"
+#include "core/crash_point.h"
 #include "core/text.h"
 #include "docs/docs.h"
 #include "forge/forge.h"
@@ -354,6 +355,7 @@ TurnOutcome RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel
         if (!pushed.ok()) {
           return Failed("cannot push the branch " + job.ref + ": " + pushed.message());
         }
+        CrashPoint("push.ref-moved");
         spec.head_commit = *commit;
       } else if (!branch_head || job.pr_link) {
         // Nothing to push, and either no branch (no pull request wanted) or the
@@ -379,6 +381,7 @@ TurnOutcome RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel
       return Failed("pushed the branch " + job.ref +
                     " but cannot open its pull request: " + pr.status().message());
     }
+    CrashPoint("pr.opened");
     done.pr_link = pr->url;
     return done;
   }

@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 namespace docwright::testing {
@@ -19,15 +20,28 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
-// fork + exec with stdout and stderr sent to files; returns the child's pid.
+// fork + exec with stdout and stderr sent to files, and `env` ("NAME=value")
+// added to this process's environment; returns the child's pid.
 pid_t Spawn(const std::string& binary, const std::vector<std::string>& args,
-            const std::string& out_path, const std::string& err_path) {
-  // argv is made before fork(): the child of a threaded process may call only
-  // async-signal-safe functions until exec (a malloc can deadlock there).
+            const std::string& out_path, const std::string& err_path,
+            const std::vector<std::string>& env = {}) {
+  // argv and envp are made before fork(): the child of a threaded process may
+  // call only async-signal-safe functions until exec (a malloc can deadlock).
   std::vector<char*> argv;
   argv.push_back(const_cast<char*>(binary.c_str()));
   for (auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (char** e = environ; *e; ++e) {
+    std::string_view entry(*e);
+    bool replaced = false;
+    for (const std::string& extra : env) {
+      replaced = replaced || entry.starts_with(extra.substr(0, extra.find('=') + 1));
+    }
+    if (!replaced) envp.push_back(*e);
+  }
+  for (auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
   pid_t pid = fork();
   if (pid != 0) return pid;
   int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -36,7 +50,7 @@ pid_t Spawn(const std::string& binary, const std::vector<std::string>& args,
   dup2(devnull, 0);
   dup2(out, 1);
   dup2(err, 2);
-  execv(binary.c_str(), argv.data());
+  execve(binary.c_str(), argv.data(), envp.data());
   _exit(127);
 }
 
@@ -71,9 +85,10 @@ CommandResult RunCommand(const std::string& binary, const std::vector<std::strin
 BackgroundProcess::~BackgroundProcess() { Kill9(); }
 
 void BackgroundProcess::Start(const std::string& binary, const std::vector<std::string>& args,
-                              const std::string& out_path, const std::string& err_path) {
+                              const std::string& out_path, const std::string& err_path,
+                              const std::vector<std::string>& env) {
   Kill9();
-  pid_ = Spawn(binary, args, out_path, err_path);
+  pid_ = Spawn(binary, args, out_path, err_path, env);
 }
 
 bool BackgroundProcess::Running() {
@@ -110,11 +125,12 @@ int BackgroundProcess::Terminate(std::chrono::milliseconds timeout) {
 }
 
 ServerProcess::ServerProcess(std::string binary, std::string data_dir,
-                             std::vector<std::string> args)
+                             std::vector<std::string> args, std::vector<std::string> env)
     : binary_(std::move(binary)),
       data_dir_(std::move(data_dir)),
       log_path_(data_dir_ + "/serve.log"),
-      args_(std::move(args)) {}
+      args_(std::move(args)),
+      env_(std::move(env)) {}
 
 bool ServerProcess::Start() {
   const std::string port_file = data_dir_ + "/port";
@@ -122,7 +138,7 @@ bool ServerProcess::Start() {
                                    "127.0.0.1:0", "--port-file", port_file};
   args.insert(args.end(), args_.begin(), args_.end());
   unlink(port_file.c_str());  // the port of this start, not of an earlier one
-  process_.Start(binary_, args, data_dir_ + "/serve.out", log_path_);
+  process_.Start(binary_, args, data_dir_ + "/serve.out", log_path_, env_);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (std::chrono::steady_clock::now() < deadline) {
     std::string text = ReadFile(port_file);

@@ -30,8 +30,10 @@ class BackgroundProcess {
   BackgroundProcess(const BackgroundProcess&) = delete;
   BackgroundProcess& operator=(const BackgroundProcess&) = delete;
 
+  // `env` ("NAME=value") is added to this process's environment.
   void Start(const std::string& binary, const std::vector<std::string>& args,
-             const std::string& out_path, const std::string& err_path);
+             const std::string& out_path, const std::string& err_path,
+             const std::vector<std::string>& env = {});
   // True while the process runs; reaps it once it has exited.
   bool Running();
   void Kill9();
@@ -45,8 +47,10 @@ class BackgroundProcess {
 
 class ServerProcess {
  public:
-  // `args` follow "serve --data-dir DATA_DIR --listen 127.0.0.1:0".
-  ServerProcess(std::string binary, std::string data_dir, std::vector<std::string> args = {});
+  // `args` follow "serve --data-dir DATA_DIR --listen 127.0.0.1:0"; `env`
+  // ("NAME=value") is added to this process's environment.
+  ServerProcess(std::string binary, std::string data_dir, std::vector<std::string> args = {},
+                std::vector<std::string> env = {});
 
   // Starts the server and waits until it listens; false if it did not.
   bool Start();
@@ -54,6 +58,7 @@ class ServerProcess {
   pid_t pid() const { return process_.pid(); }
 
   void Kill9() { process_.Kill9(); }
+  bool Running() { return process_.Running(); }
   int Terminate(std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
     return process_.Terminate(timeout);
   }
@@ -61,7 +66,7 @@ class ServerProcess {
 
  private:
   std::string binary_, data_dir_, log_path_;
-  std::vector<std::string> args_;
+  std::vector<std::string> args_, env_;
   BackgroundProcess process_;
   uint16_t port_ = 0;
 };

@@ -64,8 +64,10 @@ class ServiceTest : public ::testing::Test {
   // The server every test starts with: the scripted test agent.
   virtual void StartDefaultServer() { StartServer(kScripted, {"--lease-seconds", "1"}); }
 
-  void StartServer(const char* binary, std::vector<std::string> args) {
-    server_ = std::make_unique<ServerProcess>(binary, dir_.path(), std::move(args));
+  // `env` ("NAME=value") is added to the server's environment.
+  void StartServer(const char* binary, std::vector<std::string> args,
+                   std::vector<std::string> env = {}) {
+    server_ = std::make_unique<ServerProcess>(binary, dir_.path(), std::move(args), std::move(env));
     ASSERT_TRUE(server_->Start()) << server_->Log();
     client_ = std::make_unique<HttpClient>(server_->port());
   }

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/crash_point.h"
 #include "core/ids.h"
 #include "core/time.h"
 #include "store/sqlite/connection.h"
@@ -89,9 +90,11 @@ class SqliteStore final : public Store {
       }
       pr.id = RandomBase62(kPullRequestIdLength);
       pr.created_at = now;
-      return Run(c, kInsertPullRequest,
-                 {V(pr.id), V(pr.project_id), V(pr.number), V(pr.head), V(pr.base), V(pr.title),
-                  V(pr.body), V(pr.diff), V(int64_t{pr.draft}), V(now), V(pr.archived_at)});
+      Status w = Run(c, kInsertPullRequest,
+                     {V(pr.id), V(pr.project_id), V(pr.number), V(pr.head), V(pr.base), V(pr.title),
+                      V(pr.body), V(pr.diff), V(int64_t{pr.draft}), V(now), V(pr.archived_at)});
+      if (w.ok()) CrashPoint("local-pr.recording");  // inserted, not committed
+      return w;
     });
     if (!s.ok()) return s;
     return pr;
@@ -515,6 +518,7 @@ class SqliteStore final : public Store {
                  V(step.text), V(step.tool), V(step.arguments), V(step.result),
                  V(int64_t{step.is_error})});
       }
+      if (w.ok()) CrashPoint("store.turn-recording");
       if (w.ok()) w = MoveJobAfterTurn(c, job_id, seq, outcome, now);
       if (!w.ok()) return w;
       result = LeaseState::kHeld;
