@@ -123,7 +123,13 @@ class CrashTest : public ServiceTest {
     EXPECT_TRUE(page.ends_with("Instal the CLI.\nIt is crash-safe.")) << page;
     EXPECT_EQ(Count("SELECT COUNT(*) FROM pull_requests WHERE head = '" + branch + "'"), 1);
     EXPECT_EQ(Count("SELECT COUNT(*) FROM turns WHERE state = 'succeeded'"), 1);
-    Sh(git + " fsck --strict --no-dangling");
+    ExpectNothingLeft();
+  }
+
+  // No lock in the remote or in the mirror, no temporary pack in the mirror, and
+  // a remote that git finds whole.
+  void ExpectNothingLeft() {
+    Sh("git --git-dir=" + remote_ + " fsck --strict --no-dangling");
     EXPECT_EQ(FilesEndingIn(remote_ + "/refs", ".lock"), std::vector<std::string>{});
     std::string mirror = dir_ / ("mirrors/" + project_ + ".git");
     EXPECT_EQ(FilesEndingIn(mirror + "/refs", ".lock"), std::vector<std::string>{});
@@ -230,7 +236,7 @@ class ForeignRefLock {
 TEST_F(CrashTest, ALockSomeoneElseHoldsOnTheBranchIsWaitedForThenReportedNeverTaken) {
   UseRemote(false);
   StartServer(kScripted, {"--lease-seconds", "1"});
-  json job = Post(Jobs(project_), Prompt("Note the lock [sleep 1500]"), key_a_).Json();
+  json job = Post(Jobs(project_), Prompt("Note the lock [sleep 3000]"), key_a_).Json();
   std::string branch = job["source"]["ref"];
   std::string main = Sh("git --git-dir=" + remote_ + " rev-parse main");
   ForeignRefLock foreign(remote_, branch, main);
@@ -284,7 +290,9 @@ TEST_F(CrashTest, WorkersKilledAtRandomMomentsLeaveNothingThatStopsTheReRuns) {
   // Jobs keep coming while the workers are killed, so that kills land while
   // turns fetch, commit and push.
   std::vector<std::string> ids;
-  std::mt19937 random(std::random_device{}());
+  const unsigned seed = std::random_device{}();
+  SCOPED_TRACE("kill schedule seed " + std::to_string(seed));
+  std::mt19937 random(seed);
   auto next_kill = std::chrono::steady_clock::now();
   for (int kills = 0; kills < 15;) {
     HttpResult r = Post(Jobs(project_), Prompt(std::string("[sleep 40] ") + kInstruction), key_a_);
@@ -296,18 +304,35 @@ TEST_F(CrashTest, WorkersKilledAtRandomMomentsLeaveNothingThatStopsTheReRuns) {
       workers[victim]->Kill9();
       start(victim);
       ++kills;
-      next_kill = std::chrono::steady_clock::now() + milliseconds(100 + random() % 200);
+      next_kill = std::chrono::steady_clock::now() + milliseconds(150 + random() % 200);
     }
   }
+  // A turn the kills interrupt three times is given up by design (see "Leases
+  // and crash recovery" in docs/operations.md): its job fails with that error,
+  // and has at most one commit and one pull request. Every other job completes.
+  size_t given_up = 0;
   for (const std::string& id : ids) {
     json job = WaitForEndOf(id);
-    EXPECT_EQ(job["status"], "completed") << job.dump();
     std::string branch = job["source"]["ref"];
-    EXPECT_EQ(Sh("git --git-dir=" + remote_ + " rev-list --count main.." + branch), "1") << id;
-    EXPECT_EQ(Count("SELECT COUNT(*) FROM pull_requests WHERE head = '" + branch + "'"), 1) << id;
+    std::string git = "git --git-dir=" + remote_;
+    int64_t pulls = Count("SELECT COUNT(*) FROM pull_requests WHERE head = '" + branch + "'");
+    if (job["status"] == "failed" &&
+        job["error"] ==
+            "the turn was interrupted 3 times (worker crashed or lost its lease); "
+            "giving up") {
+      ++given_up;
+      if (!Sh(git + " for-each-ref refs/heads/" + branch).empty()) {
+        EXPECT_EQ(Sh(git + " rev-list --count main.." + branch), "1") << id;
+      }
+      EXPECT_LE(pulls, 1) << id;
+      continue;
+    }
+    EXPECT_EQ(job["status"], "completed") << job.dump();
+    EXPECT_EQ(Sh(git + " rev-list --count main.." + branch), "1") << id;
+    EXPECT_EQ(pulls, 1) << id;
   }
-  EXPECT_EQ(FilesEndingIn(remote_ + "/refs", ".lock"), std::vector<std::string>{});
-  Sh("git --git-dir=" + remote_ + " fsck --strict --no-dangling");
+  EXPECT_LE(given_up * 4, ids.size()) << "a quarter of the turns were given up";
+  ExpectNothingLeft();
   EXPECT_GT(Count("SELECT COUNT(*) FROM turns WHERE attempts > 1"), 0)
       << "the kills must land while turns run";
 }

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -265,6 +266,28 @@ TEST_F(GitDeadlineTest, ARemoteRefLockWithoutDocwrightsRecordIsSomeoneElses) {
   EXPECT_EQ(Sh("git --git-dir=" + remote_ + " rev-parse docwright/held"), commit);
   EXPECT_EQ(Sh("cat " + remote_ + "/docwright-ref-lock"), "")
       << "the record is cleared after a push";
+
+  // Nor one that leads through a linked folder to a file that matches it in
+  // every way, nor one that names a FIFO (opening it must not hang the push).
+  std::filesystem::create_directories(dir_ / "elsewhere");
+  std::string victim = dir_ / "elsewhere/victim.lock";
+  std::ofstream(victim) << commit << "\n";
+  std::filesystem::create_directory_symlink(dir_ / "elsewhere", remote_ + "/refs/heads/linked");
+  struct stat st {};
+  ASSERT_EQ(::stat(victim.c_str(), &st), 0);
+  std::ofstream(remote_ + "/docwright-ref-lock")
+      << "docwright ref lock v1\nrefs/heads/linked/victim\n"
+      << st.st_dev << " " << st.st_ino << " "
+      << (int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec) << "\n"
+      << commit << "\n";
+  EXPECT_TRUE(mirror->Push(commit, "docwright/after-link", std::nullopt).ok());
+  EXPECT_TRUE(std::filesystem::exists(victim));
+  ASSERT_EQ(::mkfifo((remote_ + "/refs/heads/docwright/fifo.lock").c_str(), 0600), 0);
+  std::ofstream(remote_ + "/docwright-ref-lock")
+      << "docwright ref lock v1\nrefs/heads/docwright/fifo\n0 0 0\n"
+      << commit << "\n";
+  Status fifo = Returns([&] { return mirror->Push(commit, "docwright/fifo", std::nullopt); });
+  EXPECT_EQ(fifo.code(), Code::kUnavailable) << fifo.message();
 }
 
 TEST(FileLock, KnowsWhetherItsPreviousHolderDiedHoldingIt) {

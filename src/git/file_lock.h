@@ -24,10 +24,11 @@ class FileLock {
   static Result<FileLock> Acquire(const std::string& path, std::chrono::milliseconds timeout,
                                   const std::function<bool()>& cancelled = {});
 
-  // Whether the previous holder died holding the lock (it was killed, or the
-  // machine stopped): what it was writing under the lock is half-done, and the
-  // new holder may clear it. Known from a byte the holder writes into the file
-  // when it takes the lock and writes back when it lets go.
+  // Whether the previous holder died holding the lock (its process was killed):
+  // what it was writing under the lock is half-done, and the new holder may
+  // clear it. Known from a byte the holder writes into the file when it takes
+  // the lock and writes back when it lets go (not flushed to disk: after a
+  // power loss the next holder may not know).
   bool previous_holder_died() const { return previous_holder_died_; }
 
   FileLock(FileLock&& other) noexcept;

@@ -6,13 +6,14 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <optional>
 #include <thread>
 #include <vector>
 
+#include "core/crash_point.h"
 #include "git/socket_stream.h"
 
 namespace docwright::git {
@@ -22,65 +23,37 @@ using Clock = std::chrono::steady_clock;
 
 constexpr const char* kRecordName = "docwright-ref-lock";
 constexpr const char* kTempName = "docwright-ref-lock.new";
+constexpr const char* kRecordVersion = "docwright ref lock v1";
 // A record is four short lines; anything longer was not written by us.
 constexpr size_t kMaxRecordBytes = 4096;
+constexpr size_t kMaxContentBytes = 128;
 
-// Empties the record. A failure leaves it for the next holder, who checks it
-// against the lock before acting on it.
-void ClearRecord(int fd) {
-  if (::ftruncate(fd, 0) != 0) return;
+Status SystemError(const std::string& what, int error = errno) {
+  return Status::Unavailable(what + ": " + std::strerror(error));
 }
 
-Status SystemError(const std::string& what) {
-  return Status::Unavailable(what + ": " + std::strerror(errno));
-}
-
-// A ref name as this service writes them, safe to join to the git directory: a
-// record is read from a file anyone with write access to the repository could
-// have written, and must not name a file outside its refs.
-bool SafeRef(const std::string& ref) {
-  if (!ref.starts_with("refs/") || ref.size() > 1024) return false;
-  if (ref.find("..") != std::string::npos || ref.find("//") != std::string::npos) return false;
+// A ref name as this service writes them: under refs/, no climbing out of it,
+// nothing a path could misread. A record is read from a file anyone with write
+// access to the repository could have written.
+bool SafeRef(std::string_view ref) {
+  if (!ref.starts_with("refs/") || ref.size() > 1024 || ref.back() == '/') return false;
+  if (ref.find("..") != std::string_view::npos || ref.find("//") != std::string_view::npos ||
+      ref.find("/./") != std::string_view::npos) {
+    return false;
+  }
   for (char c : ref) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '\\') return false;
   }
-  return ref.back() != '/';
+  return true;
 }
 
-// The file a record describes: which ref's lock, and the lock's identity.
-struct Record {
-  std::string ref;
-  dev_t dev = 0;
-  ino_t ino = 0;
-  std::string content;
-
-  std::string Text() const {
-    return "docwright ref lock v1\n" + ref + "\n" + std::to_string(dev) + " " +
-           std::to_string(ino) + "\n" + content;  // content ends in "\n"
-  }
-  static std::optional<Record> Parse(const std::string& text) {
-    std::vector<std::string> lines;
-    size_t start = 0;
-    while (start < text.size() && lines.size() < 5) {
-      size_t end = text.find('\n', start);
-      if (end == std::string::npos) return std::nullopt;  // cut short: not written whole
-      lines.push_back(text.substr(start, end - start));
-      start = end + 1;
-    }
-    if (lines.size() != 4 || start != text.size() || lines[0] != "docwright ref lock v1") {
-      return std::nullopt;
-    }
-    Record r;
-    r.ref = lines[1];
-    unsigned long long dev = 0, ino = 0;
-    char extra = 0;
-    if (!SafeRef(r.ref) || std::sscanf(lines[2].c_str(), "%llu %llu%c", &dev, &ino, &extra) != 2) {
-      return std::nullopt;
-    }
-    r.dev = static_cast<dev_t>(dev);
-    r.ino = static_cast<ino_t>(ino);
-    r.content = lines[3] + "\n";
-    return r;
+struct Fd {
+  int fd = -1;
+  explicit Fd(int f) : fd(f) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
   }
 };
 
@@ -97,58 +70,140 @@ std::string ReadAll(int fd, size_t max_bytes) {
   return out;
 }
 
-Status WriteAll(int fd, const std::string& text) {
+bool WriteAll(int fd, const std::string& text) {
   size_t done = 0;
   while (done < text.size()) {
     ssize_t n = ::pwrite(fd, text.data() + done, text.size() - done, static_cast<off_t>(done));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return SystemError("cannot write the ref lock's record");
+    if (n <= 0) return false;
     done += static_cast<size_t>(n);
   }
-  return Status();
+  return true;
+}
+
+int64_t ModifiedNanos(const struct stat& st) {
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+// Removes the lock `record` describes if it is still that very file: same
+// device, inode, modification time and content. The path is walked folder by
+// folder without following symbolic links, and the file opened without
+// blocking (a FIFO put there does not hang the push), so a record cannot lead
+// outside the repository's refs or to anything but a plain file.
+void RemoveIfStillThatFile(const std::string& git_dir, const RefLockRecord& record) {
+  Fd dir(::open(git_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir.fd < 0) return;
+  std::string path = record.ref + ".lock";
+  size_t start = 0;
+  for (size_t slash = path.find('/'); slash != std::string::npos; slash = path.find('/', start)) {
+    std::string folder = path.substr(start, slash - start);
+    int next = ::openat(dir.fd, folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (next < 0) return;
+    ::close(dir.fd);
+    dir.fd = next;
+    start = slash + 1;
+  }
+  std::string name = path.substr(start);
+  Fd lock(::openat(dir.fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  struct stat st {};
+  if (lock.fd < 0 || ::fstat(lock.fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
+  if (st.st_dev != record.dev || st.st_ino != record.ino ||
+      ModifiedNanos(st) != record.modified_ns) {
+    return;
+  }
+  if (ReadAll(lock.fd, kMaxContentBytes) != record.content) return;
+  ::unlinkat(dir.fd, name.c_str(), 0);
+}
+
+// Removes the empty folders at and below `path` (a ref git left as a folder
+// when a ref inside it went), so that the ref can be a file again, as git does.
+// Stops at anything that is not an empty folder.
+void RemoveEmptyFolders(const std::filesystem::path& path, int depth = 0) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (depth > 32 || !fs::is_directory(fs::symlink_status(path, ec))) return;
+  for (const auto& entry : fs::directory_iterator(path, ec)) {
+    RemoveEmptyFolders(entry.path(), depth + 1);
+  }
+  fs::remove(path, ec);  // only if empty
 }
 
 }  // namespace
 
+std::string RefLockRecord::Text() const {
+  return std::string(kRecordVersion) + "\n" + ref + "\n" + std::to_string(dev) + " " +
+         std::to_string(ino) + " " + std::to_string(modified_ns) + "\n" + content;
+}
+
+std::optional<RefLockRecord> RefLockRecord::Parse(std::string_view text) {
+  if (text.size() > kMaxRecordBytes) return std::nullopt;
+  std::vector<std::string_view> lines;
+  size_t start = 0;
+  while (start < text.size() && lines.size() < 5) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) return std::nullopt;  // cut short: not written whole
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  if (lines.size() != 4 || start != text.size() || lines[0] != kRecordVersion) {
+    return std::nullopt;
+  }
+  RefLockRecord r;
+  if (!SafeRef(lines[1])) return std::nullopt;
+  r.ref = std::string(lines[1]);
+  // "<device> <inode> <modified ns>", decimal digits only.
+  auto number = [](std::string_view digits, auto* out) {
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos) {
+      return false;
+    }
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), *out);
+    return ec == std::errc() && end == digits.data() + digits.size();
+  };
+  std::string_view numbers = lines[2];
+  size_t first = numbers.find(' ');
+  size_t second = first == std::string_view::npos ? first : numbers.find(' ', first + 1);
+  if (second == std::string_view::npos || !number(numbers.substr(0, first), &r.dev) ||
+      !number(numbers.substr(first + 1, second - first - 1), &r.ino) ||
+      !number(numbers.substr(second + 1), &r.modified_ns)) {
+    return std::nullopt;
+  }
+  if (lines[3].empty() || lines[3].size() >= kMaxContentBytes) return std::nullopt;
+  r.content = std::string(lines[3]) + "\n";
+  return r;
+}
+
 struct RefLock::Held {
   std::string git_dir, ref, lock_path;
-  int record_fd = -1;  // flock'd while the ref lock is ours
-  bool locked = false;
+  int record_fd = -1;
+  bool flocked = false;  // only the flock's holder may touch the record
+  bool locked = false;   // the ref's lock file is ours
 
   ~Held() {
     if (locked) ::unlink(lock_path.c_str());
-    if (record_fd >= 0) {
-      // The record goes after the lock: a death in between leaves a record
-      // that names no lock, which the next process clears.
-      ClearRecord(record_fd);
-      ::close(record_fd);  // releases the flock
-    }
+    // The record goes after the lock: a death in between leaves a record that
+    // names no lock, which the next holder clears.
+    if (flocked) ClearRecord();
+    if (record_fd >= 0) ::close(record_fd);  // releases the flock
   }
 
-  // Clears what a docwright process that died holding the flock left. Called with
-  // the flock held.
-  void Recover() {
+  bool ClearRecord() { return ::ftruncate(record_fd, 0) == 0; }
+
+  // Clears what a docwright process that died holding the flock left: its lock,
+  // if it is still there, and its temporary file. Called with the flock held.
+  Status Recover() {
     std::string text = ReadAll(record_fd, kMaxRecordBytes);
-    if (text.empty()) return;
-    if (auto record = Record::Parse(text)) {
-      std::string left = git_dir + record->ref + ".lock";
-      struct stat st {};
-      if (::lstat(left.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == record->dev &&
-          st.st_ino == record->ino) {
-        int fd = ::open(left.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        bool same = fd >= 0 && ReadAll(fd, 100) == record->content;
-        if (fd >= 0) ::close(fd);
-        if (same) ::unlink(left.c_str());
-      }
-    }
+    if (text.empty()) return Status();
+    if (auto record = RefLockRecord::Parse(text)) RemoveIfStillThatFile(git_dir, *record);
     ::unlink((git_dir + kTempName).c_str());
-    ClearRecord(record_fd);
+    // A record that stayed would be read with the next one written over it.
+    if (!ClearRecord()) return SystemError("cannot clear the remote's ref lock record");
+    return Status();
   }
 
   // One attempt with the flock held: true when the lock is ours; false when
   // another writer holds it.
   Result<bool> TryLock(const std::string& new_id) {
-    Recover();
+    if (Status recovered = Recover(); !recovered.ok()) return recovered;
     std::string folder = lock_path.substr(0, lock_path.rfind('/'));
     std::error_code ec;
     std::filesystem::create_directories(folder, ec);
@@ -156,26 +211,30 @@ struct RefLock::Held {
       return Status::Unavailable("cannot create " + ref.substr(0, ref.rfind('/')) +
                                  " (is a branch of that name in the way?): " + ec.message());
     }
+    // The lock is made whole first, then put in place at once with link(2),
+    // which fails if the name exists, as git's O_EXCL create does.
     const std::string temp = git_dir + kTempName;
     const std::string content = new_id + "\n";
-    int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0) return SystemError("cannot write to the remote");
+    ::unlink(temp.c_str());
+    Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644));
+    if (fd.fd < 0) return SystemError("cannot write to the remote");
     struct stat st {};
-    bool written =
-        ::write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size()) &&
-        ::fstat(fd, &st) == 0;
-    ::close(fd);
-    if (!written) {
+    if (!WriteAll(fd.fd, content) || ::fstat(fd.fd, &st) != 0) {
+      int error = errno ? errno : EIO;
       ::unlink(temp.c_str());
-      return SystemError("cannot write to the remote");
+      return SystemError("cannot write to the remote", error);
     }
-    Record record{.ref = ref, .dev = st.st_dev, .ino = st.st_ino, .content = content};
-    if (Status s = WriteAll(record_fd, record.Text()); !s.ok()) {
+    RefLockRecord record{.ref = ref,
+                         .dev = st.st_dev,
+                         .ino = st.st_ino,
+                         .modified_ns = ModifiedNanos(st),
+                         .content = content};
+    if (!WriteAll(record_fd, record.Text())) {
+      int error = errno ? errno : EIO;
       ::unlink(temp.c_str());
-      return s;
+      ClearRecord();
+      return SystemError("cannot write the remote's ref lock record", error);
     }
-    // The lock is made whole and at once, as git's O_EXCL create: a link fails if
-    // the name exists.
     int linked = ::link(temp.c_str(), lock_path.c_str());
     int link_errno = errno;
     ::unlink(temp.c_str());
@@ -183,10 +242,9 @@ struct RefLock::Held {
       locked = true;
       return true;
     }
-    ClearRecord(record_fd);
+    ClearRecord();
     if (link_errno == EEXIST) return false;
-    errno = link_errno;
-    return SystemError("cannot lock " + ref + " in the remote");
+    return SystemError("cannot lock " + ref + " in the remote", link_errno);
   }
 };
 
@@ -210,19 +268,21 @@ Result<RefLock> RefLock::Acquire(const std::string& git_dir, const std::string& 
     // Other docwright processes hold the flock for one ref update, a few
     // milliseconds; it is taken again for each attempt so that one waiting on
     // another writer's lock does not hold up updates of other refs.
-    bool flocked = false;
-    while (!(flocked = ::flock(held->record_fd, LOCK_EX | LOCK_NB) == 0)) {
+    while (!(held->flocked = ::flock(held->record_fd, LOCK_EX | LOCK_NB) == 0)) {
       if (errno != EWOULDBLOCK && errno != EINTR) {
         return SystemError("cannot lock " + ref + " in the remote");
       }
-      if (Clock::now() >= until) break;
+      if (Clock::now() >= until) {
+        return Status::Unavailable(
+            "other docwright processes have been updating the remote's "
+            "branches for over " +
+            FormatSeconds(wait) + " (" + kRecordName + " is locked)");
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
-    if (flocked) {
-      auto ours = held->TryLock(new_id);
-      if (!ours.ok()) return ours.status();
-      if (*ours) return RefLock(std::move(held));
-    }
+    auto ours = held->TryLock(new_id);
+    if (!ours.ok()) return ours.status();
+    if (*ours) return RefLock(std::move(held));
     held.reset();  // releases the flock while waiting
     if (Clock::now() >= until) {
       return Status::Unavailable("another process holds git's lock on the branch (" + ref +
@@ -237,10 +297,15 @@ Result<RefLock> RefLock::Acquire(const std::string& git_dir, const std::string& 
 Status RefLock::Commit() {
   if (!held_ || !held_->locked) return Status::Internal("the ref lock is not held");
   const std::string target = held_->git_dir + held_->ref;
-  if (::rename(held_->lock_path.c_str(), target.c_str()) != 0) {
-    return SystemError("cannot move " + held_->ref + " in the remote");
+  int moved = ::rename(held_->lock_path.c_str(), target.c_str());
+  if (moved != 0 && (errno == EISDIR || errno == ENOTEMPTY || errno == EEXIST)) {
+    // Empty folders where the ref goes, left when refs inside it went.
+    RemoveEmptyFolders(target);
+    moved = ::rename(held_->lock_path.c_str(), target.c_str());
   }
+  if (moved != 0) return SystemError("cannot move " + held_->ref + " in the remote");
   held_->locked = false;
+  CrashPoint("push.ref-moved");  // the record still names the lock, which is gone
   return Status();
 }
 

@@ -13,7 +13,8 @@
 // lock is a hard link to that file. It clears the record once the lock is gone.
 // A process that takes the flock and finds a record knows that its writer died
 // holding the flock; the lock named there is removed only if it is still that
-// very file with that content, so a lock someone else took since stays.
+// very file (same inode, modification time and content), so a lock someone else
+// took since stays. The path is walked without following symbolic links.
 //
 // What a killed process may leave: the record (cleared by the next process) and
 // `docwright-ref-lock.new` (replaced by the next process); never a lock that
@@ -22,13 +23,39 @@
 // Internal to the git engine. One object per holder; not thread-safe.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/status.h"
 
 namespace docwright::git {
+
+// The record in `<git dir>/docwright-ref-lock`: the ref whose lock a docwright
+// process made, and that lock file's device, inode, modification time (which
+// link(2) and rename(2) keep) and content. Four lines:
+//   docwright ref lock v1
+//   refs/heads/<branch>
+//   <device> <inode> <modified, ns since the epoch>
+//   <content, the ref's new id>
+// Parse refuses anything else, a record cut short included, and a ref that
+// could name a file outside the repository's refs (the file may have been
+// written by anyone who can write the repository).
+struct RefLockRecord {
+  std::string ref;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  int64_t modified_ns = 0;
+  std::string content;  // ends in "\n"
+
+  std::string Text() const;
+  static std::optional<RefLockRecord> Parse(std::string_view text);
+};
 
 class RefLock {
  public:
@@ -36,8 +63,9 @@ class RefLock {
   // whose git directory is `git_dir` (ending in '/'), with `new_id` (hex) as the
   // value Commit gives the ref; first removes a lock a dead docwright process
   // left. Waits up to `wait` for another writer's lock to go. Unavailable: the
-  // ref stays locked ("another process holds ... for over ..."), a ref is in the
-  // way of its folder, or the system's error.
+  // ref stays locked ("another process holds ... for over ..."), other docwright
+  // processes keep the repository's ref updates busy for as long, a ref is in
+  // the way of its folder, or the system's error.
   static Result<RefLock> Acquire(const std::string& git_dir, const std::string& ref,
                                  const std::string& new_id, std::chrono::milliseconds wait);
 
