@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <random>
 
@@ -90,6 +92,31 @@ TEST_F(CliTest, AdminCommands) {
   EXPECT_NE(projects.find(project["id"].get<std::string>()), std::string::npos);
   EXPECT_EQ(projects.find("ghp_x"), std::string::npos) << "tokens are never listed";
 
+  // Caps of turns in flight: set, shown, lifted with 0, refused out of range.
+  EXPECT_EQ(project["maxActive"], nullptr);
+  json capped = json::parse(
+      Admin({"project", "update", project["id"], "--org", org["id"], "--max-active", "3", "--json"})
+          .out);
+  EXPECT_EQ(capped["maxActive"], 3);
+  EXPECT_EQ(capped["rateLimitPerHour"], 7) << "what is not given stays";
+  json lifted = json::parse(
+      Admin({"project", "update", project["id"], "--org", org["id"], "--max-active", "0", "--json"})
+          .out);
+  EXPECT_EQ(lifted["maxActive"], nullptr);
+  CommandResult negative =
+      Admin({"project", "update", project["id"], "--org", org["id"], "--max-active", "-1"}, 1);
+  EXPECT_NE(negative.err.find("--max-active"), std::string::npos) << negative.err;
+  json org_capped =
+      json::parse(Admin({"org", "update", org["id"], "--max-active", "5", "--json"}).out);
+  EXPECT_EQ(org_capped["maxActive"], 5);
+  EXPECT_EQ(org_capped["name"], "initech");
+  json made_capped =
+      json::parse(Admin({"org", "create", "--name", "hooli", "--max-active", "2", "--json"}).out);
+  EXPECT_EQ(made_capped["maxActive"], 2);
+  CommandResult too_many = Admin({"org", "update", org["id"], "--max-active", "100001"}, 1);
+  EXPECT_NE(too_many.err.find("--max-active"), std::string::npos) << too_many.err;
+  Admin({"org", "update", "01a202ea-0000-7000-8000-000000000000", "--max-active", "1"}, 1);
+
   // Bad input: a clear message and a non-zero exit.
   CommandResult bad_forge =
       Admin({"project", "create", "--org", org["id"], "--repository", "r", "--forge", "svn"}, 1);
@@ -135,6 +162,43 @@ TEST_F(CliTest, AdminCommands) {
       RunCommand(kScripted, {"serve", "--data-dir", dir_.path(), "--io-threads", "100000"});
   EXPECT_EQ(threads.exit_code, 1);
   EXPECT_NE(threads.err.find("--io-threads"), std::string::npos);
+}
+
+TEST_F(CliTest, BackupWritesAConsistentCopyWhileTheServiceWrites) {
+  std::vector<std::string> before;
+  for (int i = 0; i < 5; ++i) before.push_back(CreateJob("before the backup")["id"]);
+  // Clients keep writing while the copy is taken.
+  std::atomic<bool> stop{false};
+  std::thread writer([&, port = server_->port()] {
+    HttpClient http(port);
+    Headers h = Auth(key_b_);
+    h.emplace_back("Content-Type", "application/json");
+    while (!stop) http.Send("POST", Jobs(project_b_), Prompt("during the backup"), h);
+  });
+  std::string copy = dir_ / "backups/docwright-copy.db";
+  std::filesystem::create_directories(dir_ / "backups");
+  CommandResult done = Admin({"backup", "--to", copy});
+  stop = true;
+  writer.join();
+  EXPECT_NE(done.out.find("Wrote a copy"), std::string::npos) << done.out;
+  struct stat st {};
+  ASSERT_EQ(::stat(copy.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600) << "the copy holds secrets too";
+  EXPECT_FALSE(std::filesystem::exists(copy + "-wal")) << "the copy is whole in one file";
+  {
+    auto restored = OpenSqliteStore(copy);
+    ASSERT_TRUE(restored.ok()) << restored.status().message();
+    for (const std::string& id : before) {
+      auto job = (*restored)->GetJob(Scope{org_a_, project_a_}, id);
+      EXPECT_TRUE(job.ok()) << id;
+    }
+    EXPECT_TRUE((*restored)->FindActiveApiKey(HashApiKey(key_a_)).ok());
+  }
+  // A copy is never written over a file.
+  CommandResult again = Admin({"backup", "--to", copy}, 1);
+  EXPECT_NE(again.err.find("exists"), std::string::npos) << again.err;
+  CommandResult nowhere = Admin({"backup", "--to", dir_ / "no-such-folder/copy.db"}, 1);
+  EXPECT_NE(nowhere.err.find("cannot create"), std::string::npos) << nowhere.err;
 }
 
 }  // namespace

@@ -200,6 +200,67 @@ TEST_F(StoreTest, TurnsOfAJobRunInOrderOneAtATime) {
   EXPECT_FALSE(after.error);
 }
 
+TEST_F(StoreTest, TurnsAreClaimedFairlyBetweenOrganisationsThenProjects) {
+  // One organisation's backlog, then another organisation's single job: the
+  // next free worker takes the newcomer, not the backlog's next turn.
+  Project roomy = NewProject(org_.id, 100000);
+  std::vector<std::string> backlog;
+  for (int i = 0; i < 50; ++i) backlog.push_back(Create(roomy, "backlog").id);
+  EXPECT_EQ(Claim("w1").job.id, backlog[0]);
+  EXPECT_EQ(Claim("w2").job.id, backlog[1]);
+  Job newcomer = Create(other_project_, "first job of another tenant");
+  EXPECT_EQ(Claim("w3").job.id, newcomer.id);
+  // Busy alike (acme 2, globex 1): the organisation with fewer running goes
+  // first, and with nothing of globex queued, acme's backlog resumes in order.
+  EXPECT_EQ(Claim("w4").job.id, backlog[2]);
+  // Within one organisation, a project with nothing running goes before a busy
+  // one, even with its job queued later.
+  Job other_project_job = Create(project_, "a second project of acme");
+  EXPECT_EQ(Claim("w5").job.id, other_project_job.id);
+  // A turn whose worker died counts as not running: its lease has expired.
+  Job late = Create(other_project_, "globex again");
+  TurnInput short_lived = Claim("w6", milliseconds(1));
+  EXPECT_EQ(short_lived.job.id, late.id);
+  std::this_thread::sleep_for(milliseconds(5));
+  TurnInput rerun = Claim("w7");
+  EXPECT_EQ(rerun.job.id, late.id) << "globex has nothing running once the lease expired";
+  EXPECT_EQ(rerun.attempt, 2);
+}
+
+TEST_F(StoreTest, CapsOfTurnsInFlightHoldPerOrganisationAndPerProject) {
+  // acme may run 2 turns at once, and its project_ only 1.
+  Org capped = org_;
+  capped.max_active = 2;
+  ASSERT_TRUE(store_->UpdateOrg(capped).ok());
+  EXPECT_EQ(store_->GetOrg(org_.id)->max_active, 2);
+  Project narrow = project_;
+  narrow.max_active = 1;
+  ASSERT_TRUE(store_->UpdateProject(narrow).ok());
+  Project roomy = NewProject(org_.id, 100000);
+  Job a1 = Create(project_), a2 = Create(project_);
+  Job r1 = Create(roomy), r2 = Create(roomy);
+  Job g1 = Create(other_project_);
+  TurnInput first = Claim("w1");
+  EXPECT_EQ(first.job.id, a1.id);
+  EXPECT_EQ(first.project.max_active, 1);
+  // project_ is at its cap: acme's next turn comes from the other project.
+  EXPECT_EQ(Claim("w2").job.id, g1.id) << "globex has nothing running";
+  EXPECT_EQ(Claim("w3").job.id, r1.id);
+  // acme is at its cap (2): nothing of acme is claimable, whatever is queued.
+  EXPECT_TRUE(NothingToClaim());
+  ASSERT_TRUE(store_->FinishTurn(first.turn_id, "w1", TurnOutcome{.succeeded = true}).ok());
+  // A slot of acme and of project_ is free again.
+  EXPECT_EQ(Claim("w4").job.id, a2.id);
+  EXPECT_TRUE(NothingToClaim()) << r2.id << " waits for acme's cap";
+  // A cap lifted takes effect at the next claim.
+  capped.max_active.reset();
+  ASSERT_TRUE(store_->UpdateOrg(capped).ok());
+  EXPECT_EQ(Claim("w5").job.id, r2.id);
+  Org missing = capped;
+  missing.id = "no-such-org";
+  EXPECT_EQ(store_->UpdateOrg(missing).code(), Code::kNotFound);
+}
+
 TEST_F(StoreTest, FailedTurnFailsJobAndFollowUpReactivatesIt) {
   Job j = Create(project_);
   TurnInput t = Claim("w");

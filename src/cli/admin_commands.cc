@@ -9,6 +9,7 @@
 
 #include "cli/common.h"
 #include "core/api_key.h"
+#include "core/project_settings.h"
 #include "core/time.h"
 
 namespace docwright {
@@ -17,7 +18,8 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 struct AdminOptions {
-  std::string org_name;
+  std::string org_name, org_id, backup_to;
+  int64_t org_max_active = 0;  // 0: no cap
   std::string key_org, key_name = "default", key_id;
 };
 
@@ -28,6 +30,20 @@ Json KeyJson(const ApiKey& k) {
               {"prefix", k.prefix},
               {"createdAt", FormatRfc3339(k.created_at)},
               {"revokedAt", k.revoked_at ? Json(FormatRfc3339(*k.revoked_at)) : Json(nullptr)}};
+}
+
+Json OrgJson(const Org& o) {
+  return Json{{"id", o.id},
+              {"name", o.name},
+              {"maxActive", o.max_active ? Json(*o.max_active) : Json(nullptr)},
+              {"createdAt", FormatRfc3339(o.created_at)}};
+}
+
+Status CheckOrgName(const std::string& name) {
+  if (name.empty() || name.size() > 200) {
+    return Status::InvalidArgument("--name must be 1 to 200 characters");
+  }
+  return Status();
 }
 
 }  // namespace
@@ -41,23 +57,75 @@ void AddAdminCommands(CLI::App& app, Common& common, std::function<int()>& actio
   auto* org_create = org->add_subcommand("create", "create an organisation; prints its id");
   AddCommon(org_create, common, true);
   org_create->add_option("--name", opts->org_name, "organisation name")->required();
+  org_create->add_option("--max-active", opts->org_max_active,
+                         "turns of the organisation running at once, on all nodes (0: no cap)");
   org_create->callback([&, opts] {
     action = [&, opts]() -> int {
-      if (opts->org_name.empty() || opts->org_name.size() > 200) {
-        return Fail(Status::InvalidArgument("--name must be 1 to 200 characters"));
-      }
+      if (Status name = CheckOrgName(opts->org_name); !name.ok()) return Fail(name);
+      std::optional<int64_t> cap;
+      if (opts->org_max_active != 0) cap = opts->org_max_active;
+      if (Status s = CheckMaxActive(cap); !s.ok()) return Fail(s);
       auto store = Open(common);
       if (!store.ok()) return Fail(store.status());
       auto o = (*store)->CreateOrg(opts->org_name);
       if (!o.ok()) return Fail(o.status());
+      if (cap) {
+        o->max_active = cap;
+        if (Status s = (*store)->UpdateOrg(*o); !s.ok()) return Fail(s);
+      }
       if (common.json) {
-        std::cout << Json{{"id", o->id},
-                          {"name", o->name},
-                          {"createdAt", FormatRfc3339(o->created_at)}}
-                         .dump()
-                  << "\n";
+        std::cout << OrgJson(*o).dump() << "\n";
       } else {
         std::cout << "Created organisation \"" << o->name << "\".\n" << o->id << "\n";
+      }
+      return 0;
+    };
+  });
+
+  auto* org_update = org->add_subcommand("update", "change an organisation's name or cap");
+  AddCommon(org_update, common, true);
+  org_update->add_option("ORG_ID", opts->org_id, "id of the organisation")->required();
+  auto* name_opt = org_update->add_option("--name", opts->org_name, "organisation name");
+  auto* cap_opt =
+      org_update->add_option("--max-active", opts->org_max_active,
+                             "turns of the organisation running at once, on all nodes (0: no cap)");
+  org_update->callback([&, opts, name_opt, cap_opt] {
+    action = [&, opts, name_opt, cap_opt]() -> int {
+      auto store = Open(common);
+      if (!store.ok()) return Fail(store.status());
+      auto found = (*store)->GetOrg(opts->org_id);
+      if (!found.ok()) return Fail(found.status());
+      Org o = std::move(*found);
+      if (name_opt->count() > 0) o.name = opts->org_name;
+      if (cap_opt->count() > 0) {
+        o.max_active =
+            opts->org_max_active == 0 ? std::nullopt : std::optional(opts->org_max_active);
+      }
+      if (Status name = CheckOrgName(o.name); !name.ok()) return Fail(name);
+      if (Status cap = CheckMaxActive(o.max_active); !cap.ok()) return Fail(cap);
+      if (Status s = (*store)->UpdateOrg(o); !s.ok()) return Fail(s);
+      if (common.json) {
+        std::cout << OrgJson(o).dump() << "\n";
+      } else {
+        std::cout << "Updated organisation " << o.id << ".\n";
+      }
+      return 0;
+    };
+  });
+
+  // backup
+  auto* backup = app.add_subcommand(
+      "backup", "write a consistent copy of the database to a new file, while the service runs");
+  AddCommon(backup, common, true);
+  backup->add_option("--to", opts->backup_to, "the new file")->required();
+  backup->callback([&, opts] {
+    action = [&, opts]() -> int {
+      Status s = BackupDatabase(common.DatabaseUrl(), opts->backup_to);
+      if (!s.ok()) return Fail(s);
+      if (common.json) {
+        std::cout << Json{{"backup", opts->backup_to}}.dump() << "\n";
+      } else {
+        std::cout << "Wrote a copy of the database to " << opts->backup_to << ".\n";
       }
       return 0;
     };

@@ -22,6 +22,7 @@ struct ProjectOptions {
   std::string org, repository, ref = "main", forge = "local", api_url, token, model;
   std::string ssh_key, known_hosts;
   int64_t rate = kDefaultRateLimitPerHour;
+  int64_t max_active = 0;  // 0: no cap
   std::vector<std::string> models, write_paths;
   std::string id;
 };
@@ -39,6 +40,7 @@ Json ProjectJson(const Project& p) {
       {"sshKnownHosts", p.ssh_known_hosts_path ? Json(*p.ssh_known_hosts_path) : Json(nullptr)},
       {"model", p.model ? Json(*p.model) : Json(nullptr)},
       {"rateLimitPerHour", p.rate_limit_per_hour},
+      {"maxActive", p.max_active ? Json(*p.max_active) : Json(nullptr)},
       {"models", p.models},
       {"writePaths", p.write_paths},
       {"createdAt", FormatRfc3339(p.created_at)}};
@@ -69,6 +71,7 @@ void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& act
   std::string &p_api_url = o->api_url, &p_token = o->token, &p_model = o->model;
   std::string &p_ssh_key = o->ssh_key, &p_known_hosts = o->known_hosts, &p_id = o->id;
   int64_t& p_rate = o->rate;
+  int64_t& p_max_active = o->max_active;
   std::vector<std::string>&p_models = o->models, &p_write_paths = o->write_paths;
   auto* project_create = project->add_subcommand("create", "create a project; prints its id");
   AddCommon(project_create, common, true);
@@ -87,6 +90,8 @@ void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& act
       ->envname("DOCWRIGHT_FORGE_TOKEN");
   project_create->add_option("--model", p_model, "model for this project's jobs");
   project_create->add_option("--rate-limit", p_rate, "jobs + messages per hour");
+  project_create->add_option("--max-active", p_max_active,
+                             "turns of this project running at once, on all nodes (0: no cap)");
   AddListOptions(project_create, *o);
   project_create->callback([&, o] {
     action = [&, o]() -> int {
@@ -123,6 +128,7 @@ void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& act
       }
       if (!p_model.empty()) p.model = p_model;
       p.rate_limit_per_hour = p_rate;
+      if (p_max_active != 0) p.max_active = p_max_active;
       p.models = p_models;
       p.write_paths = p_write_paths;
       Status settings = CheckProjectSettings(p);
@@ -169,45 +175,54 @@ void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& act
   auto* project_update =
       project->add_subcommand("update",
                               "change a project's model, model allow-list, write "
-                              "rules, rate limit or forge token");
+                              "rules, rate limit, cap of turns in flight or forge token");
   AddCommon(project_update, common, true);
   project_update->add_option("PROJECT_ID", p_id, "id of the project")->required();
   project_update->add_option("--org", p_org, "organisation id")->required();
   auto* model_opt = project_update->add_option("--model", p_model,
                                                "model for this project's jobs (\"\" for none)");
   auto* rate_opt = project_update->add_option("--rate-limit", p_rate, "jobs + messages per hour");
+  auto* max_active_opt =
+      project_update->add_option("--max-active", p_max_active,
+                                 "turns of this project running at once, on all nodes (0: no cap)");
   auto* token_opt =
       project_update->add_option("--forge-token", p_token, "token for the forge and git pushes");
   // Named variables, not a structured binding: clang 14 cannot capture those.
   const auto list_opts = AddListOptions(project_update, *o);
   CLI::Option* models_opt = list_opts.first;
   CLI::Option* write_opt = list_opts.second;
-  project_update->callback([&, o, model_opt, rate_opt, token_opt, models_opt, write_opt] {
-    action = [&, o, model_opt, rate_opt, token_opt, models_opt, write_opt]() -> int {
-      auto store = Open(common);
-      if (!store.ok()) return Fail(store.status());
-      auto found = (*store)->GetProject(Scope{p_org, p_id});
-      if (!found.ok()) return Fail(found.status());
-      Project p = std::move(*found);
-      if (model_opt->count() > 0) p.model = p_model.empty() ? std::nullopt : std::optional(p_model);
-      if (rate_opt->count() > 0) p.rate_limit_per_hour = p_rate;
-      if (token_opt->count() > 0) {
-        p.forge_token = p_token.empty() ? std::nullopt : std::optional(p_token);
-      }
-      if (models_opt->count() > 0) p.models = p_models;
-      if (write_opt->count() > 0) p.write_paths = p_write_paths;
-      Status settings = CheckProjectSettings(p);
-      if (!settings.ok()) return Fail(settings);
-      Status s = (*store)->UpdateProject(p);
-      if (!s.ok()) return Fail(s);
-      if (common.json) {
-        std::cout << ProjectJson(p).dump() << "\n";
-      } else {
-        std::cout << "Updated project " << p.id << ".\n";
-      }
-      return 0;
-    };
-  });
+  project_update->callback(
+      [&, o, model_opt, rate_opt, max_active_opt, token_opt, models_opt, write_opt] {
+        action = [&, o, model_opt, rate_opt, max_active_opt, token_opt, models_opt,
+                  write_opt]() -> int {
+          auto store = Open(common);
+          if (!store.ok()) return Fail(store.status());
+          auto found = (*store)->GetProject(Scope{p_org, p_id});
+          if (!found.ok()) return Fail(found.status());
+          Project p = std::move(*found);
+          if (model_opt->count() > 0)
+            p.model = p_model.empty() ? std::nullopt : std::optional(p_model);
+          if (rate_opt->count() > 0) p.rate_limit_per_hour = p_rate;
+          if (max_active_opt->count() > 0) {
+            p.max_active = p_max_active == 0 ? std::nullopt : std::optional(p_max_active);
+          }
+          if (token_opt->count() > 0) {
+            p.forge_token = p_token.empty() ? std::nullopt : std::optional(p_token);
+          }
+          if (models_opt->count() > 0) p.models = p_models;
+          if (write_opt->count() > 0) p.write_paths = p_write_paths;
+          Status settings = CheckProjectSettings(p);
+          if (!settings.ok()) return Fail(settings);
+          Status s = (*store)->UpdateProject(p);
+          if (!s.ok()) return Fail(s);
+          if (common.json) {
+            std::cout << ProjectJson(p).dump() << "\n";
+          } else {
+            std::cout << "Updated project " << p.id << ".\n";
+          }
+          return 0;
+        };
+      });
 }
 
 }  // namespace docwright

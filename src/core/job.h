@@ -33,9 +33,14 @@ inline constexpr int kMaxHistoryMessages = 20;
 inline constexpr size_t kMaxProjectListEntries = 64;
 inline constexpr size_t kMaxProjectListEntryChars = 256;
 
+// The most turns an organisation or a project may cap its turns in flight at.
+inline constexpr int64_t kMaxActiveCap = 100000;
+
 struct Org {
   std::string id;
   std::string name;
+  // Turns of the organisation's jobs running at once, on all nodes; none: no cap.
+  std::optional<int64_t> max_active;
   UnixMillis created_at = 0;
 };
 
@@ -74,6 +79,8 @@ struct Project {
   // See agent/write_policy.h.
   std::vector<std::string> write_paths;
   int64_t rate_limit_per_hour = kDefaultRateLimitPerHour;
+  // Turns of the project's jobs running at once, on all nodes; none: no cap.
+  std::optional<int64_t> max_active;
   UnixMillis created_at = 0;
 };
 

@@ -53,6 +53,14 @@ Status CheckWriteRules(const std::vector<std::string>& rules) {
   return Status();
 }
 
+Status CheckMaxActive(const std::optional<int64_t>& max_active) {
+  if (max_active && (*max_active < 1 || *max_active > kMaxActiveCap)) {
+    return Status::InvalidArgument("--max-active must be from 1 to " +
+                                   std::to_string(kMaxActiveCap) + " (0: no cap)");
+  }
+  return Status();
+}
+
 Status CheckProjectSettings(Project& p) {
   if (p.repository.empty() || p.repository.size() > 2048) {
     return Status::InvalidArgument("--repository must be 1 to 2048 characters");
@@ -68,6 +76,7 @@ Status CheckProjectSettings(Project& p) {
   if (p.rate_limit_per_hour < 1 || p.rate_limit_per_hour > 1000000) {
     return Status::InvalidArgument("--rate-limit must be from 1 to 1000000");
   }
+  if (Status cap = CheckMaxActive(p.max_active); !cap.ok()) return cap;
   if (p.forge != ForgeKind::kLocal && (!p.forge_token || p.forge_token->empty())) {
     return Status::InvalidArgument("a " + std::string(ToString(p.forge)) +
                                    " project needs --forge-token");

@@ -19,8 +19,13 @@ namespace docwright {
 // (1 to 2048 bytes, no credentials in an http(s) URL), base branch (1 to 255
 // bytes), rate limit (1 to 1,000,000 an hour), forge token (required by a hosted
 // forge; no spaces or control characters), models and write rules (at most
-// kMaxProjectListEntries entries of at most kMaxProjectListEntryChars).
+// kMaxProjectListEntries entries of at most kMaxProjectListEntryChars), cap of
+// turns in flight (CheckMaxActive).
 Status CheckProjectSettings(Project& project);
+
+// A cap of turns in flight, of a project or an organisation: none, or 1 to
+// kMaxActiveCap. InvalidArgument naming --max-active otherwise.
+Status CheckMaxActive(const std::optional<int64_t>& max_active);
 
 // A forge token: no spaces or control characters (it goes into HTTP headers).
 Status CheckForgeToken(std::string_view token);

@@ -138,6 +138,7 @@ class CachedStore final : public Store {
 
   Result<Org> CreateOrg(const std::string& name) override { return inner_->CreateOrg(name); }
   Result<Org> GetOrg(const std::string& id) override { return inner_->GetOrg(id); }
+  Status UpdateOrg(const Org& org) override { return inner_->UpdateOrg(org); }
   Result<LocalPullRequest> UpsertPullRequest(const LocalPullRequest& pr) override {
     return inner_->UpsertPullRequest(pr);
   }

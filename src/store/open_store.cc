@@ -7,7 +7,11 @@
 
 namespace docwright {
 
-Result<std::unique_ptr<Store>> OpenStore(const std::string& url) {
+namespace {
+
+// The file a SQLite database URL names: a path, sqlite:///abs/path or
+// sqlite:relative.
+Result<std::string> SqlitePath(const std::string& url) {
   if (url.starts_with("postgres://") || url.starts_with("postgresql://")) {
     return Status::InvalidArgument(
         "PostgreSQL is not available in this build; use a SQLite path or sqlite:// URL");
@@ -23,6 +27,25 @@ Result<std::unique_ptr<Store>> OpenStore(const std::string& url) {
     return Status::InvalidArgument("unsupported database URL scheme: " +
                                    path.substr(0, path.find("://")));
   }
+  return path;
+}
+
+}  // namespace
+
+Status BackupDatabase(const std::string& url, const std::string& to) {
+  auto path = SqlitePath(url);
+  if (!path.ok()) return path.status();
+  std::error_code ec;
+  if (!std::filesystem::exists(*path, ec)) {
+    return Status::InvalidArgument("there is no database at " + *path);
+  }
+  return BackupSqliteDatabase(*path, to);
+}
+
+Result<std::unique_ptr<Store>> OpenStore(const std::string& url) {
+  auto found = SqlitePath(url);
+  if (!found.ok()) return found.status();
+  const std::string& path = *found;
   std::error_code ec;
   auto parent = std::filesystem::path(path).parent_path();
   if (!parent.empty() && !std::filesystem::exists(parent, ec)) {

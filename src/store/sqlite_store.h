@@ -14,4 +14,11 @@ namespace docwright {
 // Opens or creates the database at `path` and applies pending migrations.
 Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path);
 
+// Writes the database at `path` as of one moment to the new file `to` (VACUUM
+// INTO: one read transaction, so writers in this and other processes go on; the
+// copy is compact, and whole in itself, with no -wal file). The copy is created
+// owner-only. InvalidArgument if `to` exists; Unavailable on an I/O error, after
+// removing what was written.
+Status BackupSqliteDatabase(const std::string& path, const std::string& to);
+
 }  // namespace docwright

@@ -71,6 +71,9 @@ class Store : public LocalPullRequestRecords {
   // --- Organisations and API keys ---
   virtual Result<Org> CreateOrg(const std::string& name) = 0;
   virtual Result<Org> GetOrg(const std::string& org_id) = 0;
+  // Replaces the organisation's name and cap of turns in flight with `org`'s.
+  // NotFound if no organisation has its id.
+  virtual Status UpdateOrg(const Org& org) = 0;
   // Stores a key whose id, prefix and secret_hash the caller made.
   virtual Status CreateApiKey(const ApiKey& key) = 0;
   virtual Result<std::vector<ApiKey>> ListApiKeys(const std::string& org_id) = 0;
@@ -122,10 +125,13 @@ class Store : public LocalPullRequestRecords {
   }
 
   // --- Turns: the work queue ---
-  // Claims the oldest runnable turn: queued, or running with an expired lease,
-  // and the first unfinished turn of its job (so a job's turns run in order, one
-  // at a time). A turn whose lease expired `max_attempts` times is failed instead,
-  // with its job. nullopt when nothing is runnable.
+  // Claims a runnable turn: queued, or running with an expired lease, and the
+  // first unfinished turn of its job (so a job's turns run in order, one at a
+  // time), of no organisation or project at its cap of turns in flight
+  // (`max_active`). Fair between tenants: the turn of the organisation with the
+  // fewest turns running, then of the project with the fewest, then the oldest.
+  // A turn whose lease expired `max_attempts` times is failed instead, with its
+  // job. nullopt when nothing is runnable.
   virtual Result<std::optional<TurnInput>> ClaimTurn(const std::string& worker_id,
                                                      std::chrono::milliseconds lease,
                                                      int max_attempts) = 0;
@@ -149,5 +155,11 @@ class Store : public LocalPullRequestRecords {
 // "sqlite:///abs/path.db", "sqlite:relative.db", a plain file path, or
 // "postgres://..." (not available in this build: a clear error).
 Result<std::unique_ptr<Store>> OpenStore(const std::string& url);
+
+// Writes a consistent copy of the database `url` names to the new file `to`,
+// while other processes keep reading and writing it (the database as of one
+// moment, in one read transaction). InvalidArgument if `to` exists or the URL is
+// not a SQLite database; Unavailable on an I/O error (a partial copy is removed).
+Status BackupDatabase(const std::string& url, const std::string& to);
 
 }  // namespace docwright

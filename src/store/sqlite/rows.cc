@@ -55,6 +55,7 @@ Project ReadProject(const Query& q) {
   p.ssh_known_hosts_path = q.OptText("ssh_known_hosts_path");
   p.models = SplitLines(q.Text("models"));
   p.write_paths = SplitLines(q.Text("write_paths"));
+  p.max_active = q.OptInt("max_active");
   return p;
 }
 

@@ -127,6 +127,11 @@ UPDATE pull_requests SET archived_at = updated_at, body = '', diff = ''
   WHERE EXISTS (SELECT 1 FROM jobs j WHERE j.project_id = pull_requests.project_id
                 AND j.ref = pull_requests.head AND j.status = 'archived');
 )sql",
+    R"sql(
+ALTER TABLE orgs ADD COLUMN max_active INTEGER;
+ALTER TABLE projects ADD COLUMN max_active INTEGER;
+CREATE INDEX turns_running ON turns(lease_expires_at) WHERE state = 'running';
+)sql",
 };
 
 }  // namespace

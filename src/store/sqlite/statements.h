@@ -15,13 +15,13 @@ SQL(kSelectJob,
 SQL(kSelectProject,
     "SELECT p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, "
     "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path, "
-    "p.models, p.write_paths "
+    "p.models, p.write_paths, p.max_active "
     "FROM projects p WHERE p.id = ?1 AND "
     "p.org_id = ?2");
 SQL(kSelectProjectById,
     "SELECT p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, "
     "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path, "
-    "p.models, p.write_paths "
+    "p.models, p.write_paths, p.max_active "
     "FROM projects p WHERE p.id = ?1");
 SQL(kCountRecentMessages,
     "SELECT COUNT(*) FROM messages WHERE project_id = ?1 AND created_at > ?2");
@@ -45,11 +45,29 @@ SQL(kJobArchive,
 SQL(kCancelOpenTurns,
     "UPDATE turns SET state = 'cancelled', finished_at = ?2, error = 'the job was archived' "
     "WHERE job_id = ?1 AND state IN ('queued', 'running')");
+// The next turn to run, fairly between tenants: among the runnable turns (queued,
+// or running on an expired lease; each job's in order; none of an organisation
+// or project at its cap of turns in flight), the one whose organisation has the
+// fewest turns running now, then whose project has, then the oldest. So one
+// organisation's backlog delays another's first job by at most the turns
+// already running, one per worker.
 SQL(kFindRunnable,
-    "SELECT t.id FROM turns t WHERE t.state IN ('queued', 'running') "
-    "AND (t.state = 'queued' OR t.lease_expires_at <= ?1) "
+    "WITH busy AS MATERIALIZED (SELECT j.project_id, p.org_id FROM turns r "
+    "JOIN jobs j ON j.id = r.job_id JOIN projects p ON p.id = j.project_id "
+    "WHERE r.state = 'running' AND r.lease_expires_at > ?1), "
+    "org_busy AS MATERIALIZED (SELECT org_id, COUNT(*) AS n FROM busy GROUP BY org_id), "
+    "project_busy AS MATERIALIZED (SELECT project_id, COUNT(*) AS n FROM busy "
+    "GROUP BY project_id) "
+    "SELECT t.id FROM turns t JOIN jobs j ON j.id = t.job_id "
+    "JOIN projects p ON p.id = j.project_id JOIN orgs o ON o.id = p.org_id "
+    "LEFT JOIN org_busy ob ON ob.org_id = p.org_id "
+    "LEFT JOIN project_busy pb ON pb.project_id = j.project_id "
+    "WHERE t.state IN ('queued', 'running') AND (t.state = 'queued' OR t.lease_expires_at <= ?1) "
     "AND NOT EXISTS (SELECT 1 FROM turns e WHERE e.job_id = t.job_id AND e.seq < t.seq "
-    "AND e.state IN ('queued', 'running')) ORDER BY t.id LIMIT 1");
+    "AND e.state IN ('queued', 'running')) "
+    "AND (o.max_active IS NULL OR COALESCE(ob.n, 0) < o.max_active) "
+    "AND (p.max_active IS NULL OR COALESCE(pb.n, 0) < p.max_active) "
+    "ORDER BY COALESCE(ob.n, 0), COALESCE(pb.n, 0), t.id LIMIT 1");
 SQL(kSelectTurn, "SELECT id, job_id, seq, state, attempts, lease_owner FROM turns WHERE id = ?1");
 SQL(kClaimTurn,
     "UPDATE turns SET state = 'running', attempts = attempts + 1, lease_owner = ?2, "
@@ -90,8 +108,9 @@ SQL(kJobUsage,
 SQL(kReleaseTurn,
     "UPDATE turns SET state = 'queued', attempts = MAX(attempts - 1, 0), lease_owner = NULL, "
     "lease_expires_at = NULL WHERE id = ?1 AND lease_owner = ?2 AND state = 'running'");
-SQL(kInsertOrg, "INSERT INTO orgs (id, name, created_at) VALUES (?1, ?2, ?3)");
-SQL(kSelectOrg, "SELECT id, name, created_at FROM orgs WHERE id = ?1");
+SQL(kInsertOrg, "INSERT INTO orgs (id, name, created_at, max_active) VALUES (?1, ?2, ?3, ?4)");
+SQL(kSelectOrg, "SELECT id, name, created_at, max_active FROM orgs WHERE id = ?1");
+SQL(kUpdateOrg, "UPDATE orgs SET name = ?2, max_active = ?3 WHERE id = ?1");
 SQL(kInsertKey,
     "INSERT INTO api_keys (id, org_id, name, prefix, secret_hash, created_at, revoked_at) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL)");
@@ -105,16 +124,17 @@ SQL(kSelectKeyByHash,
 SQL(kInsertProject,
     "INSERT INTO projects (id, org_id, repository, base_ref, forge, forge_api_url, forge_token, "
     "model, rate_limit_per_hour, created_at, ssh_key_path, ssh_known_hosts_path, models, "
-    "write_paths) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+    "write_paths, max_active) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+    "?14, ?15)");
 SQL(kUpdateProject,
     "UPDATE projects SET repository = ?2, base_ref = ?3, forge = ?4, forge_api_url = ?5, "
     "forge_token = ?6, model = ?7, rate_limit_per_hour = ?8, ssh_key_path = ?9, "
-    "ssh_known_hosts_path = ?10, models = ?11, write_paths = ?12 WHERE id = ?1");
+    "ssh_known_hosts_path = ?10, models = ?11, write_paths = ?12, max_active = ?13 WHERE id = ?1");
 SQL(kCountQueuedTurns, "SELECT COUNT(*) FROM turns WHERE job_id = ?1 AND state = 'queued'");
 SQL(kSelectProjects,
     "SELECT p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, "
     "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path, "
-    "p.models, p.write_paths "
+    "p.models, p.write_paths, p.max_active "
     "FROM projects p WHERE p.org_id = ?1 "
     "ORDER BY p.id");
 SQL(kListJobs,

@@ -37,12 +37,21 @@ class SqliteStore final : public Store {
   // --- Organisations and keys ---
 
   Result<Org> CreateOrg(const std::string& name) override {
-    Org org{NewId(), name, NowMillis()};
+    Org org{.id = NewId(), .name = name, .created_at = NowMillis()};
     Status s = Write([&](Connection& c) {
-      return Run(c, kInsertOrg, {V(org.id), V(org.name), V(org.created_at)});
+      return Run(c, kInsertOrg, {V(org.id), V(org.name), V(org.created_at), V(org.max_active)});
     });
     if (!s.ok()) return s;
     return org;
+  }
+
+  Status UpdateOrg(const Org& org) override {
+    return Write([&](Connection& c) -> Status {
+      Status w = Run(c, kUpdateOrg, {V(org.id), V(org.name), V(org.max_active)});
+      if (!w.ok()) return w;
+      if (c.Changes() == 0) return Status::NotFound("organisation not found");
+      return Status();
+    });
   }
 
   // --- Pull requests of the local forge ---
@@ -112,7 +121,12 @@ class SqliteStore final : public Store {
   Result<Org> GetOrg(const std::string& org_id) override {
     return Read<Org>([&](Connection& c) -> Result<Org> {
       Query q(c.db(), Prepared(c, kSelectOrg), {V(org_id)});
-      if (q.Next()) return Org{q.Text(0), q.Text(1), q.Int(2)};
+      if (q.Next()) {
+        return Org{.id = q.Text("id"),
+                   .name = q.Text("name"),
+                   .max_active = q.OptInt("max_active"),
+                   .created_at = q.Int("created_at")};
+      }
       if (!q.status().ok()) return q.status();
       return Status::NotFound("organisation not found");
     });
@@ -168,7 +182,7 @@ class SqliteStore final : public Store {
                  {V(p.id), V(p.org_id), V(p.repository), V(p.base_ref), V(forge),
                   V(p.forge_api_url), V(p.forge_token), V(p.model), V(p.rate_limit_per_hour),
                   V(p.created_at), V(p.ssh_key_path), V(p.ssh_known_hosts_path),
-                  V(JoinLines(p.models)), V(JoinLines(p.write_paths))});
+                  V(JoinLines(p.models)), V(JoinLines(p.write_paths)), V(p.max_active)});
     });
     if (!s.ok()) return s;
     return p;
@@ -177,11 +191,11 @@ class SqliteStore final : public Store {
   Status UpdateProject(const Project& p) override {
     return Write([&](Connection& c) -> Status {
       std::string forge(ToString(p.forge));
-      Status w =
-          Run(c, kUpdateProject,
-              {V(p.id), V(p.repository), V(p.base_ref), V(forge), V(p.forge_api_url),
-               V(p.forge_token), V(p.model), V(p.rate_limit_per_hour), V(p.ssh_key_path),
-               V(p.ssh_known_hosts_path), V(JoinLines(p.models)), V(JoinLines(p.write_paths))});
+      Status w = Run(
+          c, kUpdateProject,
+          {V(p.id), V(p.repository), V(p.base_ref), V(forge), V(p.forge_api_url), V(p.forge_token),
+           V(p.model), V(p.rate_limit_per_hour), V(p.ssh_key_path), V(p.ssh_known_hosts_path),
+           V(JoinLines(p.models)), V(JoinLines(p.write_paths)), V(p.max_active)});
       if (!w.ok()) return w;
       if (c.Changes() == 0) return Status::NotFound("project not found");
       return Status();
