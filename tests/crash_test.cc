@@ -6,7 +6,6 @@
 // repository on disk and on a smart-HTTP remote. And a lock on the branch that
 // someone else holds is waited for, reported, and never taken away.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <cctype>
 #include <cstdio>
@@ -28,6 +27,36 @@ namespace fs = std::filesystem;
 constexpr const char* kToken = "tok_crash";
 constexpr const char* kInstruction =
     "Say it is crash-safe [append quickstart.mdx It is crash-safe.]";
+
+// A git process holding the lock of a branch in the remote, as `git push` or
+// `git update-ref` does while it updates it: it holds it until told to commit.
+class ForeignRefLock {
+ public:
+  ForeignRefLock(const std::string& remote, const std::string& branch, const std::string& value)
+      : lock_(remote + "/refs/heads/" + branch + ".lock") {
+    git_ = popen(("git --git-dir=" + remote + " update-ref --stdin >/dev/null").c_str(),
+                 "we");  // e: not inherited by the server
+    std::string commands = "start\ncreate refs/heads/" + branch + " " + value + "\nprepare\n";
+    fputs(commands.c_str(), git_);
+    fflush(git_);
+    EXPECT_TRUE(WaitUntil([&] { return fs::exists(lock_); })) << "git did not lock " << branch;
+  }
+  // Lets the git process move the branch; its exit code.
+  int Commit() {
+    fputs("commit\n", git_);
+    int rc = pclose(git_);
+    git_ = nullptr;
+    return rc;
+  }
+  ~ForeignRefLock() {
+    if (git_) pclose(git_);  // end of input without "commit": git aborts
+  }
+  const std::string& path() const { return lock_; }
+
+ private:
+  std::string lock_;
+  FILE* git_ = nullptr;
+};
 
 class CrashTest : public ServiceTest {
  protected:
@@ -84,17 +113,6 @@ class CrashTest : public ServiceTest {
     return job;
   }
 
-  int64_t Count(const std::string& sql) {
-    sqlite3* db = nullptr;
-    EXPECT_EQ(sqlite3_open((dir_ / "docwright.db").c_str(), &db), SQLITE_OK);
-    sqlite3_stmt* stmt = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sql;
-    int64_t n = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : -1;
-    sqlite3_finalize(stmt);
-    sqlite3_close(db);
-    return n;
-  }
-
   // Files under `dir` whose names end in `suffix`.
   static std::vector<std::string> FilesEndingIn(const std::string& dir, const std::string& suffix) {
     std::vector<std::string> found;
@@ -139,6 +157,19 @@ class CrashTest : public ServiceTest {
     for (const auto& e : fs::directory_iterator(mirror + "/objects/pack", ec)) {
       EXPECT_TRUE(e.path().filename().string().starts_with("pack-")) << e.path();
     }
+  }
+
+  // The job `created` ended failed, saying another process holds its branch's
+  // lock; that lock is still there, and its holder then moves the branch to `to`.
+  void ExpectFailedBehind(ForeignRefLock& foreign, const json& created, const std::string& to) {
+    json done = WaitForEndOf(created["id"]);
+    EXPECT_EQ(done["status"], "failed") << done.dump();
+    EXPECT_NE(done.dump().find("holds git's lock on the branch"), std::string::npos) << done.dump();
+    EXPECT_TRUE(fs::exists(foreign.path()));
+    EXPECT_EQ(foreign.Commit(), 0);
+    EXPECT_EQ(Sh("git --git-dir=" + remote_ + " rev-parse " +
+                 created["source"]["ref"].get<std::string>()),
+              to);
   }
 
   std::string project_, remote_;
@@ -203,36 +234,6 @@ TEST(CrashPointList, EveryPointHasACase) {
   }
 }
 
-// A git process holding the lock of a branch in the remote, as `git push` or
-// `git update-ref` does while it updates it: it holds it until told to commit.
-class ForeignRefLock {
- public:
-  ForeignRefLock(const std::string& remote, const std::string& branch, const std::string& value)
-      : lock_(remote + "/refs/heads/" + branch + ".lock") {
-    git_ = popen(("git --git-dir=" + remote + " update-ref --stdin >/dev/null").c_str(),
-                 "we");  // e: not inherited by the server
-    std::string commands = "start\ncreate refs/heads/" + branch + " " + value + "\nprepare\n";
-    fputs(commands.c_str(), git_);
-    fflush(git_);
-    EXPECT_TRUE(WaitUntil([&] { return fs::exists(lock_); })) << "git did not lock " << branch;
-  }
-  // Lets the git process move the branch; its exit code.
-  int Commit() {
-    fputs("commit\n", git_);
-    int rc = pclose(git_);
-    git_ = nullptr;
-    return rc;
-  }
-  ~ForeignRefLock() {
-    if (git_) pclose(git_);  // end of input without "commit": git aborts
-  }
-  const std::string& path() const { return lock_; }
-
- private:
-  std::string lock_;
-  FILE* git_ = nullptr;
-};
-
 TEST_F(CrashTest, ALockSomeoneElseHoldsOnTheBranchIsWaitedForThenReportedNeverTaken) {
   UseRemote(false);
   StartServer(kScripted, {"--lease-seconds", "1"});
@@ -240,12 +241,7 @@ TEST_F(CrashTest, ALockSomeoneElseHoldsOnTheBranchIsWaitedForThenReportedNeverTa
   std::string branch = job["source"]["ref"];
   std::string main = Sh("git --git-dir=" + remote_ + " rev-parse main");
   ForeignRefLock foreign(remote_, branch, main);
-  json done = WaitForEndOf(job["id"]);
-  EXPECT_EQ(done["status"], "failed") << done.dump();
-  EXPECT_NE(done.dump().find("holds git's lock on the branch"), std::string::npos) << done.dump();
-  EXPECT_TRUE(fs::exists(foreign.path()));
-  EXPECT_EQ(foreign.Commit(), 0);
-  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " rev-parse " + branch), main);
+  ExpectFailedBehind(foreign, job, main);
 }
 
 TEST_F(CrashTest, ALockTakenByAnotherWriterSinceTheCrashIsNotTakenForTheDeadOne) {
@@ -260,12 +256,7 @@ TEST_F(CrashTest, ALockTakenByAnotherWriterSinceTheCrashIsNotTakenForTheDeadOne)
   std::string main = Sh("git --git-dir=" + remote_ + " rev-parse main");
   ForeignRefLock foreign(remote_, branch, main);
   StartServer(kScripted, {"--lease-seconds", "1"});
-  json done = WaitForEndOf(job["id"]);
-  EXPECT_EQ(done["status"], "failed") << done.dump();
-  EXPECT_NE(done.dump().find("holds git's lock on the branch"), std::string::npos) << done.dump();
-  EXPECT_TRUE(fs::exists(foreign.path()));
-  EXPECT_EQ(foreign.Commit(), 0);
-  EXPECT_EQ(Sh("git --git-dir=" + remote_ + " rev-parse " + branch), main);
+  ExpectFailedBehind(foreign, job, main);
 }
 
 TEST_F(CrashTest, WorkersKilledAtRandomMomentsLeaveNothingThatStopsTheReRuns) {
@@ -278,8 +269,7 @@ TEST_F(CrashTest, WorkersKilledAtRandomMomentsLeaveNothingThatStopsTheReRuns) {
   std::vector<std::unique_ptr<BackgroundProcess>> workers;
   auto start = [&](size_t i) {
     workers[i]->Start(
-        kScripted,
-        {"worker", "--data-dir", dir_.path(), "--workers", "2", "--lease-seconds", "0.5"},
+        kScripted, {"worker", "--data-dir", dir_.path(), "--workers", "2", "--lease-seconds", "1"},
         dir_ / ("worker-" + std::to_string(i) + ".out"),
         dir_ / ("worker-" + std::to_string(i) + ".log"));
   };

@@ -2,7 +2,6 @@
 // not make another organisation's first job wait behind it, and caps of turns in
 // flight hold across the workers of a node.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <atomic>
 #include <thread>
@@ -20,17 +19,6 @@ class SchedulingTest : public ServiceTest {
  protected:
   void StartDefaultServer() override {
     StartServer(kScripted, {"--lease-seconds", "5", "--workers", std::to_string(kWorkers)});
-  }
-
-  int64_t Count(const std::string& sql) {
-    sqlite3* db = nullptr;
-    EXPECT_EQ(sqlite3_open((dir_ / "docwright.db").c_str(), &db), SQLITE_OK);
-    sqlite3_stmt* stmt = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sql;
-    int64_t n = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : -1;
-    sqlite3_finalize(stmt);
-    sqlite3_close(db);
-    return n;
   }
 
   // Posts `n` jobs to `project` with `key`, eight clients at a time.

@@ -105,18 +105,9 @@ TEST_F(SystemTest, KillNineLosesNoAcknowledgedJobOrMessage) {
   // the kill were re-run, and their pull requests found rather than reopened.
   EXPECT_EQ(links.size(), acked.size());
   EXPECT_EQ(links.count(""), 0u);
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open((dir_ / "docwright.db").c_str(), &db), SQLITE_OK);
   // A job the kill cut off before its 201 arrived is there too (it was stored):
   // every stored job has its one pull request.
-  auto count = [&](const char* sql) {
-    sqlite3_stmt* stmt = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr), SQLITE_OK);
-    EXPECT_EQ(sqlite3_step(stmt), SQLITE_ROW);
-    int64_t n = sqlite3_column_int64(stmt, 0);
-    sqlite3_finalize(stmt);
-    return n;
-  };
+  auto count = [&](const char* sql) { return Count(sql); };
   int64_t jobs = count("SELECT COUNT(*) FROM jobs");
   EXPECT_GE(jobs, static_cast<int64_t>(acked.size()));
   EXPECT_TRUE(
@@ -126,7 +117,6 @@ TEST_F(SystemTest, KillNineLosesNoAcknowledgedJobOrMessage) {
   EXPECT_EQ(count("SELECT COUNT(*) FROM jobs j WHERE j.pr_link IS NULL OR NOT EXISTS (SELECT 1 "
                   "FROM pull_requests p WHERE p.head = j.ref)"),
             0);
-  sqlite3_close(db);
 }
 
 TEST_F(SystemTest, SigtermHandsTheRunningTurnBackForTheNextStart) {

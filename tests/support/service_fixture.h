@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -78,6 +79,19 @@ class ServiceTest : public ::testing::Test {
     CommandResult r = RunCommand(kScripted, args);
     EXPECT_EQ(r.exit_code, expected_exit) << r.out << r.err;
     return r;
+  }
+
+  // The first column of the first row of `sql` (a COUNT, say), read from the
+  // server's database file as another process would; -1 if there is no row.
+  int64_t Count(const std::string& sql) {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open((dir_ / "docwright.db").c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* stmt = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sql;
+    int64_t n = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : -1;
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+    return n;
   }
 
   static Headers Auth(const std::string& key) { return {{"Authorization", "Bearer " + key}}; }
