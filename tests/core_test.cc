@@ -110,6 +110,17 @@ TEST(Text, Utf8LengthCountsCodePointsAndRejectsMalformed) {
   EXPECT_FALSE(Utf8Length("12345678\x80"));  // after the ASCII fast path
 }
 
+TEST(Text, ScrubUtf8KeepsCharactersAndReplacesEverythingElse) {
+  EXPECT_EQ(ScrubUtf8("ok \xe2\x82\xac \xf0\x9f\x98\x80"), "ok \xe2\x82\xac \xf0\x9f\x98\x80");
+  EXPECT_EQ(ScrubUtf8("caf\xe9!"), "caf\xEF\xBF\xBD!");  // Latin-1
+  EXPECT_EQ(ScrubUtf8(std::string("a\0b", 3)),
+            "a\xEF\xBF\xBD"
+            "b");                                                                // NUL
+  EXPECT_EQ(ScrubUtf8("\xc0\xaf"), "\xEF\xBF\xBD\xEF\xBF\xBD");                  // overlong
+  EXPECT_EQ(ScrubUtf8("\xed\xa0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
+  EXPECT_EQ(ScrubUtf8("x\xe2\x82"), "x\xEF\xBF\xBD\xEF\xBF\xBD");                // cut short
+}
+
 TEST(Text, BlankAndSlug) {
   EXPECT_TRUE(IsBlank(" \t\n"));
   EXPECT_TRUE(IsBlank(""));

@@ -82,9 +82,14 @@ Result<ModelConfig> ReadModelConfig() {
   return c;
 }
 
+constexpr int kDefaultWorkers = 64;
+constexpr int kMaxWorkers = 2000;
+
 struct ServeOptions {
   std::string listen = "127.0.0.1:8080";
-  int workers = 2;
+  // Turns in flight on this node. A turn spends nearly all its time waiting for
+  // the model, so this is sized for waiting, not for the cores.
+  int workers = kDefaultWorkers;
   int io_threads = 0;
   std::string public_url;
   double lease_seconds = 30;
@@ -120,9 +125,10 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
     spdlog::warn("crash point {} armed (DOCWRIGHT_CRASH_AT): this process dies when it reaches it",
                  ArmedCrashPoint());
   }
-  if (o.workers < (with_http ? 0 : 1) || o.workers > 256) {
-    return Fail(Status::InvalidArgument(with_http ? "--workers must be from 0 to 256"
-                                                  : "--workers must be from 1 to 256"));
+  if (o.workers < (with_http ? 0 : 1) || o.workers > kMaxWorkers) {
+    return Fail(Status::InvalidArgument(
+        (with_http ? "--workers must be from 0 to " : "--workers must be from 1 to ") +
+        std::to_string(kMaxWorkers)));
   }
   if (o.io_threads < 0 || o.io_threads > 256) {
     return Fail(Status::InvalidArgument("--io-threads must be from 1 to 256 (0: one per core)"));
@@ -147,6 +153,18 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   }
   if (o.cache_ms < 0 || o.cache_ms > 60000) {
     return Fail(Status::InvalidArgument("--cache-ms must be from 0 to 60000"));
+  }
+  // The node's own files live here: its mirrors and port file (and, with
+  // SQLite, the database). Owner-only: mirrors hold private repositories.
+  {
+    std::error_code ec;
+    if (!std::filesystem::exists(common.data_dir, ec)) {
+      std::filesystem::create_directories(common.data_dir, ec);
+      if (ec) {
+        return Fail(Status::Unavailable("cannot create " + common.data_dir + ": " + ec.message()));
+      }
+      ::chmod(common.data_dir.c_str(), 0700);
+    }
   }
   auto opened = Open(common);
   if (!opened.ok()) return Fail(opened.status());
@@ -178,6 +196,7 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   to.public_url = o.public_url;
 
   if (!with_http) {
+    RaiseOpenFileLimit();  // each worker holds a connection to the model, and git's files
     if (to.public_url.empty()) {
       to.public_url = "http://127.0.0.1:8080";
       spdlog::warn("--public-url is not set: local pull request links will use {}", to.public_url);
@@ -221,7 +240,10 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   ho.read_timeout = ho.write_timeout = std::chrono::seconds(o.request_timeout_s);
   ho.header_timeout = std::chrono::seconds(o.header_timeout_s);
   ho.max_connections_per_ip = static_cast<size_t>(o.max_connections_per_ip);
-  ho.max_connections = MaxConnectionsForFdLimit(ho.max_connections);
+  // Each worker holds a connection to the model and, while it fetches or pushes,
+  // a few files of git's.
+  ho.max_connections =
+      MaxConnectionsForFdLimit(ho.max_connections, 256 + 4 * static_cast<size_t>(o.workers));
   HttpServer server(
       ho, HttpHandlers{[&api](HttpRequest& r) { return api.Handle(r); },
                        [&api](HttpRequest& r) { return api.Precheck(r); }, &Api::IsQuick});
@@ -275,7 +297,8 @@ void AddServeCommands(CLI::App& app, Common& common, std::function<int()>& actio
   auto* serve = app.add_subcommand("serve", "run the HTTP API and workers");
   AddCommon(serve, common, false);
   serve->add_option("--listen", so->listen, "HOST:PORT to listen on")->envname("DOCWRIGHT_LISTEN");
-  serve->add_option("--workers", so->workers, "concurrent turns")->envname("DOCWRIGHT_WORKERS");
+  serve->add_option("--workers", so->workers, "turns in flight (default 64, at most 2000)")
+      ->envname("DOCWRIGHT_WORKERS");
   serve->add_option("--public-url", so->public_url, "URL clients reach this server at")
       ->envname("DOCWRIGHT_PUBLIC_URL");
   serve->add_option("--io-threads", so->io_threads, "HTTP threads (default: one per core)");
@@ -311,7 +334,8 @@ void AddServeCommands(CLI::App& app, Common& common, std::function<int()>& actio
 
   auto* worker = app.add_subcommand("worker", "run workers only (scale-out)");
   AddCommon(worker, common, false);
-  worker->add_option("--workers", so->workers, "concurrent turns")->envname("DOCWRIGHT_WORKERS");
+  worker->add_option("--workers", so->workers, "turns in flight (default 64, at most 2000)")
+      ->envname("DOCWRIGHT_WORKERS");
   worker
       ->add_option("--turn-deadline", so->turn_deadline_s,
                    "seconds a turn may run before it is stopped and its job fails")

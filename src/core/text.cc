@@ -54,6 +54,28 @@ std::optional<size_t> Utf8Length(std::string_view s) {
   return count;
 }
 
+std::string ScrubUtf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xe  ? 3
+                 : (c >> 3) == 0x1e ? 4
+                                    : 0;
+    if (c != 0 && len > 0 && i + len <= s.size() && Utf8Length(s.substr(i, len)).has_value()) {
+      out.append(s.substr(i, len));
+      i += len;
+    } else {
+      out.append("\xEF\xBF\xBD");
+      ++i;
+    }
+  }
+  return out;
+}
+
 bool IsBlank(std::string_view s) {
   for (char c : s) {
     if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') return false;

@@ -12,6 +12,11 @@ namespace docwright {
 // surrogates, nothing above U+10FFFF), else nullopt.
 std::optional<size_t> Utf8Length(std::string_view s);
 
+// `s` made storable as text anywhere: each byte that is not part of a
+// well-formed UTF-8 character, and each NUL, replaced by U+FFFD; well-formed
+// text without NUL comes back unchanged. Linear in `s`.
+std::string ScrubUtf8(std::string_view s);
+
 // True if `s` holds nothing but ASCII whitespace.
 bool IsBlank(std::string_view s);
 

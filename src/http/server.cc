@@ -567,18 +567,21 @@ class HttpServer::Impl {
   uint16_t port_ = 0;
 };
 
-size_t MaxConnectionsForFdLimit(size_t wanted) {
+size_t RaiseOpenFileLimit() {
   rlimit lim{};
-  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return std::min<size_t>(wanted, 768);
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return 1024;
   if (lim.rlim_cur < lim.rlim_max) {
     rlimit raised = lim;
     raised.rlim_cur = lim.rlim_max;
     if (setrlimit(RLIMIT_NOFILE, &raised) == 0) lim = raised;
   }
-  constexpr size_t kReserve = 256;  // database connections, logs, the forge, git
-  size_t fds =
-      lim.rlim_cur == RLIM_INFINITY ? wanted + kReserve : static_cast<size_t>(lim.rlim_cur);
-  return std::max<size_t>(16, std::min(wanted, fds > kReserve * 2 ? fds - kReserve : fds / 2));
+  return lim.rlim_cur == RLIM_INFINITY ? SIZE_MAX : static_cast<size_t>(lim.rlim_cur);
+}
+
+size_t MaxConnectionsForFdLimit(size_t wanted, size_t reserve) {
+  size_t fds = RaiseOpenFileLimit();
+  if (fds == SIZE_MAX) return wanted;
+  return std::max<size_t>(16, std::min(wanted, fds > reserve * 2 ? fds - reserve : fds / 2));
 }
 
 HttpServer::HttpServer(HttpServerOptions options, HttpHandlers handlers)

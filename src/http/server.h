@@ -93,9 +93,13 @@ struct HttpServerOptions {
   bool handle_signals = false;
 };
 
-// Raises the soft limit on open files to the hard limit, and returns how many
-// connections fit under it with room left for the database and logs.
-size_t MaxConnectionsForFdLimit(size_t wanted);
+// Raises the soft limit on open files to the hard limit; returns the limit now
+// (SIZE_MAX: none).
+size_t RaiseOpenFileLimit();
+// Raises the soft limit on open files (as above), and returns how many
+// connections fit under it with `reserve` descriptors left for the rest of the
+// process (the database, logs, and each worker's model connection and git).
+size_t MaxConnectionsForFdLimit(size_t wanted, size_t reserve = 256);
 
 class HttpServer {
  public:

@@ -17,6 +17,8 @@ namespace docwright {
 
 class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
  public:
+  Store& store() { return store_; }
+
   Impl(Store& store, TurnHandler& handler, RunnerOptions options)
       : store_(store), handler_(handler), options_(options) {
     char host[256] = "host";
@@ -149,14 +151,34 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
         IdleWait();
         continue;
       }
+      // There may be more: another idle worker looks at once, and so on, so a
+      // backlog is taken up one claim after another, not one a poll.
+      Wake();
       RunTurn(self, worker_id, std::move(**claimed));
     }
   }
 
+  // Waits for work. One idle worker at a time polls the store (every
+  // poll_interval) for work queued by other processes; the others sleep until
+  // woken, so an idle node with a thousand workers polls as one with two.
   void IdleWait() {
     std::unique_lock lock(mu_);
-    work_cv_.wait_for(lock, options_.poll_interval, [&] { return stopping_ || wakeups_ > 0; });
-    if (wakeups_ > 0) --wakeups_;
+    for (;;) {
+      if (stopping_) return;
+      if (wakeups_ > 0) {
+        --wakeups_;
+        return;
+      }
+      if (!poller_) {
+        poller_ = true;
+        work_cv_.wait_for(lock, options_.poll_interval, [&] { return stopping_ || wakeups_ > 0; });
+        poller_ = false;
+        if (wakeups_ > 0) --wakeups_;
+        work_cv_.notify_one();  // the role passes to a sleeping worker
+        return;
+      }
+      work_cv_.wait(lock);
+    }
   }
 
   bool IsStopping() {
@@ -366,6 +388,7 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   std::condition_variable heartbeat_cv_;  // the heartbeat thread waits here
   std::condition_variable done_cv_;       // Stop() waits here for threads to end
   int wakeups_ = 0;
+  bool poller_ = false;  // an idle worker is polling the store (IdleWait)
   int next_worker_ = 0;
   bool started_ = false;
   bool stopping_ = false;
@@ -377,7 +400,25 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
 Runner::Runner(Store& store, TurnHandler& handler, RunnerOptions options)
     : impl_(std::make_shared<Impl>(store, handler, options)) {}
 Runner::~Runner() { Stop(); }
-void Runner::Start() { impl_->Start(); }
+void Runner::Start() {
+  // On a store that announces other processes' writes, a turn queued or a job
+  // archived through another node reaches this one at once, not at the next
+  // poll or lease renewal. The watcher outlives the runner: it holds it weakly.
+  if (impl_->store().AnnouncesChanges()) {
+    std::weak_ptr<Impl> weak = impl_;
+    impl_->store().Watch(StoreWatcher{
+        .turn_queued =
+            [weak] {
+              if (auto impl = weak.lock()) impl->Wake();
+            },
+        .job_archived =
+            [weak](const std::string& job_id) {
+              if (auto impl = weak.lock()) impl->CancelJob(job_id);
+            },
+    });
+  }
+  impl_->Start();
+}
 bool Runner::Stop() { return impl_->Stop(); }
 void Runner::Wake() { impl_->Wake(); }
 void Runner::CancelJob(const std::string& job_id) { impl_->CancelJob(job_id); }

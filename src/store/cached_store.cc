@@ -74,11 +74,27 @@ class TtlCache {
 class CachedStore final : public Store {
  public:
   CachedStore(std::unique_ptr<Store> inner, CacheOptions o)
-      : inner_(std::move(inner)), keys_(o), jobs_(o) {}
+      : inner_(std::move(inner)), keys_(o), jobs_(o) {
+    if (inner_->AnnouncesChanges()) {
+      // Other processes' writes are announced: forget what they change as it is
+      // heard, and cache nothing while announcements may be missed.
+      inner_->Watch(StoreWatcher{
+          .job_changed = [this](const std::string& job_id) { jobs_.Erase(job_id); },
+          .keys_changed = [this] { keys_.Clear(); },
+          .hearing =
+              [this](bool hearing) {
+                hearing_.store(hearing);
+                keys_.Clear();
+                jobs_.Clear();
+              },
+      });
+    }
+  }
 
   // --- Cached reads ---
 
   Result<ApiKey> FindActiveApiKey(const std::string& secret_hash) override {
+    if (!hearing_.load()) return inner_->FindActiveApiKey(secret_hash);
     if (auto hit = keys_.Get(secret_hash)) return *hit;
     uint64_t gen = keys_.generation();
     auto r = inner_->FindActiveApiKey(secret_hash);
@@ -87,6 +103,7 @@ class CachedStore final : public Store {
   }
 
   Result<Job> GetJob(const Scope& scope, const std::string& job_id) override {
+    if (!hearing_.load()) return inner_->GetJob(scope, job_id);
     if (auto hit = jobs_.Get(job_id)) {
       // Only a caller of the same organisation and project may see it; anyone
       // else gets the inner store's answer (NotFound).
@@ -182,6 +199,8 @@ class CachedStore final : public Store {
     return inner_->ReleaseTurn(turn_id, worker_id);
   }
   Status Ping() override { return inner_->Ping(); }
+  bool AnnouncesChanges() const override { return inner_->AnnouncesChanges(); }
+  void Watch(StoreWatcher watcher) override { inner_->Watch(std::move(watcher)); }
 
  private:
   struct ScopedJob {
@@ -190,6 +209,7 @@ class CachedStore final : public Store {
   };
 
   std::unique_ptr<Store> inner_;
+  std::atomic<bool> hearing_{true};  // false: the inner store's announcements stopped
   TtlCache<ApiKey> keys_;
   TtlCache<ScopedJob> jobs_;
 };

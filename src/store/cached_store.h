@@ -4,7 +4,9 @@
 // Consistency: a write made through this object is visible to the next read at
 // once (it invalidates the cache, and a read that raced with it is not cached).
 // A write made by another process (a `docwright worker`, `key revoke` from the
-// command line) is visible within `ttl`.
+// command line) is visible within `ttl`; on a store that announces other
+// processes' writes (PostgreSQL), as soon as it is announced, and while the
+// announcements are interrupted nothing is served from the cache.
 #pragma once
 
 #include <chrono>

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "store/postgres_store.h"
 #include "store/sqlite_store.h"
 #include "store/store.h"
 
@@ -9,12 +10,16 @@ namespace docwright {
 
 namespace {
 
+bool IsPostgresUrl(const std::string& url) {
+  return url.starts_with("postgres://") || url.starts_with("postgresql://");
+}
+
 // The file a SQLite database URL names: a path, sqlite:///abs/path or
 // sqlite:relative.
 Result<std::string> SqlitePath(const std::string& url) {
-  if (url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+  if (IsPostgresUrl(url)) {
     return Status::InvalidArgument(
-        "PostgreSQL is not available in this build; use a SQLite path or sqlite:// URL");
+        "this is a PostgreSQL database: back it up with PostgreSQL's tools (pg_dump)");
   }
   std::string path = url;
   if (path.starts_with("sqlite://")) {
@@ -43,6 +48,7 @@ Status BackupDatabase(const std::string& url, const std::string& to) {
 }
 
 Result<std::unique_ptr<Store>> OpenStore(const std::string& url) {
+  if (IsPostgresUrl(url)) return OpenPostgresStore(url);
   auto found = SqlitePath(url);
   if (!found.ok()) return found.status();
   const std::string& path = *found;

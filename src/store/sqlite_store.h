@@ -1,5 +1,6 @@
 // The embedded Store: one SQLite file in WAL mode with synchronous=FULL, so an
-// acknowledged write survives a crash of the process or the machine. Writes go
+// acknowledged write survives a crash of the process or the machine (claims and
+// lease renewals are flushed by the next such write: see store.h). Writes go
 // through one connection under a mutex (and SQLite's lock across processes, so
 // `docwright worker` processes may share the file); reads use a pool.
 #pragma once

@@ -1,9 +1,12 @@
 // The Store: every durable fact of docwright, behind one interface.
 //
-// Implementations: SqliteStore (embedded default). A PostgreSQL implementation
-// follows the same contract. All methods are thread-safe. A method that returns
+// Implementations: the SQLite store (embedded default, sqlite_store.h) and the
+// PostgreSQL store (many nodes on one database, postgres_store.h), held to one
+// contract by one test suite. All methods are thread-safe. A method that returns
 // OK for a write has made that write durable (it survives a crash of the process
-// or the machine).
+// or the machine), with one exception: a claim or lease renewal (ClaimTurn,
+// RenewLease) may be undone by a power loss of the machine (not by a crash of
+// the process), which puts the turn back as its lease's expiry would.
 //
 // Tenancy is enforced here, not only in the API: every job-level method takes a
 // Scope, and a project of another organisation is NotFound, exactly as a project
@@ -11,6 +14,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -62,6 +66,19 @@ enum class LeaseState {
   kHeld,      // renewed
   kLost,      // another worker holds it now, or the turn ended elsewhere
   kCancelled  // the job was archived: stop working on it
+};
+
+// What other processes wrote, as a store that announces it tells (see
+// Store::Watch). Each member may be empty. Called on the store's own thread:
+// handlers must be quick and must not call back into the store.
+struct StoreWatcher {
+  std::function<void()> turn_queued;  // a turn may have become runnable
+  std::function<void(const std::string& job_id)> job_changed;
+  std::function<void(const std::string& job_id)> job_archived;  // job_changed is told too
+  std::function<void()> keys_changed;                           // API keys created or revoked
+  // false: announcements stopped (the store lost its way to hear them), and
+  // changes made until they resume go unheard; true: they resumed.
+  std::function<void(bool hearing)> hearing;
 };
 
 class Store : public LocalPullRequestRecords {
@@ -149,17 +166,28 @@ class Store : public LocalPullRequestRecords {
 
   // Cheap liveness check for /healthz.
   virtual Status Ping() = 0;
+
+  // --- Announcements of other processes' writes ---
+  // Whether this store tells watchers of every write any process makes to the
+  // jobs, turns and keys (PostgreSQL: LISTEN/NOTIFY). The SQLite store does not:
+  // other processes' writes are seen by reading again (the runner polls; the
+  // cache forgets after its ttl).
+  virtual bool AnnouncesChanges() const { return false; }
+  // Adds `watcher` for the store's lifetime; a no-op where nothing is announced.
+  virtual void Watch(StoreWatcher watcher) {}
 };
 
 // Opens (creating and migrating as needed) the store `url` names:
-// "sqlite:///abs/path.db", "sqlite:relative.db", a plain file path, or
-// "postgres://..." (not available in this build: a clear error).
+// "sqlite:///abs/path.db", "sqlite:relative.db", a plain file path, or a
+// PostgreSQL URI, "postgres://..." or "postgresql://..." (libpq's form: user,
+// password, host, port, database and parameters such as sslmode).
 Result<std::unique_ptr<Store>> OpenStore(const std::string& url);
 
 // Writes a consistent copy of the database `url` names to the new file `to`,
 // while other processes keep reading and writing it (the database as of one
 // moment, in one read transaction). InvalidArgument if `to` exists or the URL is
-// not a SQLite database; Unavailable on an I/O error (a partial copy is removed).
+// not a SQLite database (PostgreSQL is backed up with its own tools: pg_dump); Unavailable on an
+// I/O error (a partial copy is removed).
 Status BackupDatabase(const std::string& url, const std::string& to);
 
 }  // namespace docwright

@@ -82,8 +82,8 @@ class ServiceTest : public ::testing::Test {
   }
 
   // The first column of the first row of `sql` (a COUNT, say), read from the
-  // server's database file as another process would; -1 if there is no row.
-  int64_t Count(const std::string& sql) {
+  // server's database as another process would; -1 if there is no row.
+  virtual int64_t Count(const std::string& sql) {
     sqlite3* db = nullptr;
     EXPECT_EQ(sqlite3_open((dir_ / "docwright.db").c_str(), &db), SQLITE_OK);
     sqlite3_stmt* stmt = nullptr;

@@ -11,8 +11,8 @@
 #include "core/crash_point.h"
 #include "core/ids.h"
 #include "core/time.h"
+#include "store/common.h"
 #include "store/sqlite/connection.h"
-#include "store/sqlite/rows.h"
 #include "store/sqlite/schema.h"
 #include "store/sqlite/statements.h"
 #include "store/sqlite_store.h"
@@ -20,9 +20,8 @@
 namespace docwright {
 namespace {
 
-using namespace sqlite;  // NOLINT: this file is the SQLite store
-
-constexpr int64_t kRateWindowMillis = 3600 * 1000;
+using namespace sqlite;        // NOLINT: this file is the SQLite store
+using namespace store_common;  // NOLINT: the row readers and rules both stores share
 
 class SqliteStore final : public Store {
  public:
@@ -121,12 +120,7 @@ class SqliteStore final : public Store {
   Result<Org> GetOrg(const std::string& org_id) override {
     return Read<Org>([&](Connection& c) -> Result<Org> {
       Query q(c.db(), Prepared(c, kSelectOrg), {V(org_id)});
-      if (q.Next()) {
-        return Org{.id = q.Text("id"),
-                   .name = q.Text("name"),
-                   .max_active = q.OptInt("max_active"),
-                   .created_at = q.Int("created_at")};
-      }
+      if (q.Next()) return ReadOrg(q);
       if (!q.status().ok()) return q.status();
       return Status::NotFound("organisation not found");
     });
@@ -370,19 +364,7 @@ class SqliteStore final : public Store {
       if (!job.ok()) return job.status();
       Steps out;
       Query q(c.db(), Prepared(c, kSelectSteps), {V(job_id), V(from_seq), V(to_seq)});
-      while (q.Next()) {
-        TranscriptStep step;
-        std::string kind = q.Text(1);
-        step.kind = kind == "tool"      ? TranscriptStep::Kind::kTool
-                    : kind == "context" ? TranscriptStep::Kind::kContext
-                                        : TranscriptStep::Kind::kAssistant;
-        step.text = q.Text(2);
-        step.tool = q.Text(3);
-        step.arguments = q.Text(4);
-        step.result = q.Text(5);
-        step.is_error = q.Int(6) != 0;
-        out.emplace_back(static_cast<int>(q.Int(0)), std::move(step));
-      }
+      while (q.Next()) out.emplace_back(static_cast<int>(q.Int("seq")), ReadStep(q));
       if (!q.status().ok()) return q.status();
       return out;
     });
@@ -415,7 +397,7 @@ class SqliteStore final : public Store {
     if (!*any) return std::optional<TurnInput>();
 
     std::optional<TurnInput> claimed;
-    Status s = Write([&](Connection& c) -> Status {
+    Status s = Write(Flush::kLeaseOnly, [&](Connection& c) -> Status {
       // Turns that exhausted their attempts are failed on the way; bounded so one
       // call cannot loop for long.
       for (int round = 0; round < 64; ++round) {
@@ -437,8 +419,7 @@ class SqliteStore final : public Store {
           attempts = q.Int(4);
         }
         if (state == "running" && attempts >= max_attempts) {
-          std::string error = "the turn was interrupted " + std::to_string(attempts) +
-                              " times (worker crashed or lost its lease); giving up";
+          std::string error = InterruptedError(attempts);
           Status w = Run(c, kFailTurn, {V(turn_id), V(error), V(now)});
           if (w.ok())
             w = MoveJobAfterTurn(c, job_id, seq, TurnOutcome{.succeeded = false, .error = error},
@@ -482,7 +463,7 @@ class SqliteStore final : public Store {
   Result<LeaseState> RenewLease(int64_t turn_id, const std::string& worker_id,
                                 std::chrono::milliseconds lease) override {
     std::optional<LeaseState> result;
-    Status s = Write([&](Connection& c) -> Status {
+    Status s = Write(Flush::kLeaseOnly, [&](Connection& c) -> Status {
       Status w = Run(c, kRenewLease, {V(turn_id), V(worker_id), V(NowMillis() + lease.count())});
       if (!w.ok()) return w;
       if (c.Changes() > 0) {
@@ -526,11 +507,8 @@ class SqliteStore final : public Store {
         const TranscriptStep& step = outcome.steps[i];
         w = Run(c, kInsertStep,
                 {V(job_id), V(seq), V(static_cast<int64_t>(i + 1)),
-                 V(std::string(step.kind == TranscriptStep::Kind::kTool      ? "tool"
-                               : step.kind == TranscriptStep::Kind::kContext ? "context"
-                                                                             : "assistant")),
-                 V(step.text), V(step.tool), V(step.arguments), V(step.result),
-                 V(int64_t{step.is_error})});
+                 V(std::string(StepKindName(step.kind))), V(step.text), V(step.tool),
+                 V(step.arguments), V(step.result), V(int64_t{step.is_error})});
       }
       if (w.ok()) CrashPoint("store.turn-recording");
       if (w.ok()) w = MoveJobAfterTurn(c, job_id, seq, outcome, now);
@@ -612,19 +590,14 @@ class SqliteStore final : public Store {
       if (!q.status().ok()) return q.status();
     }
     if (count < p.rate_limit_per_hour) return Status();
-    // The slot frees when the oldest message that keeps the count at the limit
-    // leaves the window.
-    int64_t frees_at = now + kRateWindowMillis;
+    std::optional<UnixMillis> nth;
     {
       Query q(c.db(), Prepared(c, kNthRecentMessage),
               {V(p.id), V(since), V(count - p.rate_limit_per_hour)});
-      if (q.Next()) frees_at = q.Int(0) + kRateWindowMillis;
+      if (q.Next()) nth = q.Int(0);
       if (!q.status().ok()) return q.status();
     }
-    int64_t retry_after = std::max<int64_t>(1, (frees_at - now + 999) / 1000);
-    return Status::RateLimited("rate limit reached: " + std::to_string(p.rate_limit_per_hour) +
-                                   " jobs and messages per hour for this project",
-                               retry_after);
+    return RateVerdict(p, count, nth, now);
   }
 
   static Status MoveJobAfterTurn(Connection& c, const std::string& job_id, int64_t seq,
@@ -637,13 +610,10 @@ class SqliteStore final : public Store {
       if (q.Next()) more = q.Int(0) != 0;
       if (!q.status().ok()) return q.status();
     }
-    JobStatus next = StatusAfterTurn(job->status, outcome.succeeded, more);
-    std::optional<std::string> error;
-    if (next == JobStatus::kFailed) error = outcome.error.value_or("the turn failed");
-    if (next == JobStatus::kArchived) error = job->error;
-    std::string status(ToString(next));
+    JobAfterTurn after = AfterTurn(*job, outcome, more);
     return Run(c, kJobAfterTurn,
-               {V(job_id), V(status), V(outcome.pr_link), V(outcome.summary), V(error), V(now)});
+               {V(job_id), V(after.status), V(outcome.pr_link), V(outcome.summary), V(after.error),
+                V(now)});
   }
 
   static Result<LeaseState> WhyNotHeld(Connection& c, int64_t turn_id) {
@@ -652,12 +622,38 @@ class SqliteStore final : public Store {
     return q.Text(3) == "cancelled" ? LeaseState::kCancelled : LeaseState::kLost;
   }
 
-  // Runs `fn` in a write transaction on the writer connection. Rolls back if `fn`
-  // fails; a COMMIT that returns has reached the disk (synchronous=FULL).
+  // How a write transaction reaches the disk. kDurable: its COMMIT returns once
+  // it is on the disk (synchronous=FULL). kLeaseOnly, for claims and lease
+  // renewals: the commit is not flushed by itself (synchronous=NORMAL) but by
+  // the next durable one, which flushes the log with everything before it. A
+  // power loss may undo such a write: a claim or renewal undone puts the turn
+  // back as if its lease had expired, which is what a crash does anyway. Turns
+  // are claimed and renewed a few times per job, so at a thousand turns in
+  // flight this keeps the disk's flush rate for what clients were promised.
+  enum class Flush { kDurable, kLeaseOnly };
+
   template <typename Fn>
   Status Write(Fn&& fn) {
+    return Write(Flush::kDurable, std::forward<Fn>(fn));
+  }
+
+  // Runs `fn` in a write transaction on the writer connection. Rolls back if `fn`
+  // fails.
+  template <typename Fn>
+  Status Write(Flush flush, Fn&& fn) {
     std::lock_guard lock(write_mu_);
     Connection& c = *writer_;
+    if (flush == Flush::kLeaseOnly) {
+      Status normal = c.ExecScript("PRAGMA synchronous=NORMAL");
+      if (!normal.ok()) return normal;
+    }
+    struct RestoreFull {
+      Connection& c;
+      bool active;
+      ~RestoreFull() {
+        if (active) c.ExecScript("PRAGMA synchronous=FULL");
+      }
+    } restore{c, flush == Flush::kLeaseOnly};
     Status s = c.ExecScript("BEGIN IMMEDIATE");
     if (!s.ok()) return Status::Unavailable(s.message());
     s = fn(c);

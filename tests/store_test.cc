@@ -1,12 +1,19 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <mutex>
+#include <set>
 #include <thread>
 
 #include "core/api_key.h"
 #include "core/ids.h"
+#include "core/text.h"
 #include "store/cached_store.h"
+#include "store/postgres_store.h"
 #include "store/sqlite_store.h"
+#include "support/postgres_database.h"
 #include "support/temp_dir.h"
+#include "support/test_tools.h"
 
 namespace docwright {
 namespace {
@@ -14,9 +21,19 @@ namespace {
 using std::chrono::milliseconds;
 using testing::TempDir;
 
-class StoreTest : public ::testing::Test {
+// The Store contract: every case runs on SQLite and on PostgreSQL (a database
+// of its own on the test run's server, support/postgres_database.h).
+class StoreTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
+    if (GetParam() == "postgres") {
+      std::string why;
+      database_ = testing::PostgresDatabase::Create(&why);
+      DOCWRIGHT_REQUIRE_TOOL(database_ != nullptr, "no PostgreSQL server: " + why);
+      url_ = database_->url();
+    } else {
+      url_ = dir_ / "docwright.db";
+    }
     store_ = Open();
     org_ = *store_->CreateOrg("acme");
     other_org_ = *store_->CreateOrg("globex");
@@ -25,7 +42,7 @@ class StoreTest : public ::testing::Test {
   }
 
   std::unique_ptr<Store> Open() {
-    auto s = OpenStore(dir_ / "docwright.db");
+    auto s = OpenStore(url_);
     EXPECT_TRUE(s.ok()) << s.status().message();
     return std::move(*s);
   }
@@ -61,13 +78,17 @@ class StoreTest : public ::testing::Test {
     return c.ok() && !c->has_value();
   }
 
+  bool postgres() const { return GetParam() == "postgres"; }
+
   TempDir dir_;
+  std::unique_ptr<testing::PostgresDatabase> database_;
+  std::string url_;
   std::unique_ptr<Store> store_;
   Org org_, other_org_;
   Project project_, other_project_;
 };
 
-TEST_F(StoreTest, CreatedJobHasItsFirstMessageAndIsActive) {
+TEST_P(StoreTest, CreatedJobHasItsFirstMessageAndIsActive) {
   Job j = Create(project_, "Document the rate limits");
   EXPECT_EQ(j.status, JobStatus::kActive);
   EXPECT_EQ(j.repository, project_.repository);
@@ -86,7 +107,7 @@ TEST_F(StoreTest, CreatedJobHasItsFirstMessageAndIsActive) {
   EXPECT_EQ((*messages)[0].state, TurnState::kQueued);
 }
 
-TEST_F(StoreTest, ModelComesFromJobThenProjectThenServer) {
+TEST_P(StoreTest, ModelComesFromJobThenProjectThenServer) {
   Project with_model = project_;
   with_model.model = "project-model";
   with_model = *store_->CreateProject(with_model);
@@ -98,7 +119,7 @@ TEST_F(StoreTest, ModelComesFromJobThenProjectThenServer) {
             "server");
 }
 
-TEST_F(StoreTest, OtherOrganisationsSeeNothing) {
+TEST_P(StoreTest, OtherOrganisationsSeeNothing) {
   Job j = Create(project_);
   Scope intruder{other_org_.id, project_.id};
   EXPECT_EQ(store_->GetProject(intruder).status().code(), Code::kNotFound);
@@ -116,7 +137,7 @@ TEST_F(StoreTest, OtherOrganisationsSeeNothing) {
             store_->GetJob(intruder, j.id).status().message());
 }
 
-TEST_F(StoreTest, DataSurvivesReopening) {
+TEST_P(StoreTest, DataSurvivesReopening) {
   Job j = Create(project_);
   ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), j.id, "and a follow-up").ok());
   store_.reset();
@@ -126,7 +147,7 @@ TEST_F(StoreTest, DataSurvivesReopening) {
   EXPECT_EQ(store_->ListMessages(ScopeOf(project_), j.id)->size(), 2u);
 }
 
-TEST_F(StoreTest, RateLimitCountsCreatesAndMessagesPerProject) {
+TEST_P(StoreTest, RateLimitCountsCreatesAndMessagesPerProject) {
   Project limited = NewProject(org_.id, 3);
   Job j = Create(limited);
   ASSERT_TRUE(store_->AddMessage(ScopeOf(limited), j.id, "second").ok());
@@ -142,7 +163,7 @@ TEST_F(StoreTest, RateLimitCountsCreatesAndMessagesPerProject) {
   Create(project_);
 }
 
-TEST_F(StoreTest, ListJobsPagesNewestFirstAndFilters) {
+TEST_P(StoreTest, ListJobsPagesNewestFirstAndFilters) {
   std::vector<std::string> ids;
   for (int i = 0; i < 5; ++i) ids.push_back(Create(project_, "job " + std::to_string(i)).id);
   Create(other_project_);
@@ -169,7 +190,7 @@ TEST_F(StoreTest, ListJobsPagesNewestFirstAndFilters) {
   EXPECT_FALSE(p->next_after_id);
 }
 
-TEST_F(StoreTest, TurnsOfAJobRunInOrderOneAtATime) {
+TEST_P(StoreTest, TurnsOfAJobRunInOrderOneAtATime) {
   Job j = Create(project_, "first");
   ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), j.id, "second").ok());
   TurnInput t1 = Claim("w1");
@@ -200,7 +221,7 @@ TEST_F(StoreTest, TurnsOfAJobRunInOrderOneAtATime) {
   EXPECT_FALSE(after.error);
 }
 
-TEST_F(StoreTest, TurnsAreClaimedFairlyBetweenOrganisationsThenProjects) {
+TEST_P(StoreTest, TurnsAreClaimedFairlyBetweenOrganisationsThenProjects) {
   // One organisation's backlog, then another organisation's single job: the
   // next free worker takes the newcomer, not the backlog's next turn.
   Project roomy = NewProject(org_.id, 100000);
@@ -227,7 +248,7 @@ TEST_F(StoreTest, TurnsAreClaimedFairlyBetweenOrganisationsThenProjects) {
   EXPECT_EQ(rerun.attempt, 2);
 }
 
-TEST_F(StoreTest, CapsOfTurnsInFlightHoldPerOrganisationAndPerProject) {
+TEST_P(StoreTest, CapsOfTurnsInFlightHoldPerOrganisationAndPerProject) {
   // acme may run 2 turns at once, and its project_ only 1.
   Org capped = org_;
   capped.max_active = 2;
@@ -261,7 +282,7 @@ TEST_F(StoreTest, CapsOfTurnsInFlightHoldPerOrganisationAndPerProject) {
   EXPECT_EQ(store_->UpdateOrg(missing).code(), Code::kNotFound);
 }
 
-TEST_F(StoreTest, FailedTurnFailsJobAndFollowUpReactivatesIt) {
+TEST_P(StoreTest, FailedTurnFailsJobAndFollowUpReactivatesIt) {
   Job j = Create(project_);
   TurnInput t = Claim("w");
   ASSERT_TRUE(
@@ -276,7 +297,7 @@ TEST_F(StoreTest, FailedTurnFailsJobAndFollowUpReactivatesIt) {
   EXPECT_FALSE(again->error);
 }
 
-TEST_F(StoreTest, ExpiredLeaseIsReclaimedAndTheOldWorkerLosesIt) {
+TEST_P(StoreTest, ExpiredLeaseIsReclaimedAndTheOldWorkerLosesIt) {
   Job j = Create(project_);
   TurnInput t = Claim("crashed", milliseconds(1));
   std::this_thread::sleep_for(milliseconds(5));
@@ -290,7 +311,7 @@ TEST_F(StoreTest, ExpiredLeaseIsReclaimedAndTheOldWorkerLosesIt) {
   EXPECT_EQ(*store_->RenewLease(t.turn_id, "rescuer", milliseconds(1000)), LeaseState::kHeld);
 }
 
-TEST_F(StoreTest, TurnIsFailedAfterMaxAttempts) {
+TEST_P(StoreTest, TurnIsFailedAfterMaxAttempts) {
   Job j = Create(project_);
   for (int i = 0; i < kMaxTurnAttempts; ++i) {
     Claim("crash-" + std::to_string(i), milliseconds(1));
@@ -303,7 +324,7 @@ TEST_F(StoreTest, TurnIsFailedAfterMaxAttempts) {
   EXPECT_NE(failed.error->find("interrupted 3 times"), std::string::npos) << *failed.error;
 }
 
-TEST_F(StoreTest, ReleasedTurnIsClaimableAtOnceWithoutSpendingAnAttempt) {
+TEST_P(StoreTest, ReleasedTurnIsClaimableAtOnceWithoutSpendingAnAttempt) {
   Create(project_);
   TurnInput t = Claim("stopping", milliseconds(60000));
   ASSERT_TRUE(store_->ReleaseTurn(t.turn_id, "stopping").ok());
@@ -312,7 +333,7 @@ TEST_F(StoreTest, ReleasedTurnIsClaimableAtOnceWithoutSpendingAnAttempt) {
   EXPECT_EQ(again.attempt, 1);
 }
 
-TEST_F(StoreTest, ArchiveCancelsTurnsAndRefusesFollowUps) {
+TEST_P(StoreTest, ArchiveCancelsTurnsAndRefusesFollowUps) {
   Job j = Create(project_);
   ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), j.id, "queued one").ok());
   TurnInput t = Claim("w");
@@ -333,7 +354,7 @@ TEST_F(StoreTest, ArchiveCancelsTurnsAndRefusesFollowUps) {
   EXPECT_EQ(store_->ArchiveJob(ScopeOf(project_), j.id)->archived_at, archived->archived_at);
 }
 
-TEST_F(StoreTest, RevokedKeysAreNotFound) {
+TEST_P(StoreTest, RevokedKeysAreNotFound) {
   GeneratedApiKey k = GenerateApiKey(org_.id, "ci");
   ASSERT_TRUE(store_->CreateApiKey(k.record).ok());
   auto found = store_->FindActiveApiKey(k.record.secret_hash);
@@ -349,7 +370,7 @@ TEST_F(StoreTest, RevokedKeysAreNotFound) {
   EXPECT_EQ(store_->CreateApiKey(orphan.record).code(), Code::kNotFound);
 }
 
-TEST_F(StoreTest, ConcurrentWritersLoseNothing) {
+TEST_P(StoreTest, ConcurrentWritersLoseNothing) {
   constexpr int kThreads = 8, kPerThread = 25;
   Project roomy = NewProject(org_.id, 1000);
   std::vector<std::thread> threads;
@@ -387,7 +408,7 @@ TEST_F(StoreTest, ConcurrentWritersLoseNothing) {
 
 // --- The read cache in front of the store ---
 
-TEST_F(StoreTest, CacheSeesItsOwnWritesAtOnce) {
+TEST_P(StoreTest, CacheSeesItsOwnWritesAtOnce) {
   auto cached = NewCachedStore(Open(), CacheOptions{milliseconds(60000)});
   Job j = *cached->CreateJob(ScopeOf(project_), NewJob{"p"});
   EXPECT_EQ(cached->GetJob(ScopeOf(project_), j.id)->status, JobStatus::kActive);
@@ -404,7 +425,7 @@ TEST_F(StoreTest, CacheSeesItsOwnWritesAtOnce) {
   EXPECT_EQ(cached->GetJob(ScopeOf(project_), j.id)->status, JobStatus::kArchived);
 }
 
-TEST_F(StoreTest, CacheNeverCrossesTenants) {
+TEST_P(StoreTest, CacheNeverCrossesTenants) {
   auto cached = NewCachedStore(Open(), CacheOptions{milliseconds(60000)});
   Job j = Create(project_);
   ASSERT_TRUE(cached->GetJob(ScopeOf(project_), j.id).ok());  // now cached
@@ -413,7 +434,7 @@ TEST_F(StoreTest, CacheNeverCrossesTenants) {
   EXPECT_EQ(cached->GetJob(ScopeOf(other_project_), j.id).status().code(), Code::kNotFound);
 }
 
-TEST_F(StoreTest, CacheSeesOtherProcessesWritesWithinItsTtl) {
+TEST_P(StoreTest, CacheSeesOtherProcessesWritesWithinItsTtl) {
   auto cached = NewCachedStore(Open(), CacheOptions{milliseconds(100)});
   Job j = Create(project_);
   GeneratedApiKey k = GenerateApiKey(org_.id, "ci");
@@ -430,7 +451,7 @@ TEST_F(StoreTest, CacheSeesOtherProcessesWritesWithinItsTtl) {
       milliseconds(2000)));
 }
 
-TEST_F(StoreTest, LocalPullRequestsAreOnePerBranchNumberedPerProject) {
+TEST_P(StoreTest, LocalPullRequestsAreOnePerBranchNumberedPerProject) {
   LocalPullRequest pr;
   pr.project_id = project_.id;
   pr.head = "docwright/aaa-one";
@@ -483,7 +504,7 @@ void RunQueued(Store& store, const std::string& job_id) {
   }
 }
 
-TEST_F(StoreTest, ATurnIsGivenTheFirstAndTheLatestMessagesOnly) {
+TEST_P(StoreTest, ATurnIsGivenTheFirstAndTheLatestMessagesOnly) {
   project_ = NewProject(org_.id, 100000);
   Job j = Create(project_, "the first");
   RunQueued(*store_, j.id);
@@ -500,7 +521,7 @@ TEST_F(StoreTest, ATurnIsGivenTheFirstAndTheLatestMessagesOnly) {
   EXPECT_EQ(t.history.back().seq, 39);
 }
 
-TEST_F(StoreTest, FollowUpsAreCappedWhileQueuedAndPerJob) {
+TEST_P(StoreTest, FollowUpsAreCappedWhileQueuedAndPerJob) {
   project_ = NewProject(org_.id, 100000);
   Job j = Create(project_);
   Claim("w");  // the first turn runs; follow-ups queue behind it
@@ -515,7 +536,7 @@ TEST_F(StoreTest, FollowUpsAreCappedWhileQueuedAndPerJob) {
             static_cast<size_t>(kMaxQueuedFollowUps) + 1);
 }
 
-TEST_F(StoreTest, AJobTakesAtMostItsMessageLimit) {
+TEST_P(StoreTest, AJobTakesAtMostItsMessageLimit) {
   project_ = NewProject(org_.id, 100000);
   Job j = Create(project_);
   RunQueued(*store_, j.id);
@@ -529,7 +550,7 @@ TEST_F(StoreTest, AJobTakesAtMostItsMessageLimit) {
   EXPECT_NE(refused.status().message().find("new job"), std::string::npos);
 }
 
-TEST_F(StoreTest, ProjectSettingsAreUpdatedAndTheModelAllowListApplies) {
+TEST_P(StoreTest, ProjectSettingsAreUpdatedAndTheModelAllowListApplies) {
   Project p = project_;
   p.models = {"small-model", "large-model"};
   p.write_paths = {"docs/**", "!docs/legal/**"};
@@ -556,7 +577,7 @@ TEST_F(StoreTest, ProjectSettingsAreUpdatedAndTheModelAllowListApplies) {
   EXPECT_NE(refused.status().message().find("small-model, large-model"), std::string::npos);
 }
 
-TEST_F(StoreTest, ArchivingAJobClosesItsLocalPullRequest) {
+TEST_P(StoreTest, ArchivingAJobClosesItsLocalPullRequest) {
   Job j = Create(project_);
   LocalPullRequest pr;
   pr.project_id = project_.id;
@@ -586,6 +607,185 @@ TEST_F(StoreTest, ArchivingAJobClosesItsLocalPullRequest) {
   EXPECT_EQ(page.body, "");
   EXPECT_EQ(page.diff, "");
 }
+
+// Repositories and models hand the store text that is not UTF-8 (a diff of a
+// Latin-1 page, a stray NUL): it is stored, never refused. PostgreSQL's text
+// cannot hold it as is, so there it is stored scrubbed (core/text.h ScrubUtf8).
+TEST_P(StoreTest, TextThatIsNotUtf8IsStoredNotRefused) {
+  const std::string latin1("caf\xe9 au lait, nul \0 here", 24);
+  LocalPullRequest pr;
+  pr.project_id = project_.id;
+  pr.head = "docwright/latin-1";
+  pr.base = "main";
+  pr.title = "A Latin-1 page";
+  pr.body = latin1;
+  pr.diff = "+" + latin1;
+  auto stored = store_->UpsertPullRequest(pr);
+  ASSERT_TRUE(stored.ok()) << stored.status().message();
+  auto got = store_->GetPullRequest(stored->id);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  if (postgres()) {
+    EXPECT_EQ(got->body, ScrubUtf8(latin1));
+    EXPECT_EQ(got->body, "caf\xEF\xBF\xBD au lait, nul \xEF\xBF\xBD here");
+  } else {
+    EXPECT_EQ(got->body, latin1);
+  }
+  EXPECT_EQ(got->diff, "+" + got->body);
+}
+
+// --- Many processes on one database: what holds across them ---
+
+// Two stores on one database stand for two nodes (or two processes on one
+// SQLite file). Clients on both at once get exactly the project's rate limit,
+// never one more.
+TEST_P(StoreTest, TheRateLimitHoldsExactlyAcrossNodesWritingAtOnce) {
+  Project limited = NewProject(org_.id, 10);
+  auto other_node = Open();
+  std::atomic<int> admitted{0}, limited_count{0}, other{0};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 8; ++t) {
+    clients.emplace_back([&, t] {
+      Store& node = t % 2 == 0 ? *store_ : *other_node;
+      for (int i = 0; i < 4; ++i) {
+        auto j = node.CreateJob(ScopeOf(limited), NewJob{"p"});
+        if (j.ok()) {
+          ++admitted;
+        } else if (j.status().code() == Code::kRateLimited) {
+          ++limited_count;
+        } else {
+          ++other;
+          ADD_FAILURE() << j.status().message();
+        }
+      }
+    });
+  }
+  for (auto& c : clients) c.join();
+  EXPECT_EQ(admitted.load(), 10);
+  EXPECT_EQ(limited_count.load(), 22);
+  EXPECT_EQ(other.load(), 0);
+}
+
+// Workers on both nodes claim at once: a cap of turns in flight is never
+// exceeded, and no turn is claimed twice.
+TEST_P(StoreTest, CapsHoldAndNoTurnIsClaimedTwiceAcrossNodesClaimingAtOnce) {
+  Org capped = org_;
+  capped.max_active = 3;
+  ASSERT_TRUE(store_->UpdateOrg(capped).ok());
+  for (int i = 0; i < 12; ++i) Create(project_);
+  auto other_node = Open();
+  std::mutex mu;
+  std::set<int64_t> claimed;
+  std::atomic<int> duplicates{0};
+  std::vector<std::thread> workers;
+  for (int t = 0; t < 8; ++t) {
+    workers.emplace_back([&, t] {
+      Store& node = t % 2 == 0 ? *store_ : *other_node;
+      auto c = node.ClaimTurn("w" + std::to_string(t), milliseconds(60000), kMaxTurnAttempts);
+      ASSERT_TRUE(c.ok()) << c.status().message();
+      if (!c->has_value()) return;
+      std::lock_guard lock(mu);
+      if (!claimed.insert((*c)->turn_id).second) ++duplicates;
+    });
+  }
+  for (auto& w : workers) w.join();
+  EXPECT_EQ(claimed.size(), 3u);
+  EXPECT_EQ(duplicates.load(), 0);
+}
+
+// --- PostgreSQL: what the nodes tell each other ---
+
+class PostgresStoreTest : public StoreTest {};
+
+// A node's cache forgets what another node changed as soon as it is announced,
+// not after its ttl (a minute here).
+TEST_P(PostgresStoreTest, AnotherNodesWritesReachTheCacheAtOnce) {
+  auto cached = NewCachedStore(Open(), CacheOptions{milliseconds(60000)});
+  Job j = Create(project_);
+  GeneratedApiKey k = GenerateApiKey(org_.id, "ci");
+  ASSERT_TRUE(store_->CreateApiKey(k.record).ok());
+  ASSERT_TRUE(cached->FindActiveApiKey(k.record.secret_hash).ok());
+  ASSERT_EQ(cached->GetJob(ScopeOf(project_), j.id)->status, JobStatus::kActive);
+  ASSERT_TRUE(store_->RevokeApiKey(k.record.id).ok());  // on the other node
+  ASSERT_TRUE(store_->ArchiveJob(ScopeOf(project_), j.id).ok());
+  EXPECT_TRUE(testing::WaitUntil(
+      [&] { return !cached->FindActiveApiKey(k.record.secret_hash).ok(); }, milliseconds(5000)));
+  EXPECT_TRUE(testing::WaitUntil(
+      [&] { return cached->GetJob(ScopeOf(project_), j.id)->status == JobStatus::kArchived; },
+      milliseconds(5000)));
+}
+
+// Workers hear of a turn queued, and of a job archived, through another node.
+TEST_P(PostgresStoreTest, QueuedTurnsAndArchivesAreAnnouncedToOtherNodes) {
+  auto listening = Open();
+  ASSERT_TRUE(listening->AnnouncesChanges());
+  std::mutex mu;
+  int queued = 0;
+  std::vector<std::string> archived;
+  listening->Watch(StoreWatcher{.turn_queued =
+                                    [&] {
+                                      std::lock_guard lock(mu);
+                                      ++queued;
+                                    },
+                                .job_archived =
+                                    [&](const std::string& id) {
+                                      std::lock_guard lock(mu);
+                                      archived.push_back(id);
+                                    }});
+  Job j = Create(project_);
+  EXPECT_TRUE(testing::WaitUntil([&] {
+    std::lock_guard lock(mu);
+    return queued > 0;
+  }));
+  ASSERT_TRUE(store_->ArchiveJob(ScopeOf(project_), j.id).ok());
+  EXPECT_TRUE(testing::WaitUntil([&] {
+    std::lock_guard lock(mu);
+    return archived == std::vector<std::string>{j.id};
+  }));
+}
+
+// The server drops every connection (a restart, a failover): the next calls
+// succeed on new ones, and the listener says it missed what came in between,
+// then listens again.
+TEST_P(PostgresStoreTest, ConnectionsTheServerDropsAreReplaced) {
+  std::mutex mu;
+  std::vector<bool> hearing;
+  store_->Watch(StoreWatcher{.hearing = [&](bool h) {
+    std::lock_guard lock(mu);
+    hearing.push_back(h);
+  }});
+  Job j = Create(project_);
+  ASSERT_TRUE(store_->GetJob(ScopeOf(project_), j.id).ok());  // pooled connections exist
+  std::string error = testing::PostgresDatabase::Exec(
+      url_,
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+      "WHERE datname = current_database() AND pid <> pg_backend_pid()");
+  ASSERT_TRUE(error.empty()) << error;
+  EXPECT_TRUE(store_->GetJob(ScopeOf(project_), j.id).ok());
+  EXPECT_TRUE(store_->AddMessage(ScopeOf(project_), j.id, "again").ok());
+  EXPECT_TRUE(testing::WaitUntil([&] {
+    std::lock_guard lock(mu);
+    return hearing == std::vector<bool>{false, true};
+  }));
+}
+
+// A node whose database is gone says so (the API's /healthz answers 503 on a
+// failed Ping), and its cache serves nothing it can no longer confirm.
+TEST_P(PostgresStoreTest, ANodeThatLostItsDatabaseSaysSoAndServesNothingStale) {
+  auto cached = NewCachedStore(Open(), CacheOptions{milliseconds(60000)});
+  Job j = Create(project_);
+  ASSERT_TRUE(cached->GetJob(ScopeOf(project_), j.id).ok());  // cached
+  ASSERT_TRUE(cached->Ping().ok());
+  database_->Drop();  // WITH (FORCE): every connection is closed, reconnecting fails
+  EXPECT_EQ(cached->Ping().code(), Code::kUnavailable);
+  EXPECT_TRUE(testing::WaitUntil([&] { return !cached->GetJob(ScopeOf(project_), j.id).ok(); },
+                                 milliseconds(5000)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Store, PostgresStoreTest, ::testing::Values("postgres"),
+                         [](const auto& info) { return info.param; });
+
+INSTANTIATE_TEST_SUITE_P(Store, StoreTest, ::testing::Values("sqlite", "postgres"),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace docwright

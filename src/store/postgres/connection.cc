@@ -1,0 +1,245 @@
+#include "store/postgres/connection.h"
+
+#include <cassert>
+#include <charconv>
+#include <cstring>
+
+#include "core/text.h"
+
+namespace docwright::postgres {
+
+namespace {
+
+// PostgreSQL's text holds valid UTF-8 without NUL; what docwright stores from
+// repositories and models (a diff of a Latin-1 file, a model's stray byte) may
+// not be. Such text is stored scrubbed (ScrubUtf8: U+FFFD for each byte that is
+// not part of a character, and for NUL).
+bool StorableAsText(std::string_view s) {
+  return Utf8Length(s).has_value() && s.find('\0') == std::string_view::npos;
+}
+
+}  // namespace
+
+// --- Rows ---
+
+Rows::Rows(ResultHandle result) : result_(std::move(result)) {
+  rows_ = result_ ? PQntuples(result_.get()) : 0;
+}
+
+int64_t Rows::affected() const {
+  const char* n = result_ ? PQcmdTuples(result_.get()) : "";
+  int64_t value = 0;
+  std::from_chars(n, n + std::strlen(n), value);
+  return value;
+}
+
+int Rows::Col(std::string_view name) const {
+  int n = PQnfields(result_.get());
+  for (int i = 0; i < n; ++i) {
+    const char* column = PQfname(result_.get(), i);
+    if (column && name == column) return i;
+  }
+  assert(false && "no such column in the statement");
+  return -1;
+}
+
+std::string Rows::Text(int col) const {
+  if (col < 0 || IsNull(col)) return std::string();
+  return std::string(PQgetvalue(result_.get(), row_, col),
+                     static_cast<size_t>(PQgetlength(result_.get(), row_, col)));
+}
+
+int64_t Rows::Int(int col) const {
+  if (col < 0 || IsNull(col)) return 0;
+  const char* text = PQgetvalue(result_.get(), row_, col);
+  int64_t value = 0;
+  std::from_chars(text, text + PQgetlength(result_.get(), row_, col), value);
+  return value;
+}
+
+std::optional<std::string> Rows::OptText(int col) const {
+  if (col < 0 || IsNull(col)) return std::nullopt;
+  return Text(col);
+}
+
+std::optional<int64_t> Rows::OptInt(int col) const {
+  if (col < 0 || IsNull(col)) return std::nullopt;
+  return Int(col);
+}
+
+// --- Connection ---
+
+Result<std::unique_ptr<Connection>> Connection::Open(const std::string& url,
+                                                     const ConnectOptions& options) {
+  // Ours first: the URL's own settings, expanded from dbname, override them.
+  std::string connect_timeout = std::to_string(options.connect_timeout.count());
+  std::string server_options =
+      "-c statement_timeout=" + std::to_string(options.statement_timeout.count()) +
+      " -c lock_timeout=" + std::to_string(options.lock_timeout.count()) +
+      " -c idle_in_transaction_session_timeout=60000 -c TimeZone=UTC"
+      " -c client_min_messages=warning";
+  const char* keys[] = {"connect_timeout",
+                        "options",
+                        "application_name",
+                        "keepalives_idle",
+                        "keepalives_interval",
+                        "keepalives_count",
+                        "tcp_user_timeout",
+                        "dbname",
+                        nullptr};
+  const char* values[] = {connect_timeout.c_str(),
+                          server_options.c_str(),
+                          "docwright",
+                          "10",
+                          "5",
+                          "3",
+                          "30000",
+                          url.c_str(),
+                          nullptr};
+  ConnHandle conn(PQconnectdbParams(keys, values, /*expand_dbname=*/1));
+  if (!conn) return Status::Unavailable("cannot connect to the database: out of memory");
+  if (PQstatus(conn.get()) != CONNECTION_OK) {
+    std::string why = PQerrorMessage(conn.get());
+    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+    return Status::Unavailable("cannot connect to the database " + RedactCredentials(url) + ": " +
+                               why);
+  }
+  return std::unique_ptr<Connection>(new Connection(std::move(conn)));
+}
+
+Status Connection::ErrorOf(const PGresult* result, const char* what) {
+  const char* state = result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
+  std::string message = result ? PQresultErrorMessage(result) : PQerrorMessage(conn_.get());
+  if (message.empty()) message = PQerrorMessage(conn_.get());
+  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+  message = std::string("database error (") + what + "): " + message;
+  std::string_view code = state ? state : "";
+  if (PQstatus(conn_.get()) != CONNECTION_OK || code.empty() || code.starts_with("08") ||
+      code.starts_with("57")) {
+    // The connection is gone, or the server is shutting down or cancelled the
+    // statement (statement_timeout): this connection is not reused.
+    failed_ = true;
+    return Status::Unavailable(message);
+  }
+  if (code == "40001" || code == "40P01" || code == "55P03" || code.starts_with("53")) {
+    return Status::Unavailable(message);  // retry: serialization, deadlock, lock timeout, load
+  }
+  if (code == "23505" || code == "23503") return Status::Conflict(message);
+  return Status::Internal(message);
+}
+
+Result<Rows> Connection::Exec(const char* sql, std::initializer_list<Value> params) {
+  auto it = prepared_.find(sql);
+  if (it == prepared_.end()) {
+    std::string name = "s" + std::to_string(prepared_.size());
+    ResultHandle prepared(PQprepare(conn_.get(), name.c_str(), sql, 0, nullptr));
+    if (!prepared || PQresultStatus(prepared.get()) != PGRES_COMMAND_OK) {
+      return ErrorOf(prepared.get(), "prepare");
+    }
+    it = prepared_.emplace(sql, std::move(name)).first;
+  }
+  // The text of each integer and scrubbed text parameter; reserved for all, so
+  // the pointers into it stay valid.
+  std::vector<std::string> numbers;
+  numbers.reserve(params.size());
+  std::vector<const char*> values;
+  std::vector<int> lengths;
+  values.reserve(params.size());
+  lengths.reserve(params.size());
+  for (const Value& v : params) {
+    if (auto* n = std::get_if<int64_t>(&v)) {
+      numbers.push_back(std::to_string(*n));
+    }
+  }
+  size_t next_number = 0;
+  for (const Value& v : params) {
+    if (std::holds_alternative<std::nullptr_t>(v)) {
+      values.push_back(nullptr);
+      lengths.push_back(0);
+    } else if (std::holds_alternative<int64_t>(v)) {
+      const std::string& n = numbers[next_number++];
+      values.push_back(n.c_str());
+      lengths.push_back(static_cast<int>(n.size()));
+    } else {
+      auto sv = std::get<std::string_view>(v);
+      if (!StorableAsText(sv)) {
+        numbers.push_back(ScrubUtf8(sv));  // reserved above: no reallocation
+        sv = numbers.back();
+      }
+      values.push_back(sv.data());
+      lengths.push_back(static_cast<int>(sv.size()));
+    }
+  }
+  // Text parameters are sent with their length (binary format), so a text need
+  // not end in a NUL byte; PostgreSQL reads a text's binary form as its bytes.
+  std::vector<int> formats(params.size(), 0);
+  size_t i = 0;
+  for (const Value& v : params) {
+    if (std::holds_alternative<std::string_view>(v)) formats[i] = 1;
+    ++i;
+  }
+  ResultHandle result(PQexecPrepared(conn_.get(), it->second.c_str(),
+                                     static_cast<int>(values.size()), values.data(), lengths.data(),
+                                     formats.data(), /*resultFormat=*/0));
+  ExecStatusType status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
+  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) return ErrorOf(result.get(), "exec");
+  return Rows(std::move(result));
+}
+
+Status Connection::ExecScript(const char* sql) {
+  ResultHandle result(PQexec(conn_.get(), sql));
+  ExecStatusType status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
+  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) return ErrorOf(result.get(), "exec");
+  return Status();
+}
+
+// --- Pool ---
+
+Result<Pool::Lease> Pool::Acquire() {
+  std::unique_lock lock(mu_);
+  auto deadline = std::chrono::steady_clock::now() + wait_;
+  while (idle_.empty() && open_ >= max_) {
+    if (freed_.wait_until(lock, deadline) == std::cv_status::timeout && idle_.empty() &&
+        open_ >= max_) {
+      return Status::Unavailable("all " + std::to_string(max_) +
+                                 " database connections of this process are busy");
+    }
+  }
+  if (!idle_.empty()) {
+    auto conn = std::move(idle_.back());
+    idle_.pop_back();
+    return Lease(this, std::move(conn));
+  }
+  ++open_;
+  lock.unlock();
+  auto opened = Connection::Open(url_, options_);
+  if (!opened.ok()) {
+    std::lock_guard relock(mu_);
+    --open_;
+    freed_.notify_one();
+    return opened.status();
+  }
+  return Lease(this, std::move(*opened));
+}
+
+void Pool::DropIdle() {
+  std::vector<std::unique_ptr<Connection>> dropped;
+  {
+    std::lock_guard lock(mu_);
+    open_ -= static_cast<int>(idle_.size());
+    dropped.swap(idle_);
+  }
+  freed_.notify_all();
+}
+
+void Pool::Return(std::unique_ptr<Connection> conn) {
+  std::lock_guard lock(mu_);
+  if (conn->healthy() && PQtransactionStatus(conn->raw()) == PQTRANS_IDLE) {
+    idle_.push_back(std::move(conn));
+  } else {
+    --open_;  // closed as it goes out of scope
+  }
+  freed_.notify_one();
+}
+
+}  // namespace docwright::postgres

@@ -1,0 +1,160 @@
+// Internal to the PostgreSQL store: a thin RAII layer over libpq, and the pool
+// of connections the store runs its transactions on.
+//
+// A Connection belongs to one thread at a time (the pool hands each to one
+// caller). Every call has a deadline: connecting (connect_timeout), each
+// statement (the server's statement_timeout and lock_timeout, set per
+// connection), and a dead peer (TCP keepalives and tcp_user_timeout), so no
+// call blocks forever on a database that went away.
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "core/status.h"
+
+namespace docwright::postgres {
+
+struct ConnCloser {
+  void operator()(PGconn* c) const { PQfinish(c); }
+};
+struct ResultClearer {
+  void operator()(PGresult* r) const { PQclear(r); }
+};
+using ConnHandle = std::unique_ptr<PGconn, ConnCloser>;
+using ResultHandle = std::unique_ptr<PGresult, ResultClearer>;
+
+// A statement parameter: NULL, an integer or text (sent in text format; the
+// statement's context gives it its type).
+using Value = std::variant<std::nullptr_t, int64_t, std::string_view>;
+inline Value V(const std::optional<std::string>& s) {
+  return s ? Value(std::string_view(*s)) : Value(nullptr);
+}
+inline Value V(const std::string& s) { return std::string_view(s); }
+inline Value V(std::string_view s) { return s; }
+inline Value V(const char* s) { return std::string_view(s); }
+inline Value V(const std::optional<int64_t>& i) { return i ? Value(*i) : Value(nullptr); }
+inline Value V(int64_t i) { return i; }
+inline Value V(int i) { return static_cast<int64_t>(i); }
+
+// The rows of one statement's result, read one at a time: Next() moves to the
+// first row, then each next one. Columns by index or by the name the SELECT
+// gives them, with the accessors of the SQLite store's Query (store/common.h
+// reads both).
+class Rows {
+ public:
+  explicit Rows(ResultHandle result);
+  bool Next() { return ++row_ < rows_; }
+  int size() const { return rows_; }
+  // Rows an INSERT, UPDATE or DELETE touched.
+  int64_t affected() const;
+
+  int Col(std::string_view name) const;
+  bool IsNull(int col) const { return PQgetisnull(result_.get(), row_, col) != 0; }
+  std::string Text(int col) const;
+  int64_t Int(int col) const;
+  std::optional<std::string> OptText(int col) const;
+  std::optional<int64_t> OptInt(int col) const;
+  std::string Text(std::string_view name) const { return Text(Col(name)); }
+  int64_t Int(std::string_view name) const { return Int(Col(name)); }
+  std::optional<std::string> OptText(std::string_view name) const { return OptText(Col(name)); }
+  std::optional<int64_t> OptInt(std::string_view name) const { return OptInt(Col(name)); }
+
+ private:
+  ResultHandle result_;
+  int rows_ = 0;
+  int row_ = -1;
+};
+
+struct ConnectOptions {
+  std::chrono::seconds connect_timeout{10};
+  std::chrono::milliseconds statement_timeout{30000};
+  std::chrono::milliseconds lock_timeout{10000};
+};
+
+class Connection {
+ public:
+  // Connects to `url` (a postgres:// or postgresql:// URI, or libpq's key=value
+  // form). Unavailable if the server cannot be reached.
+  static Result<std::unique_ptr<Connection>> Open(const std::string& url,
+                                                  const ConnectOptions& options);
+
+  // Runs `sql` with `params`. Statements are prepared on first use on this
+  // connection and kept, keyed by the text's address: pass the constants of
+  // statements.h. Errors: Unavailable when the connection is lost or the server
+  // asks to retry (serialization failure, deadlock, shutdown, a timeout);
+  // Conflict on a unique or foreign key violation; Internal otherwise.
+  Result<Rows> Exec(const char* sql, std::initializer_list<Value> params);
+  // Runs one or more statements without parameters (BEGIN, COMMIT, migrations).
+  Status ExecScript(const char* sql);
+
+  // False once the connection is known to be unusable: the pool drops it.
+  bool healthy() const { return PQstatus(conn_.get()) == CONNECTION_OK && !failed_; }
+  PGconn* raw() const { return conn_.get(); }
+
+ private:
+  explicit Connection(ConnHandle conn) : conn_(std::move(conn)) {}
+  Status ErrorOf(const PGresult* result, const char* what);
+
+  ConnHandle conn_;
+  bool failed_ = false;
+  std::unordered_map<const char*, std::string> prepared_;  // statement -> its name
+};
+
+// The connections one store opens, at most `max` at a time. Acquire waits for a
+// free one at most `wait`, then says the database is busy (Unavailable). A
+// connection found broken is closed, not handed out again.
+class Pool {
+ public:
+  Pool(std::string url, ConnectOptions options, int max, std::chrono::milliseconds wait)
+      : url_(std::move(url)), options_(options), max_(max), wait_(wait) {}
+
+  class Lease {
+   public:
+    Lease(Pool* pool, std::unique_ptr<Connection> conn) : pool_(pool), conn_(std::move(conn)) {}
+    Lease(Lease&&) = default;
+    Lease& operator=(Lease&&) = default;
+    ~Lease() {
+      if (pool_ && conn_) pool_->Return(std::move(conn_));
+    }
+    Connection& operator*() const { return *conn_; }
+    Connection* operator->() const { return conn_.get(); }
+
+   private:
+    Pool* pool_;
+    std::unique_ptr<Connection> conn_;
+  };
+
+  Result<Lease> Acquire();
+  // Closes the idle connections: after one was found broken (the server
+  // restarted, the network dropped), the others likely are too.
+  void DropIdle();
+  const std::string& url() const { return url_; }
+  const ConnectOptions& options() const { return options_; }
+
+ private:
+  void Return(std::unique_ptr<Connection> conn);
+
+  const std::string url_;
+  const ConnectOptions options_;
+  const int max_;
+  const std::chrono::milliseconds wait_;
+  std::mutex mu_;
+  std::condition_variable freed_;
+  int open_ = 0;  // handed out + idle
+  std::vector<std::unique_ptr<Connection>> idle_;
+};
+
+}  // namespace docwright::postgres

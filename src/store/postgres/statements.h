@@ -1,0 +1,183 @@
+// Internal to the PostgreSQL store: every statement it runs. Connections
+// prepare each once, keyed by the address of its text, so each is one object (an
+// inline variable). They are those of the SQLite store (sqlite/statements.h) in
+// PostgreSQL's dialect, plus the row locks that stand in for SQLite's one writer.
+#pragma once
+
+namespace docwright::postgres {
+
+#define SQL(name, text) inline constexpr char name[] = text
+
+// --- Locks: a transaction takes them first, always in this order (project, job,
+// turn), so two transactions never wait on each other in a circle.
+SQL(kLockProject, "SELECT id FROM projects WHERE id = $1 FOR NO KEY UPDATE");
+SQL(kLockJob, "SELECT id FROM jobs WHERE id = $1 FOR NO KEY UPDATE");
+// Claims take turns one at a time, across every node: the counts of turns in
+// flight that fairness and the caps read must not change under the claim.
+SQL(kLockClaims, "SELECT pg_advisory_xact_lock(7237952079556063848)");
+// Claims and lease renewals need not wait for the log's flush (store.h): a
+// later commit flushes them, and a power loss only puts the turn back.
+SQL(kLeaseOnlyCommit, "SET LOCAL synchronous_commit TO off");
+// Wakes the other nodes' listeners (listener.h) when the transaction commits.
+SQL(kNotify, "SELECT pg_notify('docwright', $1)");
+
+SQL(kSelectJob,
+    "SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.draft, j.pr_link, "
+    "j.summary, j.error, j.created_at, j.updated_at, j.archived_at "
+    "FROM jobs j JOIN projects p ON p.id = j.project_id "
+    "WHERE j.id = $1 AND j.project_id = $2 AND p.org_id = $3");
+#define DW_PROJECT_COLUMNS                                                                     \
+  "SELECT p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, " \
+  "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path, "     \
+  "p.models, p.write_paths, p.max_active FROM projects p "
+SQL(kSelectProject, DW_PROJECT_COLUMNS "WHERE p.id = $1 AND p.org_id = $2");
+SQL(kSelectProjectById, DW_PROJECT_COLUMNS "WHERE p.id = $1");
+SQL(kSelectProjects, DW_PROJECT_COLUMNS "WHERE p.org_id = $1 ORDER BY p.id");
+#undef DW_PROJECT_COLUMNS
+SQL(kCountRecentMessages,
+    "SELECT COUNT(*) FROM messages WHERE project_id = $1 AND created_at > $2");
+SQL(kNthRecentMessage,
+    "SELECT created_at FROM messages WHERE project_id = $1 AND created_at > $2 "
+    "ORDER BY created_at LIMIT 1 OFFSET $3");
+SQL(kInsertJob,
+    "INSERT INTO jobs (id, project_id, status, repository, ref, model, draft, pr_link, summary, "
+    "error, created_at, updated_at, archived_at, next_seq) "
+    "VALUES ($1, $2, 'active', $3, $4, $5, $6, NULL, NULL, NULL, $7, $7, NULL, 2)");
+SQL(kInsertMessage,
+    "INSERT INTO messages (job_id, seq, project_id, prompt, created_at) "
+    "VALUES ($1, $2, $3, $4, $5)");
+SQL(kInsertTurn, "INSERT INTO turns (job_id, seq, state) VALUES ($1, $2, 'queued')");
+SQL(kSelectJobSeq, "SELECT next_seq FROM jobs WHERE id = $1");
+SQL(kJobFollowUp,
+    "UPDATE jobs SET status = 'active', error = NULL, updated_at = $2, next_seq = next_seq + 1 "
+    "WHERE id = $1");
+SQL(kJobArchive,
+    "UPDATE jobs SET status = 'archived', archived_at = $2, updated_at = $2 WHERE id = $1");
+SQL(kCancelOpenTurns,
+    "UPDATE turns SET state = 'cancelled', finished_at = $2, error = 'the job was archived' "
+    "WHERE job_id = $1 AND state IN ('queued', 'running')");
+// The next turn to run, fairly between tenants (as the SQLite store's
+// kFindRunnable), with leases on the database's clock. The claim's form locks the
+// turn it returns and passes over turns another transaction holds.
+#define DW_FIND_RUNNABLE                                                                           \
+  "WITH busy AS MATERIALIZED (SELECT j.project_id, p.org_id FROM turns r "                         \
+  "JOIN jobs j ON j.id = r.job_id JOIN projects p ON p.id = j.project_id "                         \
+  "WHERE r.state = 'running' AND r.lease_expires_at > docwright_now_ms()), "                       \
+  "org_busy AS MATERIALIZED (SELECT org_id, COUNT(*) AS n FROM busy GROUP BY org_id), "            \
+  "project_busy AS MATERIALIZED (SELECT project_id, COUNT(*) AS n FROM busy "                      \
+  "GROUP BY project_id) "                                                                          \
+  "SELECT t.id, t.job_id, t.seq, t.state, t.attempts FROM turns t JOIN jobs j ON j.id = t.job_id " \
+  "JOIN projects p ON p.id = j.project_id JOIN orgs o ON o.id = p.org_id "                         \
+  "LEFT JOIN org_busy ob ON ob.org_id = p.org_id "                                                 \
+  "LEFT JOIN project_busy pb ON pb.project_id = j.project_id "                                     \
+  "WHERE t.state IN ('queued', 'running') "                                                        \
+  "AND (t.state = 'queued' OR t.lease_expires_at <= docwright_now_ms()) "                          \
+  "AND NOT EXISTS (SELECT 1 FROM turns e WHERE e.job_id = t.job_id AND e.seq < t.seq "             \
+  "AND e.state IN ('queued', 'running')) "                                                         \
+  "AND (o.max_active IS NULL OR COALESCE(ob.n, 0) < o.max_active) "                                \
+  "AND (p.max_active IS NULL OR COALESCE(pb.n, 0) < p.max_active) "                                \
+  "ORDER BY COALESCE(ob.n, 0), COALESCE(pb.n, 0), t.id LIMIT 1"
+SQL(kFindRunnable, DW_FIND_RUNNABLE);
+SQL(kClaimRunnable, DW_FIND_RUNNABLE " FOR UPDATE OF t SKIP LOCKED");
+#undef DW_FIND_RUNNABLE
+SQL(kSelectTurn, "SELECT id, job_id, seq, state, attempts, lease_owner FROM turns WHERE id = $1");
+SQL(kLockTurn,
+    "SELECT id, job_id, seq, state, attempts, lease_owner FROM turns WHERE id = $1 FOR UPDATE");
+SQL(kClaimTurn,
+    "UPDATE turns SET state = 'running', attempts = attempts + 1, lease_owner = $2, "
+    "lease_expires_at = docwright_now_ms() + $3, started_at = COALESCE(started_at, $4) "
+    "WHERE id = $1");
+SQL(kFailTurn,
+    "UPDATE turns SET state = 'failed', error = $2, finished_at = $3, lease_owner = NULL "
+    "WHERE id = $1");
+SQL(kSelectJobById,
+    "SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.draft, j.pr_link, "
+    "j.summary, j.error, j.created_at, j.updated_at, j.archived_at FROM jobs j WHERE j.id = $1");
+SQL(kMoreTurnsAfter,
+    "SELECT COUNT(*) FROM turns WHERE job_id = $1 AND seq > $2 AND state IN ('queued', "
+    "'running')");
+SQL(kJobAfterTurn,
+    "UPDATE jobs SET status = $2, pr_link = COALESCE($3, pr_link), "
+    "summary = COALESCE($4, summary), error = $5, updated_at = $6 WHERE id = $1");
+#define DW_MESSAGE_COLUMNS                                                                    \
+  "SELECT m.job_id, m.seq, m.prompt, m.created_at, t.state, t.attempts, t.summary, t.error, " \
+  "t.finished_at, t.input_tokens, t.output_tokens FROM messages m JOIN turns t ON "           \
+  "t.job_id = m.job_id AND t.seq = m.seq "
+SQL(kSelectMessagesUpTo, DW_MESSAGE_COLUMNS
+    "WHERE m.job_id = $1 AND m.seq <= $2 AND (m.seq = 1 OR m.seq >= $2 - $3) ORDER BY m.seq");
+SQL(kSelectMessagesPage,
+    DW_MESSAGE_COLUMNS "WHERE m.job_id = $1 AND m.seq > $2 ORDER BY m.seq LIMIT $3");
+#undef DW_MESSAGE_COLUMNS
+SQL(kRenewLease,
+    "UPDATE turns SET lease_expires_at = docwright_now_ms() + $3 "
+    "WHERE id = $1 AND lease_owner = $2 AND state = 'running'");
+SQL(kFinishTurn,
+    "UPDATE turns SET state = $2, summary = $3, error = $4, finished_at = $5, input_tokens = $6, "
+    "output_tokens = $7 WHERE id = $1");
+SQL(kDeleteSteps, "DELETE FROM steps WHERE job_id = $1 AND seq = $2");
+SQL(kInsertStep,
+    "INSERT INTO steps (job_id, seq, n, kind, text, tool, arguments, result, is_error) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)");
+SQL(kSelectSteps,
+    "SELECT seq, kind, text, tool, arguments, result, is_error FROM steps WHERE job_id = $1 "
+    "AND seq >= $2 AND seq <= $3 ORDER BY seq, n");
+SQL(kJobUsage,
+    "SELECT COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0) FROM turns "
+    "WHERE job_id = $1");
+SQL(kReleaseTurn,
+    "UPDATE turns SET state = 'queued', attempts = GREATEST(attempts - 1, 0), lease_owner = NULL, "
+    "lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2 AND state = 'running'");
+SQL(kInsertOrg, "INSERT INTO orgs (id, name, created_at, max_active) VALUES ($1, $2, $3, $4)");
+SQL(kSelectOrg, "SELECT id, name, created_at, max_active FROM orgs WHERE id = $1");
+SQL(kUpdateOrg, "UPDATE orgs SET name = $2, max_active = $3 WHERE id = $1");
+SQL(kInsertKey,
+    "INSERT INTO api_keys (id, org_id, name, prefix, secret_hash, created_at, revoked_at) "
+    "VALUES ($1, $2, $3, $4, $5, $6, NULL)");
+SQL(kSelectKeys,
+    "SELECT id, org_id, name, prefix, secret_hash, created_at, revoked_at FROM api_keys "
+    "WHERE org_id = $1 ORDER BY id");
+SQL(kRevokeKey, "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1");
+SQL(kSelectKeyByHash,
+    "SELECT id, org_id, name, prefix, secret_hash, created_at, revoked_at FROM api_keys "
+    "WHERE secret_hash = $1 AND revoked_at IS NULL");
+SQL(kInsertProject,
+    "INSERT INTO projects (id, org_id, repository, base_ref, forge, forge_api_url, forge_token, "
+    "model, rate_limit_per_hour, created_at, ssh_key_path, ssh_known_hosts_path, models, "
+    "write_paths, max_active) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
+    "$14, $15)");
+SQL(kUpdateProject,
+    "UPDATE projects SET repository = $2, base_ref = $3, forge = $4, forge_api_url = $5, "
+    "forge_token = $6, model = $7, rate_limit_per_hour = $8, ssh_key_path = $9, "
+    "ssh_known_hosts_path = $10, models = $11, write_paths = $12, max_active = $13 WHERE id = $1");
+SQL(kCountQueuedTurns, "SELECT COUNT(*) FROM turns WHERE job_id = $1 AND state = 'queued'");
+SQL(kListJobs,
+    "SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.draft, j.pr_link, "
+    "j.summary, j.error, j.created_at, j.updated_at, j.archived_at FROM jobs j "
+    "WHERE j.project_id = $1 AND ($2::text IS NULL OR j.status = $2::text) "
+    "AND ($3::text IS NULL OR j.id < $3::text) ORDER BY j.id DESC LIMIT $4");
+
+#define DW_PULL_REQUEST_COLUMNS                                                                   \
+  "SELECT id, project_id, number, head, base, title, body, diff, draft, created_at, updated_at, " \
+  "archived_at FROM pull_requests "
+SQL(kSelectPullRequestByHead, DW_PULL_REQUEST_COLUMNS "WHERE project_id = $1 AND head = $2");
+SQL(kSelectPullRequest, DW_PULL_REQUEST_COLUMNS "WHERE id = $1");
+#undef DW_PULL_REQUEST_COLUMNS
+SQL(kJobOfBranchArchived,
+    "SELECT 1 FROM jobs WHERE project_id = $1 AND ref = $2 AND status = 'archived'");
+SQL(kNextPullRequestNumber,
+    "SELECT COALESCE(MAX(number), 0) + 1 FROM pull_requests WHERE project_id = $1");
+SQL(kInsertPullRequest,
+    "INSERT INTO pull_requests (id, project_id, number, head, base, title, body, diff, draft, "
+    "created_at, updated_at, archived_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, "
+    "$11)");
+SQL(kUpdatePullRequest,
+    "UPDATE pull_requests SET base = $2, title = $3, body = $4, diff = $5, draft = $6, "
+    "updated_at = $7 WHERE id = $1 AND archived_at IS NULL");
+// As the SQLite store's: an archived job's pull request keeps only its title.
+SQL(kArchivePullRequest,
+    "UPDATE pull_requests SET archived_at = $3, body = '', diff = '', updated_at = $3 "
+    "WHERE project_id = $1 AND head = $2 AND archived_at IS NULL");
+
+#undef SQL
+
+}  // namespace docwright::postgres

@@ -1,0 +1,34 @@
+// The PostgreSQL Store: any number of `docwright serve` and `docwright worker`
+// nodes on one database. Transactions run on a pool of connections; row locks
+// (taken in one order: project, job, turn) give each write the isolation the
+// SQLite store gets from its one writer, so the rate limit, the order of a job's
+// turns and the caps of turns in flight hold exactly across nodes. Turns are
+// claimed with FOR UPDATE SKIP LOCKED, one claim at a time across nodes (an
+// advisory lock: the counts fairness reads must not move under it), with leases
+// on the database's clock. Writes NOTIFY the other nodes (Store::Watch).
+//
+// Durability is the server's: a write that returns OK was committed
+// (synchronous_commit on, as PostgreSQL ships; claims and lease renewals commit
+// without waiting for the flush, as store.h allows). A transaction that fails on a
+// lost connection, a deadlock or a serialization failure before its COMMIT is
+// retried on a new connection, up to 3 times with backoff; one lost during its
+// COMMIT is reported Unavailable, as it may or may not have been made.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "store/store.h"
+
+namespace docwright {
+
+struct PostgresOptions {
+  int max_connections = 16;  // per process; a transaction waits up to 10 s for one
+};
+
+// Connects to `url`, applies pending migrations and starts listening.
+// Unavailable if the server cannot be reached.
+Result<std::unique_ptr<Store>> OpenPostgresStore(const std::string& url,
+                                                 PostgresOptions options = {});
+
+}  // namespace docwright
