@@ -21,3 +21,20 @@ wait_for_line() {
   cat "$1" >&2
   return 1
 }
+
+# make_docs_repo BARE FILES: a bare repository at BARE whose main branch holds
+# FILES Markdown pages in 50 sections (docs/section-K/page-N.md), one commit.
+make_docs_repo() {
+  git init -q --bare -b main "$1"
+  python3 - "$2" <<'PY' | git --git-dir="$1" fast-import --quiet
+import sys
+n = int(sys.argv[1])
+out = sys.stdout.buffer
+out.write(b"commit refs/heads/main\ncommitter bench <bench@example.com> 1700000000 +0000\ndata 4\ninit\n")
+for i in range(n):
+    body = (f"---\ntitle: Page {i}\n---\n# Page {i}\n\n" + "Some documentation text. " * 40 + "\n").encode()
+    out.write(f"M 100644 inline docs/section-{i % 50}/page-{i}.md\ndata {len(body)}\n".encode())
+    out.write(body + b"\n")
+out.write(b"\n")
+PY
+}

@@ -275,17 +275,7 @@ TEST_F(MultiNodeTest, AnotherOrganisationsFirstJobWaitsForNoMoreThanOneTurnPerWo
                1;
       },
       milliseconds(60000)));
-  const std::string newcomer = "(SELECT t.started_at FROM turns t WHERE t.job_id = '" + id + "')";
-  const std::string created = "(SELECT created_at FROM jobs WHERE id = '" + id + "')";
-  const std::string backlog_turns =
-      "FROM turns t JOIN jobs j ON j.id = t.job_id WHERE j.project_id = '" + project_a_ + "'";
-  EXPECT_GT(Count("SELECT COUNT(*) " + backlog_turns + " AND (t.started_at IS NULL OR " +
-                  "t.started_at > " + newcomer + ")"),
-            100)
-      << "the newcomer must arrive while the backlog waits";
-  EXPECT_LE(Count("SELECT COUNT(*) " + backlog_turns + " AND t.started_at >= " + created +
-                  " AND t.started_at < " + newcomer),
-            2 * kWorkersPerNode);
+  ExpectNewcomerWaitedForAtMost(project_a_, id, 2 * kWorkersPerNode);
 }
 
 }  // namespace

@@ -58,20 +58,9 @@ TEST_F(SchedulingTest, AnotherOrganisationsFirstJobWaitsForNoMoreThanOneTurnPerW
       << job.dump();
   EXPECT_EQ(job["status"], "completed") << job.dump();
 
-  const std::string newcomer = "(SELECT t.started_at FROM turns t WHERE t.job_id = '" + id + "')";
-  const std::string created = "(SELECT created_at FROM jobs WHERE id = '" + id + "')";
-  const std::string backlog_turns =
-      "FROM turns t JOIN jobs j ON j.id = t.job_id WHERE j.project_id = '" + backlog + "'";
-  // The backlog was still there when the newcomer started...
-  EXPECT_GT(Count("SELECT COUNT(*) " + backlog_turns + " AND (t.started_at IS NULL OR " +
-                  "t.started_at > " + newcomer + ")"),
-            100)
-      << "the newcomer must arrive while the backlog waits";
-  // ...and no more of it started between the newcomer's arrival and its start
+  // No more of the backlog started between the newcomer's arrival and its start
   // than there are workers (each may have been claiming as it arrived).
-  EXPECT_LE(Count("SELECT COUNT(*) " + backlog_turns + " AND t.started_at >= " + created +
-                  " AND t.started_at < " + newcomer),
-            kWorkers);
+  ExpectNewcomerWaitedForAtMost(backlog, id, kWorkers);
 }
 
 TEST_F(SchedulingTest, AProjectsCapOfTurnsInFlightHoldsAcrossTheWorkers) {

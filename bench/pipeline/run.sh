@@ -28,18 +28,7 @@ export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
 now_ms() { date +%s%3N; }
 
 # The repository: FILES Markdown pages in 50 sections, one commit.
-git init -q --bare -b main "$work/docs.git"
-python3 - "$FILES" <<'PY' | git --git-dir="$work/docs.git" fast-import --quiet
-import sys
-n = int(sys.argv[1])
-out = sys.stdout.buffer
-out.write(b"commit refs/heads/main\ncommitter bench <bench@example.com> 1700000000 +0000\ndata 4\ninit\n")
-for i in range(n):
-    body = (f"---\ntitle: Page {i}\n---\n# Page {i}\n\n" + "Some documentation text. " * 40 + "\n").encode()
-    out.write(f"M 100644 inline docs/section-{i % 50}/page-{i}.md\ndata {len(body)}\n".encode())
-    out.write(body + b"\n")
-out.write(b"\n")
-PY
+make_docs_repo "$work/docs.git" "$FILES"
 
 "$build/bench/pipeline_prompt" "$work/prompt-mirror.git" "$work/docs.git" main
 

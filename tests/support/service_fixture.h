@@ -94,6 +94,27 @@ class ServiceTest : public ::testing::Test {
     return n;
   }
 
+  // Fairness, read from the database: the job `newcomer` arrived while the
+  // backlog of `backlog_project` still waited (over 100 turns not yet started),
+  // and at most `most` of the backlog's turns started between its arrival and
+  // its own start.
+  void ExpectNewcomerWaitedForAtMost(const std::string& backlog_project,
+                                     const std::string& newcomer, int64_t most) {
+    const std::string started =
+        "(SELECT t.started_at FROM turns t WHERE t.job_id = '" + newcomer + "')";
+    const std::string created = "(SELECT created_at FROM jobs WHERE id = '" + newcomer + "')";
+    const std::string backlog =
+        "FROM turns t JOIN jobs j ON j.id = t.job_id WHERE j.project_id = '" + backlog_project +
+        "'";
+    EXPECT_GT(Count("SELECT COUNT(*) " + backlog + " AND (t.started_at IS NULL OR " +
+                    "t.started_at > " + started + ")"),
+              100)
+        << "the newcomer must arrive while the backlog waits";
+    EXPECT_LE(Count("SELECT COUNT(*) " + backlog + " AND t.started_at >= " + created +
+                    " AND t.started_at < " + started),
+              most);
+  }
+
   static Headers Auth(const std::string& key) { return {{"Authorization", "Bearer " + key}}; }
 
   HttpResult Post(const std::string& target, const std::string& body, const std::string& key,
