@@ -97,6 +97,13 @@ TEST(GitRedact, UrlsLoseTheirUserInformation) {
             "http://***@127.0.0.1:9/a and ssh://***@h/b");
   EXPECT_EQ(RedactCredentials("no url, a@b"), "no url, a@b");
   EXPECT_EQ(RedactCredentials("https://host/p@q"), "https://host/p@q");
+  // Database URLs and libpq's key=value form carry passwords as parameters too.
+  EXPECT_EQ(RedactCredentials("postgresql://dw:s3cret@db:5432/dw?sslmode=require"),
+            "postgresql://***@db:5432/dw?sslmode=require");
+  EXPECT_EQ(RedactCredentials("postgresql://db/dw?user=dw&password=s3cret&sslmode=require"),
+            "postgresql://db/dw?user=dw&password=***&sslmode=require");
+  EXPECT_EQ(RedactCredentials("host=db password=s3cret dbname=dw"),
+            "host=db password=*** dbname=dw");
 }
 
 TEST_F(GitTest, FetchesIntoABareMirrorAndReadsFromObjects) {

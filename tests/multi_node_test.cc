@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
@@ -48,6 +49,7 @@ class MultiNodeTest : public ServiceTest {
 
   // A `serve` node with its own data dir; `workers` 0: the API only.
   std::unique_ptr<ServerProcess> StartNode(const std::string& name, int workers) {
+    std::filesystem::create_directories(dir_ / name);  // where its log goes
     auto node = std::make_unique<ServerProcess>(
         kScripted, dir_ / name,
         std::vector<std::string>{"--database", database_->url(), "--workers",
@@ -276,6 +278,29 @@ TEST_F(MultiNodeTest, AnotherOrganisationsFirstJobWaitsForNoMoreThanOneTurnPerWo
       },
       milliseconds(60000)));
   ExpectNewcomerWaitedForAtMost(project_a_, id, 2 * kWorkersPerNode);
+}
+
+// A password in the database URL reaches the server, never a log.
+TEST_F(MultiNodeTest, TheDatabasePasswordIsNeverLogged) {
+  // The test server trusts its socket: the password is carried, not checked.
+  std::string url = database_->url();
+  url.replace(url.find("docwright@"), 10, "docwright:hunter2-db-secret@");
+  std::filesystem::create_directories(dir_ / "node-p");  // where its log goes
+  ServerProcess node(kScripted, dir_ / "node-p", {"--database", url, "--workers", "1"});
+  ASSERT_TRUE(node.Start()) << node.Log();
+  BackgroundProcess worker;
+  worker.Start(kScripted,
+               {"worker", "--data-dir", dir_ / "node-pw", "--database", url, "--workers", "1"},
+               dir_ / "node-pw.out", dir_ / "node-pw.log");
+  HttpResult r = PostVia(node, Jobs(project_a_), "Say hello");
+  ASSERT_EQ(r.status, 201) << r.body;
+  json job = WaitForEndVia(node, r.Json()["id"]);
+  EXPECT_EQ(job["status"], "completed") << job.dump();
+  EXPECT_EQ(worker.Terminate(), 0);
+  EXPECT_EQ(node.Terminate(), 0);
+  std::string logs = node.Log() + WorkerLog("node-pw");
+  EXPECT_NE(logs.find("listening on"), std::string::npos) << logs;
+  EXPECT_EQ(logs.find("hunter2-db-secret"), std::string::npos) << logs;
 }
 
 }  // namespace

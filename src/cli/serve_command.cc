@@ -21,6 +21,7 @@
 #include "cli/common.h"
 #include "core/crash_point.h"
 #include "core/job.h"
+#include "core/text.h"
 #include "forge/forge.h"
 #include "http/server.h"
 #include "runner/repository_turns.h"
@@ -210,7 +211,8 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
     sigaddset(&set, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
     runner.Start();
-    spdlog::info("worker started with {} workers on {}", o.workers, common.DatabaseUrl());
+    spdlog::info("worker started with {} workers on {}", o.workers,
+                 RedactCredentials(common.DatabaseUrl()));
     int sig = 0;
     sigwait(&set, &sig);
     spdlog::info("signal {} received: stopping workers", sig);
@@ -262,7 +264,7 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
     }
   }
   spdlog::info("listening on http://{}:{} (data: {})", shown_host, server.port(),
-               common.DatabaseUrl());
+               RedactCredentials(common.DatabaseUrl()));
   if (!o.port_file.empty()) {
     // Whole or not at all: a reader never sees a half-written port.
     std::string tmp = o.port_file + ".tmp";

@@ -134,6 +134,15 @@ std::string RedactCredentials(std::string text) {
     size_t at = text.rfind('@', end == std::string::npos ? text.size() : end);
     if (at != std::string::npos && at >= start) text.replace(start, at - start, "***");
   }
+  // A password given as a parameter: "?password=..." in a URL, or libpq's
+  // "host=db password=...".
+  constexpr std::string_view kPassword = "password=";
+  for (size_t at = text.find(kPassword); at != std::string::npos;
+       at = text.find(kPassword, at + kPassword.size())) {
+    size_t start = at + kPassword.size();
+    size_t end = text.find_first_of("& \t\n'\"", start);
+    text.replace(start, (end == std::string::npos ? text.size() : end) - start, "***");
+  }
   return text;
 }
 

@@ -30,7 +30,8 @@ bool HasControlCharacter(std::string_view s, bool allow_line_breaks);
 std::string Slugify(std::string_view text, size_t max_len);
 
 // `text` with the user information of every URL in it ("https://user:secret@h/x")
-// replaced by "***": URLs may carry credentials.
+// replaced by "***", and the value of every "password=" parameter (in a URL's
+// query, or a libpq "key=value" string): URLs may carry credentials.
 std::string RedactCredentials(std::string text);
 
 // Appends the two hex digits of `byte`, lower case unless `upper`.
