@@ -72,6 +72,12 @@ bool ClosedWithin(int fd, milliseconds wait) {
 
 class HttpLimitsTest : public ServiceTest {
  protected:
+  // Two workers: the memory these tests measure is the HTTP server's, not that
+  // of a node's default 64 worker threads starting up.
+  void StartDefaultServer() override {
+    StartServer(kScripted, {"--lease-seconds", "1", "--workers", "2"});
+  }
+
   std::string PostHead(const std::string& extra) {
     return "POST " + Jobs(project_a_) + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + key_a_ +
            "\r\nContent-Type: application/json\r\n" + extra + "\r\n";

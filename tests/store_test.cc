@@ -716,11 +716,12 @@ TEST_P(PostgresStoreTest, AnotherNodesWritesReachTheCacheAtOnce) {
 
 // Workers hear of a turn queued, and of a job archived, through another node.
 TEST_P(PostgresStoreTest, QueuedTurnsAndArchivesAreAnnouncedToOtherNodes) {
-  auto listening = Open();
-  ASSERT_TRUE(listening->AnnouncesChanges());
+  // Declared before the store: its listener calls into them until it stops.
   std::mutex mu;
   int queued = 0;
   std::vector<std::string> archived;
+  auto listening = Open();
+  ASSERT_TRUE(listening->AnnouncesChanges());
   listening->Watch(StoreWatcher{.turn_queued =
                                     [&] {
                                       std::lock_guard lock(mu);
@@ -749,23 +750,25 @@ TEST_P(PostgresStoreTest, QueuedTurnsAndArchivesAreAnnouncedToOtherNodes) {
 TEST_P(PostgresStoreTest, ConnectionsTheServerDropsAreReplaced) {
   std::mutex mu;
   std::vector<bool> hearing;
-  store_->Watch(StoreWatcher{.hearing = [&](bool h) {
+  auto node = Open();  // after what its listener calls into
+  node->Watch(StoreWatcher{.hearing = [&](bool h) {
     std::lock_guard lock(mu);
     hearing.push_back(h);
   }});
   Job j = Create(project_);
-  ASSERT_TRUE(store_->GetJob(ScopeOf(project_), j.id).ok());  // pooled connections exist
+  ASSERT_TRUE(node->GetJob(ScopeOf(project_), j.id).ok());  // pooled connections exist
   std::string error = testing::PostgresDatabase::Exec(
       url_,
       "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
       "WHERE datname = current_database() AND pid <> pg_backend_pid()");
   ASSERT_TRUE(error.empty()) << error;
-  EXPECT_TRUE(store_->GetJob(ScopeOf(project_), j.id).ok());
-  EXPECT_TRUE(store_->AddMessage(ScopeOf(project_), j.id, "again").ok());
+  EXPECT_TRUE(node->GetJob(ScopeOf(project_), j.id).ok());
+  EXPECT_TRUE(node->AddMessage(ScopeOf(project_), j.id, "again").ok());
   EXPECT_TRUE(testing::WaitUntil([&] {
     std::lock_guard lock(mu);
     return hearing == std::vector<bool>{false, true};
   }));
+  node.reset();
 }
 
 // A node whose database is gone says so (the API's /healthz answers 503 on a

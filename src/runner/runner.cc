@@ -33,6 +33,11 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
     if (started_) return;
     started_ = true;
     for (int i = 0; i < options_.workers; ++i) StartWorker();
+    // Workers start idle; this sends one to look for work at once, and each
+    // claim sends another (a node with 2000 workers starts with one claim, not
+    // 2000 at the same moment).
+    if (wakeups_ < 1) wakeups_ = 1;
+    work_cv_.notify_one();
     auto self = shared_from_this();
     threads_.emplace_back();
     Thread& heartbeat = threads_.back();
@@ -79,9 +84,12 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
 
   void Wake() {
     {
-      // Counted, so a wake-up that arrives while no worker waits is not lost.
+      // Counted, so a wake-up that arrives while no worker waits is not lost;
+      // but no more than the idle workers (and one on its way to idling) can
+      // use, so a burst of them while every worker is busy does not turn into
+      // as many empty claims later.
       std::lock_guard lock(mu_);
-      if (wakeups_ < options_.workers) ++wakeups_;
+      if (wakeups_ < idle_ + 1) ++wakeups_;
     }
     work_cv_.notify_one();
   }
@@ -136,6 +144,7 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   };
 
   void WorkerLoop(Thread& self, const std::string& worker_id) {
+    IdleWait();  // see Start()
     while (!IsStopping()) {
       {
         std::lock_guard lock(mu_);
@@ -163,6 +172,11 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   // woken, so an idle node with a thousand workers polls as one with two.
   void IdleWait() {
     std::unique_lock lock(mu_);
+    ++idle_;
+    struct Leave {
+      int& idle;
+      ~Leave() { --idle; }
+    } leave{idle_};
     for (;;) {
       if (stopping_) return;
       if (wakeups_ > 0) {
@@ -324,6 +338,9 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
         for (const Thread& t : threads_) stuck += t.abandoned && !t.done;
         if (stuck <= static_cast<size_t>(options_.workers)) {
           StartWorker();
+          // It starts idle (see Start()): send it to look for work now.
+          if (wakeups_ < idle_ + 1) ++wakeups_;
+          work_cv_.notify_one();
         } else {
           spdlog::error(
               "{} worker threads are stuck; not replacing more of them until they "
@@ -345,9 +362,13 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   void HeartbeatLoop() {
     const auto interval = std::max(options_.lease / 3, std::chrono::milliseconds(10));
     std::unique_lock lock(mu_);
+    // Passes start every `interval`, however long the last one took (a pass
+    // renews every running turn's lease, one after another).
+    auto next = Clock::now() + interval;
     while (!stopping_) {
-      heartbeat_cv_.wait_for(lock, interval, [&] { return stopping_; });
+      heartbeat_cv_.wait_until(lock, next, [&] { return stopping_; });
       if (stopping_) break;
+      next = std::max(next + interval, Clock::now());
       std::vector<GivenUp> given_up = Watch(Clock::now());
       std::vector<std::pair<uint64_t, Running>> snapshot(running_.begin(), running_.end());
       lock.unlock();
@@ -388,6 +409,7 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   std::condition_variable heartbeat_cv_;  // the heartbeat thread waits here
   std::condition_variable done_cv_;       // Stop() waits here for threads to end
   int wakeups_ = 0;
+  int idle_ = 0;         // workers in IdleWait
   bool poller_ = false;  // an idle worker is polling the store (IdleWait)
   int next_worker_ = 0;
   bool started_ = false;

@@ -74,7 +74,7 @@ class TtlCache {
 class CachedStore final : public Store {
  public:
   CachedStore(std::unique_ptr<Store> inner, CacheOptions o)
-      : inner_(std::move(inner)), keys_(o), jobs_(o) {
+      : keys_(o), jobs_(o), inner_(std::move(inner)) {
     if (inner_->AnnouncesChanges()) {
       // Other processes' writes are announced: forget what they change as it is
       // heard, and cache nothing while announcements may be missed.
@@ -83,9 +83,10 @@ class CachedStore final : public Store {
           .keys_changed = [this] { keys_.Clear(); },
           .hearing =
               [this](bool hearing) {
-                hearing_.store(hearing);
+                // Forget first: nothing cached before the gap is served after it.
                 keys_.Clear();
                 jobs_.Clear();
+                hearing_.store(hearing);
               },
       });
     }
@@ -138,10 +139,11 @@ class CachedStore final : public Store {
                                              int max_attempts) override {
     auto r = inner_->ClaimTurn(worker_id, lease, max_attempts);
     // Claiming may fail jobs whose turns ran out of attempts, also when it then
-    // finds nothing to run; which ones is not reported, so drop every job. Idle
-    // workers claim a few times a second: each costs one database read per polled
-    // job.
-    jobs_.Clear();
+    // finds nothing to run; which ones is not reported, so drop every job (a
+    // store that announces changes names them: they are dropped as announced).
+    // Idle workers claim a few times a second: each costs one database read per
+    // polled job.
+    if (!inner_->AnnouncesChanges()) jobs_.Clear();
     return r;
   }
   Result<LeaseState> FinishTurn(int64_t turn_id, const std::string& worker_id,
@@ -208,10 +210,12 @@ class CachedStore final : public Store {
     Job job;
   };
 
-  std::unique_ptr<Store> inner_;
   std::atomic<bool> hearing_{true};  // false: the inner store's announcements stopped
   TtlCache<ApiKey> keys_;
   TtlCache<ScopedJob> jobs_;
+  // Last: destroyed first, so the inner store's listener (which calls into the
+  // caches above) has stopped before they go.
+  std::unique_ptr<Store> inner_;
 };
 
 }  // namespace

@@ -3,13 +3,15 @@
 // (taken in one order: project, job, turn) give each write the isolation the
 // SQLite store gets from its one writer, so the rate limit, the order of a job's
 // turns and the caps of turns in flight hold exactly across nodes. Turns are
-// claimed with FOR UPDATE SKIP LOCKED, one claim at a time across nodes (an
-// advisory lock: the counts fairness reads must not move under it), with leases
-// on the database's clock. Writes NOTIFY the other nodes (Store::Watch).
+// claimed with FOR NO KEY UPDATE OF the turn and its job, SKIP LOCKED, one
+// claim at a time across nodes (an advisory lock: the counts fairness reads
+// must not move under it). Leases and the rate limit's window are on the
+// database's clock, so nodes whose clocks differ agree on both. Writes NOTIFY the other nodes
+// (Store::Watch).
 //
 // Durability is the server's: a write that returns OK was committed
-// (synchronous_commit on, as PostgreSQL ships; claims and lease renewals commit
-// without waiting for the flush, as store.h allows). A transaction that fails on a
+// (synchronous_commit on, as PostgreSQL ships; claims commit without waiting for
+// the flush, as store.h allows). A transaction that fails on a
 // lost connection, a deadlock or a serialization failure before its COMMIT is
 // retried on a new connection, up to 3 times with backoff; one lost during its
 // COMMIT is reported Unavailable, as it may or may not have been made.

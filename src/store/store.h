@@ -6,7 +6,8 @@
 // OK for a write has made that write durable (it survives a crash of the process
 // or the machine), with one exception: a claim or lease renewal (ClaimTurn,
 // RenewLease) may be undone by a power loss of the machine (not by a crash of
-// the process), which puts the turn back as its lease's expiry would.
+// the process), which puts the turn back as its lease's expiry would (with
+// SQLite, so may a turn a claim gave up on, which is then given up again).
 //
 // Tenancy is enforced here, not only in the API: every job-level method takes a
 // Scope, and a project of another organisation is NotFound, exactly as a project
@@ -174,6 +175,8 @@ class Store : public LocalPullRequestRecords {
   // cache forgets after its ttl).
   virtual bool AnnouncesChanges() const { return false; }
   // Adds `watcher` for the store's lifetime; a no-op where nothing is announced.
+  // A watcher added while announcements are interrupted hears hearing(false) at
+  // once, on the caller's thread.
   virtual void Watch(StoreWatcher watcher) {}
 };
 

@@ -1,6 +1,7 @@
 #include "fakes/scripted_agent.h"
 
 #include <chrono>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 
@@ -28,6 +29,18 @@ std::optional<agent::AgentResult> Common(ScriptedLog& log, const std::string& pr
       agent::AgentResult r;
       r.interrupted = true;
       return r;
+    }
+  }
+  if (auto path = Directive(prompt, "await")) {
+    // Until the file exists, looking every 10 ms: a test holds every turn in
+    // flight until it has seen them all running.
+    while (!std::filesystem::exists(*path)) {
+      if (cancel.WaitFor(std::chrono::milliseconds(10))) {
+        log.turns_cancelled.fetch_add(1);
+        agent::AgentResult r;
+        r.interrupted = true;
+        return r;
+      }
     }
   }
   if (Directive(prompt, "throw")) throw std::runtime_error("scripted failure");

@@ -1,6 +1,7 @@
 // Test agents whose behaviour is written in the prompt, so tests can drive every
 // path through the HTTP API. Directives, anywhere in a prompt:
 //   [sleep MS]            wait MS milliseconds (cancellable) before finishing
+//   [await PATH]          wait (cancellable) until the file PATH exists
 //   [fail MESSAGE]        end the turn failed with MESSAGE
 //   [throw]               throw an exception
 //   [nochange]            succeed without editing anything

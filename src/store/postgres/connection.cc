@@ -77,7 +77,7 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string& url,
       "-c statement_timeout=" + std::to_string(options.statement_timeout.count()) +
       " -c lock_timeout=" + std::to_string(options.lock_timeout.count()) +
       " -c idle_in_transaction_session_timeout=60000 -c TimeZone=UTC"
-      " -c client_min_messages=warning";
+      " -c client_min_messages=warning -c client_encoding=UTF8";
   const char* keys[] = {"connect_timeout",
                         "options",
                         "application_name",
@@ -114,6 +114,11 @@ Status Connection::ErrorOf(const PGresult* result, const char* what) {
   while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
   message = std::string("database error (") + what + "): " + message;
   std::string_view code = state ? state : "";
+  if (code == "57014") {
+    // The statement ran past statement_timeout and was cancelled; the
+    // connection is fine.
+    return Status::Unavailable(message);
+  }
   if (PQstatus(conn_.get()) != CONNECTION_OK || code.empty() || code.starts_with("08") ||
       code.starts_with("57")) {
     // The connection is gone, or the server is shutting down or cancelled the
@@ -190,6 +195,16 @@ Status Connection::ExecScript(const char* sql) {
   ResultHandle result(PQexec(conn_.get(), sql));
   ExecStatusType status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) return ErrorOf(result.get(), "exec");
+  return Status();
+}
+
+Status Connection::Commit() {
+  ResultHandle result(PQexec(conn_.get(), "COMMIT"));
+  ExecStatusType status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
+  if (status != PGRES_COMMAND_OK) return ErrorOf(result.get(), "commit");
+  if (std::string_view(PQcmdStatus(result.get())) == "ROLLBACK") {
+    return Status::Internal("the transaction was rolled back, not committed");
+  }
   return Status();
 }
 

@@ -97,8 +97,11 @@ class Connection {
   // asks to retry (serialization failure, deadlock, shutdown, a timeout);
   // Conflict on a unique or foreign key violation; Internal otherwise.
   Result<Rows> Exec(const char* sql, std::initializer_list<Value> params);
-  // Runs one or more statements without parameters (BEGIN, COMMIT, migrations).
+  // Runs one or more statements without parameters (BEGIN, ROLLBACK, migrations).
   Status ExecScript(const char* sql);
+  // COMMIT. A transaction a statement failed in is rolled back by it: that is
+  // an error here (Internal), not a success.
+  Status Commit();
 
   // False once the connection is known to be unusable: the pool drops it.
   bool healthy() const { return PQstatus(conn_.get()) == CONNECTION_OK && !failed_; }

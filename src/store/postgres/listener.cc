@@ -26,6 +26,7 @@ class Listener::Impl {
 
   void Run() {
     std::chrono::milliseconds backoff{100};
+    auto heard_at = std::chrono::steady_clock::now();
     while (!stopping()) {
       if (!conn_) {
         if (Connect().ok()) {
@@ -43,6 +44,14 @@ class Listener::Impl {
       int ready = fd.fd < 0 ? -1 : ::poll(&fd, 1, 200);
       bool lost = ready < 0 && errno != EINTR;
       if (ready > 0 && PQconsumeInput(conn_->raw()) == 0) lost = true;
+      auto now = std::chrono::steady_clock::now();
+      if (ready > 0) {
+        heard_at = now;
+      } else if (!lost && now - heard_at >= std::chrono::seconds(5)) {
+        // Quiet for a while: make sure the server is still there.
+        lost = !conn_->ExecScript("SELECT 1").ok();
+        heard_at = now;
+      }
       if (!lost && PQstatus(conn_->raw()) != CONNECTION_OK) lost = true;
       if (lost) {
         conn_.reset();
@@ -134,6 +143,8 @@ Listener::~Listener() {
 }
 
 void Listener::Add(StoreWatcher watcher) {
+  // One that arrives while the connection is down hears so at once.
+  if (!impl_->hearing_.load() && watcher.hearing) watcher.hearing(false);
   std::lock_guard lock(impl_->mu_);
   impl_->watchers_.push_back(std::move(watcher));
 }

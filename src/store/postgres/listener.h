@@ -6,7 +6,9 @@
 // "a:<job id>" the job was archived (it changed, too); "k" API keys changed.
 // A lost connection is reconnected with backoff (100 ms doubling to 5 s);
 // watchers hear `hearing(false)` when it is lost and `hearing(true)` once it
-// listens again, since what was sent in between is not heard.
+// listens again, since what was sent in between is not heard. A connection
+// idle for 5 s is probed (SELECT 1), so a silent loss is noticed within the
+// probe's deadline rather than TCP's.
 #pragma once
 
 #include <memory>
@@ -22,7 +24,9 @@ class Listener {
   // Connects and LISTENs before returning; Unavailable if it cannot.
   static Result<std::unique_ptr<Listener>> Start(const std::string& url,
                                                  const ConnectOptions& options);
-  ~Listener();  // stops and joins the thread (within its 200 ms poll)
+  // Stops and joins the thread: within its 200 ms poll, or the deadline of the
+  // connection attempt or probe under way (10 s at most).
+  ~Listener();
   Listener(const Listener&) = delete;
   Listener& operator=(const Listener&) = delete;
 

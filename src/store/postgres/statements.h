@@ -18,6 +18,10 @@ SQL(kLockClaims, "SELECT pg_advisory_xact_lock(7237952079556063848)");
 // Claims and lease renewals need not wait for the log's flush (store.h): a
 // later commit flushes them, and a power loss only puts the turn back.
 SQL(kLeaseOnlyCommit, "SET LOCAL synchronous_commit TO off");
+SQL(kDurableCommit, "SET LOCAL synchronous_commit TO on");
+// The database's clock, in milliseconds since the epoch: every node's rate
+// limit window and leases are on it.
+SQL(kNow, "SELECT docwright_now_ms()");
 // Wakes the other nodes' listeners (listener.h) when the transaction commits.
 SQL(kNotify, "SELECT pg_notify('docwright', $1)");
 
@@ -58,7 +62,10 @@ SQL(kCancelOpenTurns,
     "WHERE job_id = $1 AND state IN ('queued', 'running')");
 // The next turn to run, fairly between tenants (as the SQLite store's
 // kFindRunnable), with leases on the database's clock. The claim's form locks the
-// turn it returns and passes over turns another transaction holds.
+// turn it returns and the turn's job together, and passes over a turn when
+// another transaction holds either (a follow-up being added, an archive, a turn
+// being recorded): it never waits, so it never waits in a circle with them, and
+// what it reads of the job cannot change under it.
 #define DW_FIND_RUNNABLE                                                                           \
   "WITH busy AS MATERIALIZED (SELECT j.project_id, p.org_id FROM turns r "                         \
   "JOIN jobs j ON j.id = r.job_id JOIN projects p ON p.id = j.project_id "                         \
@@ -78,7 +85,7 @@ SQL(kCancelOpenTurns,
   "AND (p.max_active IS NULL OR COALESCE(pb.n, 0) < p.max_active) "                                \
   "ORDER BY COALESCE(ob.n, 0), COALESCE(pb.n, 0), t.id LIMIT 1"
 SQL(kFindRunnable, DW_FIND_RUNNABLE);
-SQL(kClaimRunnable, DW_FIND_RUNNABLE " FOR UPDATE OF t SKIP LOCKED");
+SQL(kClaimRunnable, DW_FIND_RUNNABLE " FOR NO KEY UPDATE OF t, j SKIP LOCKED");
 #undef DW_FIND_RUNNABLE
 SQL(kSelectTurn, "SELECT id, job_id, seq, state, attempts, lease_owner FROM turns WHERE id = $1");
 SQL(kLockTurn,

@@ -157,8 +157,9 @@ class PostgresStore final : public Store {
       // The project's lock makes the rate limit's count and the insert one step.
       Status locked = Run(c, kLockProject, {V(project->id)});
       if (!locked.ok()) return locked;
-      UnixMillis now = NowMillis();
-      Status admit = Admit(c, *project, now);
+      auto now = One(c, kNow, {});  // the window is on one clock for every node
+      if (!now.ok()) return now.status();
+      Status admit = Admit(c, *project, *now);
       if (!admit.ok()) return admit;
       Job j;
       j.id = NewId();
@@ -168,12 +169,12 @@ class PostgresStore final : public Store {
       j.ref = BranchNameFor(j.id, nj.prompt);
       j.model = ResolveModel(nj.requested_model, project->model, nj.default_model);
       j.draft = nj.draft;
-      j.created_at = j.updated_at = now;
+      j.created_at = j.updated_at = *now;
       Status w = Run(c, kInsertJob,
                      {V(j.id), V(j.project_id), V(j.repository), V(j.ref), V(j.model),
-                      V(int64_t{j.draft}), V(now)});
+                      V(int64_t{j.draft}), V(*now)});
       if (w.ok())
-        w = Run(c, kInsertMessage, {V(j.id), V(1), V(j.project_id), V(nj.prompt), V(now)});
+        w = Run(c, kInsertMessage, {V(j.id), V(1), V(j.project_id), V(nj.prompt), V(*now)});
       if (w.ok()) w = Run(c, kInsertTurn, {V(j.id), V(1)});
       if (w.ok()) w = Notify(c, "t");
       if (w.ok()) created = std::move(j);
@@ -219,7 +220,9 @@ class PostgresStore final : public Store {
       if (!job.ok()) return job.status();
       auto next = StatusAfterFollowUp(job->status);
       if (!next.ok()) return next.status();
-      UnixMillis now = NowMillis();
+      auto clock = One(c, kNow, {});
+      if (!clock.ok()) return clock.status();
+      UnixMillis now = *clock;
       Status admit = Admit(c, *project, now);
       if (!admit.ok()) return admit;
       auto seq = One(c, kSelectJobSeq, {V(job_id)});
@@ -258,7 +261,11 @@ class PostgresStore final : public Store {
     Status s = Write([&](Connection& c) -> Status {
       auto job = LoadJob(c, scope, job_id);
       if (!job.ok()) return job.status();
-      Status locked = Run(c, kLockJob, {V(job_id)});
+      // The project's lock too: a local pull request being opened for the branch
+      // (UpsertPullRequest) either comes first, and is closed here, or sees the
+      // job archived.
+      Status locked = Run(c, kLockProject, {V(scope.project_id)});
+      if (locked.ok()) locked = Run(c, kLockJob, {V(job_id)});
       if (!locked.ok()) return locked;
       job = LoadJob(c, scope, job_id);  // as of the lock
       if (!job.ok()) return job.status();
@@ -358,7 +365,9 @@ class PostgresStore final : public Store {
         int64_t attempts = r->Int("attempts");
         if (r->Text("state") == "running" && attempts >= max_attempts) {
           std::string error = InterruptedError(attempts);
-          Status w = Run(c, kFailTurn, {V(turn_id), V(error), V(now)});
+          // Giving up on a turn fails its job: that is flushed as any write is.
+          Status w = Run(c, kDurableCommit, {});
+          if (w.ok()) w = Run(c, kFailTurn, {V(turn_id), V(error), V(now)});
           if (w.ok())
             w = MoveJobAfterTurn(c, job_id, seq, TurnOutcome{.succeeded = false, .error = error},
                                  now);
@@ -400,23 +409,14 @@ class PostgresStore final : public Store {
 
   Result<LeaseState> RenewLease(int64_t turn_id, const std::string& worker_id,
                                 std::chrono::milliseconds lease) override {
-    std::optional<LeaseState> result;
-    Status s = Write([&](Connection& c) -> Status {
-      Status w = Run(c, kLeaseOnlyCommit, {});
-      if (!w.ok()) return w;
+    // One statement, one round trip: a node renews every running turn's lease in
+    // turn, and PostgreSQL flushes concurrent commits together.
+    return Read<LeaseState>([&](Connection& c) -> Result<LeaseState> {
       auto r = c.Exec(kRenewLease, {V(turn_id), V(worker_id), V(lease.count())});
       if (!r.ok()) return r.status();
-      if (r->affected() > 0) {
-        result = LeaseState::kHeld;
-        return Status();
-      }
-      auto why = WhyNotHeld(c, turn_id);
-      if (!why.ok()) return why.status();
-      result = *why;
-      return Status();
+      if (r->affected() > 0) return LeaseState::kHeld;
+      return WhyNotHeld(c, turn_id);
     });
-    if (!s.ok()) return s;
-    return *result;
   }
 
   Result<LeaseState> FinishTurn(int64_t turn_id, const std::string& worker_id,
@@ -661,7 +661,7 @@ class PostgresStore final : public Store {
         last = s;
         continue;
       }
-      s = c.ExecScript("COMMIT");
+      s = c.Commit();
       if (s.ok()) return s;
       if (!c.healthy()) pool_.DropIdle();
       return Status::Unavailable(

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <condition_variable>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -666,32 +667,55 @@ class SqliteStore final : public Store {
     return s;
   }
 
-  // Runs `fn` on a pooled reader connection.
+  // Runs `fn` on a pooled reader connection: at most kMaxReaders are open (each
+  // holds a file descriptor and a page cache, and a node may run 2000 workers);
+  // a read waits up to 10 s for one to be free.
   template <typename T, typename Fn>
   Result<T> Read(Fn&& fn) {
     std::unique_ptr<Connection> conn;
     {
-      std::lock_guard lock(pool_mu_);
+      std::unique_lock lock(pool_mu_);
+      bool free = reader_freed_.wait_for(lock, std::chrono::seconds(10), [&] {
+        return !readers_.empty() || open_readers_ < kMaxReaders;
+      });
+      if (!free) {
+        return Status::Unavailable("all " + std::to_string(kMaxReaders) +
+                                   " database readers of this process are busy");
+      }
       if (!readers_.empty()) {
         conn = std::move(readers_.back());
         readers_.pop_back();
+      } else {
+        ++open_readers_;
       }
     }
     if (!conn) {
       auto opened = Connection::Open(path_);
-      if (!opened.ok()) return opened.status();
+      if (!opened.ok()) {
+        std::lock_guard lock(pool_mu_);
+        --open_readers_;
+        reader_freed_.notify_one();
+        return opened.status();
+      }
       conn = std::move(*opened);
     }
     Result<T> result = fn(*conn);
-    std::lock_guard lock(pool_mu_);
-    readers_.push_back(std::move(conn));
+    {
+      std::lock_guard lock(pool_mu_);
+      readers_.push_back(std::move(conn));
+    }
+    reader_freed_.notify_one();
     return result;
   }
+
+  static constexpr int kMaxReaders = 32;
 
   std::string path_;
   std::mutex write_mu_;
   std::unique_ptr<Connection> writer_;
   std::mutex pool_mu_;
+  std::condition_variable reader_freed_;
+  int open_readers_ = 0;  // idle in readers_, or in use
   std::vector<std::unique_ptr<Connection>> readers_;
 };
 
