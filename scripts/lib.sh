@@ -3,9 +3,11 @@
 # a scratch directory: on exit, the processes in `pids` are stopped and `work` is
 # removed.
 pids=()
+pg_state=""
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
+  [ -z "$pg_state" ] || tests/support/postgres.sh stop "$pg_state" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -37,4 +39,18 @@ for i in range(n):
     out.write(body + b"\n")
 out.write(b"\n")
 PY
+}
+
+# postgres_database NAME: starts (once) a PostgreSQL server for this script, as
+# the tests do (tests/support/postgres.sh), but with fsync on, as in production;
+# creates the database NAME on it and prints its URL. Stopped on exit.
+postgres_database() {
+  if [ -z "$pg_state" ]; then
+    pg_state="$work/postgres"
+    DOCWRIGHT_PG_FSYNC=on tests/support/postgres.sh start "$pg_state" >&2
+  fi
+  local admin
+  admin=$(cat "$pg_state/url")
+  psql -q "$admin" -c "CREATE DATABASE $1" >&2
+  echo "${admin/\/postgres\?//$1?}"
 }

@@ -6,6 +6,7 @@
 #
 #   ./dw bench pipeline
 #   JOBS=300 WORKERS=8 ./dw bench pipeline
+#   RUNS_OF="sqlite:1 postgres:1 postgres:2" ./dw bench pipeline   # the stores, the nodes
 #
 # Target: at least 20 jobs/s on 2 cores. Also prints what the system prompt and
 # the site map cost for this repository (bytes, and tokens at ~4 bytes a token).
@@ -18,6 +19,8 @@ FILES="${FILES:-10000}"
 WORKERS="${WORKERS:-8}"
 CLIENTS="${CLIENTS:-8}"
 REF_JOBS="${REF_JOBS:-50}"
+# The runs, STORE:NODES each: SQLite on one node, PostgreSQL on one and on two.
+RUNS_OF="${RUNS_OF:-sqlite:1}"
 build=build
 work=$(mktemp -d /tmp/dw-bench-pipeline.XXXXXX)
 # shellcheck source=../../scripts/lib.sh
@@ -40,32 +43,69 @@ model_url=$(wait_for_line "$work/model.out" 'http://127\.0\.0\.1:[0-9]+/v1')
 export DOCWRIGHT_LLM_PROVIDER=openai DOCWRIGHT_LLM_BASE_URL="$model_url" \
   DOCWRIGHT_LLM_API_KEY=sk-bench DOCWRIGHT_MODEL=instant
 dw="$build/docwright"
-"$dw" serve --data-dir "$work/data" --listen 127.0.0.1:0 --workers "$WORKERS" \
-  > "$work/serve.out" 2> "$work/serve.log" &
-pids+=($!)
-url=$(wait_for_line "$work/serve.log" 'listening on http://127\.0\.0\.1:[0-9]+')
-url=${url#listening on }
-org=$("$dw" org create --data-dir "$work/data" --name bench | tail -n1)
-key=$("$dw" key create --data-dir "$work/data" --org "$org" | tail -n1)
-project=$("$dw" project create --data-dir "$work/data" --org "$org" --repository "$work/docs.git" \
-  --rate-limit 1000000 | tail -n1)
 
-# Create every job (CLIENTS at a time), then wait until none is active.
-t0=$(now_ms)
-seq "$JOBS" | xargs -P "$CLIENTS" -I{} curl -sf -o /dev/null -X POST "$url/v2/agent/$project/job" \
-  -H "Authorization: Bearer $key" -H "Content-Type: application/json" \
-  -d '{"prompt": "Write three notes for run {}"}'
-t_created=$(now_ms)
-while curl -sf "$url/v2/agent/$project/jobs?status=active&limit=1" -H "Authorization: Bearer $key" \
-    | grep -q '"id"'; do
-  sleep 0.05
+# One run: JOBS jobs through NODES serve nodes (each with WORKERS workers) on
+# the store $1 ("sqlite", or "postgres": a database of its own on a PostgreSQL
+# server started for this script, with fsync on), on a repository of its own.
+# Sets `rate` (jobs/s) and prints what it measured.
+run_pipeline() {
+  local store="$1" nodes="$2" name="$1-$2"
+  local remote="$work/$name.git"
+  cp -r "$work/docs.git" "$remote"
+  local database=()
+  if [ "$store" = postgres ]; then
+    database=(--database "$(postgres_database "pipeline_${nodes}")")
+  else
+    database=(--database "$work/$name.db")
+  fi
+  local org key project
+  org=$("$dw" org create --data-dir "$work/$name-admin" "${database[@]}" --name bench | tail -n1)
+  key=$("$dw" key create --data-dir "$work/$name-admin" "${database[@]}" --org "$org" | tail -n1)
+  project=$("$dw" project create --data-dir "$work/$name-admin" "${database[@]}" --org "$org" \
+    --repository "$remote" --rate-limit 1000000 | tail -n1)
+  local urls=() i
+  for i in $(seq "$nodes"); do
+    "$dw" serve --data-dir "$work/$name-node-$i" "${database[@]}" --listen 127.0.0.1:0 \
+      --workers "$WORKERS" > "$work/$name-$i.out" 2> "$work/$name-$i.log" &
+    pids+=($!)
+    local url
+    url=$(wait_for_line "$work/$name-$i.log" 'listening on http://127\.0\.0\.1:[0-9]+')
+    urls+=("${url#listening on }")
+  done
+
+  # Create every job (CLIENTS at a time, spread over the nodes), then wait until
+  # none is active.
+  local t0 t_created t1
+  t0=$(now_ms)
+  for i in $(seq "$JOBS"); do echo "${urls[$((i % nodes))]} $i"; done |
+    xargs -P "$CLIENTS" -n 2 sh -c 'curl -sf -o /dev/null -X POST "$3/v2/agent/$1/job" \
+      -H "Authorization: Bearer $2" -H "Content-Type: application/json" \
+      -d "{\"prompt\": \"Write three notes for run $4\"}"' _ "$project" "$key" || true
+  t_created=$(now_ms)
+  while curl -sf "${urls[0]}/v2/agent/$project/jobs?status=active&limit=1" \
+      -H "Authorization: Bearer $key" | grep -q '"id"'; do
+    sleep 0.05
+  done
+  t1=$(now_ms)
+  local failed branches elapsed
+  failed=$(curl -sf "${urls[0]}/v2/agent/$project/jobs?status=failed&limit=100" \
+    -H "Authorization: Bearer $key" | grep -o '"id"' | wc -l || true)
+  branches=$(git --git-dir="$remote" for-each-ref refs/heads/docwright | wc -l)
+  elapsed=$((t1 - t0))
+  rate=$(awk -v n="$JOBS" -v ms="$elapsed" 'BEGIN { printf "%.1f", n * 1000 / ms }')
+  echo
+  echo "$store, $nodes node(s): jobs: $JOBS on $FILES files, $WORKERS workers a node, $CLIENTS clients; $(nproc) cores"
+  echo "$store, $nodes node(s): created in $((t_created - t0)) ms; all ended in $elapsed ms"
+  echo "$store, $nodes node(s): branches pushed: $branches; failed jobs (first page): $failed"
+  echo "$store, $nodes node(s): pipeline: $rate jobs/s (target: 20)"
+  [ "$branches" -eq "$JOBS" ] || { echo "bench: expected $JOBS branches" >&2; exit 1; }
+}
+
+declare -A rates
+for run in $RUNS_OF; do
+  run_pipeline "${run%:*}" "${run#*:}"
+  rates[$run]=$rate
 done
-t1=$(now_ms)
-failed=$(curl -sf "$url/v2/agent/$project/jobs?status=failed&limit=100" -H "Authorization: Bearer $key" \
-  | grep -o '"id"' | wc -l || true)
-branches=$(git --git-dir="$work/docs.git" for-each-ref refs/heads/docwright | wc -l)
-elapsed=$((t1 - t0))
-rate=$(awk -v n="$JOBS" -v ms="$elapsed" 'BEGIN { printf "%.1f", n * 1000 / ms }')
 
 # Reference: the same change with the git command line, one branch per job.
 git clone -q "$work/docs.git" "$work/ref"
@@ -81,10 +121,13 @@ r1=$(now_ms)
 ref_rate=$(awk -v n="$REF_JOBS" -v ms="$((r1 - r0))" 'BEGIN { printf "%.1f", n * 1000 / ms }')
 
 echo
-echo "jobs: $JOBS on $FILES files, $WORKERS workers, $CLIENTS clients; $(nproc) cores"
-echo "created in $((t_created - t0)) ms; all ended in $elapsed ms"
-echo "branches pushed: $branches; failed jobs (first page): $failed"
-echo "pipeline: $rate jobs/s (target: 20)"
 echo "reference, git CLI commit + push of the same change: $ref_rate branches/s"
-echo "ratio pipeline / reference: $(awk -v a="$rate" -v b="$ref_rate" 'BEGIN { printf "%.1f", a / b }')"
-[ "$branches" -eq "$JOBS" ] || { echo "bench: expected $JOBS branches" >&2; exit 1; }
+for run in $RUNS_OF; do
+  echo "ratio pipeline ($run) / reference: $(awk -v a="${rates[$run]}" -v b="$ref_rate" 'BEGIN { printf "%.1f", a / b }')"
+done
+if [ -n "${rates[sqlite:1]:-}" ] && [ -n "${rates[postgres:1]:-}" ]; then
+  echo "ratio postgres / sqlite, one node: $(awk -v a="${rates[postgres:1]}" -v b="${rates[sqlite:1]}" 'BEGIN { printf "%.2f", a / b }')"
+fi
+if [ -n "${rates[postgres:1]:-}" ] && [ -n "${rates[postgres:2]:-}" ]; then
+  echo "ratio two nodes / one node, postgres: $(awk -v a="${rates[postgres:2]}" -v b="${rates[postgres:1]}" 'BEGIN { printf "%.2f", a / b }')"
+fi

@@ -7,6 +7,8 @@
 # wrk runs one thread so that, on a 2-core machine, the load generator takes the
 # same share of CPU from both servers and neither is starved by it.
 #   DURATION=20s ROUNDS=5 ./dw bench poll
+#   DATABASE=postgres ./dw bench poll   # the node on PostgreSQL (a server started
+#                                       # for the run, fsync on), not SQLite
 #
 # Prints requests/s and p99 latency of each, the ratio, and whether the targets
 # (>= 70% of nginx's requests/s, p99 < 5 ms) are met.
@@ -25,22 +27,33 @@ NGINX_PORT="${NGINX_PORT:-18472}"
 work=$(mktemp -d /tmp/dw-bench-poll.XXXXXX)
 chmod 755 "$work"
 dw_pid=""
+pg_state=""
 cleanup() {
   [ -n "$dw_pid" ] && kill "$dw_pid" 2>/dev/null || true
   [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
   sleep 0.2
+  [ -z "$pg_state" ] || tests/support/postgres.sh stop "$pg_state" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
 trap cleanup EXIT
 
 data="$work/data"
-org=$("$BIN" org create --name bench --data-dir "$data" | tail -n1)
-key=$("$BIN" key create --org "$org" --data-dir "$data" | tail -n1)
+database=()
+if [ "${DATABASE:-sqlite}" = postgres ]; then
+  pg_state="$work/postgres"
+  DOCWRIGHT_PG_FSYNC=on tests/support/postgres.sh start "$pg_state" >&2
+  admin=$(cat "$pg_state/url")
+  psql -q "$admin" -c "CREATE DATABASE poll" >&2
+  database=(--database "${admin/\/postgres\?//poll?}")
+fi
+org=$("$BIN" org create --name bench --data-dir "$data" "${database[@]}" | tail -n1)
+key=$("$BIN" key create --org "$org" --data-dir "$data" "${database[@]}" | tail -n1)
 project=$("$BIN" project create --org "$org" --repository https://git.example/acme/docs \
-  --data-dir "$data" | tail -n1)
+  --data-dir "$data" "${database[@]}" | tail -n1)
 
 # The same number of I/O threads as nginx workers below; no agent workers are needed.
-"$BIN" serve --data-dir "$data" --listen "127.0.0.1:$DW_PORT" --io-threads "$SERVER_THREADS" --workers 1 \
+"$BIN" serve --data-dir "$data" "${database[@]}" --listen "127.0.0.1:$DW_PORT" \
+  --io-threads "$SERVER_THREADS" --workers 1 \
   2>"$work/serve.log" &
 dw_pid=$!
 for _ in $(seq 100); do

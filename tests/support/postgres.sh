@@ -5,7 +5,8 @@
 # directory (no TCP), trust auth for the superuser `docwright`. Run as root (CI), the cluster belongs to nobody,
 # since initdb and postgres refuse root; /tmp is where nobody can reach it.
 # fsync and full-page writes are off: the tests kill docwright, never the
-# database, and the cluster is thrown away after the run.
+# database, and the cluster is thrown away after the run. DOCWRIGHT_PG_FSYNC=on
+# keeps them on, as a production server has them (the benchmarks do).
 #   tests/support/postgres.sh start STATE_DIR   start one, unless STATE_DIR/url names
 #                                               one that answers; STATE_DIR/url then holds
 #                                               the admin URL, STATE_DIR/data the temp dir
@@ -125,8 +126,8 @@ unix_socket_directories = '$data'
 port = 5432
 max_connections = 500
 shared_buffers = 64MB
-fsync = off
-full_page_writes = off
+fsync = ${DOCWRIGHT_PG_FSYNC:-off}
+full_page_writes = ${DOCWRIGHT_PG_FSYNC:-off}
 EOF
     started=1
     without_other_fds as_owner "$bin/pg_ctl" -D "$data/db" -l "$data/log" -w -t 60 start \
