@@ -101,7 +101,7 @@ TEST_F(SchedulingTest, AProjectsCapOfTurnsInFlightHoldsAcrossTheWorkers) {
 #endif
 
 // The peak resident memory of process `pid` (VmHWM), in KiB; -1 if unknown.
-int64_t PeakKib(pid_t pid) {
+[[maybe_unused]] int64_t PeakKib(pid_t pid) {
   std::ifstream status("/proc/" + std::to_string(pid) + "/status");
   std::string line;
   while (std::getline(status, line)) {
