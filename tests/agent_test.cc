@@ -212,6 +212,62 @@ TEST_P(AgentTest, AJobsOrItsProjectsModelIsTheOneAsked) {
   EXPECT_EQ(requests[2]["model"], "job-model");
 }
 
+// The README's first hour: a first job sent before any model is configured fails
+// saying so; once the service is restarted with a model, a follow-up retries it,
+// and the job shows the model that ran it.
+TEST_P(AgentTest, AJobThatFailedForWantOfAModelIsRetriedByAFollowUpOnceOneIsSet) {
+  for (const char* name : {"DOCWRIGHT_LLM_PROVIDER", "DOCWRIGHT_LLM_BASE_URL",
+                           "DOCWRIGHT_LLM_API_KEY", "DOCWRIGHT_MODEL"}) {
+    unsetenv(name);
+  }
+  StartServer(kReal, {"--lease-seconds", "5"});
+  json failed = Run("Fix the typo in the quickstart");
+  ASSERT_EQ(failed["status"], "failed") << failed;
+  EXPECT_NE(failed["error"].get<std::string>().find("no language model is configured"),
+            std::string::npos)
+      << failed;
+  EXPECT_TRUE(failed["model"].is_null()) << failed;
+  server_->Terminate();
+
+  Start({Step({Call("edit_file", {{"path", "quickstart.mdx"},
+                                  {"old_text", "Instal the CLI"},
+                                  {"new_text", "Install the CLI"}}),
+               Finish("Fixed the typo.")})});
+  HttpResult follow =
+      Post(Job(project_, failed["id"]) + "/message", Prompt("Please try again"), key_a_);
+  ASSERT_EQ(follow.status, 200) << follow.body;
+  json done = WaitFor(failed["id"]);
+  ASSERT_EQ(done["status"], "completed") << done;
+  EXPECT_EQ(done["model"], "docs-model-1");
+  EXPECT_TRUE(done["error"].is_null()) << done;
+  EXPECT_TRUE(done["prLink"].is_string()) << done;
+  ASSERT_EQ(model_->Requests().size(), 1u);
+  EXPECT_EQ(model_->Requests()[0]["model"], "docs-model-1");
+
+  // The project's model, set later, is the one the next turn uses; a follow-up
+  // may name a model of its own, which the job keeps from then on.
+  Admin({"project", "update", project_, "--org", org_a_, "--model", "project-model"});
+  server_->Terminate();
+  Start({Step({Finish("Checked.")}), Step({Finish("Checked again.")}),
+         Step({Finish("Checked once more.")})});
+  ASSERT_EQ(Post(Job(project_, failed["id"]) + "/message", Prompt("Check it"), key_a_).status, 200);
+  EXPECT_EQ(WaitFor(failed["id"])["model"], "project-model");
+  HttpResult named =
+      Post(Job(project_, failed["id"]) + "/message",
+           R"({"prompt": "Check it with another model", "model": "job-model"})", key_a_);
+  ASSERT_EQ(named.status, 200) << named.body;
+  EXPECT_EQ(named.Json()["model"], "job-model");
+  EXPECT_EQ(WaitFor(failed["id"])["model"], "job-model");
+  ASSERT_EQ(Post(Job(project_, failed["id"]) + "/message", Prompt("And again"), key_a_).status,
+            200);
+  EXPECT_EQ(WaitFor(failed["id"])["model"], "job-model");
+  auto requests = model_->Requests();
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_EQ(requests[0]["model"], "project-model");
+  EXPECT_EQ(requests[1]["model"], "job-model");
+  EXPECT_EQ(requests[2]["model"], "job-model");
+}
+
 TEST_P(AgentTest, AFollowUpContinuesTheConversationAndUpdatesThePullRequest) {
   // Position 0 is the first turn; the follow-up's first request carries the
   // first turn as one earlier exchange, so it is answered by position 1.

@@ -112,11 +112,49 @@ TEST_P(StoreTest, ModelComesFromJobThenProjectThenServer) {
   with_model.model = "project-model";
   with_model = *store_->CreateProject(with_model);
   Scope s = ScopeOf(with_model);
-  EXPECT_EQ(store_->CreateJob(s, NewJob{"a", "job-model", "server", false})->model, "job-model");
+  auto first = store_->CreateJob(s, NewJob{"a", "job-model", "server", false});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->model, "job-model");
   EXPECT_EQ(store_->CreateJob(s, NewJob{"a", std::nullopt, "server", false})->model,
             "project-model");
   EXPECT_EQ(store_->CreateJob(ScopeOf(project_), NewJob{"a", std::nullopt, "server", false})->model,
             "server");
+}
+
+TEST_P(StoreTest, AJobKeepsItsOwnModelChoiceAndAFollowUpMayChangeIt) {
+  Project limited = project_;
+  limited.models = {"allowed-model"};
+  limited = *store_->CreateProject(limited);
+  Scope s = ScopeOf(limited);
+  Job made = *store_->CreateJob(s, NewJob{"a", std::nullopt, std::nullopt, false});
+  EXPECT_FALSE(made.model.has_value()) << "no model configured anywhere";
+  EXPECT_FALSE(made.requested_model.has_value());
+
+  // A turn records the model it resolved; the job shows it from then on.
+  ASSERT_TRUE(store_->SetJobModel(made.id, "server-model").ok());
+  Job shown = *store_->GetJob(s, made.id);
+  EXPECT_EQ(shown.model, "server-model");
+  EXPECT_FALSE(shown.requested_model.has_value()) << "the server's choice is not the job's";
+
+  // A follow-up naming a model the project does not allow is refused, and
+  // changes nothing: no message is added.
+  auto refused = store_->AddMessage(
+      s, made.id, NewMessage{.prompt = "b", .requested_model = "other", .default_model = {}});
+  EXPECT_EQ(refused.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("allowed-model"), std::string::npos);
+  EXPECT_EQ(store_->ListMessages(s, made.id)->size(), 1u);
+
+  auto named = store_->AddMessage(
+      s, made.id,
+      NewMessage{.prompt = "b", .requested_model = "allowed-model", .default_model = {}});
+  ASSERT_TRUE(named.ok()) << named.status().message();
+  EXPECT_EQ(named->model, "allowed-model");
+  EXPECT_EQ(named->requested_model, "allowed-model");
+  // A later follow-up without a model keeps the job's choice.
+  auto plain = store_->AddMessage(s, made.id, "c");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->requested_model, "allowed-model");
+  EXPECT_EQ(store_->GetJob(s, made.id)->requested_model, "allowed-model");
 }
 
 TEST_P(StoreTest, OtherOrganisationsSeeNothing) {

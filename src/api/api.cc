@@ -414,7 +414,10 @@ HttpResponse Api::AddMessage(const Call& call, HttpRequest& req) {
   if (!IsJsonContentType(req.content_type)) return UnsupportedMediaType();
   auto body = ParsePromptBody(req.body, /*allow_create_fields=*/false);
   if (!body.ok()) return FromStatus(body.status());
-  auto job = store_.AddMessage(call.scope, call.job_id, body->prompt);
+  auto job = store_.AddMessage(call.scope, call.job_id,
+                               NewMessage{.prompt = std::move(body->prompt),
+                                          .requested_model = std::move(body->model),
+                                          .default_model = options_.default_model});
   if (!job.ok()) return FromStatus(job.status());
   if (hooks_.work_queued) hooks_.work_queued();
   return JobResponse(200, *job);

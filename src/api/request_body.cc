@@ -28,20 +28,20 @@ Result<PromptBody> ParsePromptBody(std::string_view text, bool allow_create_fiel
     return Status::InvalidArgument("prompt is too long: " + std::to_string(chars) +
                                    " characters, the limit is " + std::to_string(kMaxPromptChars));
   }
-  if (allow_create_fields) {
-    if (auto m = body.find("model"); m != body.end() && !m->is_null()) {
-      if (!m->is_string()) return Status::InvalidArgument("model must be a string");
-      std::string model = m->get<std::string>();
-      if (IsBlank(model) || model.size() > kMaxModelNameChars) {
-        return Status::InvalidArgument("model must be 1 to " + std::to_string(kMaxModelNameChars) +
-                                       " characters");
-      }
-      if (HasControlCharacter(model, /*allow_line_breaks=*/false) ||
-          model.find_first_of(" \t") != std::string::npos) {
-        return Status::InvalidArgument("model must not contain spaces or control characters");
-      }
-      out.model = std::move(model);
+  if (auto m = body.find("model"); m != body.end() && !m->is_null()) {
+    if (!m->is_string()) return Status::InvalidArgument("model must be a string");
+    std::string model = m->get<std::string>();
+    if (IsBlank(model) || model.size() > kMaxModelNameChars) {
+      return Status::InvalidArgument("model must be 1 to " + std::to_string(kMaxModelNameChars) +
+                                     " characters");
     }
+    if (HasControlCharacter(model, /*allow_line_breaks=*/false) ||
+        model.find_first_of(" \t") != std::string::npos) {
+      return Status::InvalidArgument("model must not contain spaces or control characters");
+    }
+    out.model = std::move(model);
+  }
+  if (allow_create_fields) {
     if (auto d = body.find("draft"); d != body.end() && !d->is_null()) {
       if (!d->is_boolean()) return Status::InvalidArgument("draft must be true or false");
       out.draft = d->get<bool>();

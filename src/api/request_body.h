@@ -14,14 +14,13 @@ namespace docwright {
 struct PromptBody {
   std::string prompt;                // valid UTF-8, not blank, at most kMaxPromptChars
   std::optional<std::string> model;  // not blank, at most kMaxModelNameChars bytes
-  bool draft = false;
+  bool draft = false;                // create only
 };
 
-// Parses {"prompt": ..., "model": ..., "draft": ...}. `model` and `draft` are
-// read only with `allow_create_fields` (a follow-up message ignores them);
-// other members are ignored. InvalidArgument, with a message for the client,
-// for a body that is not UTF-8, not a JSON object, or has a missing or invalid
-// member.
+// Parses {"prompt": ..., "model": ..., "draft": ...}. `draft` is read only with
+// `allow_create_fields` (a follow-up message ignores it; a follow-up's `model`
+// is the job's model from then on); other members are ignored. InvalidArgument, with a message for
+// the client, for a body that is not UTF-8, not a JSON object, or has a missing or invalid member.
 Result<PromptBody> ParsePromptBody(std::string_view body, bool allow_create_fields);
 
 }  // namespace docwright

@@ -195,6 +195,7 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   to.git_limits.idle_timeout = std::chrono::seconds(o.git_timeout_s);
   to.git_limits.connect_timeout = std::chrono::seconds(std::min(o.git_timeout_s, 10));
   to.public_url = o.public_url;
+  to.default_model = model.model;
 
   if (!with_http) {
     RaiseOpenFileLimit();  // each worker holds a connection to the model, and git's files

@@ -94,7 +94,11 @@ struct Job {
   JobStatus status = JobStatus::kActive;
   std::string repository;  // source.repository
   std::string ref;         // source.ref: the branch the agent works on
+  // The model shown: resolved when the job was made and again as each turn starts
+  // (ResolveModel), so a job made before any model was configured uses the one
+  // configured since.
   std::optional<std::string> model;
+  std::optional<std::string> requested_model;  // the job's own choice (create or follow-up)
   bool draft = false;
   std::optional<std::string> pr_link;
   std::optional<std::string> summary;

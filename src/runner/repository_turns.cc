@@ -226,7 +226,18 @@ Result<git::Mirror*> RepositoryTurns::MirrorFor(const Project& project) {
   return slot->mirror.get();
 }
 
-TurnOutcome RepositoryTurns::RunTurn(const TurnInput& input, CancelToken& cancel) {
+TurnOutcome RepositoryTurns::RunTurn(const TurnInput& given, CancelToken& cancel) {
+  // The model is resolved as the turn starts, from the settings as they are now:
+  // a job that failed for want of one is retried by a follow-up once one is set.
+  TurnInput input = given;
+  if (auto model =
+          ResolveModel(input.job.requested_model, input.project.model, options_.default_model);
+      model && model != input.job.model) {
+    input.job.model = model;
+    if (Status s = store_.SetJobModel(input.job.id, *model); !s.ok()) {
+      spdlog::warn("job {}: cannot record its model {}: {}", input.job.id, *model, s.message());
+    }
+  }
   const Job& job = input.job;
   const Project& project = input.project;
   const std::string repository = RedactCredentials(project.repository);

@@ -26,6 +26,9 @@ struct RepositoryTurnsOptions {
   // Hosted forges: attempts per request and the longest wait between them.
   int forge_attempts = 4;
   std::chrono::milliseconds forge_max_delay{30000};
+  // This server's default model (DOCWRIGHT_MODEL), used where neither the job
+  // nor its project names one.
+  std::optional<std::string> default_model;
 };
 
 class RepositoryTurns final : public TurnHandler {

@@ -123,11 +123,17 @@ class CachedStore final : public Store {
     keys_.Clear();  // keys are cached by hash, not id; revocations are rare
     return s;
   }
+  using Store::AddMessage;
   Result<Job> AddMessage(const Scope& scope, const std::string& job_id,
-                         const std::string& prompt) override {
-    auto r = inner_->AddMessage(scope, job_id, prompt);
+                         const NewMessage& message) override {
+    auto r = inner_->AddMessage(scope, job_id, message);
     jobs_.Erase(job_id);
     return r;
+  }
+  Status SetJobModel(const std::string& job_id, const std::string& model) override {
+    Status s = inner_->SetJobModel(job_id, model);
+    jobs_.Erase(job_id);
+    return s;
   }
   Result<Job> ArchiveJob(const Scope& scope, const std::string& job_id) override {
     auto r = inner_->ArchiveJob(scope, job_id);

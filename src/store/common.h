@@ -58,6 +58,7 @@ Job ReadJob(const Row& q) {
   j.repository = q.Text("repository");
   j.ref = q.Text("ref");
   j.model = q.OptText("model");
+  j.requested_model = q.OptText("requested_model");
   j.draft = q.Int("draft") != 0;
   j.pr_link = q.OptText("pr_link");
   j.summary = q.OptText("summary");

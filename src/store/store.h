@@ -42,6 +42,14 @@ struct NewJob {
   bool draft = false;
 };
 
+// A follow-up message, and the model the job is to use from now on if it names
+// one (checked as CheckRequestedModel checks a new job's).
+struct NewMessage {
+  std::string prompt;
+  std::optional<std::string> requested_model;
+  std::optional<std::string> default_model;  // the server's: always allowed
+};
+
 struct JobQuery {
   std::optional<JobStatus> status;
   int limit = 20;
@@ -119,8 +127,15 @@ class Store : public LocalPullRequestRecords {
   // Appends a follow-up message and its turn; the job becomes active. Conflict
   // for an archived job or one with kMaxMessagesPerJob messages; RateLimited as
   // CreateJob, and when kMaxQueuedFollowUps follow-ups already wait.
+  // InvalidArgument for a model the project does not allow.
   virtual Result<Job> AddMessage(const Scope& scope, const std::string& job_id,
-                                 const std::string& prompt) = 0;
+                                 const NewMessage& message) = 0;
+  Result<Job> AddMessage(const Scope& scope, const std::string& job_id, const std::string& prompt) {
+    return AddMessage(scope, job_id, NewMessage{.prompt = prompt});
+  }
+  // Shows `model` as the job's model: the one its turn resolved as it started.
+  // Nothing changes if it shows that one already, or if there is no such job.
+  virtual Status SetJobModel(const std::string& job_id, const std::string& model) = 0;
   // Archives the job and cancels its unfinished turns. Idempotent.
   virtual Result<Job> ArchiveJob(const Scope& scope, const std::string& job_id) = 0;
   // The job's messages in order, a page at a time.

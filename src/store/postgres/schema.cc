@@ -125,6 +125,13 @@ CREATE TABLE pull_requests (
 CREATE FUNCTION docwright_now_ms() RETURNS BIGINT LANGUAGE sql VOLATILE
   AS $$ SELECT (extract(epoch FROM clock_timestamp()) * 1000)::BIGINT $$;
 )sql",
+    R"sql(
+-- The model a job asked for itself (create or follow-up); its shown model is
+-- resolved again as each turn starts. Jobs made before have none recorded.
+ALTER TABLE jobs ADD COLUMN requested_model TEXT;
+-- An archived project takes no new job or follow-up; its history stays.
+ALTER TABLE projects ADD COLUMN archived_at BIGINT;
+)sql",
 };
 
 // The key of the advisory lock migrations take ("docwright" in ASCII, truncated).

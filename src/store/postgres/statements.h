@@ -26,7 +26,8 @@ SQL(kNow, "SELECT docwright_now_ms()");
 SQL(kNotify, "SELECT pg_notify('docwright', $1)");
 
 SQL(kSelectJob,
-    "SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.draft, j.pr_link, "
+    "SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.requested_model, "
+    "j.draft, j.pr_link, "
     "j.summary, j.error, j.created_at, j.updated_at, j.archived_at "
     "FROM jobs j JOIN projects p ON p.id = j.project_id "
     "WHERE j.id = $1 AND j.project_id = $2 AND p.org_id = $3");
@@ -45,16 +46,18 @@ SQL(kNthRecentMessage,
     "ORDER BY created_at LIMIT 1 OFFSET $3");
 SQL(kInsertJob,
     "INSERT INTO jobs (id, project_id, status, repository, ref, model, draft, pr_link, summary, "
-    "error, created_at, updated_at, archived_at, next_seq) "
-    "VALUES ($1, $2, 'active', $3, $4, $5, $6, NULL, NULL, NULL, $7, $7, NULL, 2)");
+    "error, created_at, updated_at, archived_at, next_seq, requested_model) "
+    "VALUES ($1, $2, 'active', $3, $4, $5, $6, NULL, NULL, NULL, $7, $7, NULL, 2, $8)");
 SQL(kInsertMessage,
     "INSERT INTO messages (job_id, seq, project_id, prompt, created_at) "
     "VALUES ($1, $2, $3, $4, $5)");
 SQL(kInsertTurn, "INSERT INTO turns (job_id, seq, state) VALUES ($1, $2, 'queued')");
 SQL(kSelectJobSeq, "SELECT next_seq FROM jobs WHERE id = $1");
 SQL(kJobFollowUp,
-    "UPDATE jobs SET status = 'active', error = NULL, updated_at = $2, next_seq = next_seq + 1 "
-    "WHERE id = $1");
+    "UPDATE jobs SET status = 'active', error = NULL, updated_at = $2, next_seq = next_seq + 1, "
+    "requested_model = COALESCE($3, requested_model), model = COALESCE($3, model) WHERE id = $1");
+// The model a turn resolved as it started, when it differs from the one shown.
+SQL(kSetJobModel, "UPDATE jobs SET model = $2 WHERE id = $1 AND (model IS NULL OR model <> $2)");
 SQL(kJobArchive,
     "UPDATE jobs SET status = 'archived', archived_at = $2, updated_at = $2 WHERE id = $1");
 SQL(kCancelOpenTurns,
@@ -98,7 +101,8 @@ SQL(kFailTurn,
     "UPDATE turns SET state = 'failed', error = $2, finished_at = $3, lease_owner = NULL "
     "WHERE id = $1");
 SQL(kSelectJobById,
-    "SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.draft, j.pr_link, "
+    "SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.requested_model, "
+    "j.draft, j.pr_link, "
     "j.summary, j.error, j.created_at, j.updated_at, j.archived_at FROM jobs j WHERE j.id = $1");
 SQL(kMoreTurnsAfter,
     "SELECT COUNT(*) FROM turns WHERE job_id = $1 AND seq > $2 AND state IN ('queued', "
@@ -158,7 +162,8 @@ SQL(kUpdateProject,
     "ssh_known_hosts_path = $10, models = $11, write_paths = $12, max_active = $13 WHERE id = $1");
 SQL(kCountQueuedTurns, "SELECT COUNT(*) FROM turns WHERE job_id = $1 AND state = 'queued'");
 SQL(kListJobs,
-    "SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.draft, j.pr_link, "
+    "SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.requested_model, "
+    "j.draft, j.pr_link, "
     "j.summary, j.error, j.created_at, j.updated_at, j.archived_at FROM jobs j "
     "WHERE j.project_id = $1 AND ($2::text IS NULL OR j.status = $2::text) "
     "AND ($3::text IS NULL OR j.id < $3::text) ORDER BY j.id DESC LIMIT $4");

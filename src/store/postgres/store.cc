@@ -168,11 +168,12 @@ class PostgresStore final : public Store {
       j.repository = project->repository;
       j.ref = BranchNameFor(j.id, nj.prompt);
       j.model = ResolveModel(nj.requested_model, project->model, nj.default_model);
+      j.requested_model = nj.requested_model;
       j.draft = nj.draft;
       j.created_at = j.updated_at = *now;
       Status w = Run(c, kInsertJob,
                      {V(j.id), V(j.project_id), V(j.repository), V(j.ref), V(j.model),
-                      V(int64_t{j.draft}), V(*now)});
+                      V(int64_t{j.draft}), V(*now), V(nj.requested_model)});
       if (w.ok())
         w = Run(c, kInsertMessage, {V(j.id), V(1), V(j.project_id), V(nj.prompt), V(*now)});
       if (w.ok()) w = Run(c, kInsertTurn, {V(j.id), V(1)});
@@ -207,8 +208,10 @@ class PostgresStore final : public Store {
     });
   }
 
+  using Store::AddMessage;
   Result<Job> AddMessage(const Scope& scope, const std::string& job_id,
-                         const std::string& prompt) override {
+                         const NewMessage& message) override {
+    const std::string& prompt = message.prompt;
     std::optional<Job> updated;
     Status s = Write([&](Connection& c) -> Status {
       auto project = LoadProject(c, scope);
@@ -220,6 +223,9 @@ class PostgresStore final : public Store {
       if (!job.ok()) return job.status();
       auto next = StatusAfterFollowUp(job->status);
       if (!next.ok()) return next.status();
+      Status allowed =
+          CheckRequestedModel(*project, message.requested_model, message.default_model);
+      if (!allowed.ok()) return allowed;
       auto clock = One(c, kNow, {});
       if (!clock.ok()) return clock.status();
       UnixMillis now = *clock;
@@ -240,7 +246,7 @@ class PostgresStore final : public Store {
                                        "more once they have run",
                                    30);
       }
-      Status w = Run(c, kJobFollowUp, {V(job_id), V(now)});
+      Status w = Run(c, kJobFollowUp, {V(job_id), V(now), V(message.requested_model)});
       if (w.ok())
         w = Run(c, kInsertMessage, {V(job_id), V(*seq), V(scope.project_id), V(prompt), V(now)});
       if (w.ok()) w = Run(c, kInsertTurn, {V(job_id), V(*seq)});
@@ -254,6 +260,15 @@ class PostgresStore final : public Store {
     });
     if (!s.ok()) return s;
     return std::move(*updated);
+  }
+
+  Status SetJobModel(const std::string& job_id, const std::string& model) override {
+    return Write([&](Connection& c) -> Status {
+      auto r = c.Exec(kSetJobModel, {V(job_id), V(model)});
+      if (!r.ok()) return r.status();
+      if (r->affected() == 0) return Status();
+      return Notify(c, "j:" + job_id);  // other nodes' caches forget the job
+    });
   }
 
   Result<Job> ArchiveJob(const Scope& scope, const std::string& job_id) override {

@@ -131,6 +131,12 @@ UPDATE pull_requests SET archived_at = updated_at, body = '', diff = ''
 ALTER TABLE orgs ADD COLUMN max_active INTEGER;
 ALTER TABLE projects ADD COLUMN max_active INTEGER;
 CREATE INDEX turns_running ON turns(lease_expires_at) WHERE state = 'running';
+)sql", R"sql(
+-- The model a job asked for itself (create or follow-up); its shown model is
+-- resolved again as each turn starts. Jobs made before have none recorded.
+ALTER TABLE jobs ADD COLUMN requested_model TEXT;
+-- An archived project takes no new job or follow-up; its history stays.
+ALTER TABLE projects ADD COLUMN archived_at INTEGER;
 )sql",
 };
 

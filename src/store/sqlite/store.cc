@@ -230,11 +230,12 @@ class SqliteStore final : public Store {
       j.repository = project->repository;
       j.ref = BranchNameFor(j.id, nj.prompt);
       j.model = ResolveModel(nj.requested_model, project->model, nj.default_model);
+      j.requested_model = nj.requested_model;
       j.draft = nj.draft;
       j.created_at = j.updated_at = now;
       Status w = Run(c, kInsertJob,
                      {V(j.id), V(j.project_id), V(j.repository), V(j.ref), V(j.model),
-                      V(int64_t{j.draft}), V(now)});
+                      V(int64_t{j.draft}), V(now), V(nj.requested_model)});
       if (w.ok())
         w = Run(c, kInsertMessage, {V(j.id), V(1), V(j.project_id), V(nj.prompt), V(now)});
       if (w.ok()) w = Run(c, kInsertTurn, {V(j.id), V(1)});
@@ -268,8 +269,10 @@ class SqliteStore final : public Store {
     });
   }
 
+  using Store::AddMessage;
   Result<Job> AddMessage(const Scope& scope, const std::string& job_id,
-                         const std::string& prompt) override {
+                         const NewMessage& message) override {
+    const std::string& prompt = message.prompt;
     std::optional<Job> updated;
     Status s = Write([&](Connection& c) -> Status {
       auto job = LoadJob(c, scope, job_id);
@@ -278,6 +281,9 @@ class SqliteStore final : public Store {
       if (!next.ok()) return next.status();
       auto project = LoadProject(c, scope);
       if (!project.ok()) return project.status();
+      Status allowed =
+          CheckRequestedModel(*project, message.requested_model, message.default_model);
+      if (!allowed.ok()) return allowed;
       UnixMillis now = NowMillis();
       Status admit = Admit(c, *project, now);
       if (!admit.ok()) return admit;
@@ -302,7 +308,7 @@ class SqliteStore final : public Store {
                                      30);
         }
       }
-      Status w = Run(c, kJobFollowUp, {V(job_id), V(now)});
+      Status w = Run(c, kJobFollowUp, {V(job_id), V(now), V(message.requested_model)});
       if (w.ok())
         w = Run(c, kInsertMessage, {V(job_id), V(seq), V(scope.project_id), V(prompt), V(now)});
       if (w.ok()) w = Run(c, kInsertTurn, {V(job_id), V(seq)});
@@ -314,6 +320,10 @@ class SqliteStore final : public Store {
     });
     if (!s.ok()) return s;
     return std::move(*updated);
+  }
+
+  Status SetJobModel(const std::string& job_id, const std::string& model) override {
+    return Write([&](Connection& c) { return Run(c, kSetJobModel, {V(job_id), V(model)}); });
   }
 
   Result<Job> ArchiveJob(const Scope& scope, const std::string& job_id) override {
