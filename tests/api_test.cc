@@ -227,14 +227,17 @@ TEST_F(ApiTest, ConcurrentJobsOfOneProjectEachGetTheirBranchAndPullRequest) {
 TEST_F(ApiTest, RepositoryProblemsFailTheJobWithAClearError) {
   std::string empty = dir_ / "empty.git";
   Sh(std::string(kGit) + " init -q --bare " + empty);
+  // Made with --no-check: `project create` refuses a missing repository and a
+  // missing branch; these are what a turn meets when the repository changes after.
   std::string empty_project =
-      Admin({"project", "create", "--org", org_a_, "--repository", empty}).LastLine();
-  std::string missing_project =
-      Admin({"project", "create", "--org", org_a_, "--repository", dir_ / "nowhere.git"})
+      Admin({"project", "create", "--org", org_a_, "--repository", empty, "--ref", "main"})
           .LastLine();
-  std::string wrong_ref =
-      Admin({"project", "create", "--org", org_a_, "--repository", remote_a_, "--ref", "trunk"})
-          .LastLine();
+  std::string missing_project = Admin({"project", "create", "--org", org_a_, "--repository",
+                                       dir_ / "nowhere.git", "--no-check"})
+                                    .LastLine();
+  std::string wrong_ref = Admin({"project", "create", "--org", org_a_, "--repository", remote_a_,
+                                 "--ref", "trunk", "--no-check"})
+                              .LastLine();
   for (const auto& [project, expected] :
        std::vector<std::pair<std::string, std::string>>{{empty_project, "has no branch main"},
                                                         {missing_project, "cannot read"},
@@ -447,7 +450,7 @@ TEST_F(ApiTest, UnknownProjectsAndJobsAre404) {
 
 TEST_F(ApiTest, RateLimitAppliesToCreatesAndMessagesNotPolls) {
   std::string limited = Admin({"project", "create", "--org", org_a_, "--repository", "/srv/x.git",
-                               "--rate-limit", "2"})
+                               "--rate-limit", "2", "--no-check"})
                             .LastLine();
   HttpResult first = Post(Jobs(limited), Prompt("one [nochange]"), key_a_);
   ASSERT_EQ(first.status, 201);

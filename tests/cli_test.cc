@@ -15,6 +15,7 @@
 #include <set>
 #include <thread>
 
+#include "support/git_http_server.h"
 #include "support/service_fixture.h"
 
 namespace docwright::testing {
@@ -83,7 +84,7 @@ TEST_F(CliTest, AdminCommands) {
   json project =
       json::parse(Admin({"project", "create", "--org", org["id"], "--repository",
                          "https://github.com/initech/docs", "--forge", "github", "--forge-token",
-                         "ghp_x", "--model", "m1", "--rate-limit", "7", "--json"})
+                         "ghp_x", "--model", "m1", "--rate-limit", "7", "--json", "--no-check"})
                       .out);
   EXPECT_EQ(project["forge"], "github");
   EXPECT_EQ(project["rateLimitPerHour"], 7);
@@ -162,6 +163,118 @@ TEST_F(CliTest, AdminCommands) {
       RunCommand(kScripted, {"serve", "--data-dir", dir_.path(), "--io-threads", "100000"});
   EXPECT_EQ(threads.exit_code, 1);
   EXPECT_NE(threads.err.find("--io-threads"), std::string::npos);
+}
+
+// `project create` and `update` reach the repository as a turn would, and refuse,
+// saying what to do, what a turn would only fail on after the model was paid.
+TEST_F(CliTest, ProjectsAreCheckedWhenMadeAndUpdated) {
+  auto create = [&](std::vector<std::string> more, int expected_exit) {
+    std::vector<std::string> args{"project", "create", "--org", org_a_, "--json"};
+    args.insert(args.end(), more.begin(), more.end());
+    return Admin(args, expected_exit);
+  };
+  auto refused = [&](std::vector<std::string> more, const std::string& why) {
+    CommandResult r = create(std::move(more), 1);
+    EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
+  };
+  const std::string missing = dir_ / "no-such.git";
+  refused({"--repository", missing}, missing + " does not exist");
+  std::filesystem::create_directories(dir_ / "plain-dir");
+  refused({"--repository", dir_ / "plain-dir"}, "is not a git repository");
+  const std::string work_tree = dir_ / "checkout";
+  Sh(std::string(kGit) + " init -q " + work_tree);
+  refused({"--repository", work_tree}, "is not a bare repository");
+  refused({"--repository", work_tree}, "git clone --bare " + work_tree);
+  refused({"--repository", remote_a_, "--ref", "trunk"}, "has no branch trunk");
+  refused({"--repository", "nosuchscheme://x/y.git"}, "nosuchscheme");
+
+  // A relative path is stored absolute; the base branch is the repository's HEAD.
+  const std::string trunk = dir_ / "trunk.git";
+  Sh("git -c init.defaultBranch=trunk init -q --bare " + trunk);
+  Sh("git --git-dir=" + remote_a_ + " push -q " + trunk + " main:trunk main:other");
+  std::string relative = std::filesystem::relative(trunk).string();
+  ASSERT_NE(relative.front(), '/');
+  json made = json::parse(create({"--repository", relative}, 0).out);
+  EXPECT_EQ(made["repository"], trunk);
+  EXPECT_EQ(made["ref"], "trunk");
+
+  // An empty repository is allowed, and said to be.
+  const std::string empty = dir_ / "empty.git";
+  Sh("git -c init.defaultBranch=master init -q --bare " + empty);
+  CommandResult empty_made = create({"--repository", empty}, 0);
+  EXPECT_EQ(json::parse(empty_made.out)["ref"], "master");
+  EXPECT_NE(empty_made.err.find("the repository is empty"), std::string::npos) << empty_made.err;
+
+  // Over smart HTTP, a token the server refuses is refused here; never shown.
+  std::filesystem::create_directories(dir_ / "served");
+  Sh("git clone -q --bare " + remote_a_ + " " + (dir_ / "served/docs.git"));
+  GitHttpServer http(dir_ / "served", "right-token");
+  CommandResult bad_token =
+      create({"--repository", http.Url("docs"), "--forge-token", "wrong-token"}, 1);
+  EXPECT_NE(bad_token.err.find("refused the credentials"), std::string::npos) << bad_token.err;
+  EXPECT_EQ(bad_token.err.find("wrong-token"), std::string::npos);
+  EXPECT_EQ(
+      json::parse(
+          create({"--repository", http.Url("docs"), "--forge-token", "right-token"}, 0).out)["ref"],
+      "main");
+
+  // `update` takes every setting; a new repository or branch is checked the same.
+  std::string id = made["id"];
+  auto update = [&](std::vector<std::string> more, int expected_exit) {
+    std::vector<std::string> args{"project", "update", id, "--org", org_a_, "--json"};
+    args.insert(args.end(), more.begin(), more.end());
+    return Admin(args, expected_exit);
+  };
+  EXPECT_NE(update({"--ref", "nope"}, 1).err.find("has no branch nope"), std::string::npos);
+  EXPECT_NE(update({"--repository", missing}, 1).err.find("does not exist"), std::string::npos);
+  EXPECT_EQ(json::parse(update({"--ref", "other"}, 0).out)["ref"], "other");
+  json moved = json::parse(update({"--repository", remote_a_, "--ref", "main"}, 0).out);
+  EXPECT_EQ(moved["repository"], remote_a_);
+  EXPECT_EQ(moved["ref"], "main");
+  EXPECT_EQ(json::parse(update({"--repository", missing, "--no-check"}, 0).out)["repository"],
+            missing);
+}
+
+// An archived project takes no new job or follow-up, and keeps its history; a
+// project is deleted only when none of its jobs is active.
+TEST_F(CliTest, ProjectsAreArchivedAndDeleted) {
+  std::string project =
+      Admin({"project", "create", "--org", org_a_, "--repository", remote_a_}).LastLine();
+  HttpResult made = Post(Jobs(project), Prompt("Fix it"), key_a_);
+  ASSERT_EQ(made.status, 201);
+  std::string done_job = made.Json()["id"];
+  ASSERT_EQ(WaitForEnd(done_job, project)["status"], "completed");
+  const std::string hold = dir_ / "hold";
+  HttpResult running = Post(Jobs(project), Prompt("[await " + hold + "]"), key_a_);
+  ASSERT_EQ(running.status, 201);
+  std::string running_job = running.Json()["id"];
+
+  json archived =
+      json::parse(Admin({"project", "archive", project, "--org", org_a_, "--json"}).out);
+  EXPECT_TRUE(archived["archivedAt"].is_string());
+  HttpResult refused = Post(Jobs(project), Prompt("More"), key_a_);
+  EXPECT_EQ(refused.status, 409);
+  EXPECT_NE(refused.body.find("archived"), std::string::npos) << refused.body;
+  EXPECT_EQ(Post(Job(project, done_job) + "/message", Prompt("More"), key_a_).status, 409);
+  EXPECT_EQ(Get(Job(project, done_job), key_a_).status, 200) << "history is kept";
+  EXPECT_NE(Admin({"project", "list", "--org", org_a_}).out.find(project + "  local"),
+            std::string::npos);
+  EXPECT_NE(Admin({"project", "list", "--org", org_a_}).out.find("archived"), std::string::npos);
+
+  // The running turn finishes; until then the project cannot be deleted.
+  CommandResult busy = Admin({"project", "delete", project, "--org", org_a_}, 1);
+  EXPECT_NE(busy.err.find("active job"), std::string::npos) << busy.err;
+  std::ofstream(hold) << "go";
+  EXPECT_EQ(WaitForEnd(running_job, project)["status"], "completed");
+  EXPECT_TRUE(std::filesystem::exists(dir_ / ("mirrors/" + project + ".git")));
+  Admin({"project", "delete", project, "--org", org_a_});
+  EXPECT_EQ(Get(Job(project, done_job), key_a_).status, 404);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / ("mirrors/" + project + ".git")));
+  EXPECT_EQ(Admin({"project", "list", "--org", org_a_}).out.find(project), std::string::npos);
+  Admin({"project", "delete", project, "--org", org_a_}, 1);
+  // Another organisation's project is out of reach.
+  Admin({"project", "archive", project_b_, "--org", org_a_}, 1);
+  Admin({"project", "delete", project_b_, "--org", org_a_}, 1);
 }
 
 TEST_F(CliTest, BackupWritesAConsistentCopyWhileTheServiceWrites) {

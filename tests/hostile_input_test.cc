@@ -132,9 +132,10 @@ TEST_F(HostileInputTest, ASilentGitRemoteFailsTheTurnAndFreesTheWorker) {
   SilentServer silent;  // accepts, then never answers
   server_->Terminate();
   StartServer(kScripted, {"--workers", "1", "--git-timeout", "1", "--lease-seconds", "1"});
-  std::string project = Admin({"project", "create", "--org", org_a_, "--repository",
-                               "http://127.0.0.1:" + std::to_string(silent.port()) + "/docs.git"})
-                            .LastLine();
+  std::string project =
+      Admin({"project", "create", "--org", org_a_, "--repository",
+             "http://127.0.0.1:" + std::to_string(silent.port()) + "/docs.git", "--no-check"})
+          .LastLine();
   HttpResult created = Post(Jobs(project), Prompt("Fix the typo"), key_a_);
   ASSERT_EQ(created.status, 201) << created.body;
   json stuck =

@@ -48,7 +48,7 @@ if [ "${DATABASE:-sqlite}" = postgres ]; then
 fi
 org=$("$BIN" org create --name bench --data-dir "$data" "${database[@]}" | tail -n1)
 key=$("$BIN" key create --org "$org" --data-dir "$data" "${database[@]}" | tail -n1)
-project=$("$BIN" project create --org "$org" --repository https://git.example/acme/docs \
+project=$("$BIN" project create --org "$org" --repository https://git.example/acme/docs --no-check \
   --data-dir "$data" "${database[@]}" | tail -n1)
 
 # The same number of I/O threads as nginx workers below; no agent workers are needed.

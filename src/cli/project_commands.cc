@@ -12,18 +12,23 @@
 #include "core/text.h"
 #include "core/time.h"
 #include "forge/forge.h"
+#include "git/git.h"
 
 namespace docwright {
 namespace {
 
 using Json = nlohmann::ordered_json;
 
+// The flags of `project create` and `project update`, as typed. `update`
+// changes only the settings whose flags were given.
 struct ProjectOptions {
-  std::string org, repository, ref = "main", forge = "local", api_url, token, model;
+  std::string org, repository, ref, forge = "local", api_url, token, model;
   std::string ssh_key, known_hosts;
   int64_t rate = kDefaultRateLimitPerHour;
   int64_t max_active = 0;  // 0: no cap
   std::vector<std::string> models, write_paths;
+  int git_timeout_s = 60;
+  bool no_check = false;
   std::string id;
 };
 
@@ -43,21 +48,171 @@ Json ProjectJson(const Project& p) {
       {"maxActive", p.max_active ? Json(*p.max_active) : Json(nullptr)},
       {"models", p.models},
       {"writePaths", p.write_paths},
-      {"createdAt", FormatRfc3339(p.created_at)}};
+      {"createdAt", FormatRfc3339(p.created_at)},
+      {"archivedAt", p.archived_at ? Json(FormatRfc3339(*p.archived_at)) : Json(nullptr)}};
 }
 
-// --models and --write-paths, each a comma-separated list.
-std::pair<CLI::Option*, CLI::Option*> AddListOptions(CLI::App* cmd, ProjectOptions& o) {
-  auto* models = cmd->add_option("--models", o.models,
-                                 "models a job may ask for, comma-separated (default: any; \"\" "
-                                 "for any)")
-                     ->delimiter(',');
-  auto* write = cmd->add_option("--write-paths", o.write_paths,
-                                "what the agent may change beyond or within the docs site: "
-                                "gitignore-style patterns, comma-separated, later ones winning, "
-                                "'!' to refuse (default: the docs site's files)")
-                    ->delimiter(',');
-  return {models, write};
+// The settings flags of both commands. Defaults are create's; `update` reads a
+// flag only when it was given.
+void AddSettingsOptions(CLI::App* cmd, ProjectOptions& o, bool update) {
+  const std::string none = update ? " (\"\" for none)" : "";
+  cmd->add_option("--repository", o.repository,
+                  "path of a bare repository on this machine, or URL of the docs repository "
+                  "(checked: it must be reachable)");
+  cmd->add_option("--ref", o.ref,
+                  update ? "base branch of pull requests (checked: it must exist)"
+                         : "base branch of pull requests (default: the repository's default "
+                           "branch, its HEAD)");
+  cmd->add_option("--forge", o.forge, "local, github, gitlab or gitea (default: local)");
+  cmd->add_option("--forge-api-url", o.api_url, "API base URL of the forge" + none);
+  cmd->add_option("--ssh-key", o.ssh_key,
+                  "private key file for an SSH repository URL (no passphrase)" + none);
+  cmd->add_option("--ssh-known-hosts", o.known_hosts,
+                  "known_hosts file listing the SSH server's host key (default: "
+                  "~/.ssh/known_hosts)");
+  auto* token =
+      cmd->add_option("--forge-token", o.token, "token for the forge and git pushes" + none);
+  if (!update) token->envname("DOCWRIGHT_FORGE_TOKEN");
+  cmd->add_option("--model", o.model,
+                  "model for this project's jobs (default: the server's)" + none);
+  cmd->add_option(
+      "--rate-limit", o.rate,
+      "jobs + messages per hour (default: " + std::to_string(kDefaultRateLimitPerHour) + ")");
+  cmd->add_option("--max-active", o.max_active,
+                  "turns of this project running at once, on all nodes (default 0: no cap)");
+  cmd->add_option("--models", o.models,
+                  "models a job may ask for, comma-separated (default: any; \"\" for any)")
+      ->delimiter(',');
+  cmd->add_option("--write-paths", o.write_paths,
+                  "what the agent may change beyond or within the docs site: gitignore-style "
+                  "patterns, comma-separated, later ones winning, '!' to refuse (default: the "
+                  "docs site's files)")
+      ->delimiter(',');
+  cmd->add_option("--git-timeout", o.git_timeout_s,
+                  "seconds the repository check may wait for the remote (default: 60)")
+      ->check(CLI::Range(1, 3600));
+  cmd->add_flag("--no-check", o.no_check,
+                "store the repository without reaching it (one not reachable from here yet); "
+                "a wrong one fails the first job instead");
+}
+
+std::optional<std::string> NoneIfEmpty(const std::string& s) {
+  return s.empty() ? std::nullopt : std::optional(s);
+}
+
+// A readable file, made absolute; InvalidArgument otherwise.
+Result<std::string> ReadableFile(const std::string& file) {
+  std::error_code ec;
+  auto absolute = std::filesystem::absolute(file, ec);
+  if (ec || !std::filesystem::is_regular_file(absolute, ec) ||
+      access(absolute.c_str(), R_OK) != 0) {
+    return Status::InvalidArgument("cannot read " + file);
+  }
+  return absolute.string();
+}
+
+// Applies the flags `cmd` was given (all of them for `create`) to `p`.
+Status ApplyOptions(const CLI::App& cmd, ProjectOptions& o, Project& p, bool create) {
+  auto given = [&](const char* flag) { return create || cmd.count(flag) > 0; };
+  if (given("--repository")) p.repository = o.repository;
+  if (cmd.count("--ref") > 0) p.base_ref = o.ref;
+  if (given("--forge")) {
+    auto forge = ParseForge(o.forge);
+    if (!forge) return Status::InvalidArgument("--forge must be local, github, gitlab or gitea");
+    p.forge = *forge;
+  }
+  if (given("--forge-api-url")) p.forge_api_url = NoneIfEmpty(o.api_url);
+  if (given("--forge-token")) p.forge_token = NoneIfEmpty(o.token);
+  if (given("--model")) p.model = NoneIfEmpty(o.model);
+  if (given("--rate-limit")) p.rate_limit_per_hour = o.rate;
+  if (given("--max-active")) {
+    p.max_active = o.max_active == 0 ? std::nullopt : std::optional(o.max_active);
+  }
+  if (given("--models")) p.models = o.models;
+  if (given("--write-paths")) p.write_paths = o.write_paths;
+  if (given("--ssh-key") || cmd.count("--ssh-known-hosts") > 0) {
+    std::string key = cmd.count("--ssh-key") > 0 ? o.ssh_key : p.ssh_key_path.value_or("");
+    std::string hosts = o.known_hosts;
+    if (key.empty()) {
+      if (!hosts.empty()) return Status::InvalidArgument("--ssh-known-hosts needs --ssh-key");
+      p.ssh_key_path.reset();
+      p.ssh_known_hosts_path.reset();
+      return Status();
+    }
+    if (hosts.empty()) hosts = p.ssh_known_hosts_path.value_or("");
+    if (hosts.empty()) {
+      auto home = Env("HOME");
+      if (!home) return Status::InvalidArgument("--ssh-key needs --ssh-known-hosts");
+      hosts = *home + "/.ssh/known_hosts";
+    }
+    auto key_file = ReadableFile(key);
+    if (!key_file.ok()) return key_file.status();
+    auto hosts_file = ReadableFile(hosts);
+    if (!hosts_file.ok()) return hosts_file.status();
+    p.ssh_key_path = *key_file;
+    p.ssh_known_hosts_path = *hosts_file;
+  }
+  return Status();
+}
+
+// Reaches the project's repository as its turns will, with its credentials,
+// within `timeout`; stores a local path absolute, and takes the repository's
+// default branch when no --ref was given. Refuses, saying what to do, what a
+// turn would fail on: see git::ProbeRemote, and a branch that does not exist.
+// An empty repository is allowed, with a note on stderr.
+Status CheckRepository(Project& p, bool ref_given, int timeout_s) {
+  git::TransferLimits limits;
+  limits.connect_timeout = std::chrono::seconds(std::min(timeout_s, 10));
+  limits.idle_timeout = limits.transfer_timeout = std::chrono::seconds(timeout_s);
+  auto probe = git::ProbeRemote(p.repository, git::CredentialsFor(p), limits);
+  if (!probe.ok()) return probe.status();
+  p.repository = probe->url;
+  std::string known;  // for messages
+  for (size_t i = 0; i < probe->branches.size() && i < 10; ++i) {
+    known += (i ? ", " : "") + probe->branches[i];
+  }
+  if (probe->branch_count > 10) known += ", ...";
+  if (!ref_given) {
+    const auto& head = probe->default_branch;
+    if (head && (probe->branch_count == 0 || probe->HasBranch(*head))) {
+      p.base_ref = *head;
+    } else if (probe->branch_count == 1) {  // HEAD names a branch never pushed
+      p.base_ref = probe->branches.front();
+    } else {
+      return Status::InvalidArgument(
+          "the repository's HEAD names no branch it has: give --ref BRANCH (its branches: " +
+          known + ")");
+    }
+  }
+  if (probe->branch_count == 0) {
+    std::cerr << "note: the repository is empty: push the docs to its branch " << p.base_ref
+              << " before the first job\n";
+    return Status();
+  }
+  if (!probe->HasBranch(p.base_ref)) {
+    return Status::InvalidArgument("the repository has no branch " + p.base_ref +
+                                   " (its branches: " + known + "); give --ref BRANCH");
+  }
+  return Status();
+}
+
+// The checks of both commands, before anything is stored.
+Status CheckProject(Project& p, bool check_repository, bool ref_given, int timeout_s) {
+  Status settings = CheckProjectSettings(p);
+  if (!settings.ok()) return settings;
+  if (p.forge != ForgeKind::kLocal) {
+    auto usable = forge::MakeForge(p, forge::ForgeContext{});
+    if (!usable.ok()) return usable.status();
+  }
+  return check_repository ? CheckRepository(p, ref_given, timeout_s) : Status();
+}
+
+void Print(const Common& common, const Project& p, const std::string& text) {
+  if (common.json) {
+    std::cout << ProjectJson(p).dump() << "\n";
+  } else {
+    std::cout << text;
+  }
 }
 
 }  // namespace
@@ -65,98 +220,45 @@ std::pair<CLI::Option*, CLI::Option*> AddListOptions(CLI::App* cmd, ProjectOptio
 void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& action) {
   auto* project = app.add_subcommand("project", "projects: a documentation repository each");
   project->require_subcommand(1);
-  auto o = std::make_shared<ProjectOptions>();
-  // The options live in *o, which the callbacks keep alive.
-  std::string &p_org = o->org, &p_repo = o->repository, &p_ref = o->ref, &p_forge = o->forge;
-  std::string &p_api_url = o->api_url, &p_token = o->token, &p_model = o->model;
-  std::string &p_ssh_key = o->ssh_key, &p_known_hosts = o->known_hosts, &p_id = o->id;
-  int64_t& p_rate = o->rate;
-  int64_t& p_max_active = o->max_active;
-  std::vector<std::string>&p_models = o->models, &p_write_paths = o->write_paths;
-  auto* project_create = project->add_subcommand("create", "create a project; prints its id");
-  AddCommon(project_create, common, true);
-  project_create->add_option("--org", p_org, "organisation id")->required();
-  project_create->add_option("--repository", p_repo, "URL or path of the docs repository")
-      ->required();
-  project_create->add_option("--ref", p_ref, "base branch of pull requests");
-  project_create->add_option("--forge", p_forge, "local, github, gitlab or gitea");
-  project_create->add_option("--forge-api-url", p_api_url, "API base URL of the forge");
-  project_create->add_option("--ssh-key", p_ssh_key,
-                             "private key file for an SSH repository URL (no passphrase)");
-  project_create->add_option("--ssh-known-hosts", p_known_hosts,
-                             "known_hosts file listing the SSH server's host key "
-                             "(default: ~/.ssh/known_hosts)");
-  project_create->add_option("--forge-token", p_token, "token for the forge and git pushes")
-      ->envname("DOCWRIGHT_FORGE_TOKEN");
-  project_create->add_option("--model", p_model, "model for this project's jobs");
-  project_create->add_option("--rate-limit", p_rate, "jobs + messages per hour");
-  project_create->add_option("--max-active", p_max_active,
-                             "turns of this project running at once, on all nodes (0: no cap)");
-  AddListOptions(project_create, *o);
-  project_create->callback([&, o] {
-    action = [&, o]() -> int {
+  auto o = std::make_shared<ProjectOptions>();  // kept alive by the callbacks
+
+  auto* create = project->add_subcommand(
+      "create", "create a project; checks its repository, then prints its id");
+  AddCommon(create, common, true);
+  create->add_option("--org", o->org, "organisation id")->required();
+  AddSettingsOptions(create, *o, false);
+  create->get_option("--repository")->required();
+  create->callback([&, o, create] {
+    action = [&, o, create]() -> int {
       Project p;
-      p.org_id = p_org;
-      p.repository = p_repo;
-      p.base_ref = p_ref;
-      auto forge = ParseForge(p_forge);
-      if (!forge)
-        return Fail(Status::InvalidArgument("--forge must be local, github, gitlab or gitea"));
-      p.forge = *forge;
-      if (!p_api_url.empty()) p.forge_api_url = p_api_url;
-      if (!p_token.empty()) p.forge_token = p_token;
-      if (!p_ssh_key.empty() || !p_known_hosts.empty()) {
-        if (p_ssh_key.empty()) {
-          return Fail(Status::InvalidArgument("--ssh-known-hosts needs --ssh-key"));
-        }
-        if (p_known_hosts.empty()) {
-          auto home = Env("HOME");
-          if (!home) return Fail(Status::InvalidArgument("--ssh-key needs --ssh-known-hosts"));
-          p_known_hosts = *home + "/.ssh/known_hosts";
-        }
-        for (std::string* file : {&p_ssh_key, &p_known_hosts}) {
-          std::error_code ec;
-          auto absolute = std::filesystem::absolute(*file, ec);
-          if (ec || !std::filesystem::is_regular_file(absolute, ec) ||
-              access(absolute.c_str(), R_OK) != 0) {
-            return Fail(Status::InvalidArgument("cannot read " + *file));
-          }
-          *file = absolute.string();
-        }
-        p.ssh_key_path = p_ssh_key;
-        p.ssh_known_hosts_path = p_known_hosts;
-      }
-      if (!p_model.empty()) p.model = p_model;
-      p.rate_limit_per_hour = p_rate;
-      if (p_max_active != 0) p.max_active = p_max_active;
-      p.models = p_models;
-      p.write_paths = p_write_paths;
-      Status settings = CheckProjectSettings(p);
-      if (!settings.ok()) return Fail(settings);
-      if (p.forge != ForgeKind::kLocal) {
-        auto usable = forge::MakeForge(p, forge::ForgeContext{});
-        if (!usable.ok()) return Fail(usable.status());
-      }
+      p.org_id = o->org;
+      if (Status s = ApplyOptions(*create, *o, p, true); !s.ok()) return Fail(s);
+      const bool ref_given = create->count("--ref") > 0;
+      if (!ref_given) p.base_ref = "main";  // settled by the check below
+      // What is quick to check first: the organisation, before the remote.
       auto store = Open(common);
       if (!store.ok()) return Fail(store.status());
+      if (auto org = (*store)->GetOrg(p.org_id); !org.ok()) return Fail(org.status());
+      if (Status s = CheckProject(p, !o->no_check, ref_given, o->git_timeout_s); !s.ok()) {
+        return Fail(s);
+      }
       auto created = (*store)->CreateProject(p);
       if (!created.ok()) return Fail(created.status());
-      if (common.json) {
-        std::cout << ProjectJson(*created).dump() << "\n";
-      } else {
-        std::cout << "Created project for " << created->repository << ".\n" << created->id << "\n";
-      }
+      Print(common, *created,
+            "Created project for " + created->repository + " (base branch " + created->base_ref +
+                ").\n" + created->id + "\n");
       return 0;
     };
   });
-  auto* project_list = project->add_subcommand("list", "list an organisation's projects");
-  AddCommon(project_list, common, true);
-  project_list->add_option("--org", p_org, "organisation id")->required();
-  project_list->callback([&, o] {
+
+  auto* list = project->add_subcommand("list", "list an organisation's projects");
+  AddCommon(list, common, true);
+  list->add_option("--org", o->org, "organisation id")->required();
+  list->callback([&, o] {
     action = [&, o]() -> int {
       auto store = Open(common);
       if (!store.ok()) return Fail(store.status());
-      auto projects = (*store)->ListProjects(p_org);
+      auto projects = (*store)->ListProjects(o->org);
       if (!projects.ok()) return Fail(projects.status());
       if (common.json) {
         Json arr = Json::array();
@@ -165,64 +267,83 @@ void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& act
       } else {
         for (const auto& p : *projects) {
           std::cout << p.id << "  " << ToString(p.forge) << "  " << p.repository << "  "
-                    << p.base_ref << "\n";
+                    << p.base_ref << (p.archived_at ? "  archived" : "") << "\n";
         }
       }
       return 0;
     };
   });
 
-  auto* project_update =
-      project->add_subcommand("update",
-                              "change a project's model, model allow-list, write "
-                              "rules, rate limit, cap of turns in flight or forge token");
-  AddCommon(project_update, common, true);
-  project_update->add_option("PROJECT_ID", p_id, "id of the project")->required();
-  project_update->add_option("--org", p_org, "organisation id")->required();
-  auto* model_opt = project_update->add_option("--model", p_model,
-                                               "model for this project's jobs (\"\" for none)");
-  auto* rate_opt = project_update->add_option("--rate-limit", p_rate, "jobs + messages per hour");
-  auto* max_active_opt =
-      project_update->add_option("--max-active", p_max_active,
-                                 "turns of this project running at once, on all nodes (0: no cap)");
-  auto* token_opt =
-      project_update->add_option("--forge-token", p_token, "token for the forge and git pushes");
-  // Named variables, not a structured binding: clang 14 cannot capture those.
-  const auto list_opts = AddListOptions(project_update, *o);
-  CLI::Option* models_opt = list_opts.first;
-  CLI::Option* write_opt = list_opts.second;
-  project_update->callback(
-      [&, o, model_opt, rate_opt, max_active_opt, token_opt, models_opt, write_opt] {
-        action = [&, o, model_opt, rate_opt, max_active_opt, token_opt, models_opt,
-                  write_opt]() -> int {
-          auto store = Open(common);
-          if (!store.ok()) return Fail(store.status());
-          auto found = (*store)->GetProject(Scope{p_org, p_id});
-          if (!found.ok()) return Fail(found.status());
-          Project p = std::move(*found);
-          if (model_opt->count() > 0)
-            p.model = p_model.empty() ? std::nullopt : std::optional(p_model);
-          if (rate_opt->count() > 0) p.rate_limit_per_hour = p_rate;
-          if (max_active_opt->count() > 0) {
-            p.max_active = p_max_active == 0 ? std::nullopt : std::optional(p_max_active);
-          }
-          if (token_opt->count() > 0) {
-            p.forge_token = p_token.empty() ? std::nullopt : std::optional(p_token);
-          }
-          if (models_opt->count() > 0) p.models = p_models;
-          if (write_opt->count() > 0) p.write_paths = p_write_paths;
-          Status settings = CheckProjectSettings(p);
-          if (!settings.ok()) return Fail(settings);
-          Status s = (*store)->UpdateProject(p);
-          if (!s.ok()) return Fail(s);
-          if (common.json) {
-            std::cout << ProjectJson(p).dump() << "\n";
-          } else {
-            std::cout << "Updated project " << p.id << ".\n";
-          }
-          return 0;
-        };
-      });
+  auto* update = project->add_subcommand(
+      "update", "change any of a project's settings; a new repository or ref is checked");
+  AddCommon(update, common, true);
+  update->add_option("PROJECT_ID", o->id, "id of the project")->required();
+  update->add_option("--org", o->org, "organisation id")->required();
+  AddSettingsOptions(update, *o, true);
+  update->callback([&, o, update] {
+    action = [&, o, update]() -> int {
+      auto store = Open(common);
+      if (!store.ok()) return Fail(store.status());
+      auto found = (*store)->GetProject(Scope{o->org, o->id});
+      if (!found.ok()) return Fail(found.status());
+      Project p = std::move(*found);
+      if (Status s = ApplyOptions(*update, *o, p, false); !s.ok()) return Fail(s);
+      // What the repository check depends on: where it is, how to log in to it,
+      // and the branch.
+      bool reach = false;
+      for (const char* flag : {"--repository", "--ref", "--forge-token", "--ssh-key",
+                               "--ssh-known-hosts", "--forge"}) {
+        reach = reach || update->count(flag) > 0;
+      }
+      if (Status s = CheckProject(p, reach && !o->no_check, true, o->git_timeout_s); !s.ok()) {
+        return Fail(s);
+      }
+      Status s = (*store)->UpdateProject(p);
+      if (!s.ok()) return Fail(s);
+      Print(common, p, "Updated project " + p.id + ".\n");
+      return 0;
+    };
+  });
+
+  auto* archive = project->add_subcommand(
+      "archive",
+      "archive a project: new jobs and follow-ups are refused (409), running turns finish, "
+      "its jobs stay readable");
+  AddCommon(archive, common, true);
+  archive->add_option("PROJECT_ID", o->id, "id of the project")->required();
+  archive->add_option("--org", o->org, "organisation id")->required();
+  archive->callback([&, o] {
+    action = [&, o]() -> int {
+      auto store = Open(common);
+      if (!store.ok()) return Fail(store.status());
+      auto archived = (*store)->ArchiveProject(Scope{o->org, o->id});
+      if (!archived.ok()) return Fail(archived.status());
+      Print(common, *archived, "Archived project " + archived->id + ".\n");
+      return 0;
+    };
+  });
+
+  auto* remove = project->add_subcommand(
+      "delete",
+      "delete a project with all its jobs and local pull requests, and its mirror in the data "
+      "directory; refused while one of its jobs is active");
+  AddCommon(remove, common, false);
+  remove->add_option("PROJECT_ID", o->id, "id of the project")->required();
+  remove->add_option("--org", o->org, "organisation id")->required();
+  remove->callback([&, o] {
+    action = [&, o]() -> int {
+      auto store = Open(common);
+      if (!store.ok()) return Fail(store.status());
+      Status s = (*store)->DeleteProject(Scope{o->org, o->id});
+      if (!s.ok()) return Fail(s);
+      // The mirror is a cache of the repository: a server that still holds it
+      // open keeps reading its own copy until it restarts.
+      std::error_code ec;
+      std::filesystem::remove_all(common.data_dir + "/mirrors/" + o->id + ".git", ec);
+      std::cout << "Deleted project " << o->id << ".\n";
+      return 0;
+    };
+  });
 }
 
 }  // namespace docwright

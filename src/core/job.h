@@ -82,6 +82,8 @@ struct Project {
   // Turns of the project's jobs running at once, on all nodes; none: no cap.
   std::optional<int64_t> max_active;
   UnixMillis created_at = 0;
+  // Set once archived: no new job or follow-up; running turns finish.
+  std::optional<UnixMillis> archived_at;
 };
 
 enum class JobStatus { kActive, kCompleted, kArchived, kFailed };

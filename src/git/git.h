@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/job.h"
 #include "core/status.h"
 #include "core/text.h"
 
@@ -31,6 +32,10 @@ struct Credentials {
   std::optional<std::string> ssh_key_path;
   std::string ssh_known_hosts_path;
 };
+
+// The credentials a project's settings give: its forge token (user oauth2 on
+// GitLab, x-access-token elsewhere), its SSH key and known_hosts file.
+Credentials CredentialsFor(const Project& project);
 
 // Whether `host_key` (the key blob of the SSH wire format) is listed for `host`
 // (and `port`, when not 22) in the known_hosts text `known_hosts`. Hashed host
@@ -243,5 +248,28 @@ class Mirror {
   explicit Mirror(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// What a repository is, as `project create` and `project update` check it
+// before storing a project (see ProbeRemote).
+struct RemoteProbe {
+  std::string url;                            // as given, or, for a local path, made absolute
+  std::optional<std::string> default_branch;  // the branch HEAD names; nullopt if none
+  std::vector<std::string> branches;          // sorted; at most kMaxProbedBranches
+  size_t branch_count = 0;                    // all of them
+  bool HasBranch(const std::string& name) const;
+};
+inline constexpr size_t kMaxProbedBranches = 100000;
+
+// Reaches the repository `url` names, within `limits` (connect and idle
+// timeouts), as a project's turns will: a path (relative ones are made absolute),
+// file://, http(s)://, ssh:// or scp-like user@host:path, with `credentials`.
+// A path must be a bare repository on this machine (pushes to a checked-out
+// branch are refused by git, after a turn has been paid for). Errors, each
+// saying what to do: InvalidArgument for a path that does not exist, is not a
+// git repository or is not bare, or a URL no transport takes; Unauthenticated
+// for refused credentials or host key; Unavailable for a remote that cannot be
+// reached. An empty repository is OK (no branches).
+Result<RemoteProbe> ProbeRemote(const std::string& url, const Credentials& credentials,
+                                const TransferLimits& limits);
 
 }  // namespace docwright::git

@@ -198,7 +198,7 @@ RepositoryTurns::RepositoryTurns(Store& store, agent::Agent& agent, RepositoryTu
 
 RepositoryTurns::~RepositoryTurns() = default;
 
-Result<git::Mirror*> RepositoryTurns::MirrorFor(const Project& project) {
+Result<std::shared_ptr<git::Mirror>> RepositoryTurns::MirrorFor(const Project& project) {
   std::shared_ptr<MirrorSlot> slot;
   {
     std::lock_guard lock(mu_);
@@ -208,22 +208,19 @@ Result<git::Mirror*> RepositoryTurns::MirrorFor(const Project& project) {
   }
   // Opening may wait on another process's lock on this mirror: only this
   // project's turns wait with it.
-  git::Credentials credentials;
-  credentials.token = project.forge_token;
-  if (project.forge == ForgeKind::kGitlab) credentials.token_user = "oauth2";
-  credentials.ssh_key_path = project.ssh_key_path;
-  credentials.ssh_known_hosts_path = project.ssh_known_hosts_path.value_or("");
+  git::Credentials credentials = git::CredentialsFor(project);
   std::lock_guard open_lock(slot->mu);
-  if (!slot->mirror) {
+  if (!slot->mirror || slot->url != project.repository) {  // `project update --repository`
     auto opened =
         git::Mirror::Open(options_.mirrors_dir + "/" + project.id + ".git", project.repository,
                           std::move(credentials), options_.git_limits);
     if (!opened.ok()) return opened.status();
     slot->mirror = std::move(*opened);
+    slot->url = project.repository;
   } else {
     slot->mirror->SetCredentials(std::move(credentials));  // they may have changed
   }
-  return slot->mirror.get();
+  return slot->mirror;
 }
 
 TurnOutcome RepositoryTurns::RunTurn(const TurnInput& given, CancelToken& cancel) {

@@ -50,12 +50,15 @@ class RepositoryTurns final : public TurnHandler {
   TurnOutcome RunTurn(const TurnInput& input, CancelToken& cancel) override;
 
  private:
-  Result<git::Mirror*> MirrorFor(const Project& project);
+  Result<std::shared_ptr<git::Mirror>> MirrorFor(const Project& project);
 
   // One mirror per project, opened on its first turn.
   struct MirrorSlot {
     std::mutex mu;
-    std::unique_ptr<git::Mirror> mirror;
+    // Shared with the turns using it: a new repository gets a new mirror while
+    // turns started on the old one finish with it.
+    std::shared_ptr<git::Mirror> mirror;
+    std::string url;  // the repository it mirrors
   };
 
   Store& store_;

@@ -185,6 +185,10 @@ class CachedStore final : public Store {
   Result<Project> CreateProject(Project p) override { return inner_->CreateProject(std::move(p)); }
   Result<Project> GetProject(const Scope& scope) override { return inner_->GetProject(scope); }
   Status UpdateProject(const Project& p) override { return inner_->UpdateProject(p); }
+  Result<Project> ArchiveProject(const Scope& scope) override {
+    return inner_->ArchiveProject(scope);
+  }
+  Status DeleteProject(const Scope& scope) override { return inner_->DeleteProject(scope); }
   Result<std::vector<Project>> ListProjects(const std::string& org_id) override {
     return inner_->ListProjects(org_id);
   }

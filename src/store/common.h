@@ -47,6 +47,16 @@ TranscriptStep::Kind ParseStepKind(std::string_view name);
 std::string JoinLines(const std::vector<std::string>& items);
 std::vector<std::string> SplitLines(std::string_view text);
 
+// The refusals of an archived project, and of deleting a project at work.
+inline Status ProjectArchived() {
+  return Status::Conflict(
+      "this project is archived: it takes no new jobs or messages (its jobs stay readable)");
+}
+inline Status ProjectHasActiveJobs(int64_t n) {
+  return Status::Conflict("the project has " + std::to_string(n) +
+                          " active job(s): archive them, or wait for them to end, first");
+}
+
 // --- Row readers ---
 
 template <typename Row>
@@ -85,6 +95,7 @@ Project ReadProject(const Row& q) {
   p.ssh_key_path = q.OptText("ssh_key_path");
   p.ssh_known_hosts_path = q.OptText("ssh_known_hosts_path");
   p.models = SplitLines(q.Text("models"));
+  p.archived_at = q.OptInt("archived_at");
   p.write_paths = SplitLines(q.Text("write_paths"));
   p.max_active = q.OptInt("max_active");
   return p;

@@ -113,9 +113,15 @@ class Store : public LocalPullRequestRecords {
   virtual Result<Project> CreateProject(Project project) = 0;
   virtual Result<Project> GetProject(const Scope& scope) = 0;
   virtual Result<std::vector<Project>> ListProjects(const std::string& org_id) = 0;
-  // Replaces the project's settings (all but id, org_id and created_at) with
-  // `project`'s. NotFound if no project has its id.
+  // Replaces the project's settings (all but id, org_id, created_at and
+  // archived_at) with `project`'s. NotFound if no project has its id.
   virtual Status UpdateProject(const Project& project) = 0;
+  // Archives the project: CreateJob and AddMessage then refuse it (Conflict);
+  // turns under way finish; its jobs stay readable. Idempotent.
+  virtual Result<Project> ArchiveProject(const Scope& scope) = 0;
+  // Removes the project and all its jobs, messages, turns, steps and local pull
+  // requests. Conflict while one of its jobs is active.
+  virtual Status DeleteProject(const Scope& scope) = 0;
 
   // --- Jobs ---
   // Creates the job, its first message and its first turn in one transaction,

@@ -141,10 +141,14 @@ class ServiceTest : public ::testing::Test {
 
   json WaitForEnd(const std::string& id,
                   std::chrono::milliseconds timeout = std::chrono::milliseconds(20000)) {
+    return WaitForEnd(id, project_a_, timeout);
+  }
+  json WaitForEnd(const std::string& id, const std::string& project,
+                  std::chrono::milliseconds timeout = std::chrono::milliseconds(20000)) {
     json job;
     bool ended = WaitUntil(
         [&] {
-          HttpResult r = Get(Job(project_a_, id), key_a_);
+          HttpResult r = Get(Job(project, id), key_a_);
           job = r.Json();
           return r.status == 200 && job["status"] != "active";
         },

@@ -34,7 +34,7 @@ SQL(kSelectJob,
 #define DW_PROJECT_COLUMNS                                                                     \
   "SELECT p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, " \
   "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path, "     \
-  "p.models, p.write_paths, p.max_active FROM projects p "
+  "p.models, p.write_paths, p.max_active, p.archived_at FROM projects p "
 SQL(kSelectProject, DW_PROJECT_COLUMNS "WHERE p.id = $1 AND p.org_id = $2");
 SQL(kSelectProjectById, DW_PROJECT_COLUMNS "WHERE p.id = $1");
 SQL(kSelectProjects, DW_PROJECT_COLUMNS "WHERE p.org_id = $1 ORDER BY p.id");
@@ -160,6 +160,20 @@ SQL(kUpdateProject,
     "UPDATE projects SET repository = $2, base_ref = $3, forge = $4, forge_api_url = $5, "
     "forge_token = $6, model = $7, rate_limit_per_hour = $8, ssh_key_path = $9, "
     "ssh_known_hosts_path = $10, models = $11, write_paths = $12, max_active = $13 WHERE id = $1");
+// Archives a project of the organisation $2, once (the first time is kept).
+SQL(kArchiveProject,
+    "UPDATE projects SET archived_at = COALESCE(archived_at, $3) WHERE id = $1 AND org_id = $2");
+SQL(kCountActiveJobs, "SELECT COUNT(*) FROM jobs WHERE project_id = $1 AND status = 'active'");
+// A project's deletion, children first: its jobs' steps, turns and messages, its
+// jobs and pull requests, then the project.
+SQL(kDeleteProjectSteps,
+    "DELETE FROM steps WHERE job_id IN (SELECT id FROM jobs WHERE project_id = $1)");
+SQL(kDeleteProjectTurns,
+    "DELETE FROM turns WHERE job_id IN (SELECT id FROM jobs WHERE project_id = $1)");
+SQL(kDeleteProjectMessages, "DELETE FROM messages WHERE project_id = $1");
+SQL(kDeleteProjectJobs, "DELETE FROM jobs WHERE project_id = $1");
+SQL(kDeleteProjectPullRequests, "DELETE FROM pull_requests WHERE project_id = $1");
+SQL(kDeleteProject, "DELETE FROM projects WHERE id = $1");
 SQL(kCountQueuedTurns, "SELECT COUNT(*) FROM turns WHERE job_id = $1 AND state = 'queued'");
 SQL(kListJobs,
     "SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.requested_model, "

@@ -145,6 +145,40 @@ class PostgresStore final : public Store {
     });
   }
 
+  Result<Project> ArchiveProject(const Scope& scope) override {
+    std::optional<Project> archived;
+    Status s = Write([&](Connection& c) -> Status {
+      auto now = One(c, kNow, {});
+      if (!now.ok()) return now.status();
+      auto r = c.Exec(kArchiveProject, {V(scope.project_id), V(scope.org_id), V(*now)});
+      if (!r.ok()) return r.status();
+      auto project = LoadProject(c, scope);
+      if (!project.ok()) return project.status();
+      archived = std::move(*project);
+      return Status();
+    });
+    if (!s.ok()) return s;
+    return std::move(*archived);
+  }
+
+  Status DeleteProject(const Scope& scope) override {
+    return Write([&](Connection& c) -> Status {
+      auto project = LoadProject(c, scope);
+      if (!project.ok()) return project.status();
+      // Taken first, as every writer of the project's jobs takes it: no job is
+      // created or made active while the count below holds.
+      if (Status locked = Run(c, kLockProject, {V(project->id)}); !locked.ok()) return locked;
+      auto active = One(c, kCountActiveJobs, {V(project->id)});
+      if (!active.ok()) return active.status();
+      if (*active > 0) return ProjectHasActiveJobs(*active);
+      for (const char* sql : {kDeleteProjectSteps, kDeleteProjectTurns, kDeleteProjectMessages,
+                              kDeleteProjectJobs, kDeleteProjectPullRequests, kDeleteProject}) {
+        if (Status w = Run(c, sql, {V(project->id)}); !w.ok()) return w;
+      }
+      return Status();
+    });
+  }
+
   // --- Jobs ---
 
   Result<Job> CreateJob(const Scope& scope, const NewJob& nj) override {
@@ -152,6 +186,7 @@ class PostgresStore final : public Store {
     Status s = Write([&](Connection& c) -> Status {
       auto project = LoadProject(c, scope);
       if (!project.ok()) return project.status();
+      if (project->archived_at) return ProjectArchived();
       Status allowed = CheckRequestedModel(*project, nj.requested_model, nj.default_model);
       if (!allowed.ok()) return allowed;
       // The project's lock makes the rate limit's count and the insert one step.
@@ -223,6 +258,7 @@ class PostgresStore final : public Store {
       if (!job.ok()) return job.status();
       auto next = StatusAfterFollowUp(job->status);
       if (!next.ok()) return next.status();
+      if (project->archived_at) return ProjectArchived();
       Status allowed =
           CheckRequestedModel(*project, message.requested_model, message.default_model);
       if (!allowed.ok()) return allowed;

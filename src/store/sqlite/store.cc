@@ -211,6 +211,37 @@ class SqliteStore final : public Store {
     });
   }
 
+  Result<Project> ArchiveProject(const Scope& scope) override {
+    std::optional<Project> archived;
+    Status s = Write([&](Connection& c) -> Status {
+      Status w = Run(c, kArchiveProject, {V(scope.project_id), V(scope.org_id), V(NowMillis())});
+      if (!w.ok()) return w;
+      auto project = LoadProject(c, scope);
+      if (!project.ok()) return project.status();
+      archived = std::move(*project);
+      return Status();
+    });
+    if (!s.ok()) return s;
+    return std::move(*archived);
+  }
+
+  Status DeleteProject(const Scope& scope) override {
+    return Write([&](Connection& c) -> Status {
+      auto project = LoadProject(c, scope);
+      if (!project.ok()) return project.status();
+      {
+        Query q(c.db(), Prepared(c, kCountActiveJobs), {V(project->id)});
+        if (!q.Next()) return q.status().ok() ? Status::Internal("cannot count jobs") : q.status();
+        if (q.Int(0) > 0) return ProjectHasActiveJobs(q.Int(0));
+      }
+      for (const char* sql : {kDeleteProjectSteps, kDeleteProjectTurns, kDeleteProjectMessages,
+                              kDeleteProjectJobs, kDeleteProjectPullRequests, kDeleteProject}) {
+        if (Status w = Run(c, sql, {V(project->id)}); !w.ok()) return w;
+      }
+      return Status();
+    });
+  }
+
   // --- Jobs ---
 
   Result<Job> CreateJob(const Scope& scope, const NewJob& nj) override {
@@ -218,6 +249,7 @@ class SqliteStore final : public Store {
     Status s = Write([&](Connection& c) -> Status {
       auto project = LoadProject(c, scope);
       if (!project.ok()) return project.status();
+      if (project->archived_at) return ProjectArchived();
       Status allowed = CheckRequestedModel(*project, nj.requested_model, nj.default_model);
       if (!allowed.ok()) return allowed;
       UnixMillis now = NowMillis();
@@ -281,6 +313,7 @@ class SqliteStore final : public Store {
       if (!next.ok()) return next.status();
       auto project = LoadProject(c, scope);
       if (!project.ok()) return project.status();
+      if (project->archived_at) return ProjectArchived();
       Status allowed =
           CheckRequestedModel(*project, message.requested_model, message.default_model);
       if (!allowed.ok()) return allowed;
