@@ -15,9 +15,7 @@ int main(int argc, char** argv) {
     }
     docwright::llm::ProviderConfig provider;
     provider.provider = *config.provider;
-    provider.base_url =
-        config.base_url.value_or(provider.provider == "anthropic" ? "https://api.anthropic.com"
-                                                                  : "https://api.openai.com/v1");
+    provider.base_url = config.base_url.value_or("");  // the provider's own by default
     provider.api_key = config.api_key.value_or("");
     docwright::agent::AgentBudgets budgets;
     if (config.max_steps) budgets.max_steps = static_cast<int>(*config.max_steps);

@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include <atomic>
 #include <regex>
@@ -164,6 +165,50 @@ TEST_F(SystemTest, WithoutAModelJobsFailWithAClearError) {
   json job = WaitForEnd(CreateJob("Fix the typo")["id"]);
   EXPECT_EQ(job["status"], "failed");
   EXPECT_NE(job["error"].get<std::string>().find("DOCWRIGHT_LLM_PROVIDER"), std::string::npos);
+}
+
+// What an operator reads: why each failed turn failed, on one line, with UTC
+// RFC 3339 times as the API gives them.
+TEST_F(SystemTest, TheLogSaysWhyATurnFailedInUtcTimes) {
+  json failed = WaitForEnd(CreateJob("[fail the remote said no\nforged: line]")["id"]);
+  ASSERT_EQ(failed["status"], "failed");
+  std::string wanted =
+      "job " + failed["id"].get<std::string>() + ": turn 1 failed: the remote said no forged: line";
+  EXPECT_TRUE(WaitUntil([&] { return server_->Log().find(wanted) != std::string::npos; }))
+      << server_->Log();
+  std::istringstream lines(server_->Log());
+  std::string line;
+  const std::regex stamped(
+      R"(^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (info|warning|error|debug) .*)");
+  int seen = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("forged", 0) == 0) ADD_FAILURE() << "a reason broke the log's lines";
+    EXPECT_TRUE(std::regex_match(line, stamped)) << line;
+    ++seen;
+  }
+  EXPECT_GT(seen, 2);
+  EXPECT_EQ(server_->Log().find(key_a_), std::string::npos);
+}
+
+// A model half configured is said at start, part by part, instead of failing
+// each job later.
+TEST_F(SystemTest, AHalfConfiguredModelIsWarnedOfAtStart) {
+  server_->Terminate();
+  StartServer(kReal, {},
+              {"DOCWRIGHT_LLM_PROVIDER=openai", "DOCWRIGHT_LLM_BASE_URL=http://127.0.0.1:1/v1"});
+  std::string log = server_->Log();
+  EXPECT_NE(log.find("DOCWRIGHT_LLM_API_KEY is not set"), std::string::npos) << log;
+  EXPECT_NE(log.find("DOCWRIGHT_MODEL is not set"), std::string::npos) << log;
+  EXPECT_NE(log.find("the model provider at http://127.0.0.1:1/v1 cannot be reached"),
+            std::string::npos)
+      << log;
+  server_->Terminate();
+  const size_t earlier = server_->Log().size();  // the log file is appended to
+  StartServer(kReal, {}, {"DOCWRIGHT_MODEL=docs-model"});
+  log = server_->Log().substr(earlier);
+  EXPECT_NE(log.find("DOCWRIGHT_MODEL is set but DOCWRIGHT_LLM_PROVIDER is not"), std::string::npos)
+      << log;
+  EXPECT_EQ(log.find("cannot be reached"), std::string::npos) << log;
 }
 
 TEST_F(SystemTest, SecretsNeverReachLogsOrResponses) {

@@ -22,6 +22,9 @@ int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
   // 0600 files, whoever created the data dir.
   ::umask(077);
   auto logger = spdlog::stderr_color_mt("docwright");
+  // Times in UTC, RFC 3339, as the API gives them: log lines and job records
+  // compare at a glance, whatever the machine's zone.
+  logger->set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %^%l%$ %v", spdlog::pattern_time_type::utc);
   spdlog::set_default_logger(logger);
   spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug etc.
 

@@ -14,9 +14,9 @@ namespace docwright {
 // The model settings of DESIGN.md section 6, read from the environment.
 struct ModelConfig {
   std::optional<std::string> provider;  // "openai" or "anthropic"
-  std::optional<std::string> base_url;
-  std::optional<std::string> api_key;  // secret: never logged
-  std::optional<std::string> model;    // the server's default model
+  std::optional<std::string> base_url;  // set, to the provider's own, when a provider is
+  std::optional<std::string> api_key;   // secret: never logged
+  std::optional<std::string> model;     // the server's default model
   // Per-turn budgets of the agent (DOCWRIGHT_MAX_STEPS, DOCWRIGHT_MAX_TURN_SECONDS,
   // DOCWRIGHT_MAX_TURN_TOKENS); unset: the agent's defaults.
   std::optional<int64_t> max_steps;

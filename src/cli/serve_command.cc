@@ -23,6 +23,7 @@
 #include "core/job.h"
 #include "core/text.h"
 #include "forge/forge.h"
+#include "http/client.h"
 #include "http/server.h"
 #include "runner/repository_turns.h"
 #include "runner/runner.h"
@@ -80,7 +81,50 @@ Result<ModelConfig> ReadModelConfig() {
     if (!n.ok()) return n.status();
     *field = *n;
   }
+  if (c.provider && !c.base_url) {
+    c.base_url =
+        *c.provider == "anthropic" ? "https://api.anthropic.com" : "https://api.openai.com/v1";
+  }
   return c;
+}
+
+// Half a model configuration fails every job later, after a wait: say so at
+// start, for each missing part, and whether the provider answers at all.
+void WarnAboutModelConfig(const ModelConfig& m) {
+  if (!m.provider) {
+    for (const char* name :
+         {"DOCWRIGHT_LLM_BASE_URL", "DOCWRIGHT_LLM_API_KEY", "DOCWRIGHT_MODEL"}) {
+      if (Env(name)) {
+        spdlog::warn(
+            "{} is set but DOCWRIGHT_LLM_PROVIDER is not, so no model is used: set it "
+            "to openai or anthropic",
+            name);
+      }
+    }
+    return;
+  }
+  const std::string where = RedactCredentials(*m.base_url);
+  if (!m.api_key) {
+    spdlog::warn(
+        "DOCWRIGHT_LLM_API_KEY is not set: the {} provider at {} will refuse the "
+        "requests, unless it is a server that needs no key",
+        *m.provider, where);
+  }
+  if (!m.model) {
+    spdlog::warn(
+        "DOCWRIGHT_MODEL is not set: each job needs its project's --model or a model "
+        "of its own, or it fails");
+  }
+  // Whether anything listens there: a connection, nothing sent.
+  http::Request probe{.url = *m.base_url,
+                      .timeout = std::chrono::seconds(5),
+                      .connect_timeout = std::chrono::seconds(3),
+                      .connect_only = true};
+  auto answered = http::Client().Send(probe);
+  if (!answered.ok()) {
+    spdlog::warn("the model provider at {} cannot be reached: {}; jobs will fail until it can",
+                 where, answered.status().message());
+  }
 }
 
 constexpr int kDefaultWorkers = 64;
@@ -177,6 +221,7 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   auto model_config = ReadModelConfig();
   if (!model_config.ok()) return Fail(model_config.status());
   const ModelConfig& model = *model_config;
+  WarnAboutModelConfig(model);
   AgentChoice agent = make_agent(model);
   spdlog::info("agent: {}", agent.description);
 

@@ -173,4 +173,13 @@ int HexDigitValue(char c) {
   return -1;
 }
 
+std::string OneLogLine(std::string_view text, size_t max_bytes) {
+  std::string scrubbed = ScrubUtf8(text);
+  for (char& c : scrubbed) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  if (scrubbed.size() <= max_bytes) return scrubbed;
+  return std::string(CutUtf8(scrubbed, max_bytes)) + "...";
+}
+
 }  // namespace docwright

@@ -44,4 +44,10 @@ int HexDigitValue(char c);
 // At most `max_bytes` of valid UTF-8 `text`, cut before a character, not inside one.
 std::string_view CutUtf8(std::string_view text, size_t max_bytes);
 
+// `text` made fit for one line of a log: well-formed UTF-8 (ScrubUtf8), each
+// control character (line breaks included) a space, at most `max_bytes` (then
+// with "..." after), so no text from a repository or a model can forge a log
+// line or flood the log.
+std::string OneLogLine(std::string_view text, size_t max_bytes = 1000);
+
 }  // namespace docwright

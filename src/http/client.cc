@@ -143,6 +143,7 @@ Result<Response> Client::Send(const Request& request) {
     curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, AbandonIfCancelled);
     curl_easy_setopt(c, CURLOPT_XFERINFODATA, &request.cancelled);
   }
+  if (request.connect_only) curl_easy_setopt(c, CURLOPT_CONNECT_ONLY, 1L);
   CURLcode rc = curl_easy_perform(c);
   if (rc == CURLE_ABORTED_BY_CALLBACK) {
     return Status::Unavailable("the request to " + Origin(request.url) + " was cancelled");
@@ -155,6 +156,7 @@ Result<Response> Client::Send(const Request& request) {
     return Status::Unavailable("cannot reach " + Origin(request.url) + ": " +
                                curl_easy_strerror(rc));
   }
+  if (request.connect_only) return response;
   long status = 0;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
   response.status = static_cast<int>(status);

@@ -28,6 +28,9 @@ struct Request {
   // Asked while the exchange is under way (as data moves, and about once a second
   // while it waits); returning true abandons it: Unavailable, and no retry.
   std::function<bool()> cancelled;
+  // Only connect (TCP, and TLS for https): whether anything answers there, with
+  // nothing sent. The response is empty, status 0.
+  bool connect_only = false;
 };
 
 struct Response {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/ids.h"
+#include "core/text.h"
 
 namespace docwright {
 
@@ -288,9 +289,13 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
     for (int attempt = 0;; ++attempt) {
       auto finished = store_.FinishTurn(turn_id, worker_id, outcome);
       if (finished.ok()) {
-        if (*finished == LeaseState::kHeld) {
-          spdlog::info("job {}: turn {} {}", job_id, seq,
-                       outcome.succeeded ? "succeeded" : "failed");
+        if (*finished == LeaseState::kHeld && outcome.succeeded) {
+          spdlog::info("job {}: turn {} succeeded", job_id, seq);
+        } else if (*finished == LeaseState::kHeld) {
+          // The reason, as the job's `error` gives it (free of secrets), on one
+          // bounded line.
+          spdlog::warn("job {}: turn {} failed: {}", job_id, seq,
+                       OneLogLine(outcome.error.value_or("the turn failed")));
         } else {
           spdlog::warn(
               "job {}: turn {} outcome discarded: {}", job_id, seq,
