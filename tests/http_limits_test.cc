@@ -6,7 +6,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -207,6 +210,75 @@ TEST_F(HttpLimitsTest, OneAddressCannotTakeEveryConnection) {
   bool again =
       WaitUntil([&] { return client_->Send("GET", "/healthz").status == 200; }, milliseconds(5000));
   EXPECT_TRUE(again);
+}
+
+// Behind a reverse proxy: only from a trusted peer is the forwarded client
+// address believed; it is what the access log shows, and the proxy's own
+// connections are not capped per address.
+TEST_F(HttpLimitsTest, ATrustedProxyNamesTheClientAndIsNotCappedPerAddress) {
+  server_->Terminate();
+  const std::string log_file = dir_ / "access.log";
+  StartServer(kScripted, {"--max-connections-per-ip", "2", "--header-timeout", "60",
+                          "--trusted-proxy", "127.0.0.2,10.0.0.0/8", "--access-log", log_file});
+  auto read_file = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  auto ask = [&](const char* from, const std::string& forwarded_for) {
+    int fd = ConnectLoopback(server_->port(), seconds(5), from);
+    EXPECT_GE(fd, 0);
+    std::string request = "GET " + Job(project_a_, "01a202ea-0000-7000-8000-000000000000") +
+                          " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + key_a_ +
+                          "\r\nX-Forwarded-For: " + forwarded_for + "\r\nConnection: close\r\n\r\n";
+    EXPECT_TRUE(SendAll(fd, request));
+    std::string answer = ReadUntilClosed(fd, milliseconds(3000));
+    close(fd);
+    return answer;
+  };
+  // From the proxy: the client it names (past proxies it trusts), not a spoofed
+  // address the client put first.
+  EXPECT_EQ(ask("127.0.0.2", "6.6.6.6, 203.0.113.7, 10.1.2.3").rfind("HTTP/1.1 404", 0), 0u);
+  // From anyone else the header is the client's word: ignored.
+  EXPECT_EQ(ask("127.0.0.1", "198.51.100.9").rfind("HTTP/1.1 404", 0), 0u);
+  std::string log;
+  ASSERT_TRUE(WaitUntil([&] {
+    log = read_file(log_file);
+    return std::count(log.begin(), log.end(), '\n') >= 2;
+  })) << log;
+  EXPECT_NE(log.find("GET /v2/agent/{projectId}/job/{id} 404 "), std::string::npos) << log;
+  EXPECT_NE(log.find("client=203.0.113.7"), std::string::npos) << log;
+  EXPECT_NE(log.find("client=127.0.0.1"), std::string::npos) << log;
+  EXPECT_EQ(log.find("6.6.6.6"), std::string::npos) << log;
+  EXPECT_EQ(log.find("198.51.100.9"), std::string::npos) << log;
+  EXPECT_EQ(log.find(key_a_), std::string::npos) << "the key is never logged";
+  EXPECT_EQ(log.find(key_a_.substr(0, 12)), std::string::npos);
+  EXPECT_EQ(log.find(project_a_), std::string::npos) << "routes are logged as patterns";
+  const std::regex line(
+      R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z access GET \S+ 404 [0-9.]+ms key=\S+ client=\S+ bytes=\d+)");
+  std::istringstream lines(log);
+  for (std::string l; std::getline(lines, l);) EXPECT_TRUE(std::regex_match(l, line)) << l;
+
+  // The proxy holds more than two connections at once; another address cannot.
+  std::vector<int> held;
+  for (int i = 0; i < 4; ++i) {
+    int fd = ConnectLoopback(server_->port(), seconds(5), "127.0.0.2");
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(SendAll(fd, "GET /healthz HTTP/1.1\r\n"));
+    held.push_back(fd);
+  }
+  int fifth = ConnectLoopback(server_->port(), seconds(5), "127.0.0.2");
+  ASSERT_TRUE(SendAll(fifth, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  EXPECT_EQ(ReadUntilClosed(fifth, milliseconds(3000)).rfind("HTTP/1.1 200", 0), 0u);
+  close(fifth);
+  for (int i = 0; i < 2; ++i) {
+    int fd = ConnectLoopback(server_->port(), seconds(5), "127.0.0.3");
+    ASSERT_TRUE(SendAll(fd, "GET /healthz HTTP/1.1\r\n"));
+    held.push_back(fd);
+  }
+  int third = ConnectLoopback(server_->port(), seconds(5), "127.0.0.3");
+  EXPECT_EQ(ReadUntilClosed(third, milliseconds(3000)).rfind("HTTP/1.1 503", 0), 0u);
+  close(third);
+  for (int fd : held) close(fd);
 }
 
 TEST_F(HttpLimitsTest, SlowHeadersAreCutAtTheHeaderTimeoutEvenWhileBytesArrive) {

@@ -179,7 +179,7 @@ TEST_F(SystemTest, TheLogSaysWhyATurnFailedInUtcTimes) {
   std::istringstream lines(server_->Log());
   std::string line;
   const std::regex stamped(
-      R"(^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (info|warning|error|debug) .*)");
+      R"(^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (info|warning|error|debug|access) .*)");
   int seen = 0;
   while (std::getline(lines, line)) {
     if (line.rfind("forged", 0) == 0) ADD_FAILURE() << "a reason broke the log's lines";

@@ -51,9 +51,10 @@ key=$("$BIN" key create --org "$org" --data-dir "$data" "${database[@]}" | tail 
 project=$("$BIN" project create --org "$org" --repository https://git.example/acme/docs --no-check \
   --data-dir "$data" "${database[@]}" | tail -n1)
 
-# The same number of I/O threads as nginx workers below; no agent workers are needed.
+# The same number of I/O threads as nginx workers below; no agent workers are
+# needed. No access log, as nginx below has none.
 "$BIN" serve --data-dir "$data" "${database[@]}" --listen "127.0.0.1:$DW_PORT" \
-  --io-threads "$SERVER_THREADS" --workers 1 \
+  --io-threads "$SERVER_THREADS" --workers 1 --access-log off \
   2>"$work/serve.log" &
 dw_pid=$!
 for _ in $(seq 100); do

@@ -199,6 +199,7 @@ Api::Api(Store& store, ApiOptions options, ApiHooks hooks)
 // read the same table.
 struct Api::Route {
   std::string_view method;               // "GET" (also answers HEAD) or "POST"
+  std::string_view pattern;              // for the access log: "/v2/agent/{projectId}/job"
   std::array<std::string_view, 6> path;  // literal segments; "{}" is any one segment
   size_t segments = 0;
   bool needs_key = true;  // false: /healthz, and the local forge's pages, opened from
@@ -218,14 +219,50 @@ struct Api::Call {
 
 std::span<const Api::Route> Api::Routes() {
   static const Route kRoutes[] = {
-      {"GET", {"healthz"}, 1, false, true, &Api::Health},
-      {"GET", {"pulls", "{}"}, 2, false, false, &Api::PullRequestPage},
-      {"POST", {"v2", "agent", "{}", "job"}, 4, true, false, &Api::CreateJob},
-      {"GET", {"v2", "agent", "{}", "jobs"}, 4, true, false, &Api::ListJobs},
-      {"GET", {"v2", "agent", "{}", "job", "{}"}, 5, true, true, &Api::GetJob},
-      {"POST", {"v2", "agent", "{}", "job", "{}", "message"}, 6, true, false, &Api::AddMessage},
-      {"GET", {"v2", "agent", "{}", "job", "{}", "messages"}, 6, true, false, &Api::Transcript},
-      {"POST", {"v2", "agent", "{}", "job", "{}", "archive"}, 6, true, false, &Api::ArchiveJob},
+      {"GET", "/healthz", {"healthz"}, 1, false, true, &Api::Health},
+      {"GET", "/pulls/{id}", {"pulls", "{}"}, 2, false, false, &Api::PullRequestPage},
+      {"POST",
+       "/v2/agent/{projectId}/job",
+       {"v2", "agent", "{}", "job"},
+       4,
+       true,
+       false,
+       &Api::CreateJob},
+      {"GET",
+       "/v2/agent/{projectId}/jobs",
+       {"v2", "agent", "{}", "jobs"},
+       4,
+       true,
+       false,
+       &Api::ListJobs},
+      {"GET",
+       "/v2/agent/{projectId}/job/{id}",
+       {"v2", "agent", "{}", "job", "{}"},
+       5,
+       true,
+       true,
+       &Api::GetJob},
+      {"POST",
+       "/v2/agent/{projectId}/job/{id}/message",
+       {"v2", "agent", "{}", "job", "{}", "message"},
+       6,
+       true,
+       false,
+       &Api::AddMessage},
+      {"GET",
+       "/v2/agent/{projectId}/job/{id}/messages",
+       {"v2", "agent", "{}", "job", "{}", "messages"},
+       6,
+       true,
+       false,
+       &Api::Transcript},
+      {"POST",
+       "/v2/agent/{projectId}/job/{id}/archive",
+       {"v2", "agent", "{}", "job", "{}", "archive"},
+       6,
+       true,
+       false,
+       &Api::ArchiveJob},
   };
   return kRoutes;
 }
@@ -248,7 +285,7 @@ const Api::Route* Api::Match(const RequestTarget& target, std::string_view metho
   return nullptr;
 }
 
-std::variant<HttpResponse, Api::Call> Api::Resolve(const HttpRequest& req) {
+std::variant<HttpResponse, Api::Call> Api::Resolve(HttpRequest& req) {
   Call call;
   call.target = ParseTarget(req.target);
   if (!call.target.ok) return ErrorResponse(400, "malformed request target", "invalid_request");
@@ -258,6 +295,7 @@ std::variant<HttpResponse, Api::Call> Api::Resolve(const HttpRequest& req) {
     if (allow.empty()) return ErrorResponse(404, "no such endpoint", "not_found");
     return MethodNotAllowed(allow == "GET" ? "GET, HEAD" : allow);
   }
+  req.route = call.route->pattern;
   if (!call.route->needs_key) return call;
 
   // Authenticate before anything about the project or job is looked at.
@@ -284,6 +322,7 @@ std::variant<HttpResponse, Api::Call> Api::Resolve(const HttpRequest& req) {
   if (!ConstantTimeEquals(key->secret_hash, hash)) {
     return FromStatus(Status::Unauthenticated("invalid or revoked API key"));
   }
+  req.principal = key->id;
 
   const auto& seg = call.target.segments;
   call.scope = Scope{key->org_id, seg[2]};

@@ -43,7 +43,7 @@ class Api {
   // the method its path takes if the path is known.
   static const Route* Match(const RequestTarget& target, std::string_view method,
                             std::string_view* allow);
-  std::variant<HttpResponse, Call> Resolve(const HttpRequest& request);
+  std::variant<HttpResponse, Call> Resolve(HttpRequest& request);
 
   // One per route, in Routes().
   HttpResponse Health(const Call& call, HttpRequest& request);

@@ -3,6 +3,9 @@
 #include "cli/serve_command.h"
 
 #include <signal.h>
+#include <spdlog/async.h>
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -144,10 +147,45 @@ struct ServeOptions {
   int request_timeout_s = 30;
   int header_timeout_s = 10;
   int max_connections_per_ip = 128;
-  std::string port_file;  // written with the port once listening (for --listen ...:0)
+  std::string port_file;              // written with the port once listening (for --listen ...:0)
+  std::string access_log = "stderr";  // off, stderr or a file
+  std::vector<std::string> trusted_proxies;  // address ranges of reverse proxies
   std::string commit_name = "docwright";
   std::string commit_email = "docwright@localhost";
 };
+
+// The access log: a line per answered request, written by a thread of its own
+// so that no request waits on a disk or a terminal; when it falls behind, the
+// oldest lines waiting are dropped, never a request held. nullptr for "off".
+Result<std::shared_ptr<spdlog::logger>> MakeAccessLog(const std::string& where) {
+  if (where == "off") return std::shared_ptr<spdlog::logger>();
+  spdlog::sink_ptr sink;
+  try {
+    if (where == "stderr") {
+      sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+    } else {
+      sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(where);  // appends
+    }
+  } catch (const spdlog::spdlog_ex& e) {
+    return Status::InvalidArgument("--access-log must be off, stderr or a file to append to: " +
+                                   std::string(e.what()));
+  }
+  spdlog::init_thread_pool(8192, 1);
+  auto logger = std::make_shared<spdlog::async_logger>(
+      "access", sink, spdlog::thread_pool(), spdlog::async_overflow_policy::overrun_oldest);
+  logger->set_pattern("%Y-%m-%dT%H:%M:%S.%eZ access %v", spdlog::pattern_time_type::utc);
+  logger->flush_on(spdlog::level::info);  // each line, on the log's own thread
+  return std::shared_ptr<spdlog::logger>(std::move(logger));
+}
+
+// One access log line: method, route pattern, status, time taken, the key's id,
+// the client's address and the body's size. Never the key, the query or the body.
+void LogAccess(spdlog::logger& log, const AccessRecord& r) {
+  auto or_dash = [](std::string_view s) { return s.empty() ? std::string_view("-") : s; };
+  log.info("{} {} {} {:.3f}ms key={} client={} bytes={}", or_dash(r.method), or_dash(r.route),
+           r.status, static_cast<double>(r.duration.count()) / 1000.0, or_dash(r.principal),
+           or_dash(r.client), r.body_bytes);
+}
 
 // Threads the runner left behind still run: the normal exit would destroy what
 // they may touch. Their turns' leases expire and the turns are re-run elsewhere.
@@ -288,13 +326,23 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   ho.read_timeout = ho.write_timeout = std::chrono::seconds(o.request_timeout_s);
   ho.header_timeout = std::chrono::seconds(o.header_timeout_s);
   ho.max_connections_per_ip = static_cast<size_t>(o.max_connections_per_ip);
+  for (const std::string& cidr : o.trusted_proxies) {
+    auto range = ParseIpRange(cidr);
+    if (!range.ok())
+      return Fail(Status::InvalidArgument("--trusted-proxy: " + range.status().message()));
+    ho.trusted_proxies.push_back(*range);
+  }
+  auto access_log = MakeAccessLog(o.access_log);
+  if (!access_log.ok()) return Fail(access_log.status());
+  std::shared_ptr<spdlog::logger> access = std::move(*access_log);
   // Each worker holds a connection to the model and, while it fetches or pushes,
   // a few files of git's.
   ho.max_connections =
       MaxConnectionsForFdLimit(ho.max_connections, 256 + 4 * static_cast<size_t>(o.workers));
-  HttpServer server(
-      ho, HttpHandlers{[&api](HttpRequest& r) { return api.Handle(r); },
-                       [&api](HttpRequest& r) { return api.Precheck(r); }, &Api::IsQuick});
+  HttpHandlers handlers{[&api](HttpRequest& r) { return api.Handle(r); },
+                        [&api](HttpRequest& r) { return api.Precheck(r); }, &Api::IsQuick};
+  if (access) handlers.access_log = [access](const AccessRecord& r) { LogAccess(*access, r); };
+  HttpServer server(ho, std::move(handlers));
   Status s = server.Listen();
   if (!s.ok()) return Fail(s);
   std::string shown_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;
@@ -330,6 +378,7 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
     runner->Start();
   }
   server.Run();
+  if (access) access->flush();
   spdlog::info("HTTP server stopped; handing back running turns");
   if (!runner->Stop()) ExitLeavingThreadsBehind();
   spdlog::info("stopped");
@@ -376,6 +425,18 @@ void AddServeCommands(CLI::App& app, Common& common, std::function<int()>& actio
       ->add_option("--max-connections-per-ip", so->max_connections_per_ip,
                    "open connections one client address may hold (IPv6: per /64)")
       ->envname("DOCWRIGHT_MAX_CONNECTIONS_PER_IP");
+  serve
+      ->add_option("--access-log", so->access_log,
+                   "a line per request (method, route, status, time, key id, client): off, "
+                   "stderr or a file to append to (default: stderr)")
+      ->envname("DOCWRIGHT_ACCESS_LOG");
+  serve
+      ->add_option("--trusted-proxy", so->trusted_proxies,
+                   "address or ADDRESS/BITS of a reverse proxy, comma-separated: from these "
+                   "peers the client address is read from Forwarded or X-Forwarded-For, and "
+                   "their connections are not capped per address (default: none)")
+      ->delimiter(',')
+      ->envname("DOCWRIGHT_TRUSTED_PROXIES");
   serve->add_option("--port-file", so->port_file,
                     "once listening, write the port to this file (with --listen HOST:0)");
   serve->callback([&, so] { action = [&, so] { return Serve(common, *so, make_agent, true); }; });

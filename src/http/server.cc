@@ -92,7 +92,9 @@ struct ServerState {
   net::io_context& main() { return *contexts.front(); }
 
   // Counts a new connection from `peer`; false if that address has its share.
+  // A trusted proxy's connections (peer "") are not counted.
   bool AdmitPeer(const std::string& peer) {
+    if (peer.empty()) return true;
     std::lock_guard lock(sessions_mu);
     size_t& n = peers[peer];
     if (n >= options.max_connections_per_ip) {
@@ -103,6 +105,7 @@ struct ServerState {
     return true;
   }
   void ReleasePeer(const std::string& peer) {
+    if (peer.empty()) return;
     std::lock_guard lock(sessions_mu);
     auto it = peers.find(peer);
     if (it != peers.end() && --it->second == 0) peers.erase(it);
@@ -125,15 +128,26 @@ std::string PeerKey(const tcp::endpoint& endpoint) {
   return net::ip::address_v6(bytes).to_string() + "/64";
 }
 
+// The peer's address in text; an IPv4-mapped IPv6 address as IPv4.
+std::string AddressText(const tcp::endpoint& endpoint) {
+  net::ip::address a = endpoint.address();
+  if (a.is_v6() && a.to_v6().is_v4_mapped()) {
+    a = net::ip::make_address_v4(net::ip::v4_mapped, a.to_v6());
+  }
+  return a.to_string();
+}
+
 }  // namespace
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
   // `peer` was admitted by ServerState::AdmitPeer; the session releases it.
-  Session(Socket&& socket, ServerState& state, std::string peer)
+  // `address` is the peer's address in text.
+  Session(Socket&& socket, ServerState& state, std::string peer, std::string address)
       : stream_(std::move(socket)),
         state_(state),
         peer_(std::move(peer)),
+        address_(std::move(address)),
         buffer_(state.options.header_limit + kReadSlack) {
     state_.connections.fetch_add(1, std::memory_order_relaxed);
   }
@@ -178,6 +192,7 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_.emplace();
     prechecked_.reset();
     head_only_ = false;
+    log_ = {};
     parser_->body_limit(state_.options.body_limit);
     parser_->header_limit(static_cast<std::uint32_t>(state_.options.header_limit));
     reading_ = true;
@@ -204,6 +219,8 @@ class Session : public std::enable_shared_from_this<Session> {
   // go-ahead before it sends the body; without one it would stall for a second.
   void OnHeader(beast::error_code ec, std::size_t n) {
     served_any_ = true;
+    log_.started = std::chrono::steady_clock::now();
+    if (!ec) log_.method = std::string(parser_->get().method_string());
     if (!ec && std::distance(parser_->get().begin(), parser_->get().end()) > kMaxHeaderFields) {
       reading_ = false;
       return WriteError(
@@ -223,6 +240,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (state_.handlers.precheck) {
       prechecked_ = RequestFromHeader();
       if (auto early = state_.handlers.precheck(*prechecked_)) {
+        NoteForLog(*prechecked_);
         prechecked_.reset();
         reading_ = false;
         version_ = parser_->get().version();
@@ -285,11 +303,14 @@ class Session : public std::enable_shared_from_this<Session> {
     HttpRequest request = prechecked_ ? std::move(*prechecked_) : RequestFromHeader();
     prechecked_.reset();
     request.body = std::move(req.body());
+    log_.client = request.client;
 
     bool quick = (req.method() == http::verb::get || head_only_) &&
                  (!state_.handlers.is_quick || state_.handlers.is_quick(request));
     if (quick) {
-      Write(Invoke(request));
+      HttpResponse response = Invoke(request);
+      NoteForLog(request);
+      Write(std::move(response));
       return;
     }
     // Writes and larger reads may wait on the disk: keep them off the I/O threads.
@@ -298,9 +319,13 @@ class Session : public std::enable_shared_from_this<Session> {
     net::post(state_.blocking, [self = shared_from_this(), request = std::move(request),
                                 guard = net::make_work_guard(stream_.get_executor())]() mutable {
       HttpResponse response = self->Invoke(request);
-      net::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
-        self->Write(std::move(response));
-      });
+      net::post(self->stream_.get_executor(),
+                [self, response = std::move(response), route = std::move(request.route),
+                 principal = std::move(request.principal)]() mutable {
+                  self->log_.route = std::move(route);
+                  self->log_.principal = std::move(principal);
+                  self->Write(std::move(response));
+                });
       guard.reset();
     });
   }
@@ -316,8 +341,37 @@ class Session : public std::enable_shared_from_this<Session> {
     if (auto it = req.find(http::field::content_type); it != req.end()) {
       r.content_type = std::string(it->value());
     }
+    r.client = address_;
+    if (!state_.options.trusted_proxies.empty()) {
+      r.client = ClientAddress(address_, AllLines(http::field::forwarded),
+                               AllLines("X-Forwarded-For"), state_.options.trusted_proxies);
+    }
     return r;
   }
+
+  // Every line of a header field, comma-joined as RFC 9110 allows.
+  template <typename Field>
+  std::string AllLines(Field field) const {
+    std::string joined;
+    auto [begin, end] = parser_->get().equal_range(field);
+    for (auto it = begin; it != end; ++it) {
+      if (!joined.empty()) joined += ", ";
+      joined.append(it->value().data(), it->value().size());
+    }
+    return joined;
+  }
+
+  void NoteForLog(const HttpRequest& request) {
+    log_.client = request.client;
+    log_.route = request.route;
+    log_.principal = request.principal;
+  }
+
+  // The request under way, for the access log.
+  struct LogFields {
+    std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+    std::string method, route, principal, client;
+  };
 
   HttpResponse Invoke(HttpRequest& request) {
     try {
@@ -338,6 +392,18 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void Write(HttpResponse response) {
+    if (state_.handlers.access_log) {
+      auto took = std::chrono::duration_cast<std::chrono::microseconds>(
+          std::chrono::steady_clock::now() - log_.started);
+      state_.handlers.access_log(
+          AccessRecord{.method = log_.method,
+                       .route = log_.route,
+                       .principal = log_.principal,
+                       .client = log_.client.empty() ? address_ : log_.client,
+                       .status = response.status,
+                       .body_bytes = response.body.size(),
+                       .duration = took});
+    }
     res_.emplace(static_cast<http::status>(response.status), version_ ? version_ : 11);
     auto& res = *res_;
     res.set(http::field::server, "docwright");
@@ -398,7 +464,9 @@ class Session : public std::enable_shared_from_this<Session> {
 
   Stream stream_;
   ServerState& state_;
-  const std::string peer_;
+  const std::string peer_;     // the key its connections are counted by ("": not counted)
+  const std::string address_;  // the peer's address
+  LogFields log_;
   // Bounded: the header limit plus room for a chunk header; a body goes from it
   // into the parser's string, which the body limit bounds.
   beast::flat_buffer buffer_;
@@ -498,6 +566,8 @@ class HttpServer::Impl {
     } else {
       auto endpoint = socket.remote_endpoint(ec);
       std::string peer = ec ? std::string("unknown") : PeerKey(endpoint);
+      std::string address = ec ? std::string("unknown") : AddressText(endpoint);
+      if (InRanges(address, state_.options.trusted_proxies)) peer.clear();
       if (!state_.AdmitPeer(peer)) {
         Refuse(socket, "too many connections from your address");
         auto now = std::chrono::steady_clock::now();
@@ -508,7 +578,8 @@ class HttpServer::Impl {
         }
       } else {
         socket.set_option(tcp::no_delay(true), ec);
-        std::make_shared<Session>(std::move(socket), state_, std::move(peer))->Start();
+        std::make_shared<Session>(std::move(socket), state_, std::move(peer), std::move(address))
+            ->Start();
       }
     }
     DoAccept();

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "http/forwarded.h"
 
 namespace docwright {
 
@@ -39,10 +40,28 @@ struct HttpRequest {
   std::string authorization;
   std::string content_type;
   std::string body;
+  // The client's address: the connection's, or, from a trusted proxy, the
+  // address it forwards for (see ClientAddress).
+  std::string client;
   // The application's own: what `precheck` found out about the request, handed
   // to `handle` with the same request (so a key is resolved once). Empty when
   // `precheck` did not run (requests without a body).
   std::any context;
+  // Set by the application for the access log: the route's pattern
+  // ("/v2/agent/{projectId}/job") and who asked (an API key's id). Never a secret.
+  std::string route;
+  std::string principal;
+};
+
+// One answered request, for the access log.
+struct AccessRecord {
+  std::string_view method;  // empty if none was read
+  std::string_view route;   // empty if the application named none
+  std::string_view principal;
+  std::string_view client;
+  int status = 0;
+  size_t body_bytes = 0;
+  std::chrono::microseconds duration{0};  // from the header's arrival to the answer
 };
 
 struct HttpResponse {
@@ -67,6 +86,9 @@ struct HttpHandlers {
   // True if `handle` answers this GET or HEAD from memory, so it may run on the
   // I/O thread; everything else runs on the blocking pool. Optional.
   std::function<bool(const HttpRequest&)> is_quick;
+  // Told of every answer, the server's own refusals included, as it is sent;
+  // called on the I/O threads, so it must not block. Optional.
+  std::function<void(const AccessRecord&)> access_log;
 };
 
 struct HttpServerOptions {
@@ -80,6 +102,10 @@ struct HttpServerOptions {
   // Open connections from one client address (an IPv6 client counts by its /64,
   // which one host usually has whole); more are answered 503 and closed.
   size_t max_connections_per_ip = 128;
+  // Reverse proxies: from these peers the client address is read from the
+  // Forwarded or X-Forwarded-For headers, and their connections are not capped
+  // per address (the proxy's own limits apply).
+  std::vector<IpRange> trusted_proxies;
   // A request's header must arrive within this time of its first byte (of the
   // connection, for its first request), so slow headers cannot hold connections.
   std::chrono::seconds header_timeout{10};
