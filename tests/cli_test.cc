@@ -71,6 +71,85 @@ TEST_F(CliTest, JobClientCommands) {
   EXPECT_EQ(unreachable.err.find(key_a_), std::string::npos);
 }
 
+TEST_F(CliTest, JobClientListsFollowsArchivesAndFindsJobsById) {
+  std::string url = "http://127.0.0.1:" + std::to_string(server_->port());
+  // DOCWRIGHT_PROJECT stands for --project; a job is found by its id alone.
+  auto job = [&](std::vector<std::string> args, int expected_exit, bool with_project = true) {
+    args.insert(args.end(), {"--url", url, "--key", key_a_});
+    if (with_project) args.insert(args.end(), {"--project", project_a_});
+    CommandResult r = RunCommand(kScripted, args);
+    EXPECT_EQ(r.exit_code, expected_exit) << r.out << r.err;
+    return r;
+  };
+  std::string first = job({"job", "create", "--prompt", "Fix the typo"}, 0).LastLine();
+  std::string second =
+      job({"job", "create", "--prompt", "[summary Checked {job}] [nochange]", "--wait"}, 0)
+          .LastLine();
+  second = json::parse(second)["id"];
+  ASSERT_EQ(WaitForEnd(first)["status"], "completed");
+
+  EXPECT_EQ(json::parse(job({"job", "get", first}, 0, false).LastLine())["id"], first);
+  CommandResult elsewhere =
+      RunCommand(kScripted, {"job", "get", first, "--url", url, "--key", key_b_});
+  EXPECT_EQ(elsewhere.exit_code, 1);
+  EXPECT_NE(elsewhere.err.find("HTTP 404"), std::string::npos) << elsewhere.err;
+
+  // list: newest first, a page at a time, as a table or as the API's JSON.
+  std::string table = job({"job", "list"}, 0).out;
+  ASSERT_NE(table.find(first), std::string::npos) << table;
+  EXPECT_LT(table.find(second), table.find(first)) << table;
+  std::string paged = job({"job", "list", "--limit", "1"}, 0).out;
+  EXPECT_NE(paged.find(second), std::string::npos);
+  EXPECT_EQ(paged.find(first), std::string::npos);
+  std::smatch more;
+  ASSERT_TRUE(std::regex_search(paged, more, std::regex("more: --cursor (\\S+)"))) << paged;
+  EXPECT_NE(job({"job", "list", "--limit", "1", "--cursor", more[1]}, 0).out.find(first),
+            std::string::npos);
+  json page = json::parse(job({"job", "list", "--json", "--status", "completed"}, 0).out);
+  EXPECT_EQ(page["jobs"].size(), 2u);
+  EXPECT_EQ(json::parse(job({"job", "list", "--json", "--status", "failed"}, 0).out)["jobs"].size(),
+            0u);
+
+  // transcript and follow show the turns' steps and outcomes.
+  std::string transcript = job({"job", "transcript", second}, 0).out;
+  EXPECT_NE(transcript.find("#1 succeeded"), std::string::npos) << transcript;
+  EXPECT_NE(transcript.find("summary: Checked " + second), std::string::npos) << transcript;
+  std::string failing =
+      job({"job", "create", "--prompt", "[sleep 300] [fail no luck]"}, 0).LastLine();
+  CommandResult followed = job({"job", "follow", failing, "--interval", "50"}, 1);
+  EXPECT_NE(followed.out.find("status: active"), std::string::npos) << followed.out;
+  EXPECT_NE(followed.out.find("error: no luck"), std::string::npos) << followed.out;
+  EXPECT_NE(followed.out.find("status: failed"), std::string::npos) << followed.out;
+
+  // archive: final; a follow-up is refused.
+  EXPECT_EQ(json::parse(job({"job", "archive", first}, 0).LastLine())["status"], "archived");
+  CommandResult refused = job({"job", "message", first, "--prompt", "More"}, 1);
+  EXPECT_NE(refused.err.find("HTTP 409"), std::string::npos) << refused.err;
+  json named = json::parse(
+      job({"job", "message", second, "--prompt", "Again [nochange]", "--model", "m2"}, 0)
+          .LastLine());
+  EXPECT_EQ(named["model"], "m2");
+}
+
+TEST_F(CliTest, VersionAndOrganisationsAreListed) {
+  CommandResult version = RunCommand(kScripted, {"--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_TRUE(
+      std::regex_search(version.out, std::regex(R"(^docwright \d+\.\d+\.\d+ \(commit \S+\))")))
+      << version.out;
+  json health = Get("/healthz", "").Json();
+  EXPECT_EQ(health["status"], "ok");
+  EXPECT_EQ(version.out.find(health["version"].get<std::string>()), 10u) << health;
+  EXPECT_NE(version.out.find(health["commit"].get<std::string>()), std::string::npos) << health;
+
+  std::string table = Admin({"org", "list"}).out;
+  EXPECT_NE(table.find(org_a_ + "  acme"), std::string::npos) << table;
+  EXPECT_NE(table.find(org_b_ + "  globex"), std::string::npos) << table;
+  json listed = json::parse(Admin({"org", "list", "--json"}).out);
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0]["id"], org_a_);
+}
+
 TEST_F(CliTest, AdminCommands) {
   json org = json::parse(Admin({"org", "create", "--name", "initech", "--json"}).out);
   ASSERT_TRUE(org["id"].is_string());

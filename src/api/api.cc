@@ -22,6 +22,7 @@
 #include "core/json_writer.h"
 #include "core/text.h"
 #include "core/time.h"
+#include "core/version.h"
 
 namespace docwright {
 namespace {
@@ -198,14 +199,13 @@ Api::Api(Store& store, ApiOptions options, ApiHooks hooks)
 // One row per endpoint: the fast path (IsQuick) and the normal path (Resolve)
 // read the same table.
 struct Api::Route {
-  std::string_view method;               // "GET" (also answers HEAD) or "POST"
-  std::string_view pattern;              // for the access log: "/v2/agent/{projectId}/job"
-  std::array<std::string_view, 6> path;  // literal segments; "{}" is any one segment
-  size_t segments = 0;
-  bool needs_key = true;  // false: /healthz, and the local forge's pages, opened from
-                          // prLink in a browser, which carries no key (their
-                          // unguessable id is what grants access)
-  bool quick = false;     // answered on the I/O thread, from memory or the read cache
+  std::string_view method;   // "GET" (also answers HEAD) or "POST"
+  std::string_view pattern;  // "/v2/agent/{projectId}/job/{id}": a {name} is any one
+                             // segment; the access log shows it as the route
+  bool needs_key = true;     // false: /healthz, and the local forge's pages, opened from
+                             // prLink in a browser, which carries no key (their
+                             // unguessable id is what grants access)
+  bool quick = false;        // answered on the I/O thread, from memory or the read cache
   HttpResponse (Api::*serve)(const Call&, HttpRequest&) = nullptr;
 };
 
@@ -214,58 +214,42 @@ struct Api::Call {
   const Route* route = nullptr;
   RequestTarget target;
   Scope scope;         // routes that need a key: the key's organisation and the project
-  std::string job_id;  // routes under /job/{id}
+  std::string job_id;  // routes with a job's {id}
 };
 
 std::span<const Api::Route> Api::Routes() {
   static const Route kRoutes[] = {
-      {"GET", "/healthz", {"healthz"}, 1, false, true, &Api::Health},
-      {"GET", "/pulls/{id}", {"pulls", "{}"}, 2, false, false, &Api::PullRequestPage},
-      {"POST",
-       "/v2/agent/{projectId}/job",
-       {"v2", "agent", "{}", "job"},
-       4,
-       true,
-       false,
-       &Api::CreateJob},
-      {"GET",
-       "/v2/agent/{projectId}/jobs",
-       {"v2", "agent", "{}", "jobs"},
-       4,
-       true,
-       false,
-       &Api::ListJobs},
-      {"GET",
-       "/v2/agent/{projectId}/job/{id}",
-       {"v2", "agent", "{}", "job", "{}"},
-       5,
-       true,
-       true,
-       &Api::GetJob},
-      {"POST",
-       "/v2/agent/{projectId}/job/{id}/message",
-       {"v2", "agent", "{}", "job", "{}", "message"},
-       6,
-       true,
-       false,
-       &Api::AddMessage},
-      {"GET",
-       "/v2/agent/{projectId}/job/{id}/messages",
-       {"v2", "agent", "{}", "job", "{}", "messages"},
-       6,
-       true,
-       false,
-       &Api::Transcript},
-      {"POST",
-       "/v2/agent/{projectId}/job/{id}/archive",
-       {"v2", "agent", "{}", "job", "{}", "archive"},
-       6,
-       true,
-       false,
-       &Api::ArchiveJob},
+      {"GET", "/healthz", false, true, &Api::Health},
+      {"GET", "/pulls/{id}", false, false, &Api::PullRequestPage},
+      {"POST", "/v2/agent/{projectId}/job", true, false, &Api::CreateJob},
+      {"GET", "/v2/agent/{projectId}/jobs", true, false, &Api::ListJobs},
+      {"GET", "/v2/agent/{projectId}/job/{id}", true, true, &Api::GetJob},
+      {"POST", "/v2/agent/{projectId}/job/{id}/message", true, false, &Api::AddMessage},
+      {"GET", "/v2/agent/{projectId}/job/{id}/messages", true, false, &Api::Transcript},
+      {"POST", "/v2/agent/{projectId}/job/{id}/archive", true, false, &Api::ArchiveJob},
+      // Extension: a job by its id alone, in any project the key's organisation has.
+      {"GET", "/v2/agent/job/{id}", true, false, &Api::GetJobById},
   };
   return kRoutes;
 }
+
+namespace {
+
+// Calls `fn(index, segment)` for each segment of a route's pattern.
+template <typename Fn>
+void ForEachSegment(std::string_view pattern, Fn fn) {
+  size_t i = 0;
+  for (size_t pos = 1; pos <= pattern.size(); ++i) {
+    size_t slash = pattern.find('/', pos);
+    if (slash == std::string_view::npos) slash = pattern.size();
+    fn(i, pattern.substr(pos, slash - pos));
+    pos = slash + 1;
+  }
+}
+
+bool IsParameter(std::string_view segment) { return !segment.empty() && segment.front() == '{'; }
+
+}  // namespace
 
 const Api::Route* Api::Match(const RequestTarget& target, std::string_view method,
                              std::string_view* allow) {
@@ -273,12 +257,13 @@ const Api::Route* Api::Match(const RequestTarget& target, std::string_view metho
   if (method == "HEAD") method = "GET";
   const auto& seg = target.segments;
   for (const Route& route : Routes()) {
-    if (route.segments != seg.size()) continue;
+    size_t count = 0;
     bool same = true;
-    for (size_t i = 0; i < seg.size() && same; ++i) {
-      same = route.path[i] == "{}" || route.path[i] == seg[i];
-    }
-    if (!same) continue;
+    ForEachSegment(route.pattern, [&](size_t i, std::string_view part) {
+      ++count;
+      same = same && i < seg.size() && (IsParameter(part) || part == seg[i]);
+    });
+    if (!same || count != seg.size()) continue;
     if (route.method == method) return &route;
     *allow = route.method;
   }
@@ -325,18 +310,22 @@ std::variant<HttpResponse, Api::Call> Api::Resolve(HttpRequest& req) {
   req.principal = key->id;
 
   const auto& seg = call.target.segments;
-  call.scope = Scope{key->org_id, seg[2]};
+  call.scope.org_id = key->org_id;
+  bool has_project = false, has_job = false;
+  ForEachSegment(call.route->pattern, [&](size_t i, std::string_view part) {
+    if (part == "{projectId}") has_project = true, call.scope.project_id = seg[i];
+    if (part == "{id}") has_job = true, call.job_id = seg[i];
+  });
   // Ids have one shape; anything else cannot exist, and needs no lookup.
-  if (!LooksLikeId(call.scope.project_id)) {
+  if (has_project && !LooksLikeId(call.scope.project_id)) {
     return ErrorResponse(404, "project not found", "not_found");
   }
-  if (seg.size() >= 5) {
-    call.job_id = seg[4];
-    if (!LooksLikeId(call.job_id)) {
+  if (has_job && !LooksLikeId(call.job_id)) {
+    if (has_project) {
       auto project = store_.GetProject(call.scope);
       if (!project.ok()) return FromStatus(project.status());
-      return ErrorResponse(404, "job not found", "not_found");
     }
+    return ErrorResponse(404, "job not found", "not_found");
   }
   return call;
 }
@@ -372,7 +361,9 @@ HttpResponse Api::Handle(HttpRequest& req) {
 HttpResponse Api::Health(const Call& call, HttpRequest& req) {
   Status s = store_.Ping();
   if (!s.ok()) return ErrorResponse(503, "the store is unavailable", "unavailable");
-  return JsonResponse(200, Json{{"status", "ok"}});
+  return JsonResponse(200, Json{{"status", "ok"},
+                                {"version", std::string(Version())},
+                                {"commit", std::string(Commit())}});
 }
 
 HttpResponse Api::PullRequestPage(const Call& call, HttpRequest& req) {
@@ -445,6 +436,12 @@ HttpResponse Api::ListJobs(const Call& call, HttpRequest& req) {
 
 HttpResponse Api::GetJob(const Call& call, HttpRequest& req) {
   auto job = store_.GetJob(call.scope, call.job_id);
+  if (!job.ok()) return FromStatus(job.status());
+  return JobResponse(200, *job);
+}
+
+HttpResponse Api::GetJobById(const Call& call, HttpRequest& req) {
+  auto job = store_.FindJob(call.scope.org_id, call.job_id);
   if (!job.ok()) return FromStatus(job.status());
   return JobResponse(200, *job);
 }

@@ -51,6 +51,7 @@ class Api {
   HttpResponse CreateJob(const Call& call, HttpRequest& request);
   HttpResponse ListJobs(const Call& call, HttpRequest& request);
   HttpResponse GetJob(const Call& call, HttpRequest& request);
+  HttpResponse GetJobById(const Call& call, HttpRequest& request);
   HttpResponse AddMessage(const Call& call, HttpRequest& request);
   HttpResponse Transcript(const Call& call, HttpRequest& request);
   HttpResponse ArchiveJob(const Call& call, HttpRequest& request);

@@ -82,6 +82,29 @@ void AddAdminCommands(CLI::App& app, Common& common, std::function<int()>& actio
     };
   });
 
+  auto* org_list = org->add_subcommand("list", "list every organisation: id, name, cap");
+  AddCommon(org_list, common, true);
+  org_list->callback([&] {
+    action = [&]() -> int {
+      auto store = Open(common);
+      if (!store.ok()) return Fail(store.status());
+      auto orgs = (*store)->ListOrgs();
+      if (!orgs.ok()) return Fail(orgs.status());
+      if (common.json) {
+        Json arr = Json::array();
+        for (const auto& o : *orgs) arr.push_back(OrgJson(o));
+        std::cout << arr.dump() << "\n";
+      } else {
+        for (const auto& o : *orgs) {
+          std::cout << o.id << "  " << o.name << "  " << FormatRfc3339(o.created_at)
+                    << (o.max_active ? "  max-active " + std::to_string(*o.max_active) : "")
+                    << "\n";
+        }
+      }
+      return 0;
+    };
+  });
+
   auto* org_update = org->add_subcommand("update", "change an organisation's name or cap");
   AddCommon(org_update, common, true);
   org_update->add_option("ORG_ID", opts->org_id, "id of the organisation")->required();

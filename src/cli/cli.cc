@@ -13,6 +13,7 @@
 #include "cli/job_commands.h"
 #include "cli/project_commands.h"
 #include "cli/serve_command.h"
+#include "core/version.h"
 
 namespace docwright {
 
@@ -30,6 +31,8 @@ int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
 
   CLI::App app{"docwright: background AI agent jobs on documentation repositories"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "docwright " + std::string(Version()) + " (commit " +
+                                        std::string(Commit()) + ")");
   Common common;
   std::function<int()> action;
 

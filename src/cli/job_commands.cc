@@ -3,10 +3,13 @@
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "client/api_client.h"
+#include "core/text.h"
+#include "core/url.h"
 
 namespace docwright {
 namespace {
@@ -21,6 +24,9 @@ struct JobOptions {
   std::string prompt;
   std::string prompt_file;
   std::string model;
+  std::string status;
+  std::string cursor;
+  int limit = 20;
   bool draft = false;
   bool wait = false;
   bool json = false;
@@ -28,12 +34,20 @@ struct JobOptions {
   int interval_ms = 1000;
 };
 
-void AddConnection(CLI::App* cmd, JobOptions& o) {
-  cmd->add_option("--url", o.url, "base URL of the docwright server")->envname("DOCWRIGHT_URL");
+// --url and --key; --project, required by commands that name a job's project in
+// their path, optional (for a job found by its id alone) elsewhere.
+void AddConnection(CLI::App* cmd, JobOptions& o, bool project_required = true) {
+  cmd->add_option("--url", o.url, "base URL of the docwright server")
+      ->envname("DOCWRIGHT_URL")
+      ->capture_default_str();
   cmd->add_option("--key", o.key, "API key (prefer the environment variable)")
       ->envname("DOCWRIGHT_API_KEY")
       ->required();
-  cmd->add_option("--project", o.project, "project id")->required();
+  auto* project = cmd->add_option("--project", o.project,
+                                  project_required ? "project id"
+                                                   : "project id (default: found from the job id)")
+                      ->envname("DOCWRIGHT_PROJECT");
+  if (project_required) project->required();
 }
 
 void AddPrompt(CLI::App* cmd, JobOptions& o) {
@@ -44,8 +58,8 @@ void AddPrompt(CLI::App* cmd, JobOptions& o) {
 }
 
 void AddWaitFlags(CLI::App* cmd, JobOptions& o) {
-  cmd->add_option("--timeout", o.timeout_s, "seconds to wait at most");
-  cmd->add_option("--interval", o.interval_ms, "milliseconds between polls");
+  cmd->add_option("--timeout", o.timeout_s, "seconds to wait at most")->capture_default_str();
+  cmd->add_option("--interval", o.interval_ms, "milliseconds between polls")->capture_default_str();
 }
 
 int Error(const std::string& message) {
@@ -83,12 +97,39 @@ Result<std::string> ReadPrompt(const JobOptions& o) {
   return text;
 }
 
+std::string ProjectPath(const JobOptions& o) { return "/v2/agent/" + PercentEncode(o.project); }
+
 std::string JobPath(const JobOptions& o, const std::string& suffix = "") {
-  return "/v2/agent/" + o.project + "/job" + suffix;
+  return ProjectPath(o) + "/job" + suffix;
+}
+
+// The job's own path, or, without --project, the route that finds it by id.
+std::string GetPath(const JobOptions& o, const std::string& id) {
+  return o.project.empty() ? "/v2/agent/job/" + PercentEncode(id)
+                           : JobPath(o, "/" + PercentEncode(id));
 }
 
 bool IsTerminal(const Json& job) {
   return job.is_object() && job.contains("status") && job["status"] != "active";
+}
+
+// GET `path`, expecting 200 and a JSON body.
+Result<Json> GetJson(ApiClient& client, const std::string& path, int* exit_code) {
+  auto r = client.Get(path);
+  if (!r.ok()) {
+    *exit_code = Error(r.status().message());
+    return r.status();
+  }
+  if (r->status != 200) {
+    *exit_code = ReplyError(*r);
+    return Status::Unavailable("HTTP " + std::to_string(r->status));
+  }
+  Json body = Json::parse(r->body, nullptr, false);
+  if (body.is_discarded()) {
+    *exit_code = Error("the server's answer is not JSON");
+    return Status::Unavailable("not JSON");
+  }
+  return body;
 }
 
 // Polls until the job leaves `active`; prints it; exit 0 unless it failed.
@@ -97,7 +138,7 @@ int Wait(ApiClient& client, const JobOptions& o, const std::string& id) {
                   std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
   int interval = std::clamp(o.interval_ms, 50, 60000);
   for (;;) {
-    auto r = client.Get(JobPath(o, "/" + id));
+    auto r = client.Get(GetPath(o, id));
     if (!r.ok()) return Error(r.status().message());
     if (r->status != 200) return ReplyError(*r);
     Json job = Json::parse(r->body, nullptr, false);
@@ -113,6 +154,42 @@ int Wait(ApiClient& client, const JobOptions& o, const std::string& id) {
   }
 }
 
+std::string Field(const Json& j, const char* name) {
+  if (!j.is_object() || !j.contains(name) || j[name].is_null()) return "-";
+  return j[name].is_string() ? j[name].get<std::string>() : j[name].dump();
+}
+
+// One step of a transcript, on one line.
+std::string StepLine(const Json& step) {
+  std::string type = Field(step, "type");
+  if (type == "tool") {
+    return std::string(step.value("isError", false) ? "  ! " : "  > ") + Field(step, "tool") + " " +
+           OneLogLine(Field(step, "arguments"), 160) + " -> " +
+           OneLogLine(Field(step, "result"), 160);
+  }
+  return "  " + type + ": " + OneLogLine(Field(step, "text"), 320);
+}
+
+void PrintMessage(const Json& m) {
+  const Json& turn = m.contains("turn") ? m["turn"] : Json();
+  std::cout << "#" << Field(m, "seq") << " " << Field(turn, "state") << "  "
+            << OneLogLine(Field(m, "prompt"), 200) << "\n";
+  if (turn.is_object() && turn.contains("steps") && turn["steps"].is_array()) {
+    for (const Json& step : turn["steps"]) std::cout << StepLine(step) << "\n";
+  }
+  if (Field(turn, "summary") != "-") std::cout << "  summary: " << Field(turn, "summary") << "\n";
+  if (Field(turn, "error") != "-") std::cout << "  error: " << Field(turn, "error") << "\n";
+}
+
+// A command's action: builds the client, runs `fn`.
+template <typename Fn>
+std::function<int()> WithClient(std::shared_ptr<JobOptions> o, Fn fn) {
+  return [o, fn]() -> int {
+    ApiClient client(o->url, o->key);
+    return fn(client, *o);
+  };
+}
+
 }  // namespace
 
 void AddJobCommands(CLI::App& app, std::function<int()>& action) {
@@ -123,80 +200,208 @@ void AddJobCommands(CLI::App& app, std::function<int()>& action) {
   auto* create = job->add_subcommand("create", "create a job; prints its id");
   AddConnection(create, *o);
   AddPrompt(create, *o);
-  create->add_option("--model", o->model, "model for this job");
+  create->add_option("--model", o->model, "model for this job (default: the project's)");
   create->add_flag("--draft", o->draft, "ask for a draft pull request");
   create->add_flag("--wait", o->wait, "wait until the job ends and print it");
   create->add_flag("--json", o->json, "print the job as JSON");
   AddWaitFlags(create, *o);
   create->callback([&action, o] {
-    action = [o]() -> int {
-      auto prompt = ReadPrompt(*o);
+    action = WithClient(o, [](ApiClient& client, const JobOptions& o) -> int {
+      auto prompt = ReadPrompt(o);
       if (!prompt.ok()) return Error(prompt.status().message());
       Json body = {{"prompt", *prompt}};
-      if (!o->model.empty()) body["model"] = o->model;
-      if (o->draft) body["draft"] = true;
-      ApiClient client(o->url, o->key);
-      auto r = client.Post(JobPath(*o), body.dump());
+      if (!o.model.empty()) body["model"] = o.model;
+      if (o.draft) body["draft"] = true;
+      auto r = client.Post(JobPath(o), body.dump());
       if (!r.ok()) return Error(r.status().message());
       if (r->status != 201) return ReplyError(*r);
       Json created = Json::parse(r->body, nullptr, false);
       std::string id = created.value("id", "");
-      if (o->wait) return Wait(client, *o, id);
-      if (o->json) {
+      if (o.wait) return Wait(client, o, id);
+      if (o.json) {
         std::cout << r->body << "\n";
       } else {
         std::cout << "Created job on branch " << created["source"].value("ref", "") << ".\n"
                   << id << "\n";
       }
       return 0;
-    };
+    });
   });
 
   auto* get = job->add_subcommand("get", "print a job as JSON");
-  AddConnection(get, *o);
+  AddConnection(get, *o, false);
   get->add_option("JOB_ID", o->job_id, "job id")->required();
   get->callback([&action, o] {
-    action = [o]() -> int {
-      ApiClient client(o->url, o->key);
-      auto r = client.Get(JobPath(*o, "/" + o->job_id));
-      if (!r.ok()) return Error(r.status().message());
-      if (r->status != 200) return ReplyError(*r);
-      std::cout << r->body << "\n";
+    action = WithClient(o, [](ApiClient& client, const JobOptions& o) -> int {
+      int code = 1;
+      auto job = GetJson(client, GetPath(o, o.job_id), &code);
+      if (!job.ok()) return code;
+      std::cout << job->dump() << "\n";
       return 0;
-    };
+    });
+  });
+
+  auto* list = job->add_subcommand("list", "list a project's jobs, newest first");
+  AddConnection(list, *o);
+  list->add_option("--status", o->status,
+                   "only jobs in this state: active, completed, "
+                   "archived or failed (default: all)");
+  list->add_option("--limit", o->limit, "jobs per page, 1 to 100")->capture_default_str();
+  list->add_option("--cursor", o->cursor, "the page after this cursor (printed last)");
+  list->add_flag("--json", o->json, "print the page as the API gives it");
+  list->callback([&action, o] {
+    action = WithClient(o, [](ApiClient& client, const JobOptions& o) -> int {
+      std::string query = "?limit=" + std::to_string(o.limit);
+      if (!o.status.empty()) query += "&status=" + PercentEncode(o.status);
+      if (!o.cursor.empty()) query += "&cursor=" + PercentEncode(o.cursor);
+      int code = 1;
+      auto page = GetJson(client, ProjectPath(o) + "/jobs" + query, &code);
+      if (!page.ok()) return code;
+      if (o.json) {
+        std::cout << page->dump() << "\n";
+        return 0;
+      }
+      for (const Json& j : (*page)["jobs"]) {
+        std::cout << Field(j, "id") << "  " << Field(j, "status") << "  " << Field(j, "createdAt")
+                  << "  " << Field(j, "model") << "  " << Field(j, "prLink") << "\n";
+      }
+      if (Field(*page, "nextCursor") != "-") {
+        std::cout << "more: --cursor " << Field(*page, "nextCursor") << "\n";
+      }
+      return 0;
+    });
   });
 
   auto* wait = job->add_subcommand(
       "wait", "wait until a job is completed, archived or failed; exit 1 if it failed");
-  AddConnection(wait, *o);
+  AddConnection(wait, *o, false);
   wait->add_option("JOB_ID", o->job_id, "job id")->required();
   AddWaitFlags(wait, *o);
   wait->callback([&action, o] {
-    action = [o]() -> int {
-      ApiClient client(o->url, o->key);
-      return Wait(client, *o, o->job_id);
-    };
+    action = WithClient(
+        o, [](ApiClient& client, const JobOptions& o) { return Wait(client, o, o.job_id); });
+  });
+
+  auto* follow = job->add_subcommand(
+      "follow",
+      "print a job's status changes and its turns' steps as they are recorded, until it ends; "
+      "exit 1 if it failed");
+  AddConnection(follow, *o);
+  follow->add_option("JOB_ID", o->job_id, "job id")->required();
+  AddWaitFlags(follow, *o);
+  follow->callback([&action, o] {
+    action = WithClient(o, [](ApiClient& client, const JobOptions& o) -> int {
+      auto deadline = std::chrono::steady_clock::now() +
+                      std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
+      std::string last_status;
+      std::map<int, std::string> printed;  // each message's turn state when last printed
+      for (;;) {
+        int code = 1;
+        auto job = GetJson(client, JobPath(o, "/" + PercentEncode(o.job_id)), &code);
+        if (!job.ok()) return code;
+        std::string status = Field(*job, "status");
+        if (status != last_status) {
+          std::cout << "status: " << status
+                    << (Field(*job, "prLink") != "-" ? "  " + Field(*job, "prLink") : "") << "\n";
+          last_status = status;
+        }
+        // Each turn once it has ended (its steps are recorded then), and each
+        // turn's start.
+        std::string cursor;
+        for (int pages = 0; pages < 1000; ++pages) {
+          auto page = GetJson(client,
+                              JobPath(o, "/" + PercentEncode(o.job_id) + "/messages") +
+                                  (cursor.empty() ? "" : "?cursor=" + PercentEncode(cursor)),
+                              &code);
+          if (!page.ok()) return code;
+          for (const Json& m : (*page)["messages"]) {
+            int seq = m.value("seq", 0);
+            std::string state = Field(m.contains("turn") ? m["turn"] : Json(), "state");
+            if (printed[seq] == state) continue;
+            bool ended = state != "queued" && state != "running";
+            if (ended) {
+              PrintMessage(m);
+            } else if (state == "running") {
+              std::cout << "#" << seq << " running  " << OneLogLine(Field(m, "prompt"), 200)
+                        << "\n";
+            }
+            printed[seq] = state;
+          }
+          cursor = Field(*page, "nextCursor");
+          if (cursor == "-") break;
+        }
+        std::cout.flush();
+        if (IsTerminal(*job)) return status == "failed" ? 1 : 0;
+        if (std::chrono::steady_clock::now() >= deadline) {
+          return Error("timed out following job " + o.job_id);
+        }
+        std::this_thread::sleep_for(
+            std::chrono::milliseconds(std::clamp(o.interval_ms, 50, 60000)));
+      }
+    });
+  });
+
+  auto* transcript =
+      job->add_subcommand("transcript", "print a job's messages and its turns' steps, every page");
+  AddConnection(transcript, *o);
+  transcript->add_option("JOB_ID", o->job_id, "job id")->required();
+  transcript->add_flag("--json", o->json, "print each page as the API gives it, one a line");
+  transcript->callback([&action, o] {
+    action = WithClient(o, [](ApiClient& client, const JobOptions& o) -> int {
+      std::string cursor;
+      for (;;) {
+        int code = 1;
+        auto page = GetJson(client,
+                            JobPath(o, "/" + PercentEncode(o.job_id) + "/messages") +
+                                (cursor.empty() ? "" : "?cursor=" + PercentEncode(cursor)),
+                            &code);
+        if (!page.ok()) return code;
+        if (o.json) {
+          std::cout << page->dump() << "\n";
+        } else {
+          for (const Json& m : (*page)["messages"]) PrintMessage(m);
+        }
+        cursor = Field(*page, "nextCursor");
+        if (cursor == "-") return 0;
+      }
+    });
   });
 
   auto* message = job->add_subcommand("message", "send a follow-up instruction to a job");
   AddConnection(message, *o);
   message->add_option("JOB_ID", o->job_id, "job id")->required();
   AddPrompt(message, *o);
+  message->add_option("--model", o->model,
+                      "model for this turn and the job's later ones (default: the job's)");
   message->add_flag("--wait", o->wait, "wait until the turn ends and print the job");
   AddWaitFlags(message, *o);
   message->callback([&action, o] {
-    action = [o]() -> int {
-      auto prompt = ReadPrompt(*o);
+    action = WithClient(o, [](ApiClient& client, const JobOptions& o) -> int {
+      auto prompt = ReadPrompt(o);
       if (!prompt.ok()) return Error(prompt.status().message());
-      ApiClient client(o->url, o->key);
-      auto r =
-          client.Post(JobPath(*o, "/" + o->job_id + "/message"), Json{{"prompt", *prompt}}.dump());
+      Json body{{"prompt", *prompt}};
+      if (!o.model.empty()) body["model"] = o.model;
+      auto r = client.Post(JobPath(o, "/" + PercentEncode(o.job_id) + "/message"), body.dump());
       if (!r.ok()) return Error(r.status().message());
       if (r->status != 200) return ReplyError(*r);
-      if (o->wait) return Wait(client, *o, o->job_id);
+      if (o.wait) return Wait(client, o, o.job_id);
       std::cout << r->body << "\n";
       return 0;
-    };
+    });
+  });
+
+  auto* archive = job->add_subcommand(
+      "archive", "archive a job: its running turn stops, later follow-ups are refused");
+  AddConnection(archive, *o);
+  archive->add_option("JOB_ID", o->job_id, "job id")->required();
+  archive->callback([&action, o] {
+    action = WithClient(o, [](ApiClient& client, const JobOptions& o) -> int {
+      auto r = client.Post(JobPath(o, "/" + PercentEncode(o.job_id) + "/archive"), "");
+      if (!r.ok()) return Error(r.status().message());
+      if (r->status != 200) return ReplyError(*r);
+      std::cout << r->body << "\n";
+      return 0;
+    });
   });
 }
 

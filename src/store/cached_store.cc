@@ -185,6 +185,10 @@ class CachedStore final : public Store {
   Result<Project> CreateProject(Project p) override { return inner_->CreateProject(std::move(p)); }
   Result<Project> GetProject(const Scope& scope) override { return inner_->GetProject(scope); }
   Status UpdateProject(const Project& p) override { return inner_->UpdateProject(p); }
+  Result<std::vector<Org>> ListOrgs() override { return inner_->ListOrgs(); }
+  Result<Job> FindJob(const std::string& org_id, const std::string& job_id) override {
+    return inner_->FindJob(org_id, job_id);
+  }
   Result<Project> ArchiveProject(const Scope& scope) override {
     return inner_->ArchiveProject(scope);
   }

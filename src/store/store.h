@@ -97,6 +97,8 @@ class Store : public LocalPullRequestRecords {
   // --- Organisations and API keys ---
   virtual Result<Org> CreateOrg(const std::string& name) = 0;
   virtual Result<Org> GetOrg(const std::string& org_id) = 0;
+  // Every organisation, oldest first (for the operator's `org list`).
+  virtual Result<std::vector<Org>> ListOrgs() = 0;
   // Replaces the organisation's name and cap of turns in flight with `org`'s.
   // NotFound if no organisation has its id.
   virtual Status UpdateOrg(const Org& org) = 0;
@@ -129,6 +131,8 @@ class Store : public LocalPullRequestRecords {
   // then RateLimited with the seconds until a slot frees.
   virtual Result<Job> CreateJob(const Scope& scope, const NewJob& job) = 0;
   virtual Result<Job> GetJob(const Scope& scope, const std::string& job_id) = 0;
+  // The job `job_id` if it is in one of `org_id`'s projects; NotFound otherwise.
+  virtual Result<Job> FindJob(const std::string& org_id, const std::string& job_id) = 0;
   virtual Result<JobPage> ListJobs(const Scope& scope, const JobQuery& query) = 0;
   // Appends a follow-up message and its turn; the job becomes active. Conflict
   // for an archived job or one with kMaxMessagesPerJob messages; RateLimited as

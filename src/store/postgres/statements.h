@@ -140,6 +140,12 @@ SQL(kReleaseTurn,
     "lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2 AND state = 'running'");
 SQL(kInsertOrg, "INSERT INTO orgs (id, name, created_at, max_active) VALUES ($1, $2, $3, $4)");
 SQL(kSelectOrg, "SELECT id, name, created_at, max_active FROM orgs WHERE id = $1");
+SQL(kSelectOrgs, "SELECT id, name, created_at, max_active FROM orgs ORDER BY id");
+// A job by its id alone, in any project of the organisation.
+SQL(kSelectJobInOrg,
+    "SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.requested_model, "
+    "j.draft, j.pr_link, j.summary, j.error, j.created_at, j.updated_at, j.archived_at "
+    "FROM jobs j JOIN projects p ON p.id = j.project_id WHERE j.id = $1 AND p.org_id = $2");
 SQL(kUpdateOrg, "UPDATE orgs SET name = $2, max_active = $3 WHERE id = $1");
 SQL(kInsertKey,
     "INSERT INTO api_keys (id, org_id, name, prefix, secret_hash, created_at, revoked_at) "

@@ -52,6 +52,25 @@ class PostgresStore final : public Store {
     });
   }
 
+  Result<std::vector<Org>> ListOrgs() override {
+    return Read<std::vector<Org>>([&](Connection& c) -> Result<std::vector<Org>> {
+      auto r = c.Exec(kSelectOrgs, {});
+      if (!r.ok()) return r.status();
+      std::vector<Org> out;
+      while (r->Next()) out.push_back(ReadOrg(*r));
+      return out;
+    });
+  }
+
+  Result<Job> FindJob(const std::string& org_id, const std::string& job_id) override {
+    return Read<Job>([&](Connection& c) -> Result<Job> {
+      auto r = c.Exec(kSelectJobInOrg, {V(job_id), V(org_id)});
+      if (!r.ok()) return r.status();
+      if (r->Next()) return ReadJob(*r);
+      return Status::NotFound("job not found");
+    });
+  }
+
   Result<Org> GetOrg(const std::string& org_id) override {
     return Read<Org>([&](Connection& c) -> Result<Org> {
       auto r = c.Exec(kSelectOrg, {V(org_id)});

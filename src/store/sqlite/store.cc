@@ -118,6 +118,25 @@ class SqliteStore final : public Store {
     });
   }
 
+  Result<std::vector<Org>> ListOrgs() override {
+    return Read<std::vector<Org>>([&](Connection& c) -> Result<std::vector<Org>> {
+      std::vector<Org> out;
+      Query q(c.db(), Prepared(c, kSelectOrgs), {});
+      while (q.Next()) out.push_back(ReadOrg(q));
+      if (!q.status().ok()) return q.status();
+      return out;
+    });
+  }
+
+  Result<Job> FindJob(const std::string& org_id, const std::string& job_id) override {
+    return Read<Job>([&](Connection& c) -> Result<Job> {
+      Query q(c.db(), Prepared(c, kSelectJobInOrg), {V(job_id), V(org_id)});
+      if (q.Next()) return ReadJob(q);
+      if (!q.status().ok()) return q.status();
+      return Status::NotFound("job not found");
+    });
+  }
+
   Result<Org> GetOrg(const std::string& org_id) override {
     return Read<Org>([&](Connection& c) -> Result<Org> {
       Query q(c.db(), Prepared(c, kSelectOrg), {V(org_id)});
