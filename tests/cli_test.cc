@@ -131,6 +131,55 @@ TEST_F(CliTest, JobClientListsFollowsArchivesAndFindsJobsById) {
   EXPECT_EQ(named["model"], "m2");
 }
 
+// The first hour, as the README tells it: a new data directory says what to do;
+// quickstart makes an organisation, a key and a project in one step, and the
+// curl it prints starts a first job that completes.
+TEST_F(CliTest, QuickstartLeadsFromAnEmptyDataDirectoryToAFirstJob) {
+  server_->Terminate();
+  const std::string fresh = dir_ / "fresh-data";
+  std::filesystem::create_directories(fresh);  // empty: where the log goes
+  ServerProcess server(kScripted, fresh, {"--lease-seconds", "1"});
+  ASSERT_TRUE(server.Start()) << server.Log();
+  EXPECT_NE(server.Log().find("no organisation yet"), std::string::npos) << server.Log();
+  EXPECT_NE(server.Log().find("docwright quickstart --data-dir " + fresh), std::string::npos);
+
+  // Refused, and nothing made, when the repository is not usable.
+  CommandResult bad = RunCommand(
+      kScripted, {"quickstart", "--data-dir", fresh, "--repository", dir_ / "missing.git"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("does not exist"), std::string::npos) << bad.err;
+  EXPECT_EQ(RunCommand(kScripted, {"org", "list", "--data-dir", fresh, "--json"}).out, "[]\n");
+
+  const std::string url = "http://127.0.0.1:" + std::to_string(server.port());
+  CommandResult made = RunCommand(kScripted, {"quickstart", "--data-dir", fresh, "--repository",
+                                              remote_a_, "--url", url, "--json"});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  json q = json::parse(made.out);
+  EXPECT_EQ(q["project"]["ref"], "main");
+  EXPECT_EQ(q["project"]["repository"], remote_a_);
+  std::string key = q["key"];
+  std::string curl = q["curl"];
+  // The printed curl, run as printed.
+  json created = json::parse(Sh(curl));
+  ASSERT_TRUE(created["id"].is_string()) << created;
+  HttpClient client(server.port());
+  std::string project = q["project"]["id"];
+  json job;
+  EXPECT_TRUE(WaitUntil([&] {
+    job = client.Send("GET", Job(project, created["id"]), "", Auth(key)).Json();
+    return job["status"] != "active";
+  }));
+  EXPECT_EQ(job["status"], "completed") << job;
+  EXPECT_TRUE(job["prLink"].is_string()) << job;
+  // The text form names the key once, and the same curl.
+  CommandResult text = RunCommand(kScripted, {"quickstart", "--data-dir", fresh, "--repository",
+                                              remote_a_, "--url", url, "--name", "second"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("DOCWRIGHT_API_KEY=dw_"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("curl -s -X POST '" + url + "/v2/agent/"), std::string::npos);
+  EXPECT_EQ(server.Terminate(), 0);
+}
+
 TEST_F(CliTest, VersionAndOrganisationsAreListed) {
   CommandResult version = RunCommand(kScripted, {"--version"});
   EXPECT_EQ(version.exit_code, 0);

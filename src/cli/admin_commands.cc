@@ -39,13 +39,6 @@ Json OrgJson(const Org& o) {
               {"createdAt", FormatRfc3339(o.created_at)}};
 }
 
-Status CheckOrgName(const std::string& name) {
-  if (name.empty() || name.size() > 200) {
-    return Status::InvalidArgument("--name must be 1 to 200 characters");
-  }
-  return Status();
-}
-
 }  // namespace
 
 void AddAdminCommands(CLI::App& app, Common& common, std::function<int()>& action) {

@@ -41,6 +41,7 @@ int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
 
   // project
   AddProjectCommands(app, common, action);
+  AddQuickstartCommand(app, common, action);
 
   AddJobCommands(app, action);
 

@@ -33,4 +33,11 @@ int Fail(const Status& s) {
 
 Result<std::unique_ptr<Store>> Open(const Common& c) { return OpenStore(c.DatabaseUrl()); }
 
+Status CheckOrgName(const std::string& name) {
+  if (name.empty() || name.size() > 200) {
+    return Status::InvalidArgument("--name must be 1 to 200 characters");
+  }
+  return Status();
+}
+
 }  // namespace docwright

@@ -35,6 +35,9 @@ void AddCommon(CLI::App* cmd, Common& c, bool with_json);
 // Prints "error: <message>" to stderr; returns the exit code 1.
 int Fail(const Status& s);
 
+// An organisation's name: 1 to 200 bytes; InvalidArgument naming --name otherwise.
+Status CheckOrgName(const std::string& name);
+
 // Opens the store the options name.
 Result<std::unique_ptr<Store>> Open(const Common& c);
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.h"
+#include "core/api_key.h"
 #include "core/project_settings.h"
 #include "core/text.h"
 #include "core/time.h"
@@ -341,6 +342,79 @@ void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& act
       std::error_code ec;
       std::filesystem::remove_all(common.data_dir + "/mirrors/" + o->id + ".git", ec);
       std::cout << "Deleted project " << o->id << ".\n";
+      return 0;
+    };
+  });
+}
+
+void AddQuickstartCommand(CLI::App& app, Common& common, std::function<int()>& action) {
+  struct Options {
+    ProjectOptions project;
+    std::string name = "default";
+    std::string url = "http://127.0.0.1:8080";
+  };
+  auto o = std::make_shared<Options>();
+  auto* quick = app.add_subcommand(
+      "quickstart",
+      "one step to a first job: checks the repository, then creates an organisation, an API "
+      "key and a project, and prints the key (once), the project id and the curl of a first "
+      "job");
+  AddCommon(quick, common, true);
+  AddSettingsOptions(quick, o->project, false);
+  quick->get_option("--repository")->required();
+  quick->add_option("--name", o->name, "name of the organisation")->capture_default_str();
+  quick->add_option("--url", o->url, "the server's URL, for the printed curl")
+      ->envname("DOCWRIGHT_PUBLIC_URL")
+      ->capture_default_str();
+  quick->callback([&, o, quick] {
+    action = [&, o, quick]() -> int {
+      Project p;
+      if (Status s = ApplyOptions(*quick, o->project, p, true); !s.ok()) return Fail(s);
+      const bool ref_given = quick->count("--ref") > 0;
+      if (!ref_given) p.base_ref = "main";
+      if (Status s = CheckOrgName(o->name); !s.ok()) return Fail(s);
+      // Nothing is made unless the project can be: its checks come first.
+      if (Status s = CheckProject(p, !o->project.no_check, ref_given, o->project.git_timeout_s);
+          !s.ok()) {
+        return Fail(s);
+      }
+      auto store = Open(common);
+      if (!store.ok()) return Fail(store.status());
+      auto org = (*store)->CreateOrg(o->name);
+      if (!org.ok()) return Fail(org.status());
+      GeneratedApiKey key = GenerateApiKey(org->id, "quickstart");
+      if (Status s = (*store)->CreateApiKey(key.record); !s.ok()) return Fail(s);
+      p.org_id = org->id;
+      auto project = (*store)->CreateProject(p);
+      if (!project.ok()) return Fail(project.status());
+      std::string base = o->url;
+      while (!base.empty() && base.back() == '/') base.pop_back();
+      const std::string curl =
+          "curl -s -X POST '" + base + "/v2/agent/" + project->id +
+          "/job' -H 'Authorization: Bearer " + key.secret +
+          "' -H 'Content-Type: application/json' -d '{\"prompt\": \"Fix the typos on the "
+          "first page\"}'";
+      if (common.json) {
+        std::cout << Json{{"orgId", org->id},
+                          {"keyId", key.record.id},
+                          {"key", key.secret},
+                          {"project", ProjectJson(*project)},
+                          {"curl", curl}}
+                         .dump()
+                  << "\n";
+        return 0;
+      }
+      std::cout << "Created organisation " << org->id << " (\"" << org->name << "\"), project "
+                << project->id << " for " << project->repository << " (base branch "
+                << project->base_ref << "), and an API key. Store the key now: it is not "
+                << "shown again.\n\n"
+                << "  DOCWRIGHT_API_KEY=" << key.secret << "\n"
+                << "  DOCWRIGHT_PROJECT=" << project->id << "\n\n"
+                << "A first job (the service must be running, with a model configured):\n\n"
+                << "  " << curl << "\n\n"
+                << "Then follow it: build/docwright job follow JOB_ID --key \"$DOCWRIGHT_API_KEY\" "
+                   "--project "
+                << project->id << "\n";
       return 0;
     };
   });

@@ -17,4 +17,8 @@ struct Common;
 // and the action.
 void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& action);
 
+// Adds `quickstart`: an organisation, a key and a checked project in one step,
+// for a first job.
+void AddQuickstartCommand(CLI::App& app, Common& common, std::function<int()>& action);
+
 }  // namespace docwright

@@ -256,6 +256,15 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
     store = NewCachedStore(std::move(store), CacheOptions{std::chrono::milliseconds(o.cache_ms)});
   }
 
+  if (with_http) {
+    // A new data directory: say what to do next.
+    if (auto orgs = store->ListOrgs(); orgs.ok() && orgs->empty()) {
+      spdlog::info(
+          "no organisation yet: to make one, with a key and a project, run in another terminal: "
+          "docwright quickstart{} --repository PATH-OR-URL",
+          common.database.empty() ? " --data-dir " + common.data_dir : " --database URL");
+    }
+  }
   auto model_config = ReadModelConfig();
   if (!model_config.ok()) return Fail(model_config.status());
   const ModelConfig& model = *model_config;
