@@ -268,6 +268,44 @@ TEST_P(AgentTest, AJobThatFailedForWantOfAModelIsRetriedByAFollowUpOnceOneIsSet)
   EXPECT_EQ(requests[2]["model"], "job-model");
 }
 
+// job stop: the running turn ends after its current step; what it did is pushed
+// and in the pull request, the job is completed, and a follow-up continues it.
+TEST_P(AgentTest, AStoppedTurnKeepsItsWorkAndAFollowUpContinuesTheJob) {
+  FakeStep slow_edit = Step({Call("edit_file", {{"path", "quickstart.mdx"},
+                                                {"old_text", "Instal the CLI"},
+                                                {"new_text", "Install the CLI"}})});
+  slow_edit.delay = milliseconds(1500);  // the stop arrives while the model thinks
+  Start({slow_edit, Step({Call("edit_file", {{"path", "guides/configuration.mdx"},
+                                             {"old_text", "region = \"eu-west\""},
+                                             {"new_text", "region = \"us-east\""}}),
+                          Finish("Changed the example region.")})});
+  HttpResult created = Post(Jobs(project_), Prompt("Fix the docs"), key_a_);
+  ASSERT_EQ(created.status, 201);
+  std::string id = created.Json()["id"];
+  ASSERT_TRUE(WaitUntil([&] { return model_->Requests().size() >= 1; }));
+  HttpResult stop = Post(Job(project_, id) + "/stop", "", key_a_, "");
+  ASSERT_EQ(stop.status, 200) << stop.body;
+  json stopped = WaitFor(id);
+  ASSERT_EQ(stopped["status"], "completed") << stopped;
+  EXPECT_NE(stopped["summary"].get<std::string>().find("stopped on request after 1 step"),
+            std::string::npos)
+      << stopped;
+  ASSERT_TRUE(stopped["prLink"].is_string()) << "the work so far is pushed, with its pull request";
+  EXPECT_NE(BranchFile(stopped, "quickstart.mdx").find("Install the CLI"), std::string::npos);
+  EXPECT_EQ(BranchFile(stopped, "guides/configuration.mdx").find("us-east"), std::string::npos);
+  EXPECT_EQ(model_->Requests().size(), 1u) << "no step after the stop";
+  // Nothing runs now: a second stop is a conflict.
+  EXPECT_EQ(Post(Job(project_, id) + "/stop", "", key_a_, "").status, 409);
+
+  HttpResult follow = Post(Job(project_, id) + "/message", Prompt("Go on"), key_a_);
+  ASSERT_EQ(follow.status, 200);
+  json done = WaitFor(id);
+  ASSERT_EQ(done["status"], "completed") << done;
+  EXPECT_EQ(done["prLink"], stopped["prLink"]);
+  EXPECT_NE(BranchFile(done, "guides/configuration.mdx").find("us-east"), std::string::npos);
+  EXPECT_NE(BranchFile(done, "quickstart.mdx").find("Install the CLI"), std::string::npos);
+}
+
 TEST_P(AgentTest, AFollowUpContinuesTheConversationAndUpdatesThePullRequest) {
   // Position 0 is the first turn; the follow-up's first request carries the
   // first turn as one earlier exchange, so it is answered by position 1.

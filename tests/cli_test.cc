@@ -121,6 +121,9 @@ TEST_F(CliTest, JobClientListsFollowsArchivesAndFindsJobsById) {
   EXPECT_NE(followed.out.find("error: no luck"), std::string::npos) << followed.out;
   EXPECT_NE(followed.out.find("status: failed"), std::string::npos) << followed.out;
 
+  // stop: nothing runs now, so there is nothing to stop.
+  CommandResult idle = job({"job", "stop", second}, 1);
+  EXPECT_NE(idle.err.find("no turn running"), std::string::npos) << idle.err;
   // archive: final; a follow-up is refused.
   EXPECT_EQ(json::parse(job({"job", "archive", first}, 0).LastLine())["status"], "archived");
   CommandResult refused = job({"job", "message", first, "--prompt", "More"}, 1);

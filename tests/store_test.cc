@@ -371,6 +371,34 @@ TEST_P(StoreTest, ReleasedTurnIsClaimableAtOnceWithoutSpendingAnAttempt) {
   EXPECT_EQ(again.attempt, 1);
 }
 
+TEST_P(StoreTest, AStopIsToldToTheRunningTurnsWorkerAndOnlyToIt) {
+  Job j = Create(project_);
+  ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), j.id, "queued one").ok());
+  TurnInput t = Claim("w");
+  EXPECT_EQ(*store_->RenewLease(t.turn_id, "w", milliseconds(1000)), LeaseState::kHeld);
+  Scope other{other_org_.id, project_.id};
+  EXPECT_EQ(store_->StopJob(other, j.id).status().code(), Code::kNotFound);
+  auto stopped = store_->StopJob(ScopeOf(project_), j.id);
+  ASSERT_TRUE(stopped.ok()) << stopped.status().message();
+  EXPECT_EQ(stopped->status, JobStatus::kActive);
+  EXPECT_EQ(*store_->RenewLease(t.turn_id, "w", milliseconds(1000)), LeaseState::kStopRequested);
+  EXPECT_EQ(*store_->RenewLease(t.turn_id, "x", milliseconds(1000)), LeaseState::kLost);
+  // The turn ends as it will (kept work: succeeded); the queued follow-up is
+  // not stopped, and runs.
+  ASSERT_EQ(*store_->FinishTurn(t.turn_id, "w", TurnOutcome{.succeeded = true}), LeaseState::kHeld);
+  TurnInput next = Claim("w");
+  EXPECT_EQ(next.message.seq, 2);
+  EXPECT_EQ(*store_->RenewLease(next.turn_id, "w", milliseconds(1000)), LeaseState::kHeld);
+  ASSERT_EQ(*store_->FinishTurn(next.turn_id, "w", TurnOutcome{.succeeded = true}),
+            LeaseState::kHeld);
+  // Nothing left to stop: a conflict, as for an archived job.
+  EXPECT_EQ(store_->StopJob(ScopeOf(project_), j.id).status().code(), Code::kConflict);
+  ASSERT_TRUE(store_->ArchiveJob(ScopeOf(project_), j.id).ok());
+  auto archived = store_->StopJob(ScopeOf(project_), j.id);
+  EXPECT_EQ(archived.status().code(), Code::kConflict);
+  EXPECT_NE(archived.status().message().find("archived"), std::string::npos);
+}
+
 TEST_P(StoreTest, ArchiveCancelsTurnsAndRefusesFollowUps) {
   Job j = Create(project_);
   ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), j.id, "queued one").ok());

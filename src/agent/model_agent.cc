@@ -159,6 +159,21 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace, Ca
       result.interrupted = true;
       return result;
     }
+    if (cancel.stop_requested()) {
+      // Stopped by the job's owner: the work so far is kept, and checked as a
+      // finish is, with what remains listed in the pull request (no repair round).
+      docs::CheckReport report =
+          docs::CheckChanges(workspace, {.cancel = &cancel, .deadline = deadline});
+      result.notes.clear();
+      for (const auto& n : report.notes) result.notes.push_back(ProblemText(n));
+      for (const auto& p : report.problems) result.problems.push_back(ProblemText(p));
+      std::string why = "The turn was stopped on request after " + std::to_string(step - 1) +
+                        " step(s); the changes made so far are kept.";
+      result.steps.push_back({TranscriptStep::Kind::kContext, why});
+      result.succeeded = true;
+      result.summary = why;
+      return result;
+    }
     if (step > budgets_.max_steps) {
       return fail("the agent used its " + std::to_string(budgets_.max_steps) +
                   " steps without finishing; nothing was pushed");

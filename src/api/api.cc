@@ -227,6 +227,8 @@ std::span<const Api::Route> Api::Routes() {
       {"POST", "/v2/agent/{projectId}/job/{id}/message", true, false, &Api::AddMessage},
       {"GET", "/v2/agent/{projectId}/job/{id}/messages", true, false, &Api::Transcript},
       {"POST", "/v2/agent/{projectId}/job/{id}/archive", true, false, &Api::ArchiveJob},
+      // Extension: end the running turn after its current step, keeping its work.
+      {"POST", "/v2/agent/{projectId}/job/{id}/stop", true, false, &Api::StopJob},
       // Extension: a job by its id alone, in any project the key's organisation has.
       {"GET", "/v2/agent/job/{id}", true, false, &Api::GetJobById},
   };
@@ -521,6 +523,16 @@ HttpResponse Api::ArchiveJob(const Call& call, HttpRequest& req) {
   auto job = store_.ArchiveJob(call.scope, call.job_id);
   if (!job.ok()) return FromStatus(job.status());
   if (hooks_.job_archived) hooks_.job_archived(job->id);
+  return JobResponse(200, *job);
+}
+
+HttpResponse Api::StopJob(const Call& call, HttpRequest& req) {
+  if (!req.body.empty() && !IsJsonContentType(req.content_type)) {
+    return UnsupportedMediaType();
+  }
+  auto job = store_.StopJob(call.scope, call.job_id);
+  if (!job.ok()) return FromStatus(job.status());
+  if (hooks_.job_stopped) hooks_.job_stopped(job->id);
   return JobResponse(200, *job);
 }
 

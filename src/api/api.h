@@ -19,6 +19,7 @@ namespace docwright {
 struct ApiHooks {
   std::function<void()> work_queued;  // a turn was queued
   std::function<void(const std::string& job_id)> job_archived;
+  std::function<void(const std::string& job_id)> job_stopped;  // asked to stop (job stop)
 };
 
 struct ApiOptions {
@@ -55,6 +56,7 @@ class Api {
   HttpResponse AddMessage(const Call& call, HttpRequest& request);
   HttpResponse Transcript(const Call& call, HttpRequest& request);
   HttpResponse ArchiveJob(const Call& call, HttpRequest& request);
+  HttpResponse StopJob(const Call& call, HttpRequest& request);
 
   Store& store_;
   ApiOptions options_;

@@ -390,6 +390,25 @@ void AddJobCommands(CLI::App& app, std::function<int()>& action) {
     });
   });
 
+  auto* stop = job->add_subcommand(
+      "stop",
+      "end the job's running turn after its current step, keeping its work on the branch and "
+      "in the pull request; a later follow-up continues the job");
+  AddConnection(stop, *o);
+  stop->add_option("JOB_ID", o->job_id, "job id")->required();
+  stop->add_flag("--wait", o->wait, "wait until the turn ends and print the job");
+  AddWaitFlags(stop, *o);
+  stop->callback([&action, o] {
+    action = WithClient(o, [](ApiClient& client, const JobOptions& o) -> int {
+      auto r = client.Post(JobPath(o, "/" + PercentEncode(o.job_id) + "/stop"), "");
+      if (!r.ok()) return Error(r.status().message());
+      if (r->status != 200) return ReplyError(*r);
+      if (o.wait) return Wait(client, o, o.job_id);
+      std::cout << r->body << "\n";
+      return 0;
+    });
+  });
+
   auto* archive = job->add_subcommand(
       "archive", "archive a job: its running turn stops, later follow-ups are refused");
   AddConnection(archive, *o);

@@ -322,10 +322,10 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
     std::lock_guard lock(runner_mu);
     if (runner) fn(*runner);
   };
-  Api api(
-      *store, ApiOptions{model.model},
-      ApiHooks{[&] { with_runner([](Runner& r) { r.Wake(); }); },
-               [&](const std::string& id) { with_runner([&](Runner& r) { r.CancelJob(id); }); }});
+  Api api(*store, ApiOptions{model.model},
+          ApiHooks{[&] { with_runner([](Runner& r) { r.Wake(); }); },
+                   [&](const std::string& id) { with_runner([&](Runner& r) { r.CancelJob(id); }); },
+                   [&](const std::string& id) { with_runner([&](Runner& r) { r.StopJob(id); }); }});
   HttpServerOptions ho;
   ho.host = host;
   ho.port = port;

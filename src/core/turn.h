@@ -48,6 +48,12 @@ class CancelToken {
     cv_.notify_all();
   }
   bool cancelled() const { return cancelled_.load(std::memory_order_acquire); }
+  // The job's owner asked the turn to end after its current step and keep its
+  // work (job stop). Unlike a cancellation, nothing is abandoned: the agent
+  // finishes at its next step, and the turn commits, pushes and opens its pull
+  // request as usual.
+  void RequestStop() { stop_.store(true, std::memory_order_release); }
+  bool stop_requested() const { return stop_.load(std::memory_order_acquire); }
   Reason reason() const {
     std::lock_guard lock(mu_);
     return reason_;
@@ -63,6 +69,7 @@ class CancelToken {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::atomic<bool> cancelled_{false};
+  std::atomic<bool> stop_{false};
   Reason reason_ = Reason::kNone;
 };
 

@@ -95,6 +95,13 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
     work_cv_.notify_one();
   }
 
+  void StopJob(const std::string& job_id) {
+    std::lock_guard lock(mu_);
+    for (auto& [run_id, running] : running_) {
+      if (running.job_id == job_id) running.cancel->RequestStop();
+    }
+  }
+
   void CancelJob(const std::string& job_id) {
     std::lock_guard lock(mu_);
     for (auto& [run_id, running] : running_) {
@@ -391,6 +398,9 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
           }
         } else if (*state == LeaseState::kCancelled) {
           running.cancel->Cancel(CancelToken::Reason::kArchived);
+        } else if (*state == LeaseState::kStopRequested && !running.cancel->stop_requested()) {
+          spdlog::info("job {}: asked to stop after its current step", running.job_id);
+          running.cancel->RequestStop();
         } else if (*state == LeaseState::kLost) {
           running.cancel->Cancel(CancelToken::Reason::kLeaseLost);
         } else {
@@ -449,5 +459,6 @@ void Runner::Start() {
 bool Runner::Stop() { return impl_->Stop(); }
 void Runner::Wake() { impl_->Wake(); }
 void Runner::CancelJob(const std::string& job_id) { impl_->CancelJob(job_id); }
+void Runner::StopJob(const std::string& job_id) { impl_->StopJob(job_id); }
 
 }  // namespace docwright

@@ -53,6 +53,9 @@ class Runner {
   // The job was archived: stop its running turn now rather than at the next
   // lease renewal.
   void CancelJob(const std::string& job_id);
+  // The job's owner asked its running turn to end after its current step,
+  // keeping its work: tell it now rather than at the next lease renewal.
+  void StopJob(const std::string& job_id);
 
  private:
   class Impl;

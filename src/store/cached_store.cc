@@ -135,6 +135,9 @@ class CachedStore final : public Store {
     jobs_.Erase(job_id);
     return s;
   }
+  Result<Job> StopJob(const Scope& scope, const std::string& job_id) override {
+    return inner_->StopJob(scope, job_id);
+  }
   Result<Job> ArchiveJob(const Scope& scope, const std::string& job_id) override {
     auto r = inner_->ArchiveJob(scope, job_id);
     jobs_.Erase(job_id);

@@ -52,6 +52,12 @@ inline Status ProjectArchived() {
   return Status::Conflict(
       "this project is archived: it takes no new jobs or messages (its jobs stay readable)");
 }
+// The refusals of `job stop`.
+inline Status NothingToStop(JobStatus status) {
+  return Status::Conflict(status == JobStatus::kArchived
+                              ? "the job is archived: nothing of it runs"
+                              : "the job has no turn running or waiting to run");
+}
 inline Status ProjectHasActiveJobs(int64_t n) {
   return Status::Conflict("the project has " + std::to_string(n) +
                           " active job(s): archive them, or wait for them to end, first");

@@ -72,9 +72,10 @@ struct MessagePage {
 };
 
 enum class LeaseState {
-  kHeld,      // renewed
-  kLost,      // another worker holds it now, or the turn ended elsewhere
-  kCancelled  // the job was archived: stop working on it
+  kHeld,           // renewed
+  kStopRequested,  // renewed; the job's owner asked the turn to stop after its current step
+  kLost,           // another worker holds it now, or the turn ended elsewhere
+  kCancelled       // the job was archived: stop working on it
 };
 
 // What other processes wrote, as a store that announces it tells (see
@@ -146,6 +147,10 @@ class Store : public LocalPullRequestRecords {
   // Shows `model` as the job's model: the one its turn resolved as it started.
   // Nothing changes if it shows that one already, or if there is no such job.
   virtual Status SetJobModel(const std::string& job_id, const std::string& model) = 0;
+  // Asks the job's first unfinished turn (running, or next to run) to stop
+  // after its current step, keeping its work; RenewLease tells its worker.
+  // Conflict for an archived job, or one with no unfinished turn.
+  virtual Result<Job> StopJob(const Scope& scope, const std::string& job_id) = 0;
   // Archives the job and cancels its unfinished turns. Idempotent.
   virtual Result<Job> ArchiveJob(const Scope& scope, const std::string& job_id) = 0;
   // The job's messages in order, a page at a time.

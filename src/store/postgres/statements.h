@@ -121,7 +121,11 @@ SQL(kSelectMessagesPage,
 #undef DW_MESSAGE_COLUMNS
 SQL(kRenewLease,
     "UPDATE turns SET lease_expires_at = docwright_now_ms() + $3 "
-    "WHERE id = $1 AND lease_owner = $2 AND state = 'running'");
+    "WHERE id = $1 AND lease_owner = $2 AND state = 'running' RETURNING stop_requested");
+// The job's first unfinished turn, asked to stop after its current step.
+SQL(kRequestStop,
+    "UPDATE turns SET stop_requested = 1 WHERE job_id = $1 AND seq = (SELECT MIN(seq) FROM "
+    "turns WHERE job_id = $1 AND state IN ('queued', 'running'))");
 SQL(kFinishTurn,
     "UPDATE turns SET state = $2, summary = $3, error = $4, finished_at = $5, input_tokens = $6, "
     "output_tokens = $7 WHERE id = $1");

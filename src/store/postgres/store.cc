@@ -326,6 +326,23 @@ class PostgresStore final : public Store {
     });
   }
 
+  Result<Job> StopJob(const Scope& scope, const std::string& job_id) override {
+    std::optional<Job> found;
+    Status s = Write([&](Connection& c) -> Status {
+      auto job = LoadJob(c, scope, job_id);
+      if (!job.ok()) return job.status();
+      if (Status locked = Run(c, kLockJob, {V(job_id)}); !locked.ok()) return locked;
+      if (job->status == JobStatus::kArchived) return NothingToStop(job->status);
+      auto r = c.Exec(kRequestStop, {V(job_id)});
+      if (!r.ok()) return r.status();
+      if (r->affected() == 0) return NothingToStop(job->status);
+      found = std::move(*job);
+      return Status();
+    });
+    if (!s.ok()) return s;
+    return std::move(*found);
+  }
+
   Result<Job> ArchiveJob(const Scope& scope, const std::string& job_id) override {
     std::optional<Job> updated;
     Status s = Write([&](Connection& c) -> Status {
@@ -484,7 +501,7 @@ class PostgresStore final : public Store {
     return Read<LeaseState>([&](Connection& c) -> Result<LeaseState> {
       auto r = c.Exec(kRenewLease, {V(turn_id), V(worker_id), V(lease.count())});
       if (!r.ok()) return r.status();
-      if (r->affected() > 0) return LeaseState::kHeld;
+      if (r->Next()) return r->Int(0) != 0 ? LeaseState::kStopRequested : LeaseState::kHeld;
       return WhyNotHeld(c, turn_id);
     });
   }

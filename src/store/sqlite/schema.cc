@@ -138,6 +138,10 @@ ALTER TABLE jobs ADD COLUMN requested_model TEXT;
 -- An archived project takes no new job or follow-up; its history stays.
 ALTER TABLE projects ADD COLUMN archived_at INTEGER;
 )sql",
+    R"sql(
+-- The job's owner asked its turn to stop after its current step (job stop).
+ALTER TABLE turns ADD COLUMN stop_requested INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 
 }  // namespace

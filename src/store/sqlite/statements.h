@@ -95,7 +95,11 @@ SQL(kSelectMessagesUpTo,
     "WHERE m.job_id = ?1 AND m.seq <= ?2 AND (m.seq = 1 OR m.seq >= ?2 - ?3) ORDER BY m.seq");
 SQL(kRenewLease,
     "UPDATE turns SET lease_expires_at = ?3 WHERE id = ?1 AND lease_owner = ?2 AND state = "
-    "'running'");
+    "'running' RETURNING stop_requested");
+// The job's first unfinished turn, asked to stop after its current step.
+SQL(kRequestStop,
+    "UPDATE turns SET stop_requested = 1 WHERE job_id = ?1 AND seq = (SELECT MIN(seq) FROM "
+    "turns WHERE job_id = ?1 AND state IN ('queued', 'running'))");
 SQL(kFinishTurn,
     "UPDATE turns SET state = ?2, summary = ?3, error = ?4, finished_at = ?5, input_tokens = ?6, "
     "output_tokens = ?7 WHERE id = ?1");

@@ -378,6 +378,21 @@ class SqliteStore final : public Store {
     return Write([&](Connection& c) { return Run(c, kSetJobModel, {V(job_id), V(model)}); });
   }
 
+  Result<Job> StopJob(const Scope& scope, const std::string& job_id) override {
+    std::optional<Job> found;
+    Status s = Write([&](Connection& c) -> Status {
+      auto job = LoadJob(c, scope, job_id);
+      if (!job.ok()) return job.status();
+      if (job->status == JobStatus::kArchived) return NothingToStop(job->status);
+      if (Status w = Run(c, kRequestStop, {V(job_id)}); !w.ok()) return w;
+      if (c.Changes() == 0) return NothingToStop(job->status);
+      found = std::move(*job);
+      return Status();
+    });
+    if (!s.ok()) return s;
+    return std::move(*found);
+  }
+
   Result<Job> ArchiveJob(const Scope& scope, const std::string& job_id) override {
     std::optional<Job> updated;
     Status s = Write([&](Connection& c) -> Status {
@@ -527,11 +542,14 @@ class SqliteStore final : public Store {
                                 std::chrono::milliseconds lease) override {
     std::optional<LeaseState> result;
     Status s = Write(Flush::kLeaseOnly, [&](Connection& c) -> Status {
-      Status w = Run(c, kRenewLease, {V(turn_id), V(worker_id), V(NowMillis() + lease.count())});
-      if (!w.ok()) return w;
-      if (c.Changes() > 0) {
-        result = LeaseState::kHeld;
-        return Status();
+      {
+        Query q(c.db(), Prepared(c, kRenewLease),
+                {V(turn_id), V(worker_id), V(NowMillis() + lease.count())});
+        if (q.Next()) {
+          result = q.Int(0) != 0 ? LeaseState::kStopRequested : LeaseState::kHeld;
+          return Status();
+        }
+        if (!q.status().ok()) return q.status();
       }
       auto lost = WhyNotHeld(c, turn_id);
       if (!lost.ok()) return lost.status();
