@@ -9,8 +9,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace docwright;
   std::string_view text = fuzz::AsText(data, size);
-  // The first line is a range; the rest splits at the first NUL into Forwarded
-  // and X-Forwarded-For.
+  // The first line is a range; the rest splits at the first NUL into a
+  // Forwarded and an X-Forwarded-For value.
   size_t nl = text.find('\n');
   std::string_view range_text = text.substr(0, nl);
   std::string_view headers = nl == std::string_view::npos ? "" : text.substr(nl + 1);
@@ -22,9 +22,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (auto r = ParseIpRange(range_text); r.ok()) trusted.push_back(*r);
   trusted.push_back(*ParseIpRange("10.0.0.0/8"));
   for (const char* peer : {"10.0.0.1", "198.51.100.1", "::1"}) {
-    std::string client = ClientAddress(peer, forwarded, xff, trusted);
-    FUZZ_CHECK(ParseIpAddress(client).has_value());
-    if (!InRanges(peer, trusted)) FUZZ_CHECK(client == peer);
+    for (auto [header, kind] : {std::pair{forwarded, ForwardedHeader::kForwarded},
+                                std::pair{xff, ForwardedHeader::kXForwardedFor}}) {
+      std::string client = ClientAddress(peer, header, kind, trusted);
+      FUZZ_CHECK(ParseIpAddress(client).has_value());
+      if (!InRanges(peer, trusted)) FUZZ_CHECK(client == peer);
+    }
   }
   return 0;
 }

@@ -1,5 +1,5 @@
 // The body of POST .../job and .../message. The first byte says which of the two
-// (whether `model` and `draft` are read); the rest is the body. A body that is
+// (whether `draft` is read); the rest is the body. A body that is
 // accepted must give what the contract in api/request_body.h promises.
 #include "api/request_body.h"
 
@@ -23,7 +23,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(chars && *chars <= kMaxPromptChars);
   FUZZ_CHECK(!IsBlank(parsed->prompt));
   if (parsed->model) {
-    FUZZ_CHECK(create);
     FUZZ_CHECK(!IsBlank(*parsed->model) && parsed->model->size() <= kMaxModelNameChars);
   }
   if (!create) FUZZ_CHECK(!parsed->draft);

@@ -9,6 +9,9 @@
 namespace docwright {
 namespace {
 
+constexpr ForwardedHeader XFF = ForwardedHeader::kXForwardedFor;
+constexpr ForwardedHeader RFC = ForwardedHeader::kForwarded;
+
 std::vector<IpRange> Ranges(std::vector<std::string> texts) {
   std::vector<IpRange> out;
   for (const auto& t : texts) {
@@ -39,41 +42,45 @@ TEST(Forwarded, RangesHoldTheirAddressesOnly) {
 
 TEST(Forwarded, OnlyATrustedPeerIsBelieved) {
   auto trusted = Ranges({"10.0.0.0/8"});
-  EXPECT_EQ(ClientAddress("198.51.100.1", "", "203.0.113.7", trusted), "198.51.100.1");
-  EXPECT_EQ(ClientAddress("10.0.0.1", "", "203.0.113.7", trusted), "203.0.113.7");
-  EXPECT_EQ(ClientAddress("10.0.0.1", "", "203.0.113.7", {}), "10.0.0.1");
-  EXPECT_EQ(ClientAddress("::ffff:10.0.0.1", "", "203.0.113.7", trusted), "203.0.113.7");
+  EXPECT_EQ(ClientAddress("198.51.100.1", "203.0.113.7", XFF, trusted), "198.51.100.1");
+  EXPECT_EQ(ClientAddress("10.0.0.1", "203.0.113.7", XFF, trusted), "203.0.113.7");
+  EXPECT_EQ(ClientAddress("10.0.0.1", "203.0.113.7", XFF, {}), "10.0.0.1");
+  EXPECT_EQ(ClientAddress("::ffff:10.0.0.1", "203.0.113.7", XFF, trusted), "203.0.113.7");
 }
 
 TEST(Forwarded, TheRightmostUntrustedAddressIsTheClient) {
   auto trusted = Ranges({"10.0.0.0/8"});
   // A client cannot name itself: the proxy appends what it saw.
-  EXPECT_EQ(ClientAddress("10.0.0.1", "", "6.6.6.6, 203.0.113.7, 10.9.9.9", trusted),
+  EXPECT_EQ(ClientAddress("10.0.0.1", "6.6.6.6, 203.0.113.7, 10.9.9.9", XFF, trusted),
             "203.0.113.7");
-  EXPECT_EQ(ClientAddress("10.0.0.1", "", " 203.0.113.7:4711 ", trusted), "203.0.113.7");
-  EXPECT_EQ(ClientAddress("10.0.0.1", "", "[2001:db8::7]:443", trusted), "2001:db8::7");
-  EXPECT_EQ(ClientAddress("10.0.0.1", "", "2001:db8::7", trusted), "2001:db8::7");
+  EXPECT_EQ(ClientAddress("10.0.0.1", " 203.0.113.7:4711 ", XFF, trusted), "203.0.113.7");
+  EXPECT_EQ(ClientAddress("10.0.0.1", "[2001:db8::7]:443", XFF, trusted), "2001:db8::7");
+  EXPECT_EQ(ClientAddress("10.0.0.1", "2001:db8::7", XFF, trusted), "2001:db8::7");
   // Every hop trusted: the farthest.
-  EXPECT_EQ(ClientAddress("10.0.0.1", "", "10.0.0.3, 10.0.0.2", trusted), "10.0.0.3");
+  EXPECT_EQ(ClientAddress("10.0.0.1", "10.0.0.3, 10.0.0.2", XFF, trusted), "10.0.0.3");
   // What is not an address ends the walk at the proxy that wrote it.
-  EXPECT_EQ(ClientAddress("10.0.0.1", "", "203.0.113.7, unknown", trusted), "10.0.0.1");
-  EXPECT_EQ(ClientAddress("10.0.0.1", "", "203.0.113.7, 10.0.0.2, <script>", trusted), "10.0.0.1");
-  EXPECT_EQ(ClientAddress("10.0.0.1", "", "<script>, 10.0.0.2", trusted), "10.0.0.2");
-  EXPECT_EQ(ClientAddress("10.0.0.1", "", "", trusted), "10.0.0.1");
+  EXPECT_EQ(ClientAddress("10.0.0.1", "203.0.113.7, unknown", XFF, trusted), "10.0.0.1");
+  EXPECT_EQ(ClientAddress("10.0.0.1", "203.0.113.7, 10.0.0.2, <script>", XFF, trusted), "10.0.0.1");
+  EXPECT_EQ(ClientAddress("10.0.0.1", "<script>, 10.0.0.2", XFF, trusted), "10.0.0.2");
+  EXPECT_EQ(ClientAddress("10.0.0.1", "", XFF, trusted), "10.0.0.1");
 }
 
-TEST(Forwarded, TheForwardedHeaderIsPreferred) {
+TEST(Forwarded, OnlyTheHeaderTheProxyWritesIsRead) {
   auto trusted = Ranges({"10.0.0.0/8"});
-  EXPECT_EQ(ClientAddress("10.0.0.1", "for=203.0.113.7;proto=https", "6.6.6.6", trusted),
-            "203.0.113.7");
+  // A client's own Forwarded, passed on by a proxy that writes X-Forwarded-For,
+  // is never read, and the other way round.
+  EXPECT_EQ(ClientAddress("10.0.0.1", "203.0.113.7", XFF, trusted), "203.0.113.7");
+  EXPECT_EQ(ClientAddress("10.0.0.1", "for=6.6.6.6", XFF, trusted), "10.0.0.1");
+  EXPECT_EQ(ClientAddress("10.0.0.1", "6.6.6.6", RFC, trusted), "10.0.0.1");
+  EXPECT_EQ(ClientAddress("10.0.0.1", "for=203.0.113.7;proto=https", RFC, trusted), "203.0.113.7");
   EXPECT_EQ(
-      ClientAddress("10.0.0.1", R"(For="[2001:db8:cafe::17]:4711", for=10.0.0.4)", "", trusted),
+      ClientAddress("10.0.0.1", R"(For="[2001:db8:cafe::17]:4711", for=10.0.0.4)", RFC, trusted),
       "2001:db8:cafe::17");
-  EXPECT_EQ(ClientAddress("10.0.0.1", R"(for="203.0.113.7:80";by=10.0.0.1)", "", trusted),
+  EXPECT_EQ(ClientAddress("10.0.0.1", R"(for="203.0.113.7:80";by=10.0.0.1)", RFC, trusted),
             "203.0.113.7");
-  EXPECT_EQ(ClientAddress("10.0.0.1", "for=_hidden, for=10.0.0.5", "", trusted), "10.0.0.5");
-  EXPECT_EQ(ClientAddress("10.0.0.1", "proto=http", "", trusted), "10.0.0.1");
-  EXPECT_EQ(ClientAddress("10.0.0.1", R"(for="a,b", for=10.0.0.5)", "", trusted), "10.0.0.5");
+  EXPECT_EQ(ClientAddress("10.0.0.1", "for=_hidden, for=10.0.0.5", RFC, trusted), "10.0.0.5");
+  EXPECT_EQ(ClientAddress("10.0.0.1", "proto=http", RFC, trusted), "10.0.0.1");
+  EXPECT_EQ(ClientAddress("10.0.0.1", R"(for="a,b", for=10.0.0.5)", RFC, trusted), "10.0.0.5");
 }
 
 }  // namespace

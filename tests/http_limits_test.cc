@@ -229,7 +229,8 @@ TEST_F(HttpLimitsTest, ATrustedProxyNamesTheClientAndIsNotCappedPerAddress) {
     EXPECT_GE(fd, 0);
     std::string request = "GET " + Job(project_a_, "01a202ea-0000-7000-8000-000000000000") +
                           " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + key_a_ +
-                          "\r\nX-Forwarded-For: " + forwarded_for + "\r\nConnection: close\r\n\r\n";
+                          "\r\nX-Forwarded-For: " + forwarded_for +
+                          "\r\nForwarded: for=6.6.6.6\r\nConnection: close\r\n\r\n";
     EXPECT_TRUE(SendAll(fd, request));
     std::string answer = ReadUntilClosed(fd, milliseconds(3000));
     close(fd);

@@ -371,6 +371,63 @@ TEST_P(StoreTest, ReleasedTurnIsClaimableAtOnceWithoutSpendingAnAttempt) {
   EXPECT_EQ(again.attempt, 1);
 }
 
+TEST_P(StoreTest, ArchivedProjectsTakeNoWorkAndDeletedOnesLeaveNothing) {
+  Job done = Create(project_);
+  ASSERT_TRUE(store_->FinishTurn(Claim("w").turn_id, "w", TurnOutcome{.succeeded = true}).ok());
+  Job waiting = Create(project_);
+  Scope intruder{other_org_.id, project_.id};
+  EXPECT_EQ(store_->ArchiveProject(intruder).status().code(), Code::kNotFound);
+  EXPECT_EQ(store_->DeleteProject(intruder).code(), Code::kNotFound);
+
+  auto archived = store_->ArchiveProject(ScopeOf(project_));
+  ASSERT_TRUE(archived.ok()) << archived.status().message();
+  ASSERT_TRUE(archived->archived_at);
+  EXPECT_EQ(store_->ArchiveProject(ScopeOf(project_))->archived_at, archived->archived_at)
+      << "archiving again keeps the first time";
+  EXPECT_EQ(store_->CreateJob(ScopeOf(project_), NewJob{"x", std::nullopt, std::nullopt, false})
+                .status()
+                .code(),
+            Code::kConflict);
+  EXPECT_EQ(store_->AddMessage(ScopeOf(project_), done.id, "more").status().code(),
+            Code::kConflict);
+  EXPECT_TRUE(store_->GetJob(ScopeOf(project_), done.id).ok()) << "history stays";
+  EXPECT_TRUE(store_->GetProject(ScopeOf(project_))->archived_at);
+
+  // Found by id alone within its organisation only.
+  EXPECT_EQ(store_->FindJob(org_.id, done.id)->project_id, project_.id);
+  EXPECT_EQ(store_->FindJob(other_org_.id, done.id).status().code(), Code::kNotFound);
+
+  // A project with an active job stays; once it has none, all of it goes.
+  auto busy = store_->DeleteProject(ScopeOf(project_));
+  EXPECT_EQ(busy.code(), Code::kConflict);
+  EXPECT_TRUE(store_->GetJob(ScopeOf(project_), waiting.id).ok());
+  ASSERT_TRUE(store_->ArchiveJob(ScopeOf(project_), waiting.id).ok());
+  ASSERT_TRUE(store_->DeleteProject(ScopeOf(project_)).ok());
+  EXPECT_EQ(store_->GetProject(ScopeOf(project_)).status().code(), Code::kNotFound);
+  EXPECT_EQ(store_->FindJob(org_.id, done.id).status().code(), Code::kNotFound);
+  EXPECT_TRUE(NothingToClaim());
+  EXPECT_TRUE(store_->GetProject(ScopeOf(other_project_)).ok()) << "others are untouched";
+}
+
+TEST_P(StoreTest, OrganisationsAreListedOldestFirst) {
+  auto orgs = store_->ListOrgs();
+  ASSERT_TRUE(orgs.ok()) << orgs.status().message();
+  ASSERT_EQ(orgs->size(), 2u);
+  EXPECT_EQ((*orgs)[0].id, org_.id);
+  EXPECT_EQ((*orgs)[1].id, other_org_.id);
+}
+
+TEST_P(StoreTest, ATurnStoppedBeforeItStartsIsClaimedStopped) {
+  Job j = Create(project_);
+  ASSERT_TRUE(store_->StopJob(ScopeOf(project_), j.id).ok());
+  TurnInput t = Claim("w");
+  EXPECT_EQ(t.job.id, j.id);
+  EXPECT_TRUE(t.stop_requested);
+  ASSERT_TRUE(store_->FinishTurn(t.turn_id, "w", TurnOutcome{.succeeded = true}).ok());
+  ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), j.id, "again").ok());
+  EXPECT_FALSE(Claim("w").stop_requested) << "a stop is for one turn";
+}
+
 TEST_P(StoreTest, AStopIsToldToTheRunningTurnsWorkerAndOnlyToIt) {
   Job j = Create(project_);
   ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), j.id, "queued one").ok());

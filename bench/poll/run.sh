@@ -9,6 +9,8 @@
 #   DURATION=20s ROUNDS=5 ./dw bench poll
 #   DATABASE=postgres ./dw bench poll   # the node on PostgreSQL (a server started
 #                                       # for the run, fsync on), not SQLite
+#   ACCESS_LOG=file ./dw bench poll     # docwright with its access log (to a file in
+#                                       # the run's dir; or stderr), nginx without one
 #
 # Prints requests/s and p99 latency of each, the ratio, and whether the targets
 # (>= 70% of nginx's requests/s, p99 < 5 ms) are met.
@@ -52,9 +54,11 @@ project=$("$BIN" project create --org "$org" --repository https://git.example/ac
   --data-dir "$data" "${database[@]}" | tail -n1)
 
 # The same number of I/O threads as nginx workers below; no agent workers are
-# needed. No access log, as nginx below has none.
+# needed. No access log, as nginx below has none, unless ACCESS_LOG says.
+access_log="${ACCESS_LOG:-off}"
+[ "$access_log" = file ] && access_log="$work/access.log"
 "$BIN" serve --data-dir "$data" "${database[@]}" --listen "127.0.0.1:$DW_PORT" \
-  --io-threads "$SERVER_THREADS" --workers 1 --access-log off \
+  --io-threads "$SERVER_THREADS" --workers 1 --access-log "$access_log" \
   2>"$work/serve.log" &
 dw_pid=$!
 for _ in $(seq 100); do

@@ -237,21 +237,32 @@ std::span<const Api::Route> Api::Routes() {
 
 namespace {
 
-// Calls `fn(index, segment)` for each segment of a route's pattern.
-template <typename Fn>
-void ForEachSegment(std::string_view pattern, Fn fn) {
-  size_t i = 0;
-  for (size_t pos = 1; pos <= pattern.size(); ++i) {
+// A route pattern's segments ("/v2/agent/{projectId}/jobs": v2, agent,
+// {projectId}, jobs).
+std::vector<std::string_view> SplitPattern(std::string_view pattern) {
+  std::vector<std::string_view> out;
+  for (size_t pos = 1; pos <= pattern.size();) {
     size_t slash = pattern.find('/', pos);
     if (slash == std::string_view::npos) slash = pattern.size();
-    fn(i, pattern.substr(pos, slash - pos));
+    out.push_back(pattern.substr(pos, slash - pos));
     pos = slash + 1;
   }
+  return out;
 }
 
 bool IsParameter(std::string_view segment) { return !segment.empty() && segment.front() == '{'; }
 
 }  // namespace
+
+// Each route's segments, split once: matching is on the polling fast path.
+const std::vector<std::string_view>& Api::Segments(const Route& route) {
+  static const std::vector<std::vector<std::string_view>> kSegments = [] {
+    std::vector<std::vector<std::string_view>> all;
+    for (const Route& r : Routes()) all.push_back(SplitPattern(r.pattern));
+    return all;
+  }();
+  return kSegments[static_cast<size_t>(&route - Routes().data())];
+}
 
 const Api::Route* Api::Match(const RequestTarget& target, std::string_view method,
                              std::string_view* allow) {
@@ -259,13 +270,13 @@ const Api::Route* Api::Match(const RequestTarget& target, std::string_view metho
   if (method == "HEAD") method = "GET";
   const auto& seg = target.segments;
   for (const Route& route : Routes()) {
-    size_t count = 0;
+    const auto& parts = Segments(route);
+    if (parts.size() != seg.size()) continue;
     bool same = true;
-    ForEachSegment(route.pattern, [&](size_t i, std::string_view part) {
-      ++count;
-      same = same && i < seg.size() && (IsParameter(part) || part == seg[i]);
-    });
-    if (!same || count != seg.size()) continue;
+    for (size_t i = 0; i < seg.size() && same; ++i) {
+      same = IsParameter(parts[i]) || parts[i] == seg[i];
+    }
+    if (!same) continue;
     if (route.method == method) return &route;
     *allow = route.method;
   }
@@ -314,10 +325,11 @@ std::variant<HttpResponse, Api::Call> Api::Resolve(HttpRequest& req) {
   const auto& seg = call.target.segments;
   call.scope.org_id = key->org_id;
   bool has_project = false, has_job = false;
-  ForEachSegment(call.route->pattern, [&](size_t i, std::string_view part) {
-    if (part == "{projectId}") has_project = true, call.scope.project_id = seg[i];
-    if (part == "{id}") has_job = true, call.job_id = seg[i];
-  });
+  const auto& parts = Segments(*call.route);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i] == "{projectId}") has_project = true, call.scope.project_id = seg[i];
+    if (parts[i] == "{id}") has_job = true, call.job_id = seg[i];
+  }
   // Ids have one shape; anything else cannot exist, and needs no lookup.
   if (has_project && !LooksLikeId(call.scope.project_id)) {
     return ErrorResponse(404, "project not found", "not_found");

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "api/request_target.h"
 #include "http/server.h"
@@ -40,6 +41,7 @@ class Api {
   struct Route;
   struct Call;
   static std::span<const Route> Routes();
+  static const std::vector<std::string_view>& Segments(const Route& route);
   // The route of `target` for `method`; nullptr if none, with `*allow` set to
   // the method its path takes if the path is known.
   static const Route* Match(const RequestTarget& target, std::string_view method,

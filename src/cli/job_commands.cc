@@ -14,7 +14,7 @@
 namespace docwright {
 namespace {
 
-using Json = nlohmann::json;
+using Json = nlohmann::ordered_json;  // prints as the server sent it
 
 struct JobOptions {
   std::string url = "http://127.0.0.1:8080";
@@ -138,16 +138,15 @@ int Wait(ApiClient& client, const JobOptions& o, const std::string& id) {
                   std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
   int interval = std::clamp(o.interval_ms, 50, 60000);
   for (;;) {
-    auto r = client.Get(GetPath(o, id));
-    if (!r.ok()) return Error(r.status().message());
-    if (r->status != 200) return ReplyError(*r);
-    Json job = Json::parse(r->body, nullptr, false);
-    if (IsTerminal(job)) {
-      std::cout << r->body << "\n";
-      return job["status"] == "failed" ? 1 : 0;
+    int code = 1;
+    auto job = GetJson(client, GetPath(o, id), &code);
+    if (!job.ok()) return code;
+    if (IsTerminal(*job)) {
+      std::cout << job->dump() << "\n";
+      return (*job)["status"] == "failed" ? 1 : 0;
     }
     if (std::chrono::steady_clock::now() >= deadline) {
-      std::cout << r->body << "\n";
+      std::cout << job->dump() << "\n";
       return Error("timed out waiting for job " + id);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(interval));
@@ -170,6 +169,16 @@ std::string StepLine(const Json& step) {
   return "  " + type + ": " + OneLogLine(Field(step, "text"), 320);
 }
 
+// Text from a model or a repository, made safe for a terminal: no escape
+// sequences or other control characters, line breaks kept.
+std::string Printable(const std::string& text) {
+  std::string out = ScrubUtf8(text);
+  for (char& c : out) {
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\n') || c == 0x7f) c = ' ';
+  }
+  return out;
+}
+
 void PrintMessage(const Json& m) {
   const Json& turn = m.contains("turn") ? m["turn"] : Json();
   std::cout << "#" << Field(m, "seq") << " " << Field(turn, "state") << "  "
@@ -177,8 +186,11 @@ void PrintMessage(const Json& m) {
   if (turn.is_object() && turn.contains("steps") && turn["steps"].is_array()) {
     for (const Json& step : turn["steps"]) std::cout << StepLine(step) << "\n";
   }
-  if (Field(turn, "summary") != "-") std::cout << "  summary: " << Field(turn, "summary") << "\n";
-  if (Field(turn, "error") != "-") std::cout << "  error: " << Field(turn, "error") << "\n";
+  if (Field(turn, "summary") != "-") {
+    std::cout << "  summary: " << Printable(Field(turn, "summary")) << "\n";
+  }
+  if (Field(turn, "error") != "-")
+    std::cout << "  error: " << Printable(Field(turn, "error")) << "\n";
 }
 
 // A command's action: builds the client, runs `fn`.

@@ -179,6 +179,8 @@ Status CheckRepository(Project& p, bool ref_given, int timeout_s) {
       p.base_ref = *head;
     } else if (probe->branch_count == 1) {  // HEAD names a branch never pushed
       p.base_ref = probe->branches.front();
+    } else if (probe->branch_count == 0) {  // an empty remote may name none
+      p.base_ref = "main";
     } else {
       return Status::InvalidArgument(
           "the repository's HEAD names no branch it has: give --ref BRANCH (its branches: " +

@@ -149,7 +149,8 @@ struct ServeOptions {
   int max_connections_per_ip = 128;
   std::string port_file;              // written with the port once listening (for --listen ...:0)
   std::string access_log = "stderr";  // off, stderr or a file
-  std::vector<std::string> trusted_proxies;  // address ranges of reverse proxies
+  std::vector<std::string> trusted_proxies;          // address ranges of reverse proxies
+  std::string forwarded_header = "x-forwarded-for";  // the header they name the client in
   std::string commit_name = "docwright";
   std::string commit_email = "docwright@localhost";
 };
@@ -192,6 +193,7 @@ void LogAccess(spdlog::logger& log, const AccessRecord& r) {
 [[noreturn]] void ExitLeavingThreadsBehind() {
   spdlog::warn("exiting with worker threads still busy");
   spdlog::default_logger()->flush();
+  spdlog::shutdown();  // joins the access log's thread: its queued lines are written
   std::fflush(nullptr);
   std::_Exit(0);
 }
@@ -341,6 +343,11 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
       return Fail(Status::InvalidArgument("--trusted-proxy: " + range.status().message()));
     ho.trusted_proxies.push_back(*range);
   }
+  if (o.forwarded_header == "forwarded") {
+    ho.forwarded_header = ForwardedHeader::kForwarded;
+  } else if (o.forwarded_header != "x-forwarded-for") {
+    return Fail(Status::InvalidArgument("--forwarded-header must be x-forwarded-for or forwarded"));
+  }
   auto access_log = MakeAccessLog(o.access_log);
   if (!access_log.ok()) return Fail(access_log.status());
   std::shared_ptr<spdlog::logger> access = std::move(*access_log);
@@ -446,6 +453,12 @@ void AddServeCommands(CLI::App& app, Common& common, std::function<int()>& actio
                    "their connections are not capped per address (default: none)")
       ->delimiter(',')
       ->envname("DOCWRIGHT_TRUSTED_PROXIES");
+  serve
+      ->add_option("--forwarded-header", so->forwarded_header,
+                   "the header the trusted proxies name the client in: x-forwarded-for or "
+                   "forwarded (RFC 7239); the other is ignored")
+      ->capture_default_str()
+      ->envname("DOCWRIGHT_FORWARDED_HEADER");
   serve->add_option("--port-file", so->port_file,
                     "once listening, write the port to this file (with --listen HOST:0)");
   serve->callback([&, so] { action = [&, so] { return Serve(common, *so, make_agent, true); }; });

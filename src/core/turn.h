@@ -75,8 +75,9 @@ class CancelToken {
 
 // A turn as the store hands it out: a runner holds a lease on it.
 struct TurnInput {
-  int64_t turn_id = 0;  // the store's id of the turn, for its lease and outcome
-  int attempt = 1;      // >1 when re-run after a lost lease (a crash): start from scratch
+  int64_t turn_id = 0;          // the store's id of the turn, for its lease and outcome
+  int attempt = 1;              // >1 when re-run after a lost lease (a crash): start from scratch
+  bool stop_requested = false;  // asked to stop (job stop) before it started or was re-run
   Job job;
   Project project;
   Message message;  // the prompt to carry out now

@@ -159,14 +159,14 @@ bool InRanges(std::string_view address, const std::vector<IpRange>& ranges) {
   return parsed && Trusted(*parsed, ranges);
 }
 
-std::string ClientAddress(std::string_view peer, std::string_view forwarded,
-                          std::string_view x_forwarded_for, const std::vector<IpRange>& trusted) {
+std::string ClientAddress(std::string_view peer, std::string_view header, ForwardedHeader kind,
+                          const std::vector<IpRange>& trusted) {
   auto peer_address = ParseIpAddress(peer);
   if (!peer_address) return std::string(peer);
   std::string current = Text(*peer_address);
   if (trusted.empty() || !Trusted(*peer_address, trusted)) return current;
-  const bool use_forwarded = !Trim(forwarded).empty();
-  std::vector<std::string_view> nodes = SplitList(use_forwarded ? forwarded : x_forwarded_for);
+  const bool use_forwarded = kind == ForwardedHeader::kForwarded;
+  std::vector<std::string_view> nodes = SplitList(header);
   for (size_t i = nodes.size(); i-- > 0;) {
     std::optional<Bytes> next = use_forwarded ? ForwardedFor(nodes[i]) : NodeAddress(nodes[i]);
     if (!next) return current;  // the proxy that added it is the last one known

@@ -32,16 +32,22 @@ Result<IpRange> ParseIpRange(std::string_view text);
 // bytes; nullopt for anything else.
 std::optional<std::array<uint8_t, 16>> ParseIpAddress(std::string_view text);
 
+// The header a reverse proxy names the client in. Only the one the proxy
+// writes may be read: a proxy passes the other on from the client as it came.
+enum class ForwardedHeader {
+  kXForwardedFor,  // "X-Forwarded-For: client, proxy1" (nginx, HAProxy, most others)
+  kForwarded,      // RFC 7239 "Forwarded: for=client;proto=https, for=proxy1"
+};
+
 // The address of the client a request came from. `peer` is the address the
-// connection came from; when it is in `trusted`, the forwarding headers are
-// read: `forwarded` (all Forwarded lines, comma-joined; its for= parameters) if
-// not empty, else `x_forwarded_for`. Walking them from the right, past every
+// connection came from; when it is in `trusted`, `header` (every line of the
+// `kind` header, comma-joined) is read: walking it from the right, past every
 // trusted proxy, the first address that is not trusted is the client's. An
 // element that is not an address (obfuscated, "unknown", garbage) ends the walk
 // at the proxy that added it. The result is an address in text, never header
 // text.
-std::string ClientAddress(std::string_view peer, std::string_view forwarded,
-                          std::string_view x_forwarded_for, const std::vector<IpRange>& trusted);
+std::string ClientAddress(std::string_view peer, std::string_view header, ForwardedHeader kind,
+                          const std::vector<IpRange>& trusted);
 
 // Whether `address` (as text) is in one of `ranges`.
 bool InRanges(std::string_view address, const std::vector<IpRange>& ranges);

@@ -114,27 +114,24 @@ struct ServerState {
 
 namespace {
 
+// The peer's address, an IPv4-mapped IPv6 address as IPv4.
+net::ip::address PeerAddress(const tcp::endpoint& endpoint) {
+  net::ip::address a = endpoint.address();
+  if (a.is_v6() && a.to_v6().is_v4_mapped()) {
+    a = net::ip::make_address_v4(net::ip::v4_mapped, a.to_v6());
+  }
+  return a;
+}
+
 // The client address connections are counted by: an IPv4 address (also when
 // mapped into IPv6), or an IPv6 address's /64 prefix, since one host usually has
 // a whole /64 to pick addresses from.
 std::string PeerKey(const tcp::endpoint& endpoint) {
-  net::ip::address a = endpoint.address();
-  if (a.is_v6() && a.to_v6().is_v4_mapped()) {
-    a = net::ip::make_address_v4(net::ip::v4_mapped, a.to_v6());
-  }
+  net::ip::address a = PeerAddress(endpoint);
   if (a.is_v4()) return a.to_string();
   auto bytes = a.to_v6().to_bytes();
   std::fill(bytes.begin() + 8, bytes.end(), 0);
   return net::ip::address_v6(bytes).to_string() + "/64";
-}
-
-// The peer's address in text; an IPv4-mapped IPv6 address as IPv4.
-std::string AddressText(const tcp::endpoint& endpoint) {
-  net::ip::address a = endpoint.address();
-  if (a.is_v6() && a.to_v6().is_v4_mapped()) {
-    a = net::ip::make_address_v4(net::ip::v4_mapped, a.to_v6());
-  }
-  return a.to_string();
 }
 
 }  // namespace
@@ -343,8 +340,10 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     r.client = address_;
     if (!state_.options.trusted_proxies.empty()) {
-      r.client = ClientAddress(address_, AllLines(http::field::forwarded),
-                               AllLines("X-Forwarded-For"), state_.options.trusted_proxies);
+      const bool rfc = state_.options.forwarded_header == ForwardedHeader::kForwarded;
+      r.client = ClientAddress(address_,
+                               rfc ? AllLines(http::field::forwarded) : AllLines("X-Forwarded-For"),
+                               state_.options.forwarded_header, state_.options.trusted_proxies);
     }
     return r;
   }
@@ -566,7 +565,7 @@ class HttpServer::Impl {
     } else {
       auto endpoint = socket.remote_endpoint(ec);
       std::string peer = ec ? std::string("unknown") : PeerKey(endpoint);
-      std::string address = ec ? std::string("unknown") : AddressText(endpoint);
+      std::string address = ec ? std::string("unknown") : PeerAddress(endpoint).to_string();
       if (InRanges(address, state_.options.trusted_proxies)) peer.clear();
       if (!state_.AdmitPeer(peer)) {
         Refuse(socket, "too many connections from your address");

@@ -106,6 +106,7 @@ struct HttpServerOptions {
   // Forwarded or X-Forwarded-For headers, and their connections are not capped
   // per address (the proxy's own limits apply).
   std::vector<IpRange> trusted_proxies;
+  ForwardedHeader forwarded_header = ForwardedHeader::kXForwardedFor;  // the one they write
   // A request's header must arrive within this time of its first byte (of the
   // connection, for its first request), so slow headers cannot hold connections.
   std::chrono::seconds header_timeout{10};

@@ -227,9 +227,9 @@ TurnOutcome RepositoryTurns::RunTurn(const TurnInput& given, CancelToken& cancel
   // The model is resolved as the turn starts, from the settings as they are now:
   // a job that failed for want of one is retried by a follow-up once one is set.
   TurnInput input = given;
-  if (auto model =
-          ResolveModel(input.job.requested_model, input.project.model, options_.default_model);
-      model && model != input.job.model) {
+  auto model = ResolveModel(input.job.requested_model, input.project.model, options_.default_model);
+  if (!model) input.job.model.reset();  // none configured now: the agent says so
+  if (model && model != input.job.model) {
     input.job.model = model;
     if (Status s = store_.SetJobModel(input.job.id, *model); !s.ok()) {
       spdlog::warn("job {}: cannot record its model {}: {}", input.job.id, *model, s.message());

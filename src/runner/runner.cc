@@ -210,6 +210,7 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
 
   void RunTurn(Thread& self, const std::string& worker_id, TurnInput input) {
     auto cancel = std::make_shared<CancelToken>();
+    if (input.stop_requested) cancel->RequestStop();
     uint64_t run_id;
     {
       std::lock_guard lock(mu_);

@@ -195,7 +195,11 @@ class CachedStore final : public Store {
   Result<Project> ArchiveProject(const Scope& scope) override {
     return inner_->ArchiveProject(scope);
   }
-  Status DeleteProject(const Scope& scope) override { return inner_->DeleteProject(scope); }
+  Status DeleteProject(const Scope& scope) override {
+    Status s = inner_->DeleteProject(scope);
+    jobs_.Clear();  // its jobs are gone; deletions are rare
+    return s;
+  }
   Result<std::vector<Project>> ListProjects(const std::string& org_id) override {
     return inner_->ListProjects(org_id);
   }

@@ -127,8 +127,10 @@ CREATE FUNCTION docwright_now_ms() RETURNS BIGINT LANGUAGE sql VOLATILE
 )sql",
     R"sql(
 -- The model a job asked for itself (create or follow-up); its shown model is
--- resolved again as each turn starts. Jobs made before have none recorded.
+-- resolved again as each turn starts. A job made before keeps the model it was
+-- given (which one chose it is not known); one made without any is resolved anew.
 ALTER TABLE jobs ADD COLUMN requested_model TEXT;
+UPDATE jobs SET requested_model = model WHERE model IS NOT NULL;
 -- An archived project takes no new job or follow-up; its history stays.
 ALTER TABLE projects ADD COLUMN archived_at BIGINT;
 )sql",

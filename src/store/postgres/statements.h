@@ -10,7 +10,8 @@ namespace docwright::postgres {
 
 // --- Locks: a transaction takes them first, always in this order (project, job,
 // turn), so two transactions never wait on each other in a circle.
-SQL(kLockProject, "SELECT id FROM projects WHERE id = $1 FOR NO KEY UPDATE");
+// Also reads, under the lock, whether the project is archived (LockProjectForJobs).
+SQL(kLockProject, "SELECT archived_at FROM projects WHERE id = $1 FOR NO KEY UPDATE");
 SQL(kLockJob, "SELECT id FROM jobs WHERE id = $1 FOR NO KEY UPDATE");
 // Claims take turns one at a time, across every node: the counts of turns in
 // flight that fairness and the caps read must not change under the claim.
@@ -69,23 +70,24 @@ SQL(kCancelOpenTurns,
 // another transaction holds either (a follow-up being added, an archive, a turn
 // being recorded): it never waits, so it never waits in a circle with them, and
 // what it reads of the job cannot change under it.
-#define DW_FIND_RUNNABLE                                                                           \
-  "WITH busy AS MATERIALIZED (SELECT j.project_id, p.org_id FROM turns r "                         \
-  "JOIN jobs j ON j.id = r.job_id JOIN projects p ON p.id = j.project_id "                         \
-  "WHERE r.state = 'running' AND r.lease_expires_at > docwright_now_ms()), "                       \
-  "org_busy AS MATERIALIZED (SELECT org_id, COUNT(*) AS n FROM busy GROUP BY org_id), "            \
-  "project_busy AS MATERIALIZED (SELECT project_id, COUNT(*) AS n FROM busy "                      \
-  "GROUP BY project_id) "                                                                          \
-  "SELECT t.id, t.job_id, t.seq, t.state, t.attempts FROM turns t JOIN jobs j ON j.id = t.job_id " \
-  "JOIN projects p ON p.id = j.project_id JOIN orgs o ON o.id = p.org_id "                         \
-  "LEFT JOIN org_busy ob ON ob.org_id = p.org_id "                                                 \
-  "LEFT JOIN project_busy pb ON pb.project_id = j.project_id "                                     \
-  "WHERE t.state IN ('queued', 'running') "                                                        \
-  "AND (t.state = 'queued' OR t.lease_expires_at <= docwright_now_ms()) "                          \
-  "AND NOT EXISTS (SELECT 1 FROM turns e WHERE e.job_id = t.job_id AND e.seq < t.seq "             \
-  "AND e.state IN ('queued', 'running')) "                                                         \
-  "AND (o.max_active IS NULL OR COALESCE(ob.n, 0) < o.max_active) "                                \
-  "AND (p.max_active IS NULL OR COALESCE(pb.n, 0) < p.max_active) "                                \
+#define DW_FIND_RUNNABLE                                                                \
+  "WITH busy AS MATERIALIZED (SELECT j.project_id, p.org_id FROM turns r "              \
+  "JOIN jobs j ON j.id = r.job_id JOIN projects p ON p.id = j.project_id "              \
+  "WHERE r.state = 'running' AND r.lease_expires_at > docwright_now_ms()), "            \
+  "org_busy AS MATERIALIZED (SELECT org_id, COUNT(*) AS n FROM busy GROUP BY org_id), " \
+  "project_busy AS MATERIALIZED (SELECT project_id, COUNT(*) AS n FROM busy "           \
+  "GROUP BY project_id) "                                                               \
+  "SELECT t.id, t.job_id, t.seq, t.state, t.attempts, t.stop_requested FROM turns t "   \
+  "JOIN jobs j ON j.id = t.job_id "                                                     \
+  "JOIN projects p ON p.id = j.project_id JOIN orgs o ON o.id = p.org_id "              \
+  "LEFT JOIN org_busy ob ON ob.org_id = p.org_id "                                      \
+  "LEFT JOIN project_busy pb ON pb.project_id = j.project_id "                          \
+  "WHERE t.state IN ('queued', 'running') "                                             \
+  "AND (t.state = 'queued' OR t.lease_expires_at <= docwright_now_ms()) "               \
+  "AND NOT EXISTS (SELECT 1 FROM turns e WHERE e.job_id = t.job_id AND e.seq < t.seq "  \
+  "AND e.state IN ('queued', 'running')) "                                              \
+  "AND (o.max_active IS NULL OR COALESCE(ob.n, 0) < o.max_active) "                     \
+  "AND (p.max_active IS NULL OR COALESCE(pb.n, 0) < p.max_active) "                     \
   "ORDER BY COALESCE(ob.n, 0), COALESCE(pb.n, 0), t.id LIMIT 1"
 SQL(kFindRunnable, DW_FIND_RUNNABLE);
 SQL(kClaimRunnable, DW_FIND_RUNNABLE " FOR NO KEY UPDATE OF t, j SKIP LOCKED");

@@ -205,11 +205,11 @@ class PostgresStore final : public Store {
     Status s = Write([&](Connection& c) -> Status {
       auto project = LoadProject(c, scope);
       if (!project.ok()) return project.status();
-      if (project->archived_at) return ProjectArchived();
       Status allowed = CheckRequestedModel(*project, nj.requested_model, nj.default_model);
       if (!allowed.ok()) return allowed;
-      // The project's lock makes the rate limit's count and the insert one step.
-      Status locked = Run(c, kLockProject, {V(project->id)});
+      // The project's lock makes the rate limit's count and the insert one step,
+      // and an archive that commits meanwhile is seen.
+      Status locked = LockProjectForJobs(c, project->id);
       if (!locked.ok()) return locked;
       auto now = One(c, kNow, {});  // the window is on one clock for every node
       if (!now.ok()) return now.status();
@@ -270,14 +270,13 @@ class PostgresStore final : public Store {
     Status s = Write([&](Connection& c) -> Status {
       auto project = LoadProject(c, scope);
       if (!project.ok()) return project.status();
-      Status locked = Run(c, kLockProject, {V(project->id)});
+      Status locked = LockProjectForJobs(c, project->id);
       if (locked.ok()) locked = Run(c, kLockJob, {V(job_id)});
       if (!locked.ok()) return locked;
       auto job = LoadJob(c, scope, job_id);
       if (!job.ok()) return job.status();
       auto next = StatusAfterFollowUp(job->status);
       if (!next.ok()) return next.status();
-      if (project->archived_at) return ProjectArchived();
       Status allowed =
           CheckRequestedModel(*project, message.requested_model, message.default_model);
       if (!allowed.ok()) return allowed;
@@ -450,6 +449,7 @@ class PostgresStore final : public Store {
         std::string job_id = r->Text("job_id");
         int64_t seq = r->Int("seq");
         int64_t attempts = r->Int("attempts");
+        const bool stop_requested = r->Int("stop_requested") != 0;
         if (r->Text("state") == "running" && attempts >= max_attempts) {
           std::string error = InterruptedError(attempts);
           // Giving up on a turn fails its job: that is flushed as any write is.
@@ -466,6 +466,7 @@ class PostgresStore final : public Store {
         TurnInput ct;
         ct.turn_id = turn_id;
         ct.attempt = static_cast<int>(attempts + 1);
+        ct.stop_requested = stop_requested;
         auto job = LoadJobById(c, job_id);
         if (!job.ok()) return job.status();
         ct.job = std::move(*job);
@@ -647,6 +648,16 @@ class PostgresStore final : public Store {
   }
 
   // The first column of the first row of a statement that returns one.
+  // Takes the project's lock, as every writer of its jobs does; ProjectArchived
+  // if it is archived as of the lock (an archive is an update of the row, so it
+  // waits for the lock or is seen).
+  static Status LockProjectForJobs(Connection& c, const std::string& project_id) {
+    auto r = c.Exec(kLockProject, {V(project_id)});
+    if (!r.ok()) return r.status();
+    if (!r->Next()) return Status::NotFound("project not found");
+    return r->IsNull(0) ? Status() : ProjectArchived();
+  }
+
   static Result<int64_t> One(Connection& c, const char* sql, std::initializer_list<Value> params) {
     auto r = c.Exec(sql, params);
     if (!r.ok()) return r.status();

@@ -133,8 +133,10 @@ ALTER TABLE projects ADD COLUMN max_active INTEGER;
 CREATE INDEX turns_running ON turns(lease_expires_at) WHERE state = 'running';
 )sql", R"sql(
 -- The model a job asked for itself (create or follow-up); its shown model is
--- resolved again as each turn starts. Jobs made before have none recorded.
+-- resolved again as each turn starts. A job made before keeps the model it was
+-- given (which one chose it is not known); one made without any is resolved anew.
 ALTER TABLE jobs ADD COLUMN requested_model TEXT;
+UPDATE jobs SET requested_model = model WHERE model IS NOT NULL;
 -- An archived project takes no new job or follow-up; its history stays.
 ALTER TABLE projects ADD COLUMN archived_at INTEGER;
 )sql",

@@ -71,7 +71,9 @@ SQL(kFindRunnable,
     "AND (o.max_active IS NULL OR COALESCE(ob.n, 0) < o.max_active) "
     "AND (p.max_active IS NULL OR COALESCE(pb.n, 0) < p.max_active) "
     "ORDER BY COALESCE(ob.n, 0), COALESCE(pb.n, 0), t.id LIMIT 1");
-SQL(kSelectTurn, "SELECT id, job_id, seq, state, attempts, lease_owner FROM turns WHERE id = ?1");
+SQL(kSelectTurn,
+    "SELECT id, job_id, seq, state, attempts, lease_owner, stop_requested FROM turns WHERE id = "
+    "?1");
 SQL(kClaimTurn,
     "UPDATE turns SET state = 'running', attempts = attempts + 1, lease_owner = ?2, "
     "lease_expires_at = ?3, started_at = COALESCE(started_at, ?4) WHERE id = ?1");

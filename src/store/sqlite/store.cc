@@ -488,6 +488,7 @@ class SqliteStore final : public Store {
         }
         std::string job_id, state;
         int64_t seq = 0, attempts = 0;
+        bool stop_requested = false;
         {
           Query q(c.db(), Prepared(c, kSelectTurn), {V(turn_id)});
           if (!q.Next()) return q.status().ok() ? Status::Internal("turn vanished") : q.status();
@@ -495,6 +496,7 @@ class SqliteStore final : public Store {
           seq = q.Int(2);
           state = q.Text(3);
           attempts = q.Int(4);
+          stop_requested = q.Int(6) != 0;
         }
         if (state == "running" && attempts >= max_attempts) {
           std::string error = InterruptedError(attempts);
@@ -510,6 +512,7 @@ class SqliteStore final : public Store {
         TurnInput ct;
         ct.turn_id = turn_id;
         ct.attempt = static_cast<int>(attempts + 1);
+        ct.stop_requested = stop_requested;
         auto job = LoadJobById(c, job_id);
         if (!job.ok()) return job.status();
         ct.job = std::move(*job);
