@@ -377,21 +377,35 @@ TEST_P(AgentTest, OddlyTypedFieldsInAModelReplyDoNotBreakTheTurn) {
   EXPECT_EQ(done["summary"], "Nothing to do.");
 }
 
+// The calls past 32 of one reply are neither carried out nor recorded nor sent
+// back: the model is told how many were refused, on the last call's result.
 TEST_P(AgentTest, AtMost32ToolCallsOfOneReplyAreCarriedOut) {
   std::vector<FakeToolCall> many;
   for (int i = 0; i < 40; ++i) many.push_back(Call("list_files", json::object()));
   Start({Step(many), Step({Finish("Looked around.")})});
   json done = Run("Look around");
   EXPECT_EQ(done["status"], "completed") << done;
-  json transcript = Transcript(done["id"]);
-  int ignored = 0;
-  for (const auto& s : transcript["messages"][0]["turn"]["steps"]) {
-    if (s["type"] == "tool" &&
-        s["result"].get<std::string>().find("at most 32") != std::string::npos) {
-      ++ignored;
+  EXPECT_EQ(ToolsCalled(Transcript(done["id"])).size(), 33u) << "32 listings and the finish";
+  auto requests = model_->Requests();
+  ASSERT_EQ(requests.size(), 2u);
+  std::string told = requests[1].dump();
+  EXPECT_NE(told.find("8 further tool calls of this reply were refused: at most 32"),
+            std::string::npos);
+  // The calls answered are the calls the conversation carries: the provider
+  // refuses a tool call without its result, and a result without its call.
+  size_t calls = 0, results = 0;
+  for (const auto& m : requests[1]["messages"]) {
+    if (m.contains("tool_calls")) calls += m["tool_calls"].size();
+    if (m["role"] == "tool") ++results;
+    if (m["content"].is_array()) {
+      for (const auto& block : m["content"]) {
+        if (block["type"] == "tool_use") ++calls;
+        if (block["type"] == "tool_result") ++results;
+      }
     }
   }
-  EXPECT_EQ(ignored, 8);
+  EXPECT_EQ(calls, 32u);
+  EXPECT_EQ(results, 32u);
 }
 
 TEST_P(AgentTest, PathsOutsideTheRepositoryAreRefused) {

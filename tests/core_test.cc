@@ -12,6 +12,7 @@
 #include "core/text.h"
 #include "core/time.h"
 #include "core/url.h"
+#include "core/work_budget.h"
 
 namespace docwright {
 namespace {
@@ -141,6 +142,96 @@ TEST(Text, ControlCharactersAreFoundWhereverTheyAre) {
   EXPECT_FALSE(HasControlCharacter("tab\tand\nlines\r\n", true));
   EXPECT_TRUE(HasControlCharacter("tab\t", false));
   EXPECT_FALSE(HasControlCharacter("caf\xc3\xa9 \xc2\xa0nbsp \xe2\x9c\x93", false));
+}
+
+// What a naive search would find: non-overlapping, left to right.
+std::vector<size_t> NaiveFindAll(std::string_view text, std::string_view needle) {
+  std::vector<size_t> out;
+  if (needle.empty()) return out;
+  for (size_t at = text.find(needle); at != std::string_view::npos;
+       at = text.find(needle, at + needle.size())) {
+    out.push_back(at);
+  }
+  return out;
+}
+
+TEST(Text, FindAllTakesOccurrencesAsAReplaceAllWouldWithoutOverlaps) {
+  EXPECT_EQ(FindAll("aaaaaaa", "aaa"), (std::vector<size_t>{0, 3}));
+  EXPECT_EQ(FindAll("abcabcab", "abcab"), (std::vector<size_t>{0}));
+  EXPECT_EQ(FindAll("xyz", ""), std::vector<size_t>{});
+  EXPECT_EQ(FindAll("ab", "abc"), std::vector<size_t>{});
+  EXPECT_EQ(FindAll("abababab", "ab", 2), (std::vector<size_t>{0, 2}));
+  // Against the plain search over texts of a small alphabet, where borders abound.
+  uint32_t seed = 12345;
+  auto next = [&seed] { return seed = seed * 1103515245 + 12345, (seed >> 16) & 0x7fff; };
+  for (int round = 0; round < 2000; ++round) {
+    std::string text, needle;
+    for (size_t i = 0, n = next() % 60; i < n; ++i) text.push_back("ab"[next() % 2]);
+    for (size_t i = 0, n = 1 + next() % 6; i < n; ++i) needle.push_back("ab"[next() % 2]);
+    EXPECT_EQ(FindAll(text, needle), NaiveFindAll(text, needle)) << text << " / " << needle;
+  }
+}
+
+TEST(Text, FindAllIsLinearOnTheTextsThatMakeAPlainSearchQuadratic) {
+  // A plain find from each position compares up to the needle's length each
+  // time: 2^20 * 2^19 steps here. Linear, it is a few million.
+  std::string text(1 << 20, 'a');
+  std::string needle(1 << 19, 'a');
+  needle.back() = 'b';
+  EXPECT_TRUE(FindAll(text, needle).empty());
+  text.back() = 'b';
+  EXPECT_EQ(FindAll(text, needle), (std::vector<size_t>{(1u << 20) - (1u << 19)}));
+}
+
+TEST(WorkBudget, EachMeterHasItsLimitAndASpentBudgetStaysSpent) {
+  WorkBudget budget({.entries = 10, .bytes_read = 100});
+  EXPECT_TRUE(budget.Charge(WorkBudget::Meter::kEntries, 10));
+  EXPECT_TRUE(budget.Charge(WorkBudget::Meter::kBytesRead, 60));
+  EXPECT_TRUE(budget.status().ok());
+  EXPECT_FALSE(budget.Charge(WorkBudget::Meter::kEntries, 1));
+  EXPECT_TRUE(budget.spent());
+  EXPECT_EQ(budget.status().code(), Code::kResourceExhausted);
+  EXPECT_NE(budget.status().message().find("10 tree entries visited"), std::string::npos)
+      << budget.status().message();
+  // Every meter is refused once one is spent.
+  EXPECT_FALSE(budget.Charge(WorkBudget::Meter::kBytesRead, 1));
+  EXPECT_FALSE(budget.Check());
+  // The unlimited meters take what a walk of many entries charges.
+  WorkBudget unlimited(WorkBudget::Limits{});
+  EXPECT_TRUE(unlimited.Charge(WorkBudget::Meter::kBytesSearched, UINT64_MAX - 1));
+  EXPECT_FALSE(unlimited.Charge(WorkBudget::Meter::kBytesSearched, 2));
+}
+
+TEST(WorkBudget, ACallsBudgetChargesTheTurnsAndEndsWithIt) {
+  WorkBudget turn({.steps = 1000});
+  WorkBudget call({.steps = 600}, nullptr, std::chrono::steady_clock::time_point::max(), &turn);
+  EXPECT_TRUE(call.Charge(WorkBudget::Meter::kSteps, 500));
+  EXPECT_EQ(turn.used(WorkBudget::Meter::kSteps), 500u);
+  EXPECT_FALSE(call.Charge(WorkBudget::Meter::kSteps, 200));  // the call's own limit
+  EXPECT_TRUE(call.own_limit_reached());
+  EXPECT_FALSE(turn.spent());
+  WorkBudget second({.steps = 600}, nullptr, std::chrono::steady_clock::time_point::max(), &turn);
+  EXPECT_FALSE(second.Charge(WorkBudget::Meter::kSteps, 501));  // the turn's limit
+  EXPECT_FALSE(second.own_limit_reached());
+  EXPECT_TRUE(second.spent());
+  EXPECT_EQ(second.why(), WorkBudget::Why::kLimit);
+}
+
+TEST(WorkBudget, CancellationAndTheDeadlineEndItWithinAFewThousandUnits) {
+  CancelToken cancel;
+  WorkBudget budget(WorkBudget::Limits{}, &cancel);
+  EXPECT_TRUE(budget.Charge(WorkBudget::Meter::kEntries, 1));
+  cancel.Cancel(CancelToken::Reason::kArchived);
+  uint64_t charged = 0;
+  while (budget.Charge(WorkBudget::Meter::kEntries, 1)) ++charged;
+  EXPECT_LE(charged, WorkBudget::kUnitsBetweenLooks);
+  EXPECT_TRUE(budget.cancelled());
+  EXPECT_EQ(budget.why(), WorkBudget::Why::kCancelled);
+
+  WorkBudget late(WorkBudget::Limits{}, nullptr, std::chrono::steady_clock::now());
+  EXPECT_FALSE(late.Charge(WorkBudget::Meter::kBytesRead, 1));
+  EXPECT_EQ(late.why(), WorkBudget::Why::kDeadline);
+  EXPECT_NE(late.status().message().find("out of time"), std::string::npos);
 }
 
 TEST(Url, EveryShapeOfRemoteAndApiUrl) {

@@ -12,6 +12,7 @@
 
 #include "support/git_http_server.h"
 #include "support/git_repo.h"
+#include "support/hostile_repo.h"
 #include "support/ssh_server.h"
 #include "support/temp_dir.h"
 
@@ -755,6 +756,134 @@ TEST_F(GitTest, SmartHttpWithAWrongOrNoTokenIsRefusedClearly) {
   Status refused = (*wrong)->Push(commit, "docwright/denied", std::nullopt);
   EXPECT_EQ(refused.code(), Code::kUnauthenticated) << refused.message();
   EXPECT_EQ(Sh("git --git-dir=" + remote_ + " branch --list docwright/denied"), "");
+}
+
+// --- Hostile shapes: every walk, read and diff is bounded and charged ---------
+
+// A mirror of a hostile repository of `shape` (hostile_repo.sh's arguments) and
+// a snapshot of its main, charging `budget`.
+struct HostileSnapshot {
+  std::unique_ptr<Mirror> mirror;
+  std::unique_ptr<Snapshot> snapshot;
+  std::string head;
+};
+HostileSnapshot OpenHostile(const std::string& dir, const std::string& shape, WorkBudget* budget) {
+  HostileSnapshot h;
+  testing::MakeHostileRepo(dir + "/remote.git", shape);
+  h.mirror = std::move(*Mirror::Open(dir + "/mirror.git", dir + "/remote.git", Credentials{}));
+  h.head = *h.mirror->FetchBranch("main");
+  h.snapshot = std::move(*h.mirror->OpenSnapshot(h.head));
+  h.snapshot->SetBudget(budget);
+  return h;
+}
+
+TEST(GitHostile, AWalkCountsEveryEntryWhateverItsKindAndFindsTheFilesNearTheTop) {
+  for (const char* leaf : {"link", "submodule", "file"}) {
+    testing::TempDir dir;
+    WorkBudget budget(WorkBudget::TurnLimits());
+    auto h = OpenHostile(dir.path(),
+                         std::string("tree-bomb --fanout 1000 --depth 3 --leaf ") + leaf, &budget);
+    bool cut = false;
+    auto files = h.snapshot->Walk("", 600, &cut);
+    ASSERT_TRUE(files.ok()) << files.status().message();
+    EXPECT_TRUE(cut) << leaf;
+    // Breadth first: the page beside the bomb is found, whatever the bomb holds
+    // (its leaves are further down than the walk goes).
+    EXPECT_EQ(*files, std::vector<std::string>{"index.md"}) << leaf;
+    EXPECT_LE(budget.used(WorkBudget::Meter::kEntries), 600 * kWalkVisitsPerPath + 16) << leaf;
+  }
+}
+
+TEST(GitHostile, ListingAFolderOfABillionFilesCostsItsOwnEntriesOnly) {
+  testing::TempDir dir;
+  WorkBudget budget(WorkBudget::TurnLimits());
+  auto h = OpenHostile(dir.path(), "tree-bomb --leaf file", &budget);
+  Workspace work(*h.snapshot);
+  ASSERT_TRUE(work.Delete("bomb/d0000/d0000/f0000.md").ok());
+  ASSERT_TRUE(work.Delete("bomb/d0001/d0000/f0000.md").ok());
+  auto root = work.List("");
+  ASSERT_TRUE(root.ok()) << root.status().message();
+  ASSERT_EQ(root->size(), 2u);
+  EXPECT_EQ((*root)[0].name, "bomb");
+  auto bomb = work.List("bomb");
+  ASSERT_TRUE(bomb.ok());
+  EXPECT_EQ(bomb->size(), 1000u);
+  // Whether each folder is still there after the deletions is decided from
+  // the deletions, not from the billion files below.
+  EXPECT_LT(budget.used(WorkBudget::Meter::kEntries), 100000u);
+  EXPECT_TRUE(work.Delete("index.md").ok());
+  EXPECT_EQ(work.List("")->size(), 1u);
+}
+
+TEST(GitHostile, ASpentBudgetRefusesReadsAndListingsAndStopsWalks) {
+  testing::TempDir dir;
+  WorkBudget budget({.bytes_read = 100});
+  auto h = OpenHostile(dir.path(), "one-blob --paths 10 --size 4096", &budget);
+  EXPECT_TRUE(h.snapshot->Read("index.md").ok());
+  auto big = h.snapshot->Read("many/p0000/page00000.md");
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.status().code(), Code::kResourceExhausted);
+  EXPECT_NE(big.status().message().find("bytes read"), std::string::npos) << big.status().message();
+  EXPECT_EQ(h.snapshot->List("").status().code(), Code::kResourceExhausted);
+  EXPECT_EQ(h.snapshot->Walk("", 100).status().code(), Code::kResourceExhausted);
+  // Without a budget the same snapshot reads again.
+  h.snapshot->SetBudget(nullptr);
+  EXPECT_TRUE(h.snapshot->Read("many/p0000/page00000.md").ok());
+}
+
+TEST(GitHostile, ALargeFileIsNamedInTheDiffWithItsSizesNotCompared) {
+  testing::TempDir dir;
+  auto h = OpenHostile(dir.path(), "big-file --size 3000000", nullptr);
+  Workspace work(*h.snapshot);
+  ASSERT_TRUE(work.Delete("big/data.md").ok());
+  ASSERT_TRUE(work.Write("notes.md", "# Notes\n").ok());
+  auto commit = h.mirror->Commit(work, Identity{}, "drop the dump");
+  ASSERT_TRUE(commit.ok());
+  auto diff = h.mirror->Diff(h.head, *commit, 1 << 20);
+  ASSERT_TRUE(diff.ok()) << diff.status().message();
+  EXPECT_EQ(diff->files, (std::vector<std::string>{"big/data.md", "notes.md"}));
+  EXPECT_NE(diff->patch.find("diff --git a/big/data.md b/big/data.md\nlarge file changed: "
+                             "3000000 bytes before, 0 bytes after; not shown\n"),
+            std::string::npos)
+      << diff->patch.substr(0, 1000);
+  EXPECT_EQ(diff->patch.find("row 0000001"), std::string::npos) << "never compared";
+  EXPECT_NE(diff->patch.find("+# Notes"), std::string::npos) << "small files are";
+  // A budget spent by the comparison stops it.
+  WorkBudget small({.bytes_read = 10});
+  auto stopped = h.mirror->Diff(h.head, *commit, 1 << 20, &small);
+  EXPECT_EQ(stopped.status().code(), Code::kResourceExhausted);
+}
+
+TEST(GitHostile, ADiffOfMoreFilesThanItCanListSaysSo) {
+  testing::TempDir dir;
+  auto h = OpenHostile(dir.path(), "tree-bomb --leaf file --fanout 400 --depth 2", nullptr);
+  const std::string git = std::string(kGit) + " --git-dir=" + dir.path() + "/remote.git";
+  std::string base = Sh(git + " commit-tree -m base " + Sh(git + " rev-parse main:bomb/d0000"));
+  Sh(git + " update-ref refs/heads/base " + base);
+  auto base_head = h.mirror->FetchBranch("base");
+  ASSERT_TRUE(base_head.ok());
+  // 160,000 files added: more than a diff lists.
+  auto diff = h.mirror->Diff(*base_head, h.head, 1 << 20);
+  ASSERT_TRUE(diff.ok()) << diff.status().message();
+  EXPECT_TRUE(diff->truncated);
+  EXPECT_TRUE(diff->files.empty());
+  EXPECT_NE(diff->patch.find("more than 100000 files changed"), std::string::npos) << diff->patch;
+}
+
+// A branch of a repository that holds a billion files changes one page: the
+// comparison goes over what differs, not over the trees the two share.
+TEST(GitHostile, AChangeBesideABillionFilesIsComparedAtOnce) {
+  testing::TempDir dir;
+  WorkBudget budget(WorkBudget::TurnLimits());
+  auto h = OpenHostile(dir.path(), "tree-bomb --leaf file", &budget);
+  Workspace work(*h.snapshot);
+  ASSERT_TRUE(work.Write("index.md", "# Home\n\nWelcome back.\n").ok());
+  auto commit = h.mirror->Commit(work, Identity{}, "welcome back");
+  ASSERT_TRUE(commit.ok()) << commit.status().message();
+  auto diff = h.mirror->Diff(h.head, *commit, 1 << 20, &budget);
+  ASSERT_TRUE(diff.ok()) << diff.status().message();
+  EXPECT_EQ(diff->files, std::vector<std::string>{"index.md"});
+  EXPECT_LT(budget.used(WorkBudget::Meter::kEntries), 100000u);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "support/process_memory.h"
 #include "support/service_fixture.h"
 
 namespace docwright::testing {
@@ -21,16 +22,6 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 using Clock = std::chrono::steady_clock;
-
-// A figure of /proc/PID/status in KiB ("VmRSS", "VmHWM").
-long ProcKib(pid_t pid, const std::string& field) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.starts_with(field + ":")) return std::stol(line.substr(field.size() + 1));
-  }
-  return -1;
-}
 
 // Sends all of `bytes` (or as much as the peer takes before it closes); true if
 // all went.
@@ -73,6 +64,12 @@ bool ClosedWithin(int fd, milliseconds wait) {
   return false;
 }
 
+std::string ToHexLength(size_t n) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%zx", n);
+  return buf;
+}
+
 class HttpLimitsTest : public ServiceTest {
  protected:
   // Two workers: the memory these tests measure is the HTTP server's, not that
@@ -110,6 +107,59 @@ TEST_F(HttpLimitsTest, GetAndHeadWithABodyAreRefusedBeforeTheBodyIsRead) {
   // A body-less GET with "Content-Length: 0" is an ordinary request.
   HttpResult ok = client_->SendRaw("GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
   EXPECT_EQ(ok.status, 200);
+}
+
+// RFC 9112 sections 6.1 and 6.3: a request whose body's end the server and a
+// proxy in front of it could read differently is refused and its connection
+// closed, so nothing after it is taken for a second request (smuggling). Each
+// request is sent whole with a smuggled job after it; no job may be made.
+TEST_F(HttpLimitsTest, TransferCodingsOtherThanAFinalChunkedAreRefusedAndTheConnectionClosed) {
+  const std::string body = Prompt("smuggled?");
+  const std::string chunked = ToHexLength(body.size()) + "\r\n" + body + "\r\n0\r\n\r\n";
+  const std::string smuggled =
+      PostHead("Content-Length: " + std::to_string(body.size()) + "\r\n") + body;
+  struct Case {
+    std::string framing, content;
+    int status;
+  } cases[] = {
+      {"Transfer-Encoding: xchunked\r\nContent-Length: " + std::to_string(body.size()) + "\r\n",
+       body, 400},
+      {"Transfer-Encoding: chunked\r\nContent-Length: " + std::to_string(chunked.size()) + "\r\n",
+       chunked, 400},
+      {"Transfer-Encoding: gzip, chunked\r\n", chunked, 501},
+      {"Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n", chunked, 501},
+      {"Transfer-Encoding: chunked, chunked\r\n", chunked, 400},
+      {"Transfer-Encoding: chunked, gzip\r\n", body, 400},
+      {"Transfer-Encoding: identity\r\n", body, 400},
+  };
+  for (const Case& c : cases) {
+    int fd = ConnectLoopback(server_->port(), seconds(5));
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(SendAll(fd, PostHead(c.framing) + c.content + smuggled));
+    std::string answer = ReadUntilClosed(fd, milliseconds(5000));
+    close(fd);
+    EXPECT_EQ(answer.rfind("HTTP/1.1 " + std::to_string(c.status), 0), 0u) << c.framing << answer;
+    EXPECT_NE(answer.find("Connection: close"), std::string::npos) << c.framing << answer;
+    EXPECT_EQ(answer.find("HTTP/1.1 201"), std::string::npos) << c.framing << answer;
+  }
+  // HTTP/1.0 has no transfer codings.
+  int fd = ConnectLoopback(server_->port(), seconds(5));
+  ASSERT_GE(fd, 0);
+  std::string old = PostHead("Transfer-Encoding: chunked\r\n") + chunked;
+  old.replace(old.find("HTTP/1.1"), 8, "HTTP/1.0");
+  ASSERT_TRUE(SendAll(fd, old));
+  std::string answer = ReadUntilClosed(fd, milliseconds(5000));
+  close(fd);
+  EXPECT_EQ(answer.rfind("HTTP/1.0 400", 0), 0u) << answer;
+  EXPECT_EQ(Count("SELECT COUNT(*) FROM jobs"), 0);
+  // Chunked alone, in any case, is an ordinary request.
+  fd = ConnectLoopback(server_->port(), seconds(5));
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(SendAll(fd, PostHead("Transfer-Encoding: Chunked\r\n") + chunked));
+  answer = ReadUntilClosed(fd, milliseconds(2000));
+  close(fd);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 201", 0), 0u) << answer;
+  EXPECT_EQ(Count("SELECT COUNT(*) FROM jobs"), 1);
 }
 
 // The flood of the report: many connections each sending a large body to the

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <thread>
 
+#include "support/process_memory.h"
 #include "support/service_fixture.h"
 
 namespace docwright::testing {
@@ -89,27 +90,6 @@ TEST_F(SchedulingTest, AProjectsCapOfTurnsInFlightHoldsAcrossTheWorkers) {
             12);
 }
 
-// The node's sanitizers make memory figures meaningless (ASan's shadow and
-// quarantine); the bound is checked in plain builds.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define DOCWRIGHT_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define DOCWRIGHT_SANITIZED 1
-#endif
-
-// The peak resident memory of process `pid` (VmHWM), in KiB; -1 if unknown.
-[[maybe_unused]] int64_t PeakKib(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.starts_with("VmHWM:")) return std::stoll(line.substr(6));
-  }
-  return -1;
-}
-
 class TurnsInFlightTest : public ServiceTest {
  protected:
   void StartDefaultServer() override {
@@ -148,7 +128,7 @@ TEST_F(TurnsInFlightTest, AThousandTurnsAreInFlightAtOnceWithinTheMemoryBound) {
   EXPECT_TRUE(WaitUntil([&] { return Count(running) == kJobs; }, std::chrono::seconds(240)))
       << Count(running) << " of " << kJobs << " turns running";
 #ifndef DOCWRIGHT_SANITIZED
-  int64_t peak = PeakKib(server_->pid());
+  int64_t peak = ProcKib(server_->pid(), "VmHWM");
   ASSERT_GT(peak, 0);
   EXPECT_LT(peak, 1024 * 1024) << "KiB at the peak, with " << kJobs << " turns in flight";
 #endif

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/git_repo.h"
+#include "support/hostile_repo.h"
 #include "support/temp_dir.h"
 
 namespace docwright::agent {
@@ -129,6 +130,83 @@ TEST_F(ToolsTest, EditsThatWouldGrowPastTheLimitAndLongLinesAreBounded) {
   EXPECT_NE(line.content.find("[line cut at 4 KiB]"), std::string::npos);
   EXPECT_LT(line.content.size(), 5000u);
   EXPECT_TRUE(Call("read_file", {{"path", "dots.md"}, {"offset", 9223372036854775807LL}}).is_error);
+}
+
+// The text of a half-mebibyte old_text over a mebibyte of "aaaa…" made a plain
+// search from each position take seconds of CPU a call; the edit is linear,
+// and takes occurrences left to right without overlaps.
+TEST_F(ToolsTest, EditFindsOccurrencesWithoutOverlapsInLinearTime) {
+  ASSERT_FALSE(Call("write_file", {{"path", "a.md"}, {"content", "aaaaaaa"}}).is_error);
+  auto all =
+      Call("edit_file",
+           {{"path", "a.md"}, {"old_text", "aaa"}, {"new_text", "b"}, {"replace_all", true}});
+  EXPECT_EQ(all.content, "replaced 2 occurrences in a.md\n");
+  EXPECT_EQ(workspace_->Read("a.md")->text, "bba");
+  std::string text(1000000, 'a');
+  ASSERT_FALSE(Call("write_file", {{"path", "big.md"}, {"content", text}}).is_error);
+  std::string old_text(500000, 'a');
+  old_text.back() = 'b';
+  auto absent = Call("edit_file", {{"path", "big.md"}, {"old_text", old_text}, {"new_text", "x"}});
+  EXPECT_TRUE(absent.is_error);
+  EXPECT_NE(absent.content.find("not found"), std::string::npos);
+  old_text.back() = 'a';
+  auto twice = Call("edit_file", {{"path", "big.md"}, {"old_text", old_text}, {"new_text", "x"}});
+  EXPECT_NE(twice.content.find("found 2 times"), std::string::npos) << twice.content;
+}
+
+// Tools over repositories of hostile shapes, charging a turn's budget.
+class HostileToolsTest : public ::testing::Test {
+ protected:
+  void Open(const std::string& shape) {
+    testing::MakeHostileRepo(dir_ / "remote.git", shape);
+    mirror_ =
+        std::move(*git::Mirror::Open(dir_ / "mirror.git", dir_ / "remote.git", git::Credentials{}));
+    snapshot_ = std::move(*mirror_->OpenSnapshot(*mirror_->FetchBranch("main")));
+    snapshot_->SetBudget(&budget_);
+    workspace_ = std::make_unique<git::Workspace>(*snapshot_);
+    tools_ = std::make_unique<Toolbox>(*workspace_);
+  }
+  ToolOutcome Call(const std::string& name, const json& args) {
+    return tools_->Call(name, args.dump());
+  }
+
+  testing::TempDir dir_;
+  WorkBudget budget_{WorkBudget::TurnLimits()};
+  std::unique_ptr<git::Mirror> mirror_;
+  std::unique_ptr<git::Snapshot> snapshot_;
+  std::unique_ptr<git::Workspace> workspace_;
+  std::unique_ptr<Toolbox> tools_;
+};
+
+TEST_F(HostileToolsTest, PathsToOneBlobAreSearchedOnce) {
+  Open("one-blob --paths 3000 --size 1048576");
+  auto hits = Call("search", {{"pattern", "nothing like this"}});
+  EXPECT_EQ(hits.content, "no matches\n");
+  EXPECT_EQ(budget_.used(WorkBudget::Meter::kBytesSearched), 1048576u + 17u)
+      << "the blob and index.md, once each";
+  auto many = Call("search", {{"pattern", "search me$"}});
+  EXPECT_NE(many.content.find("many/p0000/page00000.md:1: "), std::string::npos) << many.content;
+  EXPECT_NE(many.content.find("only the first 100 matches are shown"), std::string::npos);
+}
+
+TEST_F(HostileToolsTest, SearchAndListOverABillionLinksStopAtTheirVisitsAndSaySo) {
+  Open("tree-bomb --leaf link");
+  auto listed = Call("list_files", json::object());
+  EXPECT_EQ(listed.content, "bomb/\nindex.md\n");
+  auto found = Call("search", {{"pattern", "Welcome"}});
+  EXPECT_NE(found.content.find("index.md:3: Welcome.\n"), std::string::npos) << found.content;
+  EXPECT_NE(found.content.find("files were searched; narrow the path"), std::string::npos);
+  EXPECT_LE(budget_.used(WorkBudget::Meter::kEntries), kMaxSearchVisits + 2000);
+}
+
+TEST_F(HostileToolsTest, ASpentBudgetEndsTheSearchWithAnError) {
+  Open("one-blob --paths 200 --size 65536");
+  budget_.Charge(WorkBudget::Meter::kBytesSearched, (uint64_t{1} << 30) - 1000);
+  auto hits = Call("search", {{"pattern", "x"}});
+  EXPECT_TRUE(hits.is_error);
+  EXPECT_NE(hits.content.find("the limit of 1073741824 bytes searched was reached"),
+            std::string::npos)
+      << hits.content;
 }
 
 TEST_F(ToolsTest, WritesDeletesAndMovesStayInsideTheRepository) {

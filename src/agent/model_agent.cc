@@ -21,8 +21,25 @@ constexpr size_t kMaxHistoryTextBytes = 2000;
 // Files the site map looks at: more than a prompt's map can show, and few enough
 // that a turn on a repository of 100,000 files starts as fast as on one of 1,000.
 constexpr size_t kMaxSiteMapFiles = 600;
-// Tool calls carried out from one model reply; the rest are answered with an error.
+// Tool calls carried out from one model reply; the rest are refused in one note.
 constexpr size_t kMaxToolCallsPerReply = 32;
+// What the transcript keeps of one turn: past this, steps keep their kind and
+// tool only (a turn's steps are at most max_steps * (1 + kMaxToolCallsPerReply)).
+constexpr size_t kMaxRecordedTurnBytes = 2u << 20;
+
+// Adds `step` to the turn's transcript, bounded as a whole.
+void Record(AgentResult& result, size_t& recorded_bytes, TranscriptStep step) {
+  size_t size = step.text.size() + step.arguments.size() + step.result.size();
+  if (recorded_bytes + size > kMaxRecordedTurnBytes) {
+    constexpr const char* kNotKept = "[not kept: the turn's transcript is over 2 MiB]";
+    if (!step.text.empty()) step.text = kNotKept;
+    step.arguments.clear();
+    if (!step.result.empty()) step.result = kNotKept;
+    size = step.text.size() + step.result.size();
+  }
+  recorded_bytes += size;
+  result.steps.push_back(std::move(step));
+}
 
 constexpr const char* kTask =
     R"(You are docwright, an agent that edits a documentation repository to carry out one instruction.
@@ -115,6 +132,7 @@ std::string ModelAgent::SystemPrompt(const git::Workspace& workspace, size_t max
 
 AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace, CancelToken& cancel) {
   AgentResult result;
+  size_t recorded_bytes = 0;
   auto fail = [&](std::string error) {
     result.succeeded = false;
     result.error = std::move(error);
@@ -134,8 +152,10 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace, Ca
   const auto started = Clock::now();
   const auto deadline = std::chrono::steady_clock::now() + budgets_.max_wall;
   // The workspace has no edits yet: the map and the policy are the base's.
+  WorkBudget* work = workspace.base().budget();
   docs::SiteMap map = docs::BuildSiteMap(
-      workspace, {.max_files = kMaxSiteMapFiles, .cancel = &cancel, .deadline = deadline});
+      workspace,
+      {.max_files = kMaxSiteMapFiles, .cancel = &cancel, .deadline = deadline, .turn = work});
   agent::WritePolicy policy(map, turn.project.write_paths);
   agent::Toolbox tools(workspace, &policy);
   llm::ModelRequest request;
@@ -143,11 +163,12 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace, Ca
   std::optional<agent::RepositoryInstructions> instructions = agent::ReadInstructions(workspace);
   request.system = SystemPromptFor(map, policy, instructions, budgets_.max_site_map_bytes);
   if (instructions) {
-    result.steps.push_back({TranscriptStep::Kind::kContext,
-                            "The repository's instructions from " + instructions->path + " (" +
-                                std::to_string(instructions->text.size()) + " bytes" +
-                                (instructions->cut ? ", cut" : "") +
-                                ") are part of the system prompt."});
+    Record(result, recorded_bytes,
+           TranscriptStep{TranscriptStep::Kind::kContext,
+                          "The repository's instructions from " + instructions->path + " (" +
+                              std::to_string(instructions->text.size()) + " bytes" +
+                              (instructions->cut ? ", cut" : "") +
+                              ") are part of the system prompt."});
   }
   request.tools = agent::Toolbox::Specs();
   request.max_output_tokens = budgets_.max_output_tokens;
@@ -163,13 +184,13 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace, Ca
       // Stopped by the job's owner: the work so far is kept, and checked as a
       // finish is, with what remains listed in the pull request (no repair round).
       docs::CheckReport report =
-          docs::CheckChanges(workspace, {.cancel = &cancel, .deadline = deadline});
+          docs::CheckChanges(workspace, {.cancel = &cancel, .deadline = deadline, .turn = work});
       result.notes.clear();
       for (const auto& n : report.notes) result.notes.push_back(ProblemText(n));
       for (const auto& p : report.problems) result.problems.push_back(ProblemText(p));
       std::string why = "The turn was stopped on request after " + std::to_string(step - 1) +
                         " step(s); the changes made so far are kept.";
-      result.steps.push_back({TranscriptStep::Kind::kContext, why});
+      Record(result, recorded_bytes, TranscriptStep{TranscriptStep::Kind::kContext, why});
       result.succeeded = true;
       result.summary = why;
       return result;
@@ -195,8 +216,17 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace, Ca
                   " tokens; nothing was pushed");
     }
     if (!reply->text.empty()) {
-      result.steps.push_back(
-          {TranscriptStep::Kind::kAssistant, Bounded(reply->text, kMaxStepResultBytes)});
+      Record(result, recorded_bytes,
+             TranscriptStep{TranscriptStep::Kind::kAssistant,
+                            Bounded(reply->text, kMaxStepResultBytes)});
+    }
+    // Only the first kMaxToolCallsPerReply calls of a reply are carried out; the
+    // rest are neither recorded nor sent back (a reply of 50,000 calls would grow
+    // every later request and the transcript by as much). The model is told.
+    size_t refused_calls = 0;
+    if (reply->tool_calls.size() > kMaxToolCallsPerReply) {
+      refused_calls = reply->tool_calls.size() - kMaxToolCallsPerReply;
+      reply->tool_calls.resize(kMaxToolCallsPerReply);
     }
     llm::ChatMessage said{llm::ChatMessage::Role::kAssistant, reply->text, reply->tool_calls};
     request.messages.push_back(said);
@@ -208,8 +238,8 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace, Ca
     }
 
     std::optional<agent::ToolOutcome> finished;
-    size_t calls = 0;
-    for (const llm::ToolCall& call : reply->tool_calls) {
+    for (size_t i = 0; i < reply->tool_calls.size(); ++i) {
+      const llm::ToolCall& call = reply->tool_calls[i];
       agent::ToolOutcome outcome;
       if (cancel.cancelled()) {
         result.interrupted = true;
@@ -217,10 +247,6 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace, Ca
       }
       if (finished) {
         outcome = {"ignored: finish was already called", true};
-      } else if (++calls > kMaxToolCallsPerReply) {
-        outcome = {"ignored: at most " + std::to_string(kMaxToolCallsPerReply) +
-                       " tool calls are carried out per reply",
-                   true};
       } else if (Clock::now() - started > budgets_.max_wall) {
         outcome = {"ignored: the turn is out of time", true};
       } else {
@@ -231,7 +257,7 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace, Ca
         // Only what the edits made worse is sent back; the site's older problems
         // and remarks on style are notes for the pull request.
         docs::CheckReport report =
-            docs::CheckChanges(workspace, {.cancel = &cancel, .deadline = deadline});
+            docs::CheckChanges(workspace, {.cancel = &cancel, .deadline = deadline, .turn = work});
         const std::vector<docs::Problem>& problems = report.problems;
         result.notes.clear();
         for (const auto& n : report.notes) result.notes.push_back(ProblemText(n));
@@ -247,9 +273,29 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace, Ca
           finished = outcome;
         }
       }
-      result.steps.push_back({TranscriptStep::Kind::kTool, "", call.name,
+      if (refused_calls > 0 && i + 1 == reply->tool_calls.size()) {
+        outcome.content += "\n[" + std::to_string(refused_calls) +
+                           " further tool calls of this reply were refused: at most " +
+                           std::to_string(kMaxToolCallsPerReply) + " are carried out per reply]";
+      }
+      // Work over the repository past the turn's limits ends the turn: every
+      // later read would be refused as well.
+      if (const WorkBudget* work = workspace.base().budget(); work && work->spent()) {
+        if (cancel.cancelled() || work->cancelled()) {
+          result.interrupted = true;
+          return result;
+        }
+        Record(result, recorded_bytes,
+               TranscriptStep{TranscriptStep::Kind::kTool, "", call.name,
                               Bounded(call.arguments, kMaxStepArgumentsBytes),
-                              Bounded(outcome.content, kMaxStepResultBytes), outcome.is_error});
+                              Bounded(outcome.content, kMaxStepResultBytes), true});
+        return fail("the turn's work over the repository was stopped: " + work->status().message() +
+                    "; nothing was pushed");
+      }
+      Record(result, recorded_bytes,
+             TranscriptStep{TranscriptStep::Kind::kTool, "", call.name,
+                            Bounded(call.arguments, kMaxStepArgumentsBytes),
+                            Bounded(outcome.content, kMaxStepResultBytes), outcome.is_error});
       llm::ChatMessage answer{
           llm::ChatMessage::Role::kTool, outcome.content, {}, call.id, outcome.is_error};
       request.messages.push_back(std::move(answer));

@@ -2,8 +2,11 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
+#include <deque>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <unordered_map>
 
 #include "core/text.h"
 
@@ -175,20 +178,56 @@ ToolOutcome ReadFile(git::Workspace& ws, const Args& args) {
   return ToolOutcome{std::move(out)};
 }
 
-// Every file under `dir`, depth first, sorted, at most `limit`.
-void Walk(const git::Workspace& ws, const std::string& dir, size_t limit,
-          std::vector<std::string>* out) {
-  auto entries = ws.List(dir);
-  if (!entries.ok()) return;
-  for (const auto& e : *entries) {
-    if (out->size() >= limit) return;
-    std::string path = dir.empty() ? e.name : dir + "/" + e.name;
-    if (e.kind == git::EntryKind::kDirectory) {
-      Walk(ws, path, limit, out);
-    } else if (e.kind == git::EntryKind::kFile) {
-      out->push_back(path);
+// Files under `dir`, sorted: at most kMaxSearchFiles of them, taken breadth
+// first (a huge folder deep down cannot hide the files near the top), visiting
+// at most kMaxSearchVisits entries of any kind (a tree of links or submodules
+// has entries and no files). False if the walk was cut short.
+bool Walk(const git::Workspace& ws, const std::string& dir, std::vector<std::string>* out) {
+  std::deque<std::string> folders{dir};
+  size_t visits = 0;
+  bool whole = true;
+  while (!folders.empty() && whole) {
+    std::string folder = std::move(folders.front());
+    folders.pop_front();
+    auto entries = ws.List(folder);
+    if (!entries.ok()) {
+      if (entries.status().code() == Code::kResourceExhausted) whole = false;
+      continue;
+    }
+    for (const auto& e : *entries) {
+      if (out->size() >= kMaxSearchFiles || ++visits > kMaxSearchVisits) {
+        whole = false;
+        break;
+      }
+      std::string path = folder.empty() ? e.name : folder + "/" + e.name;
+      if (e.kind == git::EntryKind::kDirectory) {
+        folders.push_back(std::move(path));
+      } else if (e.kind == git::EntryKind::kFile) {
+        out->push_back(std::move(path));
+      }
     }
   }
+  std::sort(out->begin(), out->end());
+  return whole;
+}
+
+struct SearchHit {
+  int line;
+  std::string text;  // the line, cut at 300 bytes
+};
+
+// The first `max` lines of `text` that `re` matches.
+std::vector<SearchHit> MatchingLines(const std::string& text, const RE2& re, size_t max) {
+  std::vector<SearchHit> hits;
+  size_t start = 0;
+  for (int line = 1; start < text.size() && hits.size() < max; ++line) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string_view row(text.data() + start, end - start);
+    if (RE2::PartialMatch(row, re)) hits.push_back({line, std::string(CutUtf8(row, 300))});
+    start = end + 1;
+  }
+  return hits;
 }
 
 ToolOutcome Search(git::Workspace& ws, const Args& args) {
@@ -204,41 +243,65 @@ ToolOutcome Search(git::Workspace& ws, const Args& args) {
   RE2 re(*pattern, options);
   if (!re.ok()) return Error("invalid regular expression: " + re.error());
   std::vector<std::string> files;
+  bool walked_all = true;
   if (ws.IsFile(*dir)) {
     files.push_back(*dir);
   } else {
-    Walk(ws, *dir, kMaxSearchFiles, &files);
+    walked_all = Walk(ws, *dir, &files);
   }
+  WorkBudget* budget = ws.base().budget();
+  // Paths to one blob hold the same bytes: each blob is searched once.
+  std::unordered_map<std::string, std::vector<SearchHit>> by_blob;
   std::string out;
-  size_t hits = 0;
-  bool more = false;
+  size_t hits = 0, searched_bytes = 0;
+  bool more = false, out_of_bytes = false;
   for (const std::string& file : files) {
-    auto content = ws.Read(file);
-    if (!content.ok() || content->binary) continue;
-    const std::string& text = content->text;
-    size_t start = 0;
-    for (int line = 1; start < text.size(); ++line) {
-      size_t end = text.find('\n', start);
-      if (end == std::string::npos) end = text.size();
-      std::string_view row(text.data() + start, end - start);
-      if (RE2::PartialMatch(row, re)) {
-        if (hits == kMaxSearchResults) {
-          more = true;
-          break;
-        }
-        out += file + ":" + std::to_string(line) + ": " + std::string(CutUtf8(row, 300)) + "\n";
-        ++hits;
+    std::string blob = ws.UnchangedBlobId(file);
+    auto known = blob.empty() ? by_blob.end() : by_blob.find(blob);
+    std::vector<SearchHit> fresh;
+    if (known == by_blob.end()) {
+      auto content = ws.Read(file);
+      if (!content.ok()) {
+        if (content.status().code() == Code::kResourceExhausted) break;
+        continue;
       }
-      start = end + 1;
+      if (content->binary) continue;
+      const std::string& text = content->text;
+      if (searched_bytes + text.size() > kMaxSearchBytes) {
+        out_of_bytes = true;
+        break;
+      }
+      searched_bytes += text.size();
+      if (budget && !budget->Charge(WorkBudget::Meter::kBytesSearched, text.size())) break;
+      fresh = MatchingLines(text, re, kMaxSearchResults + 1);
+      if (!blob.empty()) known = by_blob.emplace(blob, std::move(fresh)).first;
+    }
+    const std::vector<SearchHit>& found = known == by_blob.end() ? fresh : known->second;
+    for (const SearchHit& hit : found) {
+      if (hits == kMaxSearchResults) {
+        more = true;
+        break;
+      }
+      out += file + ":" + std::to_string(hit.line) + ": " + hit.text + "\n";
+      ++hits;
     }
     if (more) break;
   }
-  if (hits == 0) return ToolOutcome{"no matches\n"};
+  if (budget && budget->spent()) return Error("search stopped: " + budget->status().message());
+  if (hits == 0 && !out_of_bytes && walked_all) return ToolOutcome{"no matches\n"};
+  if (hits == 0) out = "no matches so far\n";
   if (more) {
     out += "[only the first " + std::to_string(kMaxSearchResults) +
            " matches are shown; narrow the pattern or the path]\n";
   }
-  if (files.size() >= kMaxSearchFiles) out += "[only the first 20000 files were searched]\n";
+  if (out_of_bytes) {
+    out += "[the search stopped after " + std::to_string(kMaxSearchBytes >> 20) +
+           " MiB of text; narrow the path]\n";
+  }
+  if (!walked_all) {
+    out += "[only the first " + std::to_string(files.size()) +
+           " files were searched; narrow the path]\n";
+  }
   return ToolOutcome{Bounded(std::move(out), "narrow the pattern or the path")};
 }
 
@@ -279,11 +342,10 @@ ToolOutcome EditFile(git::Workspace& ws, const Args& args, const WritePolicy* po
   if (!content.ok()) return Error(content.status().message());
   if (content->binary) return Error(*checked + " is a binary file");
   std::string text = std::move(content->text);
-  size_t count = 0;
-  for (size_t at = text.find(*old_text); at != std::string::npos;
-       at = text.find(*old_text, at + old_text->size())) {
-    ++count;
-  }
+  // Linear whatever the texts hold (a plain find from each match is quadratic
+  // on text such as "aaaa…").
+  std::vector<size_t> found = FindAll(text, *old_text);
+  size_t count = found.size();
   if (new_text->size() > kMaxWriteBytes) return Error("new_text over 1 MiB is refused");
   if (count == 0)
     return Error("old_text was not found in " + *checked +
@@ -300,10 +362,10 @@ ToolOutcome EditFile(git::Workspace& ws, const Args& args, const WritePolicy* po
   std::string out;
   out.reserve(text.size());
   size_t from = 0;
-  for (size_t at = text.find(*old_text); at != std::string::npos; at = text.find(*old_text, from)) {
-    out.append(text, from, at - from);
+  for (size_t i = 0; i < replaced; ++i) {
+    out.append(text, from, found[i] - from);
     out += *new_text;
-    from = at + old_text->size();
+    from = found[i] + old_text->size();
   }
   out.append(text, from, std::string::npos);
   if (out.size() > kMaxWriteBytes) return Error("the edited file would be over 1 MiB");

@@ -18,6 +18,8 @@ inline constexpr int kDefaultReadLines = 400;
 inline constexpr size_t kMaxListEntries = 500;
 inline constexpr size_t kMaxSearchResults = 100;
 inline constexpr size_t kMaxSearchFiles = 20000;
+inline constexpr size_t kMaxSearchVisits = 200000;    // entries of any kind, per search
+inline constexpr size_t kMaxSearchBytes = 64u << 20;  // text scanned per search
 inline constexpr size_t kMaxWriteBytes = 1 << 20;
 
 struct ToolOutcome {

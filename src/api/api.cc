@@ -64,6 +64,7 @@ HttpResponse FromStatus(const Status& s) {
     }
     case Code::kOk:
     case Code::kInternal:
+    case Code::kResourceExhausted:
       break;
   }
   spdlog::error("request failed: {}", s.message());

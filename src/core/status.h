@@ -12,13 +12,14 @@ namespace docwright {
 
 enum class Code {
   kOk,
-  kInvalidArgument,  // the caller's input is wrong
-  kNotFound,         // no such thing, or not visible to this caller
-  kConflict,         // the thing is in a state that forbids the operation
-  kRateLimited,      // try again after retry_after_seconds()
-  kUnauthenticated,  // no valid credentials
-  kUnavailable,      // a transient failure: retrying may succeed
-  kInternal,         // a bug or an unexpected environment failure
+  kInvalidArgument,    // the caller's input is wrong
+  kNotFound,           // no such thing, or not visible to this caller
+  kConflict,           // the thing is in a state that forbids the operation
+  kRateLimited,        // try again after retry_after_seconds()
+  kUnauthenticated,    // no valid credentials
+  kUnavailable,        // a transient failure: retrying may succeed
+  kInternal,           // a bug or an unexpected environment failure
+  kResourceExhausted,  // a budget of the work was spent (WorkBudget): the work was cut short
 };
 
 class Status {
@@ -31,6 +32,9 @@ class Status {
   static Status Unauthenticated(std::string m) { return {Code::kUnauthenticated, std::move(m)}; }
   static Status Unavailable(std::string m) { return {Code::kUnavailable, std::move(m)}; }
   static Status Internal(std::string m) { return {Code::kInternal, std::move(m)}; }
+  static Status ResourceExhausted(std::string m) {
+    return {Code::kResourceExhausted, std::move(m)};
+  }
   static Status RateLimited(std::string m, int64_t retry_after_seconds) {
     Status s{Code::kRateLimited, std::move(m)};
     s.retry_after_seconds_ = retry_after_seconds;

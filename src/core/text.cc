@@ -182,4 +182,27 @@ std::string OneLogLine(std::string_view text, size_t max_bytes) {
   return std::string(CutUtf8(scrubbed, max_bytes)) + "...";
 }
 
+std::vector<size_t> FindAll(std::string_view text, std::string_view needle, size_t max) {
+  std::vector<size_t> found;
+  const size_t m = needle.size();
+  if (m == 0 || m > text.size() || max == 0) return found;
+  // border[i]: the length of the longest proper border of needle[0..i].
+  std::vector<uint32_t> border(m, 0);
+  for (size_t i = 1, k = 0; i < m; ++i) {
+    while (k > 0 && needle[i] != needle[k]) k = border[k - 1];
+    if (needle[i] == needle[k]) ++k;
+    border[i] = static_cast<uint32_t>(k);
+  }
+  for (size_t i = 0, k = 0; i < text.size(); ++i) {
+    while (k > 0 && text[i] != needle[k]) k = border[k - 1];
+    if (text[i] == needle[k]) ++k;
+    if (k == m) {
+      found.push_back(i + 1 - m);
+      if (found.size() >= max) break;
+      k = 0;  // no overlaps: the next occurrence starts after this one
+    }
+  }
+  return found;
+}
+
 }  // namespace docwright

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace docwright {
 
@@ -49,5 +51,11 @@ std::string_view CutUtf8(std::string_view text, size_t max_bytes);
 // with "..." after), so no text from a repository or a model can forge a log
 // line or flood the log.
 std::string OneLogLine(std::string_view text, size_t max_bytes = 1000);
+
+// Where `needle` occurs in `text`, left to right, without overlaps (as a
+// replace-all would take them), at most `max` of them. Linear in the sizes of
+// both (Knuth-Morris-Pratt), whatever they hold: a plain find from each match
+// would be quadratic on text such as "aaaa…". An empty needle occurs nowhere.
+std::vector<size_t> FindAll(std::string_view text, std::string_view needle, size_t max = SIZE_MAX);
 
 }  // namespace docwright

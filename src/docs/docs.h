@@ -18,7 +18,8 @@
 
 namespace docwright {
 class CancelToken;
-}
+class WorkBudget;
+}  // namespace docwright
 
 namespace docwright::docs {
 
@@ -67,6 +68,8 @@ struct Limits {
   size_t max_steps = 5000000;           // nodes visited, links resolved, bytes / 64 read
   const CancelToken* cancel = nullptr;  // the walks stop soon after it is set
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  // The turn's budget, charged for every step as well (may be null).
+  WorkBudget* turn = nullptr;
 };
 
 // Reads the site's configuration and pages from `files` (the workspace, so edits

@@ -27,6 +27,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "core/work_budget.h"
+
 #include "core/json_fields.h"
 #include "docs/docs.h"
 #include "git/git.h"
@@ -107,29 +109,19 @@ std::optional<std::string> ReadText(const git::Workspace& files, const std::stri
 
 // What one call of BuildSiteMap or CheckChanges may spend: a number of steps (a
 // node visited, a link resolved, a line scanned in bulk counts as its bytes / 64),
-// wall time, and the turn's cancel token. Every walk over data from the
+// wall time, and the turn's cancel token; every step is also charged to the
+// turn's WorkBudget when the limits name one. Every walk over data from the
 // repository spends from it and stops once it is spent; what was cut short is
 // then said in a note. Not thread-safe: one per call.
-class Budget {
+class Budget : public WorkBudget {
  public:
-  explicit Budget(const Limits& limits);
+  explicit Budget(const docs::Limits& limits);
   // Takes `steps`; false (and stays false) once the steps are spent, the cancel
   // token is set or the deadline has passed. Cheap: the clock and the token are
   // looked at every few thousand steps.
-  bool Spend(size_t steps = 1);
-  bool spent() const { return why_ != Why::kNone; }
+  bool Spend(size_t steps = 1) { return Charge(Meter::kSteps, steps); }
   // Why the budget ran out, as a sentence for a note; "" if it did not.
   std::string Reason() const;
-  bool cancelled() const { return why_ == Why::kCancelled; }
-
- private:
-  enum class Why { kNone, kSteps, kCancelled, kDeadline };
-  void Look();
-  size_t left_;
-  size_t until_look_ = 0;
-  const CancelToken* cancel_;
-  std::chrono::steady_clock::time_point deadline_;
-  Why why_ = Why::kNone;
 };
 
 // --- Pages (markdown.cc) ---------------------------------------------------------

@@ -32,7 +32,7 @@ class LocalForge final : public Forge {
       if (!fetched.ok()) return fetched.status();
       base_head = *fetched;
     }
-    auto diff = context_.mirror->Diff(base_head, spec.head_commit, kMaxDiffBytes);
+    auto diff = context_.mirror->Diff(base_head, spec.head_commit, kMaxDiffBytes, context_.budget);
     if (!diff.ok()) return diff.status();
     pr.diff = std::move(diff->patch);
     if (diff->truncated) pr.diff += "\n[the diff is cut here: it is longer than 1 MiB]\n";

@@ -15,6 +15,7 @@
 
 namespace docwright {
 class LocalPullRequestRecords;
+class WorkBudget;
 namespace git {
 class Mirror;
 }
@@ -55,6 +56,7 @@ class Forge {
 struct ForgeContext {
   LocalPullRequestRecords* pull_requests = nullptr;  // local: where its pull requests live
   git::Mirror* mirror = nullptr;                     // local: the project's mirror, for diffs
+  WorkBudget* budget = nullptr;                      // local: the turn's, charged by the diff
   std::string public_url;                            // local: where docwright's pages are served
   int max_attempts = 4;                              // hosted: attempts per request
   std::chrono::milliseconds max_delay{30000};

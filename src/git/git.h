@@ -19,6 +19,7 @@
 #include "core/job.h"
 #include "core/status.h"
 #include "core/text.h"
+#include "core/work_budget.h"
 
 namespace docwright::git {
 
@@ -95,6 +96,12 @@ struct FileContent {
 };
 
 inline constexpr size_t kMaxReadBytes = 1 << 20;  // larger files are refused
+inline constexpr size_t kWalkVisitsPerPath = 16;  // see Snapshot::Walk
+// A file over this size (either side) is named in a diff as a large file
+// changed, with its sizes, and never compared line by line.
+inline constexpr size_t kMaxDiffFileBytes = 1 << 20;
+// A diff of more files than this lists none of them, only their number.
+inline constexpr size_t kMaxDiffFiles = 100000;
 
 class Mirror;
 
@@ -107,18 +114,32 @@ struct DiffText {
 
 // A read-only view of one commit's tree, read from git objects. Use it from one
 // thread at a time; open one snapshot per thread.
+//
+// A snapshot of a turn charges the turn's WorkBudget (SetBudget) for every tree
+// entry it visits, whatever the entry's type, and every byte it reads; once the
+// budget is spent, its reads and listings fail with ResourceExhausted and its
+// walks stop.
 class Snapshot {
  public:
   ~Snapshot();
   const std::string& commit() const { return commit_; }
+
+  // Charges `budget` from now on (nullptr: nothing is charged). The budget must
+  // outlive the snapshot's use, or be replaced first.
+  void SetBudget(WorkBudget* budget);
+  WorkBudget* budget() const;
 
   // NotFound if there is no such file; InvalidArgument for a directory, a
   // symlink or submodule (never followed), or a file over kMaxReadBytes.
   Result<FileContent> Read(const std::string& path) const;
   // Entries of a directory ("" for the root), sorted by name.
   Result<std::vector<DirEntry>> List(const std::string& dir) const;
-  // Every file path under `dir` (recursively), sorted; at most `limit`.
-  Result<std::vector<std::string>> Walk(const std::string& dir, size_t limit) const;
+  // Every file path under `dir` (recursively), sorted; at most `limit`. The walk
+  // visits at most kWalkVisitsPerPath * `limit` entries of any kind (a tree of
+  // links or submodules has many entries and no files) and stops when the
+  // budget is spent; `*cut`, if given, says whether it stopped before the end.
+  Result<std::vector<std::string>> Walk(const std::string& dir, size_t limit,
+                                        bool* cut = nullptr) const;
   bool IsFile(const std::string& path) const;
   // The id of the file's blob (hex), "" if `path` is not a file: a moved file's
   // Change::blob names the blob it was moved from.
@@ -153,6 +174,10 @@ class Workspace {
   Result<FileContent> Read(const std::string& path) const;
   Result<std::vector<DirEntry>> List(const std::string& dir) const;
   bool IsFile(const std::string& path) const;
+  // The base's blob id (hex) of a file the workspace has not changed; "" for a
+  // changed path or one that is not a file of the base. Files with one blob id
+  // hold the same bytes: work over them is done once.
+  std::string UnchangedBlobId(const std::string& path) const;
 
   // Refused with a clear error, before anything is committed: a path that is a
   // directory, a symbolic link or a submodule in the tree, or under one of those
@@ -229,8 +254,12 @@ class Mirror {
   void Forget(const std::string& branch);
 
   // The changes of `head` since it forked from `base` (their merge base), at most
-  // `max_bytes` of patch. Both commits must be in the mirror (fetched).
-  Result<DiffText> Diff(const std::string& base, const std::string& head, size_t max_bytes);
+  // `max_bytes` of patch. Both commits must be in the mirror (fetched). A file
+  // over kMaxDiffFileBytes is shown as "large file changed" with its sizes. The
+  // comparison charges `budget`, if given, an entry per path compared and the
+  // bytes of every file compared, and stops (ResourceExhausted) once it is spent.
+  Result<DiffText> Diff(const std::string& base, const std::string& head, size_t max_bytes,
+                        WorkBudget* budget = nullptr);
 
   // Sets the remote's `branch` to `commit`, as a lease: only if the branch points
   // at `expected_head` now (nullopt: only if it does not exist yet). The check and

@@ -31,6 +31,7 @@ using RefPtr = std::unique_ptr<git_reference, Deleter<git_reference, git_referen
 using OdbPtr = std::unique_ptr<git_odb, Deleter<git_odb, git_odb_free>>;
 using OdbObjectPtr = std::unique_ptr<git_odb_object, Deleter<git_odb_object, git_odb_object_free>>;
 using DiffPtr = std::unique_ptr<git_diff, Deleter<git_diff, git_diff_free>>;
+using PatchPtr = std::unique_ptr<git_patch, Deleter<git_patch, git_patch_free>>;
 
 // libgit2 needs one process-wide initialisation; it is never undone. Not OK if
 // the socket stream with time limits could not be installed: without it a

@@ -17,6 +17,7 @@
 #include "git/remote_session.h"
 #include "git/snapshot_impl.h"
 #include "git/socket_stream.h"
+#include "git/tree_diff.h"
 
 namespace docwright::git {
 
@@ -400,29 +401,10 @@ Result<TreePtr> TreeOf(git_repository* repo, const git_oid& commit) {
   return TreePtr(t);
 }
 
-struct PatchSink {
-  DiffText* out;
-  size_t max_bytes;
-};
-
-int AppendLine(const git_diff_delta*, const git_diff_hunk*, const git_diff_line* line,
-               void* payload) {
-  auto* sink = static_cast<PatchSink*>(payload);
-  std::string& patch = sink->out->patch;
-  bool prefixed = line->origin == GIT_DIFF_LINE_CONTEXT || line->origin == GIT_DIFF_LINE_ADDITION ||
-                  line->origin == GIT_DIFF_LINE_DELETION;
-  if (patch.size() + line->content_len + 1 > sink->max_bytes) {
-    sink->out->truncated = true;
-    return 1;  // stops the walk
-  }
-  if (prefixed) patch.push_back(line->origin);
-  patch.append(line->content, line->content_len);
-  return 0;
-}
-
 }  // namespace
 
-Result<DiffText> Mirror::Diff(const std::string& base, const std::string& head, size_t max_bytes) {
+Result<DiffText> Mirror::Diff(const std::string& base, const std::string& head, size_t max_bytes,
+                              WorkBudget* budget) {
   auto base_oid = ParseOid(base);
   if (!base_oid.ok()) return base_oid.status();
   auto head_oid = ParseOid(head);
@@ -439,23 +421,7 @@ Result<DiffText> Mirror::Diff(const std::string& base, const std::string& head, 
   }
   auto new_tree = TreeOf(repo, *head_oid);
   if (!new_tree.ok()) return new_tree.status();
-  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
-  git_diff* d = nullptr;
-  int rc = git_diff_tree_to_tree(&d, repo, old_tree.get(), new_tree->get(), &opts);
-  if (rc != 0) return Fail("cannot compare the branches", rc);
-  DiffPtr diff(d);
-  git_diff_find_options find = GIT_DIFF_FIND_OPTIONS_INIT;
-  find.flags = GIT_DIFF_FIND_RENAMES;
-  git_diff_find_similar(diff.get(), &find);
-  DiffText out;
-  for (size_t i = 0, n = git_diff_num_deltas(diff.get()); i < n; ++i) {
-    const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
-    out.files.push_back(delta->new_file.path ? delta->new_file.path : delta->old_file.path);
-  }
-  PatchSink sink{&out, max_bytes};
-  rc = git_diff_print(diff.get(), GIT_DIFF_FORMAT_PATCH, AppendLine, &sink);
-  if (rc != 0 && !out.truncated) return Fail("cannot print the diff", rc);
-  return out;
+  return DiffTrees(repo, old_tree.get(), new_tree->get(), max_bytes, budget);
 }
 
 Status Mirror::Push(const std::string& commit, const std::string& branch,

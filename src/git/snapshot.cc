@@ -9,6 +9,9 @@ Snapshot::Snapshot(std::unique_ptr<Impl> impl, std::string commit)
     : impl_(std::move(impl)), commit_(std::move(commit)) {}
 Snapshot::~Snapshot() = default;
 
+void Snapshot::SetBudget(WorkBudget* budget) { impl_->budget = budget; }
+WorkBudget* Snapshot::budget() const { return impl_->budget; }
+
 Result<FileContent> Snapshot::Read(const std::string& path) const {
   auto p = CheckPath(path);
   if (!p.ok()) return p.status();
@@ -27,6 +30,7 @@ Result<std::vector<DirEntry>> Snapshot::List(const std::string& dir) const {
   if (!tree.ok()) return tree.status();
   std::vector<DirEntry> out;
   size_t n = git_tree_entrycount(tree->get());
+  if (!impl_->Charge(WorkBudget::Meter::kEntries, n)) return impl_->Spent();
   out.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     const git_tree_entry* e = git_tree_entry_byindex(tree->get(), i);
@@ -37,10 +41,12 @@ Result<std::vector<DirEntry>> Snapshot::List(const std::string& dir) const {
   return out;
 }
 
-Result<std::vector<std::string>> Snapshot::Walk(const std::string& dir, size_t limit) const {
+Result<std::vector<std::string>> Snapshot::Walk(const std::string& dir, size_t limit,
+                                                bool* cut) const {
   auto checked = CheckDir(dir);
   if (!checked.ok()) return checked.status();
-  return impl_->Leaves(*checked, limit, /*files_only=*/true);
+  size_t visits = limit > SIZE_MAX / kWalkVisitsPerPath ? SIZE_MAX : limit * kWalkVisitsPerPath;
+  return impl_->Leaves(*checked, limit, /*files_only=*/true, visits, cut);
 }
 
 std::optional<EntryKind> Snapshot::KindAt(const std::string& path) const {

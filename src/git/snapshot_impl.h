@@ -6,6 +6,7 @@
 #include <git2.h>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <string>
 #include <string_view>
@@ -55,6 +56,13 @@ struct Snapshot::Impl {
   // (a site map reads hundreds) loads its tree once, not once per file.
   mutable std::map<std::string, TreePtr, std::less<>> trees;
   static constexpr size_t kMaxCachedTrees = 4096;
+  WorkBudget* budget = nullptr;  // the turn's, charged by every primitive below
+
+  // Takes `amount` from the budget, if any; false once it is spent.
+  bool Charge(WorkBudget::Meter meter, uint64_t amount) const {
+    return !budget || budget->Charge(meter, amount);
+  }
+  Status Spent() const { return budget ? budget->status() : Status(); }
 
   // The tree of directory `dir` ("" for the root), borrowed from the cache;
   // nullptr (with `*error` set) if there is no such directory.
@@ -66,6 +74,10 @@ struct Snapshot::Impl {
     std::string name(slash == std::string_view::npos ? dir : dir.substr(slash + 1));
     const git_tree* parent = DirTree(parent_dir, error);
     if (!parent) return nullptr;
+    if (!Charge(WorkBudget::Meter::kEntries, 1)) {
+      *error = Spent();
+      return nullptr;
+    }
     const git_tree_entry* e = git_tree_entry_byname(parent, name.c_str());
     if (!e || git_tree_entry_filemode(e) != GIT_FILEMODE_TREE) {
       *error = Status::NotFound("no such file or directory: " + std::string(dir));
@@ -116,32 +128,69 @@ struct Snapshot::Impl {
   }
 
   // Paths of every non-directory entry under `dir` ("" for the root), files only
-  // if `files_only`; at most `limit`.
-  Result<std::vector<std::string>> Leaves(const std::string& dir, size_t limit,
-                                          bool files_only) const {
-    auto tree = Tree(dir);
-    if (!tree.ok()) return tree.status();
-    struct Walk {
-      std::string prefix;
-      size_t limit;
-      bool files_only;
-      std::vector<std::string> paths;
-    } walk{dir.empty() ? "" : dir + "/", limit, files_only, {}};
-    int rc = git_tree_walk(
-        tree->get(), GIT_TREEWALK_PRE,
-        [](const char* root, const git_tree_entry* e, void* payload) -> int {
-          auto* w = static_cast<Walk*>(payload);
-          git_filemode_t mode = git_tree_entry_filemode(e);
-          if (mode == GIT_FILEMODE_TREE || (w->files_only && !IsBlobMode(mode))) return 0;
-          if (w->paths.size() >= w->limit) return GIT_EUSER;  // enough: stop
-          w->paths.push_back(w->prefix + root + git_tree_entry_name(e));
-          return 0;
-        },
-        &walk);
-    if (rc < 0 && rc != GIT_EUSER)
-      return Fail("cannot list " + (dir.empty() ? "the root" : dir), rc);
-    std::sort(walk.paths.begin(), walk.paths.end());
-    return std::move(walk.paths);
+  // if `files_only`; at most `limit`, visiting at most `max_visits` entries of
+  // any kind, each charged to the budget. Breadth first, so a huge folder deep
+  // down cannot hide the files near the top. `*cut` says whether the walk
+  // stopped before the end (any of those); ResourceExhausted only if the budget
+  // was spent before anything was found.
+  Result<std::vector<std::string>> Leaves(const std::string& dir, size_t limit, bool files_only,
+                                          size_t max_visits, bool* cut = nullptr) const {
+    auto top = Tree(dir);
+    if (!top.ok()) return top.status();
+    std::vector<std::string> paths;
+    bool stopped = false;
+    // Folders still to read: a folder is queued by the visit of its entry, so
+    // the queue is bounded by the visits.
+    std::deque<std::pair<std::string, TreePtr>> queue;
+    queue.emplace_back(dir.empty() ? "" : dir + "/", std::move(*top));
+    size_t visits = 0;
+    struct OidLess {
+      bool operator()(const git_oid& a, const git_oid& b) const { return git_oid_cmp(&a, &b) < 0; }
+    };
+    constexpr size_t kMaxSeenTrees = 1024;
+    std::map<git_oid, TreePtr, OidLess> seen;
+    while (!queue.empty() && !stopped) {
+      auto [prefix, tree] = std::move(queue.front());
+      queue.pop_front();
+      for (size_t i = 0, n = git_tree_entrycount(tree.get()); i < n; ++i) {
+        if (visits == max_visits || !Charge(WorkBudget::Meter::kEntries, 1)) {
+          stopped = true;
+          break;
+        }
+        ++visits;
+        const git_tree_entry* e = git_tree_entry_byindex(tree.get(), i);
+        git_filemode_t mode = git_tree_entry_filemode(e);
+        if (mode == GIT_FILEMODE_TREE) {
+          // A folder repeated under many names is read once (libgit2 does not
+          // cache large trees).
+          const git_oid* id = git_tree_entry_id(e);
+          auto known = seen.find(*id);
+          git_tree* sub = nullptr;
+          if (known != seen.end()) {
+            if (git_tree_dup(&sub, known->second.get()) != 0) return Fail("cannot read", -1);
+          } else {
+            int rc = git_tree_lookup(&sub, repo.get(), id);
+            if (rc != 0) return Fail("cannot read " + prefix + git_tree_entry_name(e), rc);
+            git_tree* kept = nullptr;
+            if (seen.size() < kMaxSeenTrees && git_tree_dup(&kept, sub) == 0) {
+              seen.emplace(*id, TreePtr(kept));
+            }
+          }
+          queue.emplace_back(prefix + git_tree_entry_name(e) + "/", TreePtr(sub));
+          continue;
+        }
+        if (files_only && !IsBlobMode(mode)) continue;
+        if (paths.size() >= limit) {
+          stopped = true;  // enough
+          break;
+        }
+        paths.push_back(prefix + git_tree_entry_name(e));
+      }
+    }
+    if (stopped && paths.empty() && budget && budget->spent()) return Spent();
+    if (cut) *cut = stopped;
+    std::sort(paths.begin(), paths.end());
+    return paths;
   }
 
   // The raw bytes of the blob at `path`, up to `limit`.
@@ -174,6 +223,7 @@ struct Snapshot::Impl {
       return Status::InvalidArgument(what + " is too large to read: " + std::to_string(size) +
                                      " bytes, the limit is " + std::to_string(limit));
     }
+    if (!Charge(WorkBudget::Meter::kBytesRead, size)) return Spent();
     git_blob* b = nullptr;
     rc = git_blob_lookup(&b, repo.get(), &id);
     if (rc != 0) return Fail("cannot read " + what, rc);

@@ -40,6 +40,11 @@ bool Workspace::IsFile(const std::string& path) const {
   return base_.IsFile(*p);
 }
 
+std::string Workspace::UnchangedBlobId(const std::string& path) const {
+  if (edits_.find(path) != edits_.end()) return "";
+  return base_.BlobIdAt(path);
+}
+
 Result<std::vector<DirEntry>> Workspace::List(const std::string& dir) const {
   auto checked = CheckDir(dir);
   if (!checked.ok()) return checked.status();
@@ -81,11 +86,21 @@ Result<std::vector<DirEntry>> Workspace::List(const std::string& dir) const {
 
 bool Workspace::HasContent(const std::string& dir) const {
   std::string sub = dir + "/";
+  size_t deleted = 0;
   for (auto e = edits_.lower_bound(sub); e != edits_.end() && e->first.starts_with(sub); ++e) {
     if (e->second.kind != Change::Kind::kDelete) return true;  // something put below
+    ++deleted;
   }
-  auto leaves = base_.impl_->Leaves(dir, std::numeric_limits<size_t>::max(), /*files_only=*/false);
+  if (deleted == 0) return true;  // untouched: a folder of the base, which git never keeps empty
+  // Only the deletions below can empty it: an entry beyond their number, or one
+  // of the first deleted + 1 that nobody deleted, is content. The walk is
+  // bounded by the edits, never by the size of the tree.
+  bool cut = false;
+  auto leaves = base_.impl_->Leaves(dir, deleted + 1, /*files_only=*/false,
+                                    kWalkVisitsPerPath * (deleted + 1), &cut);
   if (!leaves.ok()) return false;
+  // Cut short by the visits (folders nested deep): assume content, as the base has.
+  if (leaves->size() > deleted || cut) return true;
   for (const auto& leaf : *leaves) {
     if (edits_.find(leaf) == edits_.end()) return true;  // an entry nobody deleted
   }

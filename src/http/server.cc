@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/executor_work_guard.hpp>
@@ -53,6 +54,62 @@ std::string ErrorBody(std::string_view message, std::string_view code) {
 HttpResponse ErrorResponse(int status, std::string_view message, std::string_view code) {
   return HttpResponse{status, ErrorBody(message, code), "application/json", {}};
 }
+
+namespace {
+
+// Why a request's framing is refused (RFC 9112 sections 6.1 and 6.3), if it is:
+// with Transfer-Encoding, its last coding must be chunked (else the body's end
+// is unknown: 400), applied once (400), with no other coding, which this server
+// does not implement (501), and without Content-Length (400); an HTTP/1.0
+// request has no Transfer-Encoding (400). Framing a proxy may read otherwise is
+// how requests are smuggled past it, so the connection is closed after each.
+struct FramingRefusal {
+  int status;
+  std::string message;
+  std::string code;
+};
+std::optional<FramingRefusal> FramingError(const http::request<http::string_body>& req) {
+  auto [first, last] = req.equal_range(http::field::transfer_encoding);
+  if (first == last) return std::nullopt;
+  if (req.version() < 11) {
+    return FramingRefusal{400, "an HTTP/1.0 request cannot have Transfer-Encoding", "bad_framing"};
+  }
+  if (req.find(http::field::content_length) != req.end()) {
+    return FramingRefusal{400, "a request cannot have both Transfer-Encoding and Content-Length",
+                          "bad_framing"};
+  }
+  std::vector<std::string> codings;
+  for (auto it = first; it != last; ++it) {
+    std::string_view value = it->value();
+    while (!value.empty()) {
+      size_t comma = value.find(',');
+      std::string_view item = value.substr(0, comma);
+      value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
+      while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
+      while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+      if (item.empty()) continue;
+      if (codings.size() >= 8) {
+        return FramingRefusal{400, "too many transfer codings", "bad_framing"};
+      }
+      std::string lower(item);
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      codings.push_back(std::move(lower));
+    }
+  }
+  if (codings.empty() || codings.back() != "chunked") {
+    return FramingRefusal{400, "the last transfer coding of a request must be chunked",
+                          "bad_framing"};
+  }
+  if (codings.size() == 1) return std::nullopt;  // chunked alone
+  if (std::find(codings.begin(), codings.end() - 1, "chunked") != codings.end() - 1) {
+    return FramingRefusal{400, "the chunked transfer coding is applied more than once",
+                          "bad_framing"};
+  }
+  return FramingRefusal{501, "transfer codings other than chunked are not implemented",
+                        "not_implemented"};
+}
+
+}  // namespace
 
 class Session;
 
@@ -223,6 +280,13 @@ class Session : public std::enable_shared_from_this<Session> {
       return WriteError(
           431, "the request has more than " + std::to_string(kMaxHeaderFields) + " header fields",
           "headers_too_large");
+    }
+    if (!ec) {
+      if (auto refused = FramingError(parser_->get())) {
+        reading_ = false;
+        version_ = parser_->get().version();
+        return WriteError(refused->status, refused->message, refused->code);
+      }
     }
     if (ec || parser_->is_done()) return OnRead(ec, n);
     version_ = parser_->get().version();

@@ -250,6 +250,9 @@ TurnOutcome RepositoryTurns::RunTurn(const TurnInput& given, CancelToken& cancel
 
   // A fetch or push under way is abandoned when the job is archived.
   const std::function<bool()> stopped = [&cancel] { return cancel.cancelled(); };
+  // What the turn's work over the repository and the model's replies may cost,
+  // charged by every walk, read, search, check and diff (docs/operations.md).
+  WorkBudget work(WorkBudget::TurnLimits(), &cancel);
   TokenUsage spent;  // by the agent, over both rounds when the branch moved
   for (int round = 1;; ++round) {
     // Where the turn starts: the branch as it is now on the remote (people may
@@ -294,10 +297,11 @@ TurnOutcome RepositoryTurns::RunTurn(const TurnInput& given, CancelToken& cancel
     } else {
       auto snapshot = repo.OpenSnapshot(start);
       if (!snapshot.ok()) return Failed(snapshot.status().message());
+      (*snapshot)->SetBudget(&work);
       git::Workspace workspace(**snapshot);
       // What the agent may change is decided by the site as it was before the
       // turn: an edit cannot move the site to cover more.
-      agent::WritePolicy policy(docs::BuildSiteMap(workspace, {.cancel = &cancel}),
+      agent::WritePolicy policy(docs::BuildSiteMap(workspace, {.cancel = &cancel, .turn = &work}),
                                 project.write_paths);
       agent::AgentResult result = agent_.Run(input, workspace, cancel);
       spent += result.usage;
@@ -377,6 +381,7 @@ TurnOutcome RepositoryTurns::RunTurn(const TurnInput& given, CancelToken& cancel
     forge::ForgeContext context;
     context.pull_requests = &store_;
     context.mirror = &repo;
+    context.budget = &work;
     context.public_url = options_.public_url;
     context.max_attempts = options_.forge_attempts;
     context.max_delay = options_.forge_max_delay;
@@ -386,6 +391,11 @@ TurnOutcome RepositoryTurns::RunTurn(const TurnInput& given, CancelToken& cancel
     auto pr = (*forge)->Ensure(spec);
     if (!pr.ok()) {
       if (cancel.cancelled()) return Interrupted();
+      if (pr.status().code() == Code::kResourceExhausted) {
+        return Failed("pushed the branch " + job.ref +
+                      " but cannot open its pull request: comparing it with " + project.base_ref +
+                      " was stopped: " + pr.status().message());
+      }
       return Failed("pushed the branch " + job.ref +
                     " but cannot open its pull request: " + pr.status().message());
     }
