@@ -266,6 +266,44 @@ TEST_F(RunnerTest, ATurnThatIgnoresItsDeadlineCostsAThreadNotAWorker) {
   EXPECT_FALSE(Get(stuck.id).pr_link);
 }
 
+// A thread given up on still holds a turn's place: its project, at a cap of one
+// turn in flight, gets no other turn until the thread ends, while another
+// project's jobs keep running.
+TEST_F(RunnerTest, AThreadGivenUpOnCountsAgainstItsProjectsCapUntilItEnds) {
+  static Hanging hanging;  // see above
+  hanging.scripted = &agent_;
+  Project capped = project_;
+  capped.max_active = 1;
+  ASSERT_TRUE(store_->UpdateProject(capped).ok());
+  Project other = project_;
+  other.max_active.reset();
+  other = *store_->CreateProject(other);
+  RunnerOptions o;
+  o.workers = 2;
+  o.lease = milliseconds(300);
+  o.poll_interval = milliseconds(20);
+  o.turn_deadline = milliseconds(400);
+  o.stuck_grace = milliseconds(300);
+  o.stop_timeout = milliseconds(500);
+  auto runner = std::make_unique<Runner>(*store_, hanging, o);
+  runner->Start();
+  Job stuck = Create("blocked in a call [hang]");
+  ASSERT_TRUE(Reaches(stuck.id, JobStatus::kFailed));
+  Job waiting = Create("next of the same project");
+  Job elsewhere = *store_->CreateJob(Scope{other.org_id, other.id}, NewJob{"another project"});
+  EXPECT_TRUE(WaitUntil([&] {
+    return store_->GetJob(Scope{other.org_id, other.id}, elsewhere.id)->status ==
+           JobStatus::kCompleted;
+  }));
+  std::this_thread::sleep_for(milliseconds(300));
+  EXPECT_EQ(Get(waiting.id).status, JobStatus::kActive);
+  EXPECT_TRUE(TurnState(waiting.id, 1, docwright::TurnState::kQueued));
+  // The call returns at last: the project's place is free again.
+  hanging.Release();
+  EXPECT_TRUE(Reaches(waiting.id, JobStatus::kCompleted));
+  EXPECT_TRUE(runner->Stop());
+}
+
 TEST_F(RunnerTest, StopIsBoundedWhenATurnIgnoresTheShutdown) {
   static Hanging hanging;  // see above
   hanging.scripted = &agent_;

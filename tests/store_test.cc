@@ -320,6 +320,30 @@ TEST_P(StoreTest, CapsOfTurnsInFlightHoldPerOrganisationAndPerProject) {
   EXPECT_EQ(store_->UpdateOrg(missing).code(), Code::kNotFound);
 }
 
+// A turn given up on whose work still runs (the runner's held projects) counts
+// as a turn running of its project and organisation: for the caps, and for
+// fairness, until the caller stops naming it.
+TEST_P(StoreTest, HeldTurnsCountAgainstTheCapsAndTheFairnessUntilTheyEnd) {
+  Project narrow = project_;
+  narrow.max_active = 1;
+  ASSERT_TRUE(store_->UpdateProject(narrow).ok());
+  Job a = Create(project_);
+  const std::vector<std::string> held = {project_.id};
+  auto refused = store_->ClaimTurn("w", milliseconds(60000), kMaxTurnAttempts, held);
+  ASSERT_TRUE(refused.ok()) << refused.status().message();
+  EXPECT_FALSE(refused->has_value()) << "the project is at its cap with the held turn";
+  // Without a cap, the held turns weigh in the fairness: globex, with nothing
+  // running, goes first although acme's job is older.
+  narrow.max_active.reset();
+  ASSERT_TRUE(store_->UpdateProject(narrow).ok());
+  Job g = Create(other_project_);
+  auto fair = store_->ClaimTurn("w", milliseconds(60000), kMaxTurnAttempts, held);
+  ASSERT_TRUE(fair.ok() && fair->has_value());
+  EXPECT_EQ((*fair)->job.id, g.id);
+  // Once the held turn has ended, acme's job runs.
+  EXPECT_EQ(Claim("w2").job.id, a.id);
+}
+
 TEST_P(StoreTest, FailedTurnFailsJobAndFollowUpReactivatesIt) {
   Job j = Create(project_);
   TurnInput t = Claim("w");

@@ -114,10 +114,14 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
 
   // A thread of this runner. `abandoned`: the watchdog gave up on its turn and a
   // new worker took its place; it exits as soon as the turn returns.
+  // `held_project`: the project of the turn given up on, counted as a turn
+  // running of that project (and its organisation) by every claim of this
+  // runner until the thread really ends (Store::ClaimTurn's held projects).
   struct Thread {
     std::thread thread;
     bool done = false;
     bool abandoned = false;
+    std::string held_project;
   };
 
   // Under mu_.
@@ -143,6 +147,7 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   struct Running {
     int64_t turn_id = 0;
     std::string job_id;
+    std::string project_id;
     std::string worker_id;
     std::shared_ptr<CancelToken> cancel;
     Clock::time_point renewed_at;  // the last successful claim or renewal
@@ -158,7 +163,8 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
         std::lock_guard lock(mu_);
         if (self.abandoned) return;
       }
-      auto claimed = store_.ClaimTurn(worker_id, options_.lease, options_.max_attempts);
+      auto claimed =
+          store_.ClaimTurn(worker_id, options_.lease, options_.max_attempts, HeldProjects());
       if (!claimed.ok()) {
         spdlog::warn("worker {}: cannot claim work: {}", worker_id, claimed.status().message());
         IdleWait();
@@ -203,6 +209,16 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
     }
   }
 
+  // The projects of the turns given up on whose threads still run.
+  std::vector<std::string> HeldProjects() {
+    std::lock_guard lock(mu_);
+    std::vector<std::string> held;
+    for (const Thread& t : threads_) {
+      if (t.abandoned && !t.done && !t.held_project.empty()) held.push_back(t.held_project);
+    }
+    return held;
+  }
+
   bool IsStopping() {
     std::lock_guard lock(mu_);
     return stopping_;
@@ -219,6 +235,7 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
       auto now = Clock::now();
       running_[run_id] = Running{.turn_id = input.turn_id,
                                  .job_id = input.job.id,
+                                 .project_id = input.project.id,
                                  .worker_id = worker_id,
                                  .cancel = cancel,
                                  .renewed_at = now,
@@ -342,6 +359,7 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
             "its worker is replaced",
             r.job_id, options_.stuck_grace.count());
         r.thread->abandoned = true;
+        r.thread->held_project = r.project_id;
         given_up.push_back({r.turn_id, r.worker_id, r.job_id,
                             r.cancel->reason() == CancelToken::Reason::kDeadline});
         // Replacements are bounded: if as many threads as there are workers are

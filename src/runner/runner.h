@@ -25,7 +25,9 @@ struct RunnerOptions {
   // `stuck_grace` after any cancellation is given up on: its outcome is recorded
   // without it (failed, for a deadline) and a new worker thread takes its place,
   // so a call that ignores its deadline costs a thread, not a worker slot; at
-  // most `workers` stuck threads are replaced at a time.
+  // most `workers` stuck threads are replaced at a time. Until a thread given
+  // up on really ends, its turn counts as running for its project's and
+  // organisation's caps and fairness on every claim of this runner.
   std::chrono::milliseconds turn_deadline{std::chrono::minutes(20)};
   std::chrono::milliseconds stuck_grace{std::chrono::seconds(30)};
   // Stop() waits this long for running turns to hand back; threads still busy

@@ -1,6 +1,7 @@
 #include "store/common.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 namespace docwright::store_common {
 
@@ -46,6 +47,10 @@ TranscriptStep::Kind ParseStepKind(std::string_view name) {
   if (name == "tool") return TranscriptStep::Kind::kTool;
   if (name == "context") return TranscriptStep::Kind::kContext;
   return TranscriptStep::Kind::kAssistant;
+}
+
+std::string HeldProjectsJson(const std::vector<std::string>& held_projects) {
+  return nlohmann::json(held_projects).dump();
 }
 
 std::string JoinLines(const std::vector<std::string>& items) {

@@ -28,6 +28,10 @@ inline constexpr int64_t kRateWindowMillis = 3600 * 1000;
 Status RateVerdict(const Project& p, int64_t count, std::optional<UnixMillis> nth_created_at,
                    UnixMillis now);
 
+// The claim's held projects (Store::ClaimTurn) as the JSON array of ids its
+// statement takes.
+std::string HeldProjectsJson(const std::vector<std::string>& held_projects);
+
 // The error a turn is failed with when its lease expired `attempts` times.
 std::string InterruptedError(int64_t attempts);
 

@@ -180,9 +180,12 @@ class Store : public LocalPullRequestRecords {
   // fewest turns running, then of the project with the fewest, then the oldest.
   // A turn whose lease expired `max_attempts` times is failed instead, with its
   // job. nullopt when nothing is runnable.
-  virtual Result<std::optional<TurnInput>> ClaimTurn(const std::string& worker_id,
-                                                     std::chrono::milliseconds lease,
-                                                     int max_attempts) = 0;
+  // `held_projects`: the project of each turn the caller gave up on whose work
+  // has not ended yet (one entry a turn; see RunnerOptions::stuck_grace): each
+  // counts as a turn running, for the caps and for fairness, until it ends.
+  virtual Result<std::optional<TurnInput>> ClaimTurn(
+      const std::string& worker_id, std::chrono::milliseconds lease, int max_attempts,
+      const std::vector<std::string>& held_projects = {}) = 0;
   virtual Result<LeaseState> RenewLease(int64_t turn_id, const std::string& worker_id,
                                         std::chrono::milliseconds lease) = 0;
   // Records the outcome (`interrupted` aside) and moves the job on (see StatusAfterTurn). Returns

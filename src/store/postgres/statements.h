@@ -70,24 +70,26 @@ SQL(kCancelOpenTurns,
 // another transaction holds either (a follow-up being added, an archive, a turn
 // being recorded): it never waits, so it never waits in a circle with them, and
 // what it reads of the job cannot change under it.
-#define DW_FIND_RUNNABLE                                                                \
-  "WITH busy AS MATERIALIZED (SELECT j.project_id, p.org_id FROM turns r "              \
-  "JOIN jobs j ON j.id = r.job_id JOIN projects p ON p.id = j.project_id "              \
-  "WHERE r.state = 'running' AND r.lease_expires_at > docwright_now_ms()), "            \
-  "org_busy AS MATERIALIZED (SELECT org_id, COUNT(*) AS n FROM busy GROUP BY org_id), " \
-  "project_busy AS MATERIALIZED (SELECT project_id, COUNT(*) AS n FROM busy "           \
-  "GROUP BY project_id) "                                                               \
-  "SELECT t.id, t.job_id, t.seq, t.state, t.attempts, t.stop_requested FROM turns t "   \
-  "JOIN jobs j ON j.id = t.job_id "                                                     \
-  "JOIN projects p ON p.id = j.project_id JOIN orgs o ON o.id = p.org_id "              \
-  "LEFT JOIN org_busy ob ON ob.org_id = p.org_id "                                      \
-  "LEFT JOIN project_busy pb ON pb.project_id = j.project_id "                          \
-  "WHERE t.state IN ('queued', 'running') "                                             \
-  "AND (t.state = 'queued' OR t.lease_expires_at <= docwright_now_ms()) "               \
-  "AND NOT EXISTS (SELECT 1 FROM turns e WHERE e.job_id = t.job_id AND e.seq < t.seq "  \
-  "AND e.state IN ('queued', 'running')) "                                              \
-  "AND (o.max_active IS NULL OR COALESCE(ob.n, 0) < o.max_active) "                     \
-  "AND (p.max_active IS NULL OR COALESCE(pb.n, 0) < p.max_active) "                     \
+#define DW_FIND_RUNNABLE                                                                  \
+  "WITH busy AS MATERIALIZED (SELECT j.project_id, p.org_id FROM turns r "                \
+  "JOIN jobs j ON j.id = r.job_id JOIN projects p ON p.id = j.project_id "                \
+  "WHERE r.state = 'running' AND r.lease_expires_at > docwright_now_ms() "                \
+  "UNION ALL SELECT p.id, p.org_id FROM jsonb_array_elements_text($1::text::jsonb) h(v) " \
+  "JOIN projects p ON p.id = h.v), "                                                      \
+  "org_busy AS MATERIALIZED (SELECT org_id, COUNT(*) AS n FROM busy GROUP BY org_id), "   \
+  "project_busy AS MATERIALIZED (SELECT project_id, COUNT(*) AS n FROM busy "             \
+  "GROUP BY project_id) "                                                                 \
+  "SELECT t.id, t.job_id, t.seq, t.state, t.attempts, t.stop_requested FROM turns t "     \
+  "JOIN jobs j ON j.id = t.job_id "                                                       \
+  "JOIN projects p ON p.id = j.project_id JOIN orgs o ON o.id = p.org_id "                \
+  "LEFT JOIN org_busy ob ON ob.org_id = p.org_id "                                        \
+  "LEFT JOIN project_busy pb ON pb.project_id = j.project_id "                            \
+  "WHERE t.state IN ('queued', 'running') "                                               \
+  "AND (t.state = 'queued' OR t.lease_expires_at <= docwright_now_ms()) "                 \
+  "AND NOT EXISTS (SELECT 1 FROM turns e WHERE e.job_id = t.job_id AND e.seq < t.seq "    \
+  "AND e.state IN ('queued', 'running')) "                                                \
+  "AND (o.max_active IS NULL OR COALESCE(ob.n, 0) < o.max_active) "                       \
+  "AND (p.max_active IS NULL OR COALESCE(pb.n, 0) < p.max_active) "                       \
   "ORDER BY COALESCE(ob.n, 0), COALESCE(pb.n, 0), t.id LIMIT 1"
 SQL(kFindRunnable, DW_FIND_RUNNABLE);
 SQL(kClaimRunnable, DW_FIND_RUNNABLE " FOR NO KEY UPDATE OF t, j SKIP LOCKED");

@@ -419,13 +419,14 @@ class PostgresStore final : public Store {
 
   // --- Turns ---
 
-  Result<std::optional<TurnInput>> ClaimTurn(const std::string& worker_id,
-                                             std::chrono::milliseconds lease,
-                                             int max_attempts) override {
+  Result<std::optional<TurnInput>> ClaimTurn(
+      const std::string& worker_id, std::chrono::milliseconds lease, int max_attempts,
+      const std::vector<std::string>& held_projects) override {
+    const std::string held = HeldProjectsJson(held_projects);
     // Look before taking the claim lock: idle workers poll, and a poll that finds
     // nothing must not queue behind claims.
     auto any = Read<bool>([&](Connection& c) -> Result<bool> {
-      auto r = c.Exec(kFindRunnable, {});
+      auto r = c.Exec(kFindRunnable, {V(held)});
       if (!r.ok()) return r.status();
       return r->size() > 0;
     });
@@ -442,7 +443,7 @@ class PostgresStore final : public Store {
       // call cannot loop for long.
       for (int round = 0; round < 64; ++round) {
         UnixMillis now = NowMillis();
-        auto r = c.Exec(kClaimRunnable, {});
+        auto r = c.Exec(kClaimRunnable, {V(held)});
         if (!r.ok()) return r.status();
         if (!r->Next()) return Status();
         int64_t turn_id = r->Int("id");

@@ -53,11 +53,13 @@ SQL(kCancelOpenTurns,
 // or project at its cap of turns in flight), the one whose organisation has the
 // fewest turns running now, then whose project has, then the oldest. So one
 // organisation's backlog delays another's first job by at most the turns
-// already running, one per worker.
+// already running, one per worker. ?2: a JSON array of the caller's held
+// projects (Store::ClaimTurn), each counted as a turn running.
 SQL(kFindRunnable,
     "WITH busy AS MATERIALIZED (SELECT j.project_id, p.org_id FROM turns r "
     "JOIN jobs j ON j.id = r.job_id JOIN projects p ON p.id = j.project_id "
-    "WHERE r.state = 'running' AND r.lease_expires_at > ?1), "
+    "WHERE r.state = 'running' AND r.lease_expires_at > ?1 "
+    "UNION ALL SELECT p.id, p.org_id FROM json_each(?2) h JOIN projects p ON p.id = h.value), "
     "org_busy AS MATERIALIZED (SELECT org_id, COUNT(*) AS n FROM busy GROUP BY org_id), "
     "project_busy AS MATERIALIZED (SELECT project_id, COUNT(*) AS n FROM busy "
     "GROUP BY project_id) "

@@ -460,13 +460,14 @@ class SqliteStore final : public Store {
 
   // --- Turns ---
 
-  Result<std::optional<TurnInput>> ClaimTurn(const std::string& worker_id,
-                                             std::chrono::milliseconds lease,
-                                             int max_attempts) override {
+  Result<std::optional<TurnInput>> ClaimTurn(
+      const std::string& worker_id, std::chrono::milliseconds lease, int max_attempts,
+      const std::vector<std::string>& held_projects) override {
+    const std::string held = HeldProjectsJson(held_projects);
     // Look before taking the write lock: idle workers poll, and a poll that finds
     // nothing must not serialise behind writers.
     auto any = Read<bool>([&](Connection& c) -> Result<bool> {
-      Query q(c.db(), Prepared(c, kFindRunnable), {V(NowMillis())});
+      Query q(c.db(), Prepared(c, kFindRunnable), {V(NowMillis()), V(held)});
       bool found = q.Next();
       if (!q.status().ok()) return q.status();
       return found;
@@ -482,7 +483,7 @@ class SqliteStore final : public Store {
         UnixMillis now = NowMillis();
         int64_t turn_id = 0;
         {
-          Query q(c.db(), Prepared(c, kFindRunnable), {V(now)});
+          Query q(c.db(), Prepared(c, kFindRunnable), {V(now), V(held)});
           if (!q.Next()) return q.status();
           turn_id = q.Int(0);
         }
