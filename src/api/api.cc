@@ -361,14 +361,49 @@ bool Api::IsQuick(const HttpRequest& req) {
   return route && route->quick;
 }
 
+bool Api::EnterRead(const std::string& key_id) {
+  std::lock_guard lock(reads_mu_);
+  int& n = reads_in_flight_[key_id];
+  if (n >= options_.max_reads_per_key) return false;
+  ++n;
+  return true;
+}
+
+void Api::LeaveRead(const std::string& key_id) {
+  std::lock_guard lock(reads_mu_);
+  auto it = reads_in_flight_.find(key_id);
+  if (it != reads_in_flight_.end() && --it->second <= 0) reads_in_flight_.erase(it);
+}
+
 HttpResponse Api::Handle(HttpRequest& req) {
-  if (const Call* call = std::any_cast<Call>(&req.context)) {
-    return (this->*call->route->serve)(*call, req);
+  std::optional<Call> resolved_here;
+  const Call* call = std::any_cast<Call>(&req.context);
+  if (!call) {
+    auto resolved = Resolve(req);
+    if (auto* refusal = std::get_if<HttpResponse>(&resolved)) return std::move(*refusal);
+    call = &resolved_here.emplace(std::move(std::get<Call>(resolved)));
   }
-  auto resolved = Resolve(req);
-  if (auto* refusal = std::get_if<HttpResponse>(&resolved)) return std::move(*refusal);
-  const Call& call = std::get<Call>(resolved);
-  return (this->*call.route->serve)(call, req);
+  const Route& route = *call->route;
+  if (route.method != "GET" || route.quick || !route.needs_key) {
+    return (this->*route.serve)(*call, req);
+  }
+  // A slow read: at most a few per key at once.
+  const std::string key_id = req.principal;
+  if (!EnterRead(key_id)) {
+    HttpResponse r = ErrorResponse(429,
+                                   "too many reads in flight for this API key (at most " +
+                                       std::to_string(options_.max_reads_per_key) +
+                                       " at once); retry in a second",
+                                   "too_many_requests");
+    r.headers.emplace_back("Retry-After", "1");
+    return r;
+  }
+  struct Leave {
+    Api* api;
+    const std::string& key;
+    ~Leave() { api->LeaveRead(key); }
+  } leave{this, key_id};
+  return (this->*route.serve)(*call, req);
 }
 
 // --- The routes ------------------------------------------------------------------

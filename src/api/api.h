@@ -3,10 +3,12 @@
 #pragma once
 
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -25,6 +27,10 @@ struct ApiHooks {
 
 struct ApiOptions {
   std::optional<std::string> default_model;  // used when neither job nor project names one
+  // Reads that are not answered from memory (listings, transcripts) one key may
+  // have in flight at once; more are answered 429 with Retry-After, so one
+  // tenant's reads cannot take the server's read threads from the others.
+  int max_reads_per_key = 2;
 };
 
 class Api {
@@ -60,9 +66,16 @@ class Api {
   HttpResponse ArchiveJob(const Call& call, HttpRequest& request);
   HttpResponse StopJob(const Call& call, HttpRequest& request);
 
+  // Takes one of the key's slots for a slow read; false if all are taken. The
+  // slot is given back by LeaveRead.
+  bool EnterRead(const std::string& key_id);
+  void LeaveRead(const std::string& key_id);
+
   Store& store_;
   ApiOptions options_;
   ApiHooks hooks_;
+  std::mutex reads_mu_;
+  std::unordered_map<std::string, int> reads_in_flight_;  // by key id, under reads_mu_
 };
 
 }  // namespace docwright

@@ -128,7 +128,8 @@ struct ServerState {
   std::unordered_map<std::string, size_t> peers;
   std::function<void()> on_last_session_closed;
 
-  net::thread_pool blocking;
+  net::thread_pool blocking;  // writes
+  net::thread_pool reads;     // reads that are not quick
   // One single-threaded io_context per I/O thread, each connection bound to one of
   // them (as nginx binds connections to workers): a session's handlers never run
   // concurrently, so no strands, and no scheduler shared across threads.
@@ -139,7 +140,8 @@ struct ServerState {
   ServerState(HttpServerOptions o, HttpHandlers h)
       : options(std::move(o)),
         handlers(std::move(h)),
-        blocking(static_cast<size_t>(std::max(1, options.blocking_threads))) {
+        blocking(static_cast<size_t>(std::max(1, options.blocking_threads))),
+        reads(static_cast<size_t>(std::max(1, options.read_threads))) {
     for (int i = 0; i < std::max(1, options.io_threads); ++i) {
       contexts.push_back(std::make_unique<net::io_context>(1));
       guards.push_back(net::make_work_guard(*contexts.back()));
@@ -377,18 +379,20 @@ class Session : public std::enable_shared_from_this<Session> {
     // Writes and larger reads may wait on the disk: keep them off the I/O threads.
     // The work guard keeps this connection's context running until the answer is
     // back, also during shutdown.
-    net::post(state_.blocking, [self = shared_from_this(), request = std::move(request),
-                                guard = net::make_work_guard(stream_.get_executor())]() mutable {
-      HttpResponse response = self->Invoke(request);
-      net::post(self->stream_.get_executor(),
-                [self, response = std::move(response), route = std::move(request.route),
-                 principal = std::move(request.principal)]() mutable {
-                  self->log_.route = std::move(route);
-                  self->log_.principal = std::move(principal);
-                  self->Write(std::move(response));
-                });
-      guard.reset();
-    });
+    const bool read = req.method() == http::verb::get || head_only_;
+    net::post(read ? state_.reads : state_.blocking,
+              [self = shared_from_this(), request = std::move(request),
+               guard = net::make_work_guard(stream_.get_executor())]() mutable {
+                HttpResponse response = self->Invoke(request);
+                net::post(self->stream_.get_executor(),
+                          [self, response = std::move(response), route = std::move(request.route),
+                           principal = std::move(request.principal)]() mutable {
+                            self->log_.route = std::move(route);
+                            self->log_.principal = std::move(principal);
+                            self->Write(std::move(response));
+                          });
+                guard.reset();
+              });
   }
 
   HttpRequest RequestFromHeader() const {
@@ -601,6 +605,7 @@ class HttpServer::Impl {
     state_.main().run();
     for (auto& t : threads) t.join();
     state_.blocking.join();
+    state_.reads.join();
   }
 
   void Shutdown() {

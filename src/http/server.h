@@ -9,8 +9,10 @@
 // refused), GET and HEAD requests with a body are refused before it is read, and
 // a body is read only once `precheck` has let the request through.
 //
-// Quick requests (the poll) are answered on the I/O threads; the rest run on a
-// separate pool, because they write durably or read more and may wait on the disk.
+// Quick requests (the poll) are answered on the I/O threads; the rest run on
+// separate pools, because they write durably or read more and may wait on the
+// disk: reads (GET, HEAD) on one, everything else (the writes) on another, so a
+// flood of slow reads never delays a write.
 // HEAD is answered as GET without the body.
 #pragma once
 
@@ -95,7 +97,8 @@ struct HttpServerOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 8080;  // 0: any free port (see HttpServer::port())
   int io_threads = 2;
-  int blocking_threads = 4;
+  int blocking_threads = 4;  // writes: every request but GET and HEAD
+  int read_threads = 4;      // reads (GET, HEAD) that are not quick
   size_t body_limit = 1 << 20;
   size_t header_limit = 16 << 10;
   size_t max_connections = 10000;  // see MaxConnectionsForFdLimit
