@@ -10,6 +10,7 @@
 
 #include <filesystem>
 
+#include "agent/tools.h"
 #include "fakes/fake_model.h"
 #include "support/hostile_repo.h"
 #include "support/process_memory.h"
@@ -212,6 +213,31 @@ TEST_F(RunawayTurnTest, AHugeFileDeletedIsShownAsALargeFileChangedNotDiffed) {
   ASSERT_EQ(page.status, 200);
   EXPECT_NE(page.body.find("large file changed: 41943040 bytes before, 0 bytes after"),
             std::string::npos);
+  ExpectPeakUnderBound();
+}
+
+// The generator's other shapes: a file 2,000 folders down, a thousand names of
+// 250 bytes, a hundred thousand branches. Each is read, listed, searched and
+// committed beside within bounds; the project is made (its branches listed)
+// and each job completes.
+TEST_F(RunawayTurnTest, DeepFoldersLongNamesAndManyBranchesAreServedWithinBounds) {
+  Start({Step({Call("list_files", json::object()), Call("list_files", {{"path", "long"}}),
+               Call("search", {{"pattern", "bottom|long name"}}),
+               Call("write_file", {{"path", "notes.md"}, {"content", "# Notes\n"}})}),
+         Step({Finish()})});
+  for (const char* shape : {"deep --depth 2000", "long-names --count 1000 --length 250",
+                            "many-refs --count 100000"}) {
+    std::string project = HostileProject(shape);
+    std::string id = Create(project, key_a_, "Add notes");
+    json done = WaitForEnd(project, key_a_, id);
+    EXPECT_EQ(done["status"], "completed") << shape << ": " << done;
+    EXPECT_TRUE(done["prLink"].is_string()) << shape;
+    for (const std::string& told : ToolResults()) {
+      EXPECT_LE(told.size(), agent::kMaxToolOutputBytes + 200) << shape;
+    }
+  }
+  std::vector<std::string> told = ToolResults();  // the many-refs job's
+  ASSERT_EQ(told.size(), 4u);
   ExpectPeakUnderBound();
 }
 
