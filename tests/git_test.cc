@@ -870,6 +870,31 @@ TEST(GitHostile, ADiffOfMoreFilesThanItCanListSaysSo) {
   EXPECT_NE(diff->patch.find("more than 100000 files changed"), std::string::npos) << diff->patch;
 }
 
+// What one turn's edits may hold in memory is bounded: bytes written and paths
+// changed; past either, the write is refused with a clear error (which the
+// model sees) and the edits so far stay.
+TEST(GitHostile, AWorkspaceHoldsAtMostItsLimitsOfEdits) {
+  testing::TempDir dir;
+  auto h = OpenHostile(dir.path(), "one-blob --paths 2 --size 100", nullptr);
+  Workspace work(*h.snapshot);
+  const std::string mebibyte(1 << 20, 'm');
+  for (size_t i = 0; i < kMaxChangedBytes / mebibyte.size(); ++i) {
+    ASSERT_TRUE(work.Write("big/" + std::to_string(i) + ".md", mebibyte).ok()) << i;
+  }
+  Status over = work.Write("big/one-more.md", "x");
+  EXPECT_EQ(over.code(), Code::kInvalidArgument);
+  EXPECT_NE(over.message().find("over 64 MiB"), std::string::npos) << over.message();
+  // Rewriting a file in place, smaller, is room enough.
+  EXPECT_TRUE(work.Write("big/0.md", "small").ok());
+  EXPECT_TRUE(work.Write("big/one-more.md", "x").ok());
+  for (size_t i = work.Changes().size(); i < kMaxChangedPaths; ++i) {
+    ASSERT_TRUE(work.Write("many/" + std::to_string(i) + ".md", "x").ok()) << i;
+  }
+  Status too_many = work.Write("many/last.md", "x");
+  EXPECT_NE(too_many.message().find("10000 paths"), std::string::npos) << too_many.message();
+  EXPECT_EQ(work.Move("index.md", "moved.md").code(), Code::kInvalidArgument);
+}
+
 // A branch of a repository that holds a billion files changes one page: the
 // comparison goes over what differs, not over the trees the two share.
 TEST(GitHostile, AChangeBesideABillionFilesIsComparedAtOnce) {

@@ -225,8 +225,8 @@ TEST_F(RunawayTurnTest, DeepFoldersLongNamesAndManyBranchesAreServedWithinBounds
                Call("search", {{"pattern", "bottom|long name"}}),
                Call("write_file", {{"path", "notes.md"}, {"content", "# Notes\n"}})}),
          Step({Finish()})});
-  for (const char* shape : {"deep --depth 2000", "long-names --count 1000 --length 250",
-                            "many-refs --count 100000"}) {
+  for (const char* shape :
+       {"deep --depth 2000", "long-names --count 1000 --length 250", "many-refs --count 100000"}) {
     std::string project = HostileProject(shape);
     std::string id = Create(project, key_a_, "Add notes");
     json done = WaitForEnd(project, key_a_, id);

@@ -97,6 +97,9 @@ struct FileContent {
 
 inline constexpr size_t kMaxReadBytes = 1 << 20;  // larger files are refused
 inline constexpr size_t kWalkVisitsPerPath = 16;  // see Snapshot::Walk
+// What one workspace may hold of edits: the bytes written and the paths changed.
+inline constexpr size_t kMaxChangedBytes = 64u << 20;
+inline constexpr size_t kMaxChangedPaths = 10000;
 // A file over this size (either side) is named in a diff as a large file
 // changed, with its sizes, and never compared line by line.
 inline constexpr size_t kMaxDiffFileBytes = 1 << 20;
@@ -181,7 +184,8 @@ class Workspace {
 
   // Refused with a clear error, before anything is committed: a path that is a
   // directory, a symbolic link or a submodule in the tree, or under one of those
-  // or under a file. Binary content (by git's rule) is stored, never read back.
+  // or under a file; past kMaxChangedBytes written or kMaxChangedPaths changed.
+  // Binary content (by git's rule) is stored, never read back.
   Status Write(const std::string& path, std::string content);
   Status Delete(const std::string& path);
   // Moves a file as it is, whatever its size or content, keeping its mode.
@@ -196,6 +200,9 @@ class Workspace {
   bool HasContent(const std::string& dir) const;
   // Whether a file may be put at `path` (a checked path).
   Status CheckWritable(const std::string& path) const;
+  // Whether `path` may take `bytes` more of written content (and be one more
+  // changed path if it is not one yet).
+  Status CheckRoom(const std::string& path, size_t bytes) const;
 
   const Snapshot& base_;
   std::map<std::string, Change> edits_;

@@ -129,6 +129,24 @@ Status Workspace::CheckWritable(const std::string& p) const {
   return Status();
 }
 
+Status Workspace::CheckRoom(const std::string& path, size_t bytes) const {
+  auto it = edits_.find(path);
+  if (it == edits_.end() && edits_.size() >= kMaxChangedPaths) {
+    return Status::InvalidArgument("the turn has changed " + std::to_string(kMaxChangedPaths) +
+                                   " paths, the most one turn may change");
+  }
+  size_t written = 0;
+  for (const auto& [p, change] : edits_) {
+    if (p != path && change.kind == Change::Kind::kWrite) written += change.content.size();
+  }
+  if (written + bytes > kMaxChangedBytes) {
+    return Status::InvalidArgument("the turn's changes would be over " +
+                                   std::to_string(kMaxChangedBytes >> 20) +
+                                   " MiB, the most one turn may write");
+  }
+  return Status();
+}
+
 Status Workspace::Write(const std::string& path, std::string content) {
   auto p = CheckPath(path);
   if (!p.ok()) return p.status();
@@ -138,6 +156,7 @@ Status Workspace::Write(const std::string& path, std::string content) {
   }
   Status writable = CheckWritable(*p);
   if (!writable.ok()) return writable;
+  if (Status room = CheckRoom(*p, content.size()); !room.ok()) return room;
   // An executable stays executable when rewritten.
   bool executable = false;
   if (auto it = edits_.find(*p); it != edits_.end()) {
@@ -180,6 +199,7 @@ Status Workspace::Move(const std::string& from, const std::string& to) {
   }
   Status writable = CheckWritable(*t);
   if (!writable.ok()) return writable;
+  if (Status room = CheckRoom(*t, 0); !room.ok()) return room;
   edits_[*t] = std::move(moved);
   return Delete(*f);
 }
