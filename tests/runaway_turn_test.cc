@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <thread>
 
 #include "agent/tools.h"
 #include "fakes/fake_model.h"
@@ -150,6 +151,11 @@ TEST_F(RunawayTurnTest, ATreeOfABillionLinksNeitherPinsAWorkerNorDelaysAnotherTe
   EXPECT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(WaitForEnd(project_b_, key_b_, Create(project_b_, key_b_, "Next"))["status"],
             "completed");
+  // Nothing of the archived turn burns on: the idle node uses next to no CPU.
+  std::this_thread::sleep_for(milliseconds(500));
+  double before = CpuSeconds(server_->pid());
+  std::this_thread::sleep_for(milliseconds(2000));
+  EXPECT_LT(CpuSeconds(server_->pid()) - before, 1.0) << "CPU seconds used in 2 s of idling";
   ExpectPeakUnderBound();
   EXPECT_EQ(server_->Terminate(milliseconds(20000)), 0) << "stops within its grace period";
 }
