@@ -895,6 +895,36 @@ TEST(GitHostile, AWorkspaceHoldsAtMostItsLimitsOfEdits) {
   EXPECT_EQ(work.Move("index.md", "moved.md").code(), Code::kInvalidArgument);
 }
 
+// One folder of 600,000 entries is a 23 MB tree object in 1.6 MB of repository,
+// and a commit message can be as large: their sizes are read from their headers
+// and an object over the limit is refused by name, never loaded.
+TEST(GitHostile, ObjectsTooLargeToReadAreRefusedFromTheirHeaders) {
+  testing::TempDir dir;
+  WorkBudget budget(WorkBudget::TurnLimits());
+  auto h = OpenHostile(dir.path(), "wide --entries 600000", &budget);
+  auto listed = h.snapshot->List("wide");
+  ASSERT_FALSE(listed.ok());
+  EXPECT_EQ(listed.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(listed.status().message().find("the folder wide is too large to read: 22800000 bytes"),
+            std::string::npos)
+      << listed.status().message();
+  EXPECT_FALSE(h.snapshot->Read("wide/f000000.md").ok());
+  auto walked = h.snapshot->Walk("", 600);
+  ASSERT_TRUE(walked.ok()) << walked.status().message();
+  EXPECT_EQ(*walked, std::vector<std::string>{"index.md"}) << "the folder is passed over";
+
+  const std::string git = std::string(kGit) + " --git-dir=" + dir.path() + "/remote.git";
+  Sh("head -c 2000000 /dev/zero | tr '\\0' m > " + dir.path() + "/message");
+  std::string huge = Sh(git + " commit-tree -p main -F " + dir.path() + "/message main^{tree}");
+  Sh(git + " update-ref refs/heads/huge " + huge);
+  auto head = h.mirror->FetchBranch("huge");
+  ASSERT_TRUE(head.ok()) << head.status().message();
+  auto found = h.mirror->FindCommitMessage(*head, "Docwright-Job", 50);
+  ASSERT_FALSE(found.ok());
+  EXPECT_NE(found.status().message().find("too large to read"), std::string::npos);
+  EXPECT_FALSE(h.mirror->OpenSnapshot(*head).ok());
+}
+
 // A branch of a repository that holds a billion files changes one page: the
 // comparison goes over what differs, not over the trees the two share.
 TEST(GitHostile, AChangeBesideABillionFilesIsComparedAtOnce) {

@@ -100,4 +100,49 @@ inline Status CheckBranch(const std::string& branch) {
   return Status();
 }
 
+// The largest tree and commit objects read: a folder of a few hundred thousand
+// entries, a commit message of a mebibyte. A repository can hold a far larger
+// object in little space (repeated content compresses well), and reading one
+// costs its whole size and more; its size is checked from its header first.
+inline constexpr size_t kMaxTreeObjectBytes = 16u << 20;
+inline constexpr size_t kMaxCommitObjectBytes = 1u << 20;
+
+// Whether object `id` is at most `max_bytes`, from its header (cheap, also for a
+// delta in a pack); InvalidArgument naming `what` if it is larger.
+inline Status CheckObjectSize(git_repository* repo, const git_oid& id, size_t max_bytes,
+                              const std::string& what) {
+  git_odb* raw = nullptr;
+  if (git_repository_odb(&raw, repo) != 0) return Fail("cannot read " + what, -1);
+  std::unique_ptr<git_odb, Deleter<git_odb, git_odb_free>> odb(raw);
+  size_t size = 0;
+  git_object_t type;
+  int rc = git_odb_read_header(&size, &type, odb.get(), &id);
+  if (rc != 0) return Fail("cannot read " + what, rc);
+  if (size > max_bytes) {
+    return Status::InvalidArgument(what + " is too large to read: " + std::to_string(size) +
+                                   " bytes, the limit is " + std::to_string(max_bytes));
+  }
+  return Status();
+}
+
+// The tree `id`, if it is not over kMaxTreeObjectBytes.
+inline Result<TreePtr> LookupTree(git_repository* repo, const git_oid& id,
+                                  const std::string& what) {
+  if (Status s = CheckObjectSize(repo, id, kMaxTreeObjectBytes, what); !s.ok()) return s;
+  git_tree* t = nullptr;
+  int rc = git_tree_lookup(&t, repo, &id);
+  if (rc != 0) return Fail("cannot read " + what, rc);
+  return TreePtr(t);
+}
+
+// The commit `id`, if it is not over kMaxCommitObjectBytes.
+inline Result<CommitPtr> LookupCommit(git_repository* repo, const git_oid& id,
+                                      const std::string& what) {
+  if (Status s = CheckObjectSize(repo, id, kMaxCommitObjectBytes, what); !s.ok()) return s;
+  git_commit* c = nullptr;
+  int rc = git_commit_lookup(&c, repo, &id);
+  if (rc != 0) return Fail("cannot read " + what, rc);
+  return CommitPtr(c);
+}
+
 }  // namespace docwright::git

@@ -284,10 +284,9 @@ Result<std::optional<std::string>> Mirror::FindCommitMessage(const std::string& 
   if (!hold.ok()) return hold.status();
   git_oid at = *oid;
   for (int i = 0; i < max_commits; ++i) {
-    git_commit* c = nullptr;
-    int rc = git_commit_lookup(&c, impl_->repo.get(), &at);
-    if (rc != 0) return Fail("no such commit " + Hex(at), rc);
-    CommitPtr commit(c);
+    auto looked_up = LookupCommit(impl_->repo.get(), at, "the commit " + Hex(at));
+    if (!looked_up.ok()) return looked_up.status();
+    CommitPtr commit = std::move(*looked_up);
     const char* message = git_commit_message(commit.get());
     if (message && std::string_view(message).find(needle) != std::string_view::npos) {
       return std::optional<std::string>(message);
@@ -307,14 +306,12 @@ Result<std::unique_ptr<Snapshot>> Mirror::OpenSnapshot(const std::string& commit
   if (rc != 0) return Fail("cannot open the mirror", rc);
   auto impl = std::make_unique<Snapshot::Impl>();
   impl->repo.reset(r);
-  git_commit* c = nullptr;
-  rc = git_commit_lookup(&c, impl->repo.get(), &*oid);
-  if (rc != 0) return Fail("no such commit " + commit, rc);
-  CommitPtr commit_ptr(c);
-  git_tree* t = nullptr;
-  rc = git_commit_tree(&t, commit_ptr.get());
-  if (rc != 0) return Fail("cannot read the tree of " + commit, rc);
-  impl->root.reset(t);
+  auto commit_ptr = LookupCommit(impl->repo.get(), *oid, "the commit " + commit);
+  if (!commit_ptr.ok()) return commit_ptr.status();
+  auto root = LookupTree(impl->repo.get(), *git_commit_tree_id(commit_ptr->get()),
+                         "the root folder of " + commit);
+  if (!root.ok()) return root.status();
+  impl->root = std::move(*root);
   return std::unique_ptr<Snapshot>(new Snapshot(std::move(impl), commit));
 }
 
@@ -391,14 +388,9 @@ Result<std::string> Mirror::Commit(const Workspace& work, const Identity& author
 namespace {
 
 Result<TreePtr> TreeOf(git_repository* repo, const git_oid& commit) {
-  git_commit* c = nullptr;
-  int rc = git_commit_lookup(&c, repo, &commit);
-  if (rc != 0) return Fail("no such commit " + Hex(commit), rc);
-  CommitPtr owned(c);
-  git_tree* t = nullptr;
-  rc = git_commit_tree(&t, owned.get());
-  if (rc != 0) return Fail("cannot read the tree of " + Hex(commit), rc);
-  return TreePtr(t);
+  auto owned = LookupCommit(repo, commit, "the commit " + Hex(commit));
+  if (!owned.ok()) return owned.status();
+  return LookupTree(repo, *git_commit_tree_id(owned->get()), "the root folder of " + Hex(commit));
 }
 
 }  // namespace

@@ -83,14 +83,13 @@ struct Snapshot::Impl {
       *error = Status::NotFound("no such file or directory: " + std::string(dir));
       return nullptr;
     }
-    git_tree* t = nullptr;
-    int rc = git_tree_lookup(&t, repo.get(), git_tree_entry_id(e));
-    if (rc != 0) {
-      *error = Fail("cannot read " + std::string(dir), rc);
+    auto t = LookupTree(repo.get(), *git_tree_entry_id(e), "the folder " + std::string(dir));
+    if (!t.ok()) {
+      *error = t.status();
       return nullptr;
     }
     if (trees.size() >= kMaxCachedTrees) trees.clear();
-    return trees.emplace(std::string(dir), TreePtr(t)).first->second.get();
+    return trees.emplace(std::string(dir), std::move(*t)).first->second.get();
   }
 
   // The entry at `path`; NotFound if none.
@@ -121,10 +120,7 @@ struct Snapshot::Impl {
     if (git_tree_entry_filemode(entry->get()) != GIT_FILEMODE_TREE) {
       return Status::InvalidArgument("not a directory: " + dir);
     }
-    git_tree* t = nullptr;
-    int rc = git_tree_lookup(&t, repo.get(), git_tree_entry_id(entry->get()));
-    if (rc != 0) return Fail("cannot read " + dir, rc);
-    return TreePtr(t);
+    return LookupTree(repo.get(), *git_tree_entry_id(entry->get()), "the folder " + dir);
   }
 
   // Paths of every non-directory entry under `dir` ("" for the root), files only
@@ -169,8 +165,10 @@ struct Snapshot::Impl {
           if (known != seen.end()) {
             if (git_tree_dup(&sub, known->second.get()) != 0) return Fail("cannot read", -1);
           } else {
-            int rc = git_tree_lookup(&sub, repo.get(), id);
-            if (rc != 0) return Fail("cannot read " + prefix + git_tree_entry_name(e), rc);
+            auto looked_up =
+                LookupTree(repo.get(), *id, "the folder " + prefix + git_tree_entry_name(e));
+            if (!looked_up.ok()) continue;  // too large to read: its files are not listed
+            sub = looked_up->release();
             git_tree* kept = nullptr;
             if (seen.size() < kMaxSeenTrees && git_tree_dup(&kept, sub) == 0) {
               seen.emplace(*id, TreePtr(kept));

@@ -58,10 +58,8 @@ class Comparison {
   }
 
   Result<TreePtr> Subtree(const git_tree_entry* e) {
-    git_tree* t = nullptr;
-    int rc = git_tree_lookup(&t, repo_, git_tree_entry_id(e));
-    if (rc != 0) return Fail(std::string("cannot read ") + git_tree_entry_name(e), rc);
-    return TreePtr(t);
+    return LookupTree(repo_, *git_tree_entry_id(e),
+                      std::string("the folder ") + git_tree_entry_name(e));
   }
 
   // One name, on either side or both.

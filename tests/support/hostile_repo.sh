@@ -40,6 +40,9 @@
 #       N files in long/, with distinct names of L bytes (number, then a's,
 #       then .md), naming one small blob. Names over 255 bytes (NAME_MAX) are
 #       valid in git but cannot be checked out.
+#   wide [--entries N (600000)]
+#       one folder wide/ of N entries f0000000.md.. naming one small blob: a
+#       single tree object of about 39*N bytes (23 MB), a few hundred KB packed.
 #   many-refs [--count N (100000)]
 #       N more branches, refs/heads/b/000000.., all at the main commit, in a
 #       packed-refs file.
@@ -56,6 +59,7 @@ usage: hostile_repo.sh DIR SHAPE [OPTIONS]
   deep [--depth N]
   long-names [--count N] [--length L]
   many-refs [--count N]
+  wide [--entries N]
 EOF
   exit 2
 }
@@ -79,6 +83,7 @@ case "$shape" in
   deep) opt=([depth]=2000) ;;
   long-names) opt=([count]=1000 [length]=250) ;;
   many-refs) opt=([count]=100000) ;;
+  wide) opt=([entries]=600000) ;;
   *) usage "unknown shape: $shape" ;;
 esac
 while [ $# -gt 0 ]; do
@@ -134,6 +139,7 @@ case "$shape" in
       usage "--length must be at least $((${#last} + 3)) for ${opt[count]} names"
     ;;
   many-refs) check_number count 1 ;;
+  wide) check_number entries 1 ;;
 esac
 
 if [ -e "$dir" ]; then
@@ -303,6 +309,14 @@ long_names() {
 }
 
 # Prints no entries: the refs come after the commit, in many_refs_pack.
+wide() {
+  local n=${opt[entries]} w id
+  w=$(width "$n" 1)
+  id=$(printf '# Wide\n' | blob)
+  printf '040000 tree %s\twide\n' \
+    "$(entries 0 $((n - 1)) "100644 blob $id"$'\t'"f%0$w.0f.md" | tree)"
+}
+
 many_refs() {
   :
 }
