@@ -189,6 +189,38 @@ TEST_F(GitTest, LinksSubmodulesBinariesAndHugeFilesAreNeverReadWhole) {
   EXPECT_TRUE(png->text.empty());
 }
 
+// The diff reads as git's: modes made, lost and changed, a link as its target,
+// a submodule as the commits it names, a move unchanged as a rename.
+TEST_F(GitTest, DiffShowsModesLinksAndSubmodulesAsGitDoes) {
+  auto mirror = OpenMirror(remote_);
+  std::string main_head = Fetch(*mirror, "main");
+  Sh("cd " + seed_ +
+     " && chmod -x script.sh && ln -sfn /etc/hosts passwd.md && printf "
+     "'#!/bin/sh\\n' > run.sh && chmod +x run.sh && git mv docs/guide/usage.md docs/usage.md");
+  Sh("cd " + seed_ + " && " + kGit + " add -A && git update-index --add --cacheinfo 160000," +
+     main_head + ",vendor/theme && " + kGit + " commit -qm modes && " + kGit +
+     " push -q origin HEAD:modes");
+  auto diff = mirror->Diff(main_head, Fetch(*mirror, "modes"), 1 << 20);
+  ASSERT_TRUE(diff.ok()) << diff.status().message();
+  const std::string& p = diff->patch;
+  EXPECT_NE(p.find("diff --git a/script.sh b/script.sh\nold mode 100755\nnew mode 100644\n"),
+            std::string::npos)
+      << p;
+  EXPECT_NE(p.find("diff --git a/run.sh b/run.sh\nnew file mode 100755\n--- /dev/null\n+++ "
+                   "b/run.sh\n@@"),
+            std::string::npos)
+      << p;
+  EXPECT_NE(p.find("-/etc/passwd\n"), std::string::npos) << p;
+  EXPECT_NE(p.find("+/etc/hosts\n"), std::string::npos) << p;
+  EXPECT_NE(p.find("diff --git a/vendor/theme b/vendor/theme\n-Subproject commit "),
+            std::string::npos)
+      << p;
+  EXPECT_NE(p.find("+Subproject commit " + main_head + "\n"), std::string::npos) << p;
+  EXPECT_NE(p.find("rename from docs/guide/usage.md\nrename to docs/usage.md\n"), std::string::npos)
+      << p;
+  EXPECT_EQ(p.find("\nindex "), std::string::npos) << "no header but the one written";
+}
+
 TEST_F(GitTest, BadRemotesAndBranchesGiveClearErrors) {
   auto mirror = OpenMirror(remote_);
   auto missing = mirror->FetchBranch("no-such-branch");
@@ -842,9 +874,10 @@ TEST(GitHostile, ALargeFileIsNamedInTheDiffWithItsSizesNotCompared) {
   auto diff = h.mirror->Diff(h.head, *commit, 1 << 20);
   ASSERT_TRUE(diff.ok()) << diff.status().message();
   EXPECT_EQ(diff->files, (std::vector<std::string>{"big/data.md", "notes.md"}));
-  EXPECT_NE(diff->patch.find("diff --git a/big/data.md b/big/data.md\nlarge file changed: "
-                             "3000000 bytes before, 0 bytes after; not shown\n"),
-            std::string::npos)
+  EXPECT_NE(
+      diff->patch.find("diff --git a/big/data.md b/big/data.md\ndeleted file mode 100644\n"
+                       "large file changed: 3000000 bytes before, 0 bytes after; not shown\n"),
+      std::string::npos)
       << diff->patch.substr(0, 1000);
   EXPECT_EQ(diff->patch.find("row 0000001"), std::string::npos) << "never compared";
   EXPECT_NE(diff->patch.find("+# Notes"), std::string::npos) << "small files are";
@@ -923,6 +956,26 @@ TEST(GitHostile, ObjectsTooLargeToReadAreRefusedFromTheirHeaders) {
   ASSERT_FALSE(found.ok());
   EXPECT_NE(found.status().message().find("too large to read"), std::string::npos);
   EXPECT_FALSE(h.mirror->OpenSnapshot(*head).ok());
+}
+
+// A branch can nest folders far deeper than any path a file system takes: the
+// comparison needs no recursion, holds two trees at a time, and stops, saying
+// why, at a path no reader takes.
+TEST(GitHostile, ADiffOfFoldersNestedTwentyThousandDeepStopsAtThePathLimit) {
+  testing::TempDir dir;
+  auto h = OpenHostile(dir.path(), "deep --depth 20000", nullptr);
+  const std::string git = std::string(kGit) + " --git-dir=" + dir.path() + "/remote.git";
+  std::string only_index = Sh("printf '100644 blob %s\\tindex.md\\n' $(" + git +
+                              " rev-parse main:index.md) | " + git + " mktree");
+  std::string base = Sh(git + " commit-tree -m base " + only_index);
+  Sh(git + " update-ref refs/heads/base " + base);
+  auto base_head = h.mirror->FetchBranch("base");
+  ASSERT_TRUE(base_head.ok());
+  WorkBudget budget(WorkBudget::TurnLimits());
+  auto diff = h.mirror->Diff(*base_head, h.head, 1 << 20, &budget);
+  ASSERT_TRUE(diff.ok()) << diff.status().message();
+  EXPECT_TRUE(diff->truncated);
+  EXPECT_EQ(diff->patch, "[the changes are not shown: a path is longer than 4096 bytes]\n");
 }
 
 // A branch of a repository that holds a billion files changes one page: the

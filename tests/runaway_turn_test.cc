@@ -151,7 +151,14 @@ TEST_F(RunawayTurnTest, ATreeOfABillionLinksNeitherPinsAWorkerNorDelaysAnotherTe
   EXPECT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(WaitForEnd(project_b_, key_b_, Create(project_b_, key_b_, "Next"))["status"],
             "completed");
-  // Nothing of the archived turn burns on: the idle node uses next to no CPU.
+  // Nothing of the archived turn burns on: once its turn is no longer running,
+  // the idle node uses next to no CPU.
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        return Count("SELECT COUNT(*) FROM turns WHERE job_id = '" + archived +
+                     "' AND state = 'running'") == 0;
+      },
+      kEndsWithin));
   std::this_thread::sleep_for(milliseconds(500));
   double before = CpuSeconds(server_->pid());
   std::this_thread::sleep_for(milliseconds(2000));

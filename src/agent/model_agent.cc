@@ -156,6 +156,14 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace, Ca
   docs::SiteMap map = docs::BuildSiteMap(
       workspace,
       {.max_files = kMaxSiteMapFiles, .cancel = &cancel, .deadline = deadline, .turn = work});
+  if (work && work->spent()) {
+    if (cancel.cancelled() || work->cancelled()) {
+      result.interrupted = true;
+      return result;
+    }
+    return fail("the turn's work over the repository was stopped: " + work->status().message() +
+                "; nothing was pushed");
+  }
   agent::WritePolicy policy(map, turn.project.write_paths);
   agent::Toolbox tools(workspace, &policy);
   llm::ModelRequest request;

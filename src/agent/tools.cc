@@ -3,6 +3,7 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <cctype>
 #include <deque>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -178,6 +179,24 @@ ToolOutcome ReadFile(git::Workspace& ws, const Args& args) {
   return ToolOutcome{std::move(out)};
 }
 
+// Files whose name says they are images, fonts, media or archives: binary, so
+// never searched, and not read to find that out (a docs site can hold hundreds
+// of megabytes of them).
+bool LooksLikeMedia(std::string_view path) {
+  size_t dot = path.rfind('.');
+  if (dot == std::string_view::npos || path.size() - dot > 6) return false;
+  std::string ext(path.substr(dot + 1));
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static constexpr std::string_view kMedia[] = {
+      "png", "jpg", "jpeg", "gif", "webp", "avif", "ico", "bmp",  "tif",    "tiff", "pdf",
+      "zip", "gz",  "tgz",  "bz2", "xz",   "7z",   "jar", "woff", "woff2",  "ttf",  "otf",
+      "eot", "mp4", "webm", "mov", "mp3",  "wav",  "ogg", "psd",  "sketch", "fig"};
+  for (std::string_view m : kMedia) {
+    if (ext == m) return true;
+  }
+  return false;
+}
+
 // Files under `dir`, sorted: at most kMaxSearchFiles of them, taken breadth
 // first (a huge folder deep down cannot hide the files near the top), visiting
 // at most kMaxSearchVisits entries of any kind (a tree of links or submodules
@@ -191,7 +210,8 @@ bool Walk(const git::Workspace& ws, const std::string& dir, std::vector<std::str
     folders.pop_front();
     auto entries = ws.List(folder);
     if (!entries.ok()) {
-      if (entries.status().code() == Code::kResourceExhausted) whole = false;
+      // A folder too large to read, or the budget spent: the walk is not whole.
+      if (entries.status().code() != Code::kNotFound) whole = false;
       continue;
     }
     for (const auto& e : *entries) {
@@ -200,9 +220,11 @@ bool Walk(const git::Workspace& ws, const std::string& dir, std::vector<std::str
         break;
       }
       std::string path = folder.empty() ? e.name : folder + "/" + e.name;
-      if (e.kind == git::EntryKind::kDirectory) {
+      if (path.size() > git::kMaxPathBytes) {
+        whole = false;  // no tool can name it
+      } else if (e.kind == git::EntryKind::kDirectory) {
         folders.push_back(std::move(path));
-      } else if (e.kind == git::EntryKind::kFile) {
+      } else if (e.kind == git::EntryKind::kFile && !LooksLikeMedia(path)) {
         out->push_back(std::move(path));
       }
     }
@@ -265,15 +287,16 @@ ToolOutcome Search(git::Workspace& ws, const Args& args) {
         if (content.status().code() == Code::kResourceExhausted) break;
         continue;
       }
-      if (content->binary) continue;
       const std::string& text = content->text;
-      if (searched_bytes + text.size() > kMaxSearchBytes) {
-        out_of_bytes = true;
-        break;
-      }
-      searched_bytes += text.size();
-      if (budget && !budget->Charge(WorkBudget::Meter::kBytesSearched, text.size())) break;
-      fresh = MatchingLines(text, re, kMaxSearchResults + 1);
+      if (!content->binary) {
+        if (searched_bytes + text.size() > kMaxSearchBytes) {
+          out_of_bytes = true;
+          break;
+        }
+        searched_bytes += text.size();
+        if (budget && !budget->Charge(WorkBudget::Meter::kBytesSearched, text.size())) break;
+        fresh = MatchingLines(text, re, kMaxSearchResults + 1);
+      }  // a binary blob has no lines: remembered as such, never read again
       if (!blob.empty()) known = by_blob.emplace(blob, std::move(fresh)).first;
     }
     const std::vector<SearchHit>& found = known == by_blob.end() ? fresh : known->second;

@@ -110,9 +110,12 @@ std::vector<std::string> SplitGroups(std::string_view group) {
 
 std::vector<std::string> WalkPages(const SiteLoad& load, const std::string& root, bool* truncated) {
   std::set<std::string> pages;
-  auto walked = load.files.base().Walk(root, load.max_files);
+  bool cut = false;
+  auto walked = load.files.base().Walk(root, load.max_files, &cut);
+  // A walk cut short (the limit of files or visits, the budget, a folder too
+  // large to read) is said to be: the pages it did not see are not missing.
+  *truncated = cut || (!walked.ok() && walked.status().code() == Code::kResourceExhausted);
   if (walked.ok()) {
-    *truncated = walked->size() >= load.max_files;
     load.budget.Spend(walked->size());
     for (const std::string& path : *walked) {
       if (IsPageFile(path) && !InIgnoredFolder(path, root)) pages.insert(path);

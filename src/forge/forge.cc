@@ -33,9 +33,17 @@ class LocalForge final : public Forge {
       base_head = *fetched;
     }
     auto diff = context_.mirror->Diff(base_head, spec.head_commit, kMaxDiffBytes, context_.budget);
-    if (!diff.ok()) return diff.status();
-    pr.diff = std::move(diff->patch);
-    if (diff->truncated) pr.diff += "\n[the diff is cut here: it is longer than 1 MiB]\n";
+    if (diff.ok()) {
+      pr.diff = std::move(diff->patch);
+      if (diff->truncated) pr.diff += "\n[the diff is cut here: it is longer than 1 MiB]\n";
+    } else if (diff.status().code() == Code::kResourceExhausted ||
+               diff.status().code() == Code::kInvalidArgument) {
+      // The branch is pushed: its pull request opens, saying why it shows no diff.
+      if (context_.budget && context_.budget->cancelled()) return diff.status();
+      pr.diff = "[the changes are not shown: " + diff.status().message() + "]\n";
+    } else {
+      return diff.status();
+    }
     auto stored = context_.pull_requests->UpsertPullRequest(pr);
     if (!stored.ok()) return stored.status();
     return PullRequest{LocalPullRequestUrl(context_.public_url, stored->id), stored->number};

@@ -97,6 +97,9 @@ struct FileContent {
 
 inline constexpr size_t kMaxReadBytes = 1 << 20;  // larger files are refused
 inline constexpr size_t kWalkVisitsPerPath = 16;  // see Snapshot::Walk
+// A repository path longer than this is never read, listed or compared (no
+// file system takes it; CheckPath refuses it).
+inline constexpr size_t kMaxPathBytes = 4096;
 // What one workspace may hold of edits: the bytes written and the paths changed.
 inline constexpr size_t kMaxChangedBytes = 64u << 20;
 inline constexpr size_t kMaxChangedPaths = 10000;

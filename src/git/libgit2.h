@@ -108,9 +108,10 @@ inline constexpr size_t kMaxTreeObjectBytes = 16u << 20;
 inline constexpr size_t kMaxCommitObjectBytes = 1u << 20;
 
 // Whether object `id` is at most `max_bytes`, from its header (cheap, also for a
-// delta in a pack); InvalidArgument naming `what` if it is larger.
+// delta in a pack); InvalidArgument naming `what` if it is larger. `*size`, if
+// given, is set to its size.
 inline Status CheckObjectSize(git_repository* repo, const git_oid& id, size_t max_bytes,
-                              const std::string& what) {
+                              const std::string& what, size_t* size_out = nullptr) {
   git_odb* raw = nullptr;
   if (git_repository_odb(&raw, repo) != 0) return Fail("cannot read " + what, -1);
   std::unique_ptr<git_odb, Deleter<git_odb, git_odb_free>> odb(raw);
@@ -118,6 +119,7 @@ inline Status CheckObjectSize(git_repository* repo, const git_oid& id, size_t ma
   git_object_t type;
   int rc = git_odb_read_header(&size, &type, odb.get(), &id);
   if (rc != 0) return Fail("cannot read " + what, rc);
+  if (size_out) *size_out = size;
   if (size > max_bytes) {
     return Status::InvalidArgument(what + " is too large to read: " + std::to_string(size) +
                                    " bytes, the limit is " + std::to_string(max_bytes));
@@ -125,10 +127,11 @@ inline Status CheckObjectSize(git_repository* repo, const git_oid& id, size_t ma
   return Status();
 }
 
-// The tree `id`, if it is not over kMaxTreeObjectBytes.
-inline Result<TreePtr> LookupTree(git_repository* repo, const git_oid& id,
-                                  const std::string& what) {
-  if (Status s = CheckObjectSize(repo, id, kMaxTreeObjectBytes, what); !s.ok()) return s;
+// The tree `id`, if it is not over kMaxTreeObjectBytes; `*size`, if given, is
+// set to its size (what holding it costs).
+inline Result<TreePtr> LookupTree(git_repository* repo, const git_oid& id, const std::string& what,
+                                  size_t* size = nullptr) {
+  if (Status s = CheckObjectSize(repo, id, kMaxTreeObjectBytes, what, size); !s.ok()) return s;
   git_tree* t = nullptr;
   int rc = git_tree_lookup(&t, repo, &id);
   if (rc != 0) return Fail("cannot read " + what, rc);

@@ -55,7 +55,7 @@ Result<std::string> CheckPath(std::string_view path) {
         "repository root: " +
         std::string(CutUtf8(path, 200)));
   }
-  if (path.size() > 4096) return Status::InvalidArgument("the path is too long");
+  if (path.size() > kMaxPathBytes) return Status::InvalidArgument("the path is too long");
   if (!Utf8Length(path)) return Status::InvalidArgument("the path is not valid UTF-8");
   for (char c : path) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '\\') {

@@ -6,6 +6,7 @@
 #include <git2.h>
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <string>
@@ -54,8 +55,11 @@ struct Snapshot::Impl {
   TreePtr root;
   // Directories already looked up, by path: reading many files of one folder
   // (a site map reads hundreds) loads its tree once, not once per file.
+  // Bounded by count and by bytes: a tree holds its whole object.
   mutable std::map<std::string, TreePtr, std::less<>> trees;
+  mutable size_t cached_bytes = 0;
   static constexpr size_t kMaxCachedTrees = 4096;
+  static constexpr size_t kMaxCachedTreeBytes = 64u << 20;
   WorkBudget* budget = nullptr;  // the turn's, charged by every primitive below
 
   // Takes `amount` from the budget, if any; false once it is spent.
@@ -63,6 +67,15 @@ struct Snapshot::Impl {
     return !budget || budget->Charge(meter, amount);
   }
   Status Spent() const { return budget ? budget->status() : Status(); }
+
+  // Loads tree `id` (named `what` in errors): refused over kMaxTreeObjectBytes,
+  // and its bytes charged as read. `*size` is set to what holding it costs.
+  Result<TreePtr> LoadTree(const git_oid& id, const std::string& what, size_t* size) const {
+    auto tree = LookupTree(repo.get(), id, what, size);
+    if (!tree.ok()) return tree;
+    if (!Charge(WorkBudget::Meter::kBytesRead, *size)) return Spent();
+    return tree;
+  }
 
   // The tree of directory `dir` ("" for the root), borrowed from the cache;
   // nullptr (with `*error` set) if there is no such directory.
@@ -83,12 +96,17 @@ struct Snapshot::Impl {
       *error = Status::NotFound("no such file or directory: " + std::string(dir));
       return nullptr;
     }
-    auto t = LookupTree(repo.get(), *git_tree_entry_id(e), "the folder " + std::string(dir));
+    size_t size = 0;
+    auto t = LoadTree(*git_tree_entry_id(e), "the folder " + std::string(dir), &size);
     if (!t.ok()) {
       *error = t.status();
       return nullptr;
     }
-    if (trees.size() >= kMaxCachedTrees) trees.clear();
+    if (trees.size() >= kMaxCachedTrees || cached_bytes + size > kMaxCachedTreeBytes) {
+      trees.clear();  // `parent` is not used past this point
+      cached_bytes = 0;
+    }
+    cached_bytes += size;
     return trees.emplace(std::string(dir), std::move(*t)).first->second.get();
   }
 
@@ -120,61 +138,54 @@ struct Snapshot::Impl {
     if (git_tree_entry_filemode(entry->get()) != GIT_FILEMODE_TREE) {
       return Status::InvalidArgument("not a directory: " + dir);
     }
-    return LookupTree(repo.get(), *git_tree_entry_id(entry->get()), "the folder " + dir);
+    size_t size = 0;
+    return LoadTree(*git_tree_entry_id(entry->get()), "the folder " + dir, &size);
   }
 
   // Paths of every non-directory entry under `dir` ("" for the root), files only
   // if `files_only`; at most `limit`, visiting at most `max_visits` entries of
   // any kind, each charged to the budget. Breadth first, so a huge folder deep
-  // down cannot hide the files near the top. `*cut` says whether the walk
-  // stopped before the end (any of those); ResourceExhausted only if the budget
-  // was spent before anything was found.
+  // down cannot hide the files near the top; a folder is loaded when its turn
+  // comes (the queue holds ids, not trees), and one repeated under many names
+  // is loaded once while the trees kept for that stay under kMaxSeenTreeBytes.
+  // A path over kMaxPathBytes or a folder too large to read is passed over.
+  // `*cut` says whether the walk stopped before the end or passed anything
+  // over; ResourceExhausted only if the budget was spent before anything was
+  // found.
   Result<std::vector<std::string>> Leaves(const std::string& dir, size_t limit, bool files_only,
                                           size_t max_visits, bool* cut = nullptr) const {
     auto top = Tree(dir);
     if (!top.ok()) return top.status();
     std::vector<std::string> paths;
-    bool stopped = false;
-    // Folders still to read: a folder is queued by the visit of its entry, so
-    // the queue is bounded by the visits.
-    std::deque<std::pair<std::string, TreePtr>> queue;
-    queue.emplace_back(dir.empty() ? "" : dir + "/", std::move(*top));
-    size_t visits = 0;
+    bool stopped = false, passed_over = false;
     struct OidLess {
       bool operator()(const git_oid& a, const git_oid& b) const { return git_oid_cmp(&a, &b) < 0; }
     };
-    constexpr size_t kMaxSeenTrees = 1024;
+    constexpr size_t kMaxSeenTreeBytes = 32u << 20;
     std::map<git_oid, TreePtr, OidLess> seen;
-    while (!queue.empty() && !stopped) {
-      auto [prefix, tree] = std::move(queue.front());
-      queue.pop_front();
-      for (size_t i = 0, n = git_tree_entrycount(tree.get()); i < n; ++i) {
+    size_t seen_bytes = 0;
+    // Folders still to read, by prefix and id; bounded by the visits.
+    std::deque<std::pair<std::string, git_oid>> queue;
+    size_t visits = 0;
+    TreePtr current = std::move(*top);
+    std::string prefix = dir.empty() ? "" : dir + "/";
+    for (;;) {
+      const size_t n = current ? git_tree_entrycount(current.get()) : 0;
+      for (size_t i = 0; i < n && !stopped; ++i) {
         if (visits == max_visits || !Charge(WorkBudget::Meter::kEntries, 1)) {
           stopped = true;
           break;
         }
         ++visits;
-        const git_tree_entry* e = git_tree_entry_byindex(tree.get(), i);
+        const git_tree_entry* e = git_tree_entry_byindex(current.get(), i);
+        const char* name = git_tree_entry_name(e);
+        if (prefix.size() + std::strlen(name) + 1 > kMaxPathBytes) {
+          passed_over = true;  // no path check takes it: nothing could read it
+          continue;
+        }
         git_filemode_t mode = git_tree_entry_filemode(e);
         if (mode == GIT_FILEMODE_TREE) {
-          // A folder repeated under many names is read once (libgit2 does not
-          // cache large trees).
-          const git_oid* id = git_tree_entry_id(e);
-          auto known = seen.find(*id);
-          git_tree* sub = nullptr;
-          if (known != seen.end()) {
-            if (git_tree_dup(&sub, known->second.get()) != 0) return Fail("cannot read", -1);
-          } else {
-            auto looked_up =
-                LookupTree(repo.get(), *id, "the folder " + prefix + git_tree_entry_name(e));
-            if (!looked_up.ok()) continue;  // too large to read: its files are not listed
-            sub = looked_up->release();
-            git_tree* kept = nullptr;
-            if (seen.size() < kMaxSeenTrees && git_tree_dup(&kept, sub) == 0) {
-              seen.emplace(*id, TreePtr(kept));
-            }
-          }
-          queue.emplace_back(prefix + git_tree_entry_name(e) + "/", TreePtr(sub));
+          queue.emplace_back(prefix + name + "/", *git_tree_entry_id(e));
           continue;
         }
         if (files_only && !IsBlobMode(mode)) continue;
@@ -182,11 +193,40 @@ struct Snapshot::Impl {
           stopped = true;  // enough
           break;
         }
-        paths.push_back(prefix + git_tree_entry_name(e));
+        paths.push_back(prefix + name);
+      }
+      if (stopped || queue.empty()) break;
+      auto [next_prefix, id] = std::move(queue.front());
+      queue.pop_front();
+      prefix = std::move(next_prefix);
+      if (auto known = seen.find(id); known != seen.end()) {
+        git_tree* copy = nullptr;
+        if (git_tree_dup(&copy, known->second.get()) != 0) return Fail("cannot read", -1);
+        current.reset(copy);
+        continue;
+      }
+      size_t size = 0;
+      std::string folder = prefix.substr(0, prefix.size() - 1);
+      auto loaded = LoadTree(id, "the folder " + folder, &size);
+      if (!loaded.ok()) {
+        if (budget && budget->spent()) {
+          stopped = true;
+          break;
+        }
+        if (loaded.status().code() != Code::kInvalidArgument) return loaded.status();
+        passed_over = true;  // too large to read: its files are not listed
+        current.reset();
+        continue;
+      }
+      current = std::move(*loaded);
+      git_tree* kept = nullptr;
+      if (seen_bytes + size <= kMaxSeenTreeBytes && git_tree_dup(&kept, current.get()) == 0) {
+        seen.emplace(id, TreePtr(kept));
+        seen_bytes += size;
       }
     }
     if (stopped && paths.empty() && budget && budget->spent()) return Spent();
-    if (cut) *cut = stopped;
+    if (cut) *cut = stopped || passed_over;
     std::sort(paths.begin(), paths.end());
     return paths;
   }

@@ -199,7 +199,13 @@ Status Workspace::Move(const std::string& from, const std::string& to) {
   }
   Status writable = CheckWritable(*t);
   if (!writable.ok()) return writable;
+  // The move changes two paths: room for the one at `from` as well.
   if (Status room = CheckRoom(*t, 0); !room.ok()) return room;
+  if (edits_.find(*f) == edits_.end() && edits_.find(*t) == edits_.end() &&
+      edits_.size() + 2 > kMaxChangedPaths) {
+    return Status::InvalidArgument("the turn has changed " + std::to_string(kMaxChangedPaths) +
+                                   " paths, the most one turn may change");
+  }
   edits_[*t] = std::move(moved);
   return Delete(*f);
 }

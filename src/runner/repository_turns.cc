@@ -312,6 +312,17 @@ TurnOutcome RepositoryTurns::RunTurn(const TurnInput& given, CancelToken& cancel
         failed.usage = spent;
         return failed;
       }
+      if (work.spent()) {
+        // Every way out of the agent checks the budget; this is the last gate
+        // before a commit made from reads that may have been refused.
+        if (cancel.cancelled()) return Interrupted();
+        TurnOutcome failed =
+            Failed("the turn's work over the repository was stopped: " + work.status().message() +
+                   "; nothing was pushed");
+        failed.steps = std::move(result.steps);
+        failed.usage = spent;
+        return failed;
+      }
       done.summary = result.summary;
       done.steps = std::move(result.steps);
       done.usage = spent;
@@ -381,7 +392,9 @@ TurnOutcome RepositoryTurns::RunTurn(const TurnInput& given, CancelToken& cancel
     forge::ForgeContext context;
     context.pull_requests = &store_;
     context.mirror = &repo;
-    context.budget = &work;
+    // A budget of its own: the branch is pushed, whatever the agent spent.
+    WorkBudget diff_budget(WorkBudget::TurnLimits(), &cancel);
+    context.budget = &diff_budget;
     context.public_url = options_.public_url;
     context.max_attempts = options_.forge_attempts;
     context.max_delay = options_.forge_max_delay;
