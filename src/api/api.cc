@@ -384,15 +384,15 @@ HttpResponse Api::Handle(HttpRequest& req) {
     call = &resolved_here.emplace(std::move(std::get<Call>(resolved)));
   }
   const Route& route = *call->route;
-  if (route.method != "GET" || route.quick || !route.needs_key) {
-    return (this->*route.serve)(*call, req);
-  }
-  // A slow read: at most a few per key at once.
-  const std::string key_id = req.principal;
+  if (route.method != "GET" || route.quick) return (this->*route.serve)(*call, req);
+  // A slow read: at most a few per key at once, or, for the pages opened
+  // without a key (a pull request's), per client address.
+  const std::string key_id = route.needs_key ? req.principal : "address " + req.client;
   if (!EnterRead(key_id)) {
     HttpResponse r = ErrorResponse(429,
-                                   "too many reads in flight for this API key (at most " +
-                                       std::to_string(options_.max_reads_per_key) +
+                                   std::string("too many reads in flight for this ") +
+                                       (route.needs_key ? "API key" : "client address") +
+                                       " (at most " + std::to_string(options_.max_reads_per_key) +
                                        " at once); retry in a second",
                                    "too_many_requests");
     r.headers.emplace_back("Retry-After", "1");

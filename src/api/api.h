@@ -28,8 +28,9 @@ struct ApiHooks {
 struct ApiOptions {
   std::optional<std::string> default_model;  // used when neither job nor project names one
   // Reads that are not answered from memory (listings, transcripts) one key may
-  // have in flight at once; more are answered 429 with Retry-After, so one
-  // tenant's reads cannot take the server's read threads from the others.
+  // have in flight at once (a page opened without a key: one client address);
+  // more are answered 429 with Retry-After, so one tenant's reads cannot take
+  // the server's read threads from the others.
   int max_reads_per_key = 2;
 };
 
