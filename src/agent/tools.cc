@@ -203,11 +203,13 @@ bool LooksLikeMedia(std::string_view path) {
 // has entries and no files). False if the walk was cut short.
 bool Walk(const git::Workspace& ws, const std::string& dir, std::vector<std::string>* out) {
   std::deque<std::string> folders{dir};
-  size_t visits = 0;
+  size_t visits = 0, queued_bytes = 0;
+  constexpr size_t kMaxQueuedBytes = 16u << 20;  // a path may be 4 KiB
   bool whole = true;
   while (!folders.empty() && whole) {
     std::string folder = std::move(folders.front());
     folders.pop_front();
+    queued_bytes -= std::min(queued_bytes, folder.size());
     auto entries = ws.List(folder);
     if (!entries.ok()) {
       // A folder too large to read, or the budget spent: the walk is not whole.
@@ -223,6 +225,11 @@ bool Walk(const git::Workspace& ws, const std::string& dir, std::vector<std::str
       if (path.size() > git::kMaxPathBytes) {
         whole = false;  // no tool can name it
       } else if (e.kind == git::EntryKind::kDirectory) {
+        if (queued_bytes > kMaxQueuedBytes) {
+          whole = false;
+          break;
+        }
+        queued_bytes += path.size();
         folders.push_back(std::move(path));
       } else if (e.kind == git::EntryKind::kFile && !LooksLikeMedia(path)) {
         out->push_back(std::move(path));

@@ -164,8 +164,11 @@ struct Snapshot::Impl {
     constexpr size_t kMaxSeenTreeBytes = 32u << 20;
     std::map<git_oid, TreePtr, OidLess> seen;
     size_t seen_bytes = 0;
-    // Folders still to read, by prefix and id; bounded by the visits.
+    // Folders still to read, by prefix and id; bounded by the visits, and in
+    // bytes (a path may be 4 KiB).
     std::deque<std::pair<std::string, git_oid>> queue;
+    constexpr size_t kMaxQueuedBytes = 16u << 20;
+    size_t queued_bytes = 0;
     size_t visits = 0;
     TreePtr current = std::move(*top);
     std::string prefix = dir.empty() ? "" : dir + "/";
@@ -185,7 +188,12 @@ struct Snapshot::Impl {
         }
         git_filemode_t mode = git_tree_entry_filemode(e);
         if (mode == GIT_FILEMODE_TREE) {
+          if (queued_bytes > kMaxQueuedBytes) {
+            stopped = true;  // folders of long names enough to fill memory
+            break;
+          }
           queue.emplace_back(prefix + name + "/", *git_tree_entry_id(e));
+          queued_bytes += queue.back().first.size();
           continue;
         }
         if (files_only && !IsBlobMode(mode)) continue;
@@ -198,6 +206,7 @@ struct Snapshot::Impl {
       if (stopped || queue.empty()) break;
       auto [next_prefix, id] = std::move(queue.front());
       queue.pop_front();
+      queued_bytes -= next_prefix.size();
       prefix = std::move(next_prefix);
       if (auto known = seen.find(id); known != seen.end()) {
         git_tree* copy = nullptr;

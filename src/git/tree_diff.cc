@@ -39,7 +39,7 @@ class Comparison {
     while (!pending_.empty()) {
       Folder f = std::move(pending_.back());
       pending_.pop_back();
-      pending_bytes_ -= f.prefix.size();
+      pending_bytes_ -= f.prefix.size() + sizeof(Folder);
       TreePtr a, b;
       if (f.a) {
         auto t = Load(*f.a, f.prefix);
@@ -124,7 +124,7 @@ class Comparison {
       Folder f{path + "/", std::nullopt, std::nullopt};
       if (a_tree) f.a = *git_tree_entry_id(ea);
       if (b_tree) f.b = *git_tree_entry_id(eb);
-      pending_bytes_ += f.prefix.size();
+      pending_bytes_ += f.prefix.size() + sizeof(Folder);
       pending_.push_back(std::move(f));
     }
     // What is not a folder on each side is a file (or link, or submodule).
@@ -132,7 +132,7 @@ class Comparison {
     if (ea && !a_tree) change.before = {path, *git_tree_entry_id(ea), git_tree_entry_filemode(ea)};
     if (eb && !b_tree) change.after = {path, *git_tree_entry_id(eb), git_tree_entry_filemode(eb)};
     if (change.before.present() || change.after.present()) {
-      changed_bytes_ += path.size();
+      changed_bytes_ += path.size() + sizeof(FileChange);
       changes_.push_back(std::move(change));
     }
     if (changes_.size() > kMaxDiffFiles || changed_bytes_ + pending_bytes_ > kMaxPathBytesHeld) {
