@@ -1,5 +1,6 @@
 #include "fakes/scripted_agent.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <stdexcept>
@@ -32,10 +33,13 @@ std::optional<agent::AgentResult> Common(ScriptedLog& log, const std::string& pr
     }
   }
   if (auto path = Directive(prompt, "await")) {
-    // Until the file exists, looking every 10 ms: a test holds every turn in
-    // flight until it has seen them all running.
-    while (!std::filesystem::exists(*path)) {
-      if (cancel.WaitFor(std::chrono::milliseconds(10))) {
+    // Until the file exists: a test holds every turn in flight until it has
+    // seen them all running. Looking after 10 ms, then less and less often (up
+    // to every 250 ms), so that a thousand turns held at once do not take the
+    // cores from the turns still starting.
+    for (auto wait = std::chrono::milliseconds(10); !std::filesystem::exists(*path);
+         wait = std::min(wait * 2, std::chrono::milliseconds(250))) {
+      if (cancel.WaitFor(wait)) {
         log.turns_cancelled.fetch_add(1);
         agent::AgentResult r;
         r.interrupted = true;
