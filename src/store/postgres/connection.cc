@@ -18,54 +18,53 @@ bool StorableAsText(std::string_view s) {
   return Utf8Length(s).has_value() && s.find('\0') == std::string_view::npos;
 }
 
-}  // namespace
-
-// --- Rows ---
-
-Rows::Rows(ResultHandle result) : result_(std::move(result)) {
-  rows_ = result_ ? PQntuples(result_.get()) : 0;
-}
-
-int64_t Rows::affected() const {
-  const char* n = result_ ? PQcmdTuples(result_.get()) : "";
-  int64_t value = 0;
-  std::from_chars(n, n + std::strlen(n), value);
-  return value;
-}
-
-int Rows::Col(std::string_view name) const {
-  int n = PQnfields(result_.get());
-  for (int i = 0; i < n; ++i) {
-    const char* column = PQfname(result_.get(), i);
-    if (column && name == column) return i;
+// `sql` with its ?N placeholders written as PostgreSQL's $N (outside quoted
+// strings and identifiers).
+std::string DollarPlaceholders(std::string_view sql) {
+  std::string out(sql);
+  char quote = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    char c = out[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '?' && i + 1 < out.size() && out[i + 1] >= '0' && out[i + 1] <= '9') {
+      out[i] = '$';
+    }
   }
-  assert(false && "no such column in the statement");
-  return -1;
+  return out;
 }
 
-std::string Rows::Text(int col) const {
-  if (col < 0 || IsNull(col)) return std::string();
-  return std::string(PQgetvalue(result_.get(), row_, col),
-                     static_cast<size_t>(PQgetlength(result_.get(), row_, col)));
+// The whole of `result`, as the store reads it.
+Rows ReadResult(const PGresult* result) {
+  const int n = PQnfields(result);
+  const int rows = PQntuples(result);
+  std::vector<std::string> columns;
+  columns.reserve(n);
+  for (int i = 0; i < n; ++i) {
+    const char* name = PQfname(result, i);
+    columns.emplace_back(name ? name : "");
+  }
+  std::vector<std::optional<std::string>> cells;
+  cells.reserve(static_cast<size_t>(rows) * n);
+  for (int r = 0; r < rows; ++r) {
+    for (int i = 0; i < n; ++i) {
+      if (PQgetisnull(result, r, i)) {
+        cells.emplace_back();
+      } else {
+        cells.emplace_back(
+            std::string(PQgetvalue(result, r, i), static_cast<size_t>(PQgetlength(result, r, i))));
+      }
+    }
+  }
+  const char* tuples = PQcmdTuples(const_cast<PGresult*>(result));
+  int64_t affected = 0;
+  std::from_chars(tuples, tuples + std::strlen(tuples), affected);
+  return Rows(std::move(columns), std::move(cells), affected);
 }
 
-int64_t Rows::Int(int col) const {
-  if (col < 0 || IsNull(col)) return 0;
-  const char* text = PQgetvalue(result_.get(), row_, col);
-  int64_t value = 0;
-  std::from_chars(text, text + PQgetlength(result_.get(), row_, col), value);
-  return value;
-}
-
-std::optional<std::string> Rows::OptText(int col) const {
-  if (col < 0 || IsNull(col)) return std::nullopt;
-  return Text(col);
-}
-
-std::optional<int64_t> Rows::OptInt(int col) const {
-  if (col < 0 || IsNull(col)) return std::nullopt;
-  return Int(col);
-}
+}  // namespace
 
 // --- Connection ---
 
@@ -137,7 +136,8 @@ Result<Rows> Connection::Exec(const char* sql, std::initializer_list<Value> para
   auto it = prepared_.find(sql);
   if (it == prepared_.end()) {
     std::string name = "s" + std::to_string(prepared_.size());
-    ResultHandle prepared(PQprepare(conn_.get(), name.c_str(), sql, 0, nullptr));
+    ResultHandle prepared(
+        PQprepare(conn_.get(), name.c_str(), DollarPlaceholders(sql).c_str(), 0, nullptr));
     if (!prepared || PQresultStatus(prepared.get()) != PGRES_COMMAND_OK) {
       return ErrorOf(prepared.get(), "prepare");
     }
@@ -188,7 +188,7 @@ Result<Rows> Connection::Exec(const char* sql, std::initializer_list<Value> para
                                      formats.data(), /*resultFormat=*/0));
   ExecStatusType status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) return ErrorOf(result.get(), "exec");
-  return Rows(std::move(result));
+  return ReadResult(result.get());
 }
 
 Status Connection::ExecScript(const char* sql) {

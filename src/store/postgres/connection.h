@@ -1,5 +1,6 @@
-// Internal to the PostgreSQL store: a thin RAII layer over libpq, and the pool
-// of connections the store runs its transactions on.
+// Internal to the PostgreSQL driver (postgres/driver.cc), its schema and
+// listener: a thin RAII layer over libpq, and the pool of connections the driver
+// runs its transactions on.
 //
 // A Connection belongs to one thread at a time (the pool hands each to one
 // caller). Every call has a deadline: connecting (connect_timeout), each
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "store/sql/driver.h"
 
 namespace docwright::postgres {
 
@@ -36,47 +38,10 @@ struct ResultClearer {
 using ConnHandle = std::unique_ptr<PGconn, ConnCloser>;
 using ResultHandle = std::unique_ptr<PGresult, ResultClearer>;
 
-// A statement parameter: NULL, an integer or text (sent in text format; the
-// statement's context gives it its type).
-using Value = std::variant<std::nullptr_t, int64_t, std::string_view>;
-inline Value V(const std::optional<std::string>& s) {
-  return s ? Value(std::string_view(*s)) : Value(nullptr);
-}
-inline Value V(const std::string& s) { return std::string_view(s); }
-inline Value V(std::string_view s) { return s; }
-inline Value V(const char* s) { return std::string_view(s); }
-inline Value V(const std::optional<int64_t>& i) { return i ? Value(*i) : Value(nullptr); }
-inline Value V(int64_t i) { return i; }
-inline Value V(int i) { return static_cast<int64_t>(i); }
-
-// The rows of one statement's result, read one at a time: Next() moves to the
-// first row, then each next one. Columns by index or by the name the SELECT
-// gives them, with the accessors of the SQLite store's Query (store/common.h
-// reads both).
-class Rows {
- public:
-  explicit Rows(ResultHandle result);
-  bool Next() { return ++row_ < rows_; }
-  int size() const { return rows_; }
-  // Rows an INSERT, UPDATE or DELETE touched.
-  int64_t affected() const;
-
-  int Col(std::string_view name) const;
-  bool IsNull(int col) const { return PQgetisnull(result_.get(), row_, col) != 0; }
-  std::string Text(int col) const;
-  int64_t Int(int col) const;
-  std::optional<std::string> OptText(int col) const;
-  std::optional<int64_t> OptInt(int col) const;
-  std::string Text(std::string_view name) const { return Text(Col(name)); }
-  int64_t Int(std::string_view name) const { return Int(Col(name)); }
-  std::optional<std::string> OptText(std::string_view name) const { return OptText(Col(name)); }
-  std::optional<int64_t> OptInt(std::string_view name) const { return OptInt(Col(name)); }
-
- private:
-  ResultHandle result_;
-  int rows_ = 0;
-  int row_ = -1;
-};
+// Parameters and results are the SQL store's (sql/driver.h).
+using sql::Rows;
+using sql::V;
+using sql::Value;
 
 struct ConnectOptions {
   std::chrono::seconds connect_timeout{10};
@@ -91,11 +56,11 @@ class Connection {
   static Result<std::unique_ptr<Connection>> Open(const std::string& url,
                                                   const ConnectOptions& options);
 
-  // Runs `sql` with `params`. Statements are prepared on first use on this
-  // connection and kept, keyed by the text's address: pass the constants of
-  // statements.h. Errors: Unavailable when the connection is lost or the server
-  // asks to retry (serialization failure, deadlock, shutdown, a timeout);
-  // Conflict on a unique or foreign key violation; Internal otherwise.
+  // Runs `sql` with `params` (placeholders ?1 .. ?N, or PostgreSQL's $1 ..
+  // $N). Statements are prepared on first use on this connection and kept,
+  // keyed by the text's address: pass constants (sql/statements.h). Errors: Unavailable when the
+  // connection is lost or the server asks to retry (serialization failure, deadlock, shutdown, a
+  // timeout); Conflict on a unique or foreign key violation; Internal otherwise.
   Result<Rows> Exec(const char* sql, std::initializer_list<Value> params);
   // Runs one or more statements without parameters (BEGIN, ROLLBACK, migrations).
   Status ExecScript(const char* sql);

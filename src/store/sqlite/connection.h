@@ -1,6 +1,7 @@
-// Internal to the SQLite store: a thin RAII layer over the SQLite C API. A
-// Connection and its Queries belong to one thread at a time (the store hands
-// each connection to one caller under its own locks).
+// Internal to the SQLite driver (sqlite/driver.cc), its schema and backup: a
+// thin RAII layer over the SQLite C API. A Connection and its Queries belong to
+// one thread at a time (the driver hands each connection to one caller under its
+// own locks).
 #pragma once
 
 #include <sqlite3.h>
@@ -17,6 +18,7 @@
 #include <variant>
 
 #include "core/status.h"
+#include "core/time.h"
 
 namespace docwright::sqlite {
 
@@ -129,7 +131,7 @@ class Query {
 };
 
 // One connection with its prepared statements, keyed by the SQL text's address
-// (every statement is one of statements.h, or a literal in the code).
+// (every statement is one of sql/statements.h, or a literal in the code).
 class Connection {
  public:
   static Result<std::unique_ptr<Connection>> Open(const std::string& path) {
@@ -143,6 +145,13 @@ class Connection {
                                  (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
     }
     sqlite3_busy_timeout(db.get(), 10000);
+    // The clock the statements read (sql/statements.h), as PostgreSQL's schema
+    // defines it there.
+    if (sqlite3_create_function_v2(db.get(), "docwright_now_ms", 0, SQLITE_UTF8, nullptr, &NowMs,
+                                   nullptr, nullptr, nullptr) != SQLITE_OK) {
+      return Status::Internal(std::string("cannot set up database ") + path + ": " +
+                              sqlite3_errmsg(db.get()));
+    }
     auto conn = std::unique_ptr<Connection>(new Connection(std::move(db)));
     for (const char* pragma :
          {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON"}) {
@@ -180,6 +189,9 @@ class Connection {
 
  private:
   explicit Connection(DbHandle db) : db_(std::move(db)) {}
+  static void NowMs(sqlite3_context* context, int, sqlite3_value**) {
+    sqlite3_result_int64(context, NowMillis());
+  }
   DbHandle db_;
   std::unordered_map<const char*, StmtHandle> stmts_;
 };

@@ -1,0 +1,131 @@
+// The PostgreSQL driver of the SQL store (store/postgres_store.h): transactions
+// on a pool of connections, retried on a transient failure before their commit;
+// announcements heard by a listener.
+#include <thread>
+#include <utility>
+
+#include "store/postgres/connection.h"
+#include "store/postgres/listener.h"
+#include "store/postgres/schema.h"
+#include "store/postgres_store.h"
+#include "store/sql/driver.h"
+#include "store/sql/store.h"
+
+namespace docwright {
+namespace postgres {
+namespace {
+
+// A transaction that fails on a transient error before its COMMIT is run in all
+// this many times, waiting 50 ms, then 200 ms.
+constexpr int kAttempts = 3;
+
+// A connection lent to the store's logic for one Write or Read.
+class Lent final : public sql::Connection {
+ public:
+  explicit Lent(postgres::Connection& c) : c_(c) {}
+  Result<sql::Rows> Exec(const sql::Statement& statement,
+                         std::initializer_list<sql::Value> params) override {
+    return c_.Exec(statement.postgres, params);
+  }
+
+ private:
+  postgres::Connection& c_;
+};
+
+class Driver final : public sql::Driver {
+ public:
+  Driver(std::string url, ConnectOptions connect, PostgresOptions options,
+         std::unique_ptr<Listener> listener)
+      : pool_(std::move(url), connect, options.max_connections, std::chrono::seconds(10)),
+        listener_(std::move(listener)) {}
+
+  Status Write(sql::Commit commit, const std::function<Status(sql::Connection&)>& fn) override {
+    // A renewal is one statement: run on its own, one round trip (a node renews
+    // every running turn's lease in turn, and PostgreSQL flushes concurrent
+    // commits together).
+    if (commit == sql::Commit::kRenewal) return Read(fn);
+    Status last;
+    for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+      if (attempt > 1) Backoff(attempt);
+      auto conn = pool_.Acquire();
+      if (!conn.ok()) {
+        last = conn.status();
+        continue;
+      }
+      Connection& c = **conn;
+      Status s = c.ExecScript("BEGIN");
+      // A claim need not wait for the log's flush (store.h): a later commit
+      // flushes it, and a power loss only puts the turn back.
+      if (s.ok() && commit == sql::Commit::kLeaseOnly) {
+        s = c.ExecScript("SET LOCAL synchronous_commit TO off");
+      }
+      Lent lent(c);
+      if (s.ok()) s = fn(lent);
+      if (!s.ok()) {
+        if (c.healthy()) c.ExecScript("ROLLBACK");
+        if (s.code() != Code::kUnavailable) return s;
+        if (!c.healthy()) pool_.DropIdle();
+        last = s;
+        continue;
+      }
+      s = c.Commit();
+      if (s.ok()) return s;
+      if (!c.healthy()) pool_.DropIdle();
+      return Status::Unavailable(
+          "the database connection failed while committing; the change may or may not have been "
+          "made (" +
+          s.message() + ")");
+    }
+    return last;
+  }
+
+  // One statement at a time, each in its own transaction.
+  Status Read(const std::function<Status(sql::Connection&)>& fn) override {
+    Status last;
+    for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+      if (attempt > 1) Backoff(attempt);
+      auto conn = pool_.Acquire();
+      if (!conn.ok()) {
+        last = conn.status();
+        continue;
+      }
+      Lent lent(**conn);
+      Status s = fn(lent);
+      if (s.ok() || s.code() != Code::kUnavailable) return s;
+      if (!(*conn)->healthy()) pool_.DropIdle();
+      last = s;
+    }
+    return last;
+  }
+
+  bool AnnouncesChanges() const override { return true; }
+  void Watch(StoreWatcher watcher) override { listener_->Add(std::move(watcher)); }
+
+ private:
+  static void Backoff(int attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(attempt == 2 ? 50 : 200));
+  }
+
+  Pool pool_;
+  std::unique_ptr<Listener> listener_;
+};
+
+}  // namespace
+}  // namespace postgres
+
+Result<std::unique_ptr<Store>> OpenPostgresStore(const std::string& url, PostgresOptions options) {
+  if (options.max_connections < 1) return Status::InvalidArgument("no database connections");
+  postgres::ConnectOptions connect;
+  {
+    auto c = postgres::Connection::Open(url, connect);
+    if (!c.ok()) return c.status();
+    Status s = postgres::Migrate(**c);
+    if (!s.ok()) return s;
+  }
+  auto listener = postgres::Listener::Start(url, connect);
+  if (!listener.ok()) return listener.status();
+  return sql::NewSqlStore(
+      std::make_unique<postgres::Driver>(url, connect, options, std::move(*listener)));
+}
+
+}  // namespace docwright

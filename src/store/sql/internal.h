@@ -1,0 +1,219 @@
+// Internal to the SQL store: the one implementation of the Store's logic, over
+// a Driver (sql/driver.h), split by concern over several files:
+//   records.cc        rows read into records; the rules every write applies
+//   tenants.cc        organisations, API keys, projects
+//   jobs.cc           jobs, messages, steps
+//   turns.cc          the work queue: claims, leases, outcomes
+//   pull_requests.cc  the local forge's pull requests; health; NewSqlStore
+// Every write runs in Driver::Write, which may run it again after a transient
+// failure: each write sets what it returns afresh on every run.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/job.h"
+#include "core/local_pull_request.h"
+#include "core/status.h"
+#include "core/time.h"
+#include "core/turn.h"
+#include "store/sql/driver.h"
+#include "store/store.h"
+
+namespace docwright::sql {
+
+// --- Records (records.cc) ---
+
+Job ReadJob(const Rows& r);
+Project ReadProject(const Rows& r);
+Org ReadOrg(const Rows& r);
+ApiKey ReadKey(const Rows& r);
+LocalPullRequest ReadPullRequest(const Rows& r);
+Message ReadMessage(const Rows& r);
+TranscriptStep ReadStep(const Rows& r);
+
+// A transcript step's kind as stored ("assistant", "tool", "context").
+std::string_view StepKindName(TranscriptStep::Kind kind);
+
+// A project's lists are stored one entry a line (entries never hold a newline).
+std::string JoinLines(const std::vector<std::string>& items);
+std::vector<std::string> SplitLines(std::string_view text);
+
+// The claim's held projects (Store::ClaimTurn) as the JSON array of ids its
+// statement takes.
+std::string HeldProjectsJson(const std::vector<std::string>& held_projects);
+
+// --- Rules (records.cc) ---
+
+// The rate limit's sliding window: the project's messages of the last hour.
+inline constexpr int64_t kRateWindowMillis = 3600 * 1000;
+
+// The verdict once `count` messages of `p` fall in the window ending `now`;
+// `nth_created_at` is the creation time of the message whose leaving the window
+// frees a slot (the (count - limit + 1)-th oldest of the window), if there is one.
+Status RateVerdict(const Project& p, int64_t count, std::optional<UnixMillis> nth_created_at,
+                   UnixMillis now);
+
+// The error a turn is failed with when its lease expired `attempts` times.
+std::string InterruptedError(int64_t attempts);
+
+// The job's status and error after a turn of it ended with `outcome`, `more`
+// saying whether later turns are queued (see StatusAfterTurn).
+struct JobAfterTurn {
+  std::string status;
+  std::optional<std::string> error;
+};
+JobAfterTurn AfterTurn(const Job& job, const TurnOutcome& outcome, bool more);
+
+// The refusals: an archived project; `job stop` with nothing to stop; deleting
+// a project at work; a job at its limit of messages or of queued follow-ups.
+Status ProjectArchived();
+Status NothingToStop(JobStatus status);
+Status ProjectHasActiveJobs(int64_t n);
+Status TooManyMessages();
+Status TooManyFollowUps(int64_t queued);
+
+// --- The store ---
+
+class SqlStore final : public Store {
+ public:
+  explicit SqlStore(std::unique_ptr<Driver> driver) : driver_(std::move(driver)) {}
+
+  // tenants.cc
+  Result<Org> CreateOrg(const std::string& name) override;
+  Result<Org> GetOrg(const std::string& org_id) override;
+  Result<std::vector<Org>> ListOrgs() override;
+  Status UpdateOrg(const Org& org) override;
+  Status CreateApiKey(const ApiKey& key) override;
+  Result<std::vector<ApiKey>> ListApiKeys(const std::string& org_id) override;
+  Status RevokeApiKey(const std::string& key_id) override;
+  Result<ApiKey> FindActiveApiKey(const std::string& secret_hash) override;
+  Result<Project> CreateProject(Project project) override;
+  Result<Project> GetProject(const Scope& scope) override;
+  Result<std::vector<Project>> ListProjects(const std::string& org_id) override;
+  Status UpdateProject(const Project& project) override;
+  Result<Project> ArchiveProject(const Scope& scope) override;
+  Status DeleteProject(const Scope& scope) override;
+
+  // jobs.cc
+  Result<Job> CreateJob(const Scope& scope, const NewJob& job) override;
+  Result<Job> GetJob(const Scope& scope, const std::string& job_id) override;
+  Result<Job> FindJob(const std::string& org_id, const std::string& job_id) override;
+  Result<JobPage> ListJobs(const Scope& scope, const JobQuery& query) override;
+  using Store::AddMessage;
+  Result<Job> AddMessage(const Scope& scope, const std::string& job_id,
+                         const NewMessage& message) override;
+  Status SetJobModel(const std::string& job_id, const std::string& model) override;
+  Result<Job> StopJob(const Scope& scope, const std::string& job_id) override;
+  Result<Job> ArchiveJob(const Scope& scope, const std::string& job_id) override;
+  using Store::ListMessages;
+  Result<MessagePage> ListMessages(const Scope& scope, const std::string& job_id,
+                                   const MessageQuery& query) override;
+  Result<std::vector<std::pair<int, TranscriptStep>>> ListSteps(const Scope& scope,
+                                                                const std::string& job_id,
+                                                                int from_seq, int to_seq) override;
+  Result<TokenUsage> JobUsage(const Scope& scope, const std::string& job_id) override;
+
+  // turns.cc
+  Result<std::optional<TurnInput>> ClaimTurn(
+      const std::string& worker_id, std::chrono::milliseconds lease, int max_attempts,
+      const std::vector<std::string>& held_projects) override;
+  Result<LeaseState> RenewLease(int64_t turn_id, const std::string& worker_id,
+                                std::chrono::milliseconds lease) override;
+  Result<LeaseState> FinishTurn(int64_t turn_id, const std::string& worker_id,
+                                const TurnOutcome& outcome) override;
+  Status ReleaseTurn(int64_t turn_id, const std::string& worker_id) override;
+
+  // pull_requests.cc
+  Result<LocalPullRequest> UpsertPullRequest(const LocalPullRequest& pr) override;
+  Result<LocalPullRequest> GetPullRequest(const std::string& id) override;
+  Status Ping() override;
+  bool AnnouncesChanges() const override { return driver_->AnnouncesChanges(); }
+  void Watch(StoreWatcher watcher) override { driver_->Watch(std::move(watcher)); }
+
+ private:
+  // A durable write transaction (Driver::Write).
+  template <typename Fn>
+  Status Write(Fn&& fn) {
+    return driver_->Write(Commit::kDurable, std::forward<Fn>(fn));
+  }
+
+  // Reads a T with `fn` (Result<T>(Connection&)) on a reading connection.
+  template <typename T, typename Fn>
+  Result<T> Read(Fn&& fn) {
+    std::optional<T> out;
+    Status s = driver_->Read([&](Connection& c) -> Status {
+      Result<T> r = fn(c);
+      if (!r.ok()) return r.status();
+      out = std::move(*r);
+      return Status();
+    });
+    if (!s.ok()) return s;
+    return std::move(*out);
+  }
+
+  // Reads the records `read` makes of every row of `statement` (a list).
+  template <typename T>
+  Result<std::vector<T>> ReadAll(const Statement& statement, std::initializer_list<Value> params,
+                                 T (*read)(const Rows&)) {
+    return Read<std::vector<T>>([&](Connection& c) -> Result<std::vector<T>> {
+      auto r = c.Exec(statement, params);
+      if (!r.ok()) return r.status();
+      std::vector<T> out;
+      while (r->Next()) out.push_back(read(*r));
+      return out;
+    });
+  }
+
+  // Reads the record `read` makes of the first row of `statement`; NotFound
+  // with `missing` if there is none.
+  template <typename T>
+  Result<T> ReadOne(const Statement& statement, std::initializer_list<Value> params,
+                    T (*read)(const Rows&), const char* missing) {
+    return Read<T>([&](Connection& c) -> Result<T> {
+      auto r = c.Exec(statement, params);
+      if (!r.ok()) return r.status();
+      if (r->Next()) return read(*r);
+      return Status::NotFound(missing);
+    });
+  }
+
+  // Helpers for the methods, on a connection lent by Write or Read.
+  static Status Run(Connection& c, const Statement& statement, std::initializer_list<Value> params);
+  // The first column of the first row; Internal if there is no row.
+  static Result<int64_t> One(Connection& c, const Statement& statement,
+                             std::initializer_list<Value> params);
+  // Runs `statement`; NotFound with `missing` if it changed no row.
+  static Status Change(Connection& c, const Statement& statement,
+                       std::initializer_list<Value> params, const char* missing);
+  // Tells other nodes, when the transaction commits (kNotify's payloads).
+  static Status Notify(Connection& c, const std::string& payload);
+  // The database's clock.
+  static Result<UnixMillis> Now(Connection& c);
+  static Status OrgExists(Connection& c, const std::string& org_id);
+  static Result<Project> LoadProject(Connection& c, const Scope& scope);
+  static Result<Job> LoadJob(Connection& c, const Scope& scope, const std::string& job_id);
+  static Result<Job> LoadJobById(Connection& c, const std::string& job_id);
+  // Takes the project's lock, as every writer of its jobs does; ProjectArchived
+  // if it is archived as of the lock (an archive is an update of the row, so it
+  // waits for the lock or is seen).
+  static Status LockProjectForJobs(Connection& c, const std::string& project_id);
+  // The sliding-window rate limit; the caller holds the project's lock.
+  static Status Admit(Connection& c, const Project& p, UnixMillis now);
+  static Status MoveJobAfterTurn(Connection& c, const std::string& job_id, int64_t seq,
+                                 const TurnOutcome& outcome, UnixMillis now);
+  static Result<LeaseState> WhyNotHeld(Connection& c, int64_t turn_id);
+  // The turn `turn_id`, just claimed, with its job, project and messages.
+  static Result<TurnInput> LoadClaimed(Connection& c, int64_t turn_id, const Rows& runnable);
+  static Status RecordSteps(Connection& c, const std::string& job_id, int64_t seq,
+                            const std::vector<TranscriptStep>& steps);
+
+  std::unique_ptr<Driver> driver_;
+};
+
+}  // namespace docwright::sql

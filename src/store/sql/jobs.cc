@@ -1,0 +1,235 @@
+// The SQL store: jobs, their messages and the steps of their turns.
+#include "core/ids.h"
+#include "store/sql/internal.h"
+#include "store/sql/statements.h"
+
+namespace docwright::sql {
+
+Result<Job> SqlStore::CreateJob(const Scope& scope, const NewJob& nj) {
+  std::optional<Job> created;
+  Status s = Write([&](Connection& c) -> Status {
+    auto project = LoadProject(c, scope);
+    if (!project.ok()) return project.status();
+    // The project's lock makes the rate limit's count and the insert one step,
+    // and an archive that commits meanwhile is seen.
+    Status locked = LockProjectForJobs(c, project->id);
+    if (!locked.ok()) return locked;
+    Status allowed = CheckRequestedModel(*project, nj.requested_model, nj.default_model);
+    if (!allowed.ok()) return allowed;
+    auto now = Now(c);  // the window is on one clock for every node
+    if (!now.ok()) return now.status();
+    Status admit = Admit(c, *project, *now);
+    if (!admit.ok()) return admit;
+    Job j;
+    j.id = NewId();
+    j.project_id = project->id;
+    j.status = JobStatus::kActive;
+    j.repository = project->repository;
+    j.ref = BranchNameFor(j.id, nj.prompt);
+    j.model = ResolveModel(nj.requested_model, project->model, nj.default_model);
+    j.requested_model = nj.requested_model;
+    j.draft = nj.draft;
+    j.created_at = j.updated_at = *now;
+    Status w = Run(c, kInsertJob,
+                   {V(j.id), V(j.project_id), V(j.repository), V(j.ref), V(j.model), V(j.draft),
+                    V(*now), V(nj.requested_model)});
+    if (w.ok()) w = Run(c, kInsertMessage, {V(j.id), V(1), V(j.project_id), V(nj.prompt), V(*now)});
+    if (w.ok()) w = Run(c, kInsertTurn, {V(j.id), V(1)});
+    if (w.ok()) w = Notify(c, "t");
+    if (w.ok()) created = std::move(j);
+    return w;
+  });
+  if (!s.ok()) return s;
+  return std::move(*created);
+}
+
+Result<Job> SqlStore::GetJob(const Scope& scope, const std::string& job_id) {
+  return Read<Job>([&](Connection& c) { return LoadJob(c, scope, job_id); });
+}
+
+Result<Job> SqlStore::FindJob(const std::string& org_id, const std::string& job_id) {
+  return ReadOne(kSelectJobInOrg, {V(job_id), V(org_id)}, &ReadJob, "job not found");
+}
+
+Result<JobPage> SqlStore::ListJobs(const Scope& scope, const JobQuery& query) {
+  return Read<JobPage>([&](Connection& c) -> Result<JobPage> {
+    auto project = LoadProject(c, scope);
+    if (!project.ok()) return project.status();
+    std::optional<std::string> status;
+    if (query.status) status = std::string(ToString(*query.status));
+    auto r = c.Exec(kListJobs, {V(scope.project_id), V(status), V(query.after_id),
+                                V(int64_t{query.limit} + 1)});
+    if (!r.ok()) return r.status();
+    JobPage page;
+    while (r->Next()) page.jobs.push_back(ReadJob(*r));
+    if (static_cast<int>(page.jobs.size()) > query.limit) {
+      page.jobs.pop_back();
+      page.next_after_id = page.jobs.back().id;
+    }
+    return page;
+  });
+}
+
+Result<Job> SqlStore::AddMessage(const Scope& scope, const std::string& job_id,
+                                 const NewMessage& message) {
+  std::optional<Job> updated;
+  Status s = Write([&](Connection& c) -> Status {
+    auto project = LoadProject(c, scope);
+    if (!project.ok()) return project.status();
+    Status locked = LockProjectForJobs(c, project->id);
+    if (locked.ok()) locked = Run(c, kLockJob, {V(job_id)});
+    if (!locked.ok()) return locked;
+    auto job = LoadJob(c, scope, job_id);
+    if (!job.ok()) return job.status();
+    auto next = StatusAfterFollowUp(job->status);
+    if (!next.ok()) return next.status();
+    Status allowed = CheckRequestedModel(*project, message.requested_model, message.default_model);
+    if (!allowed.ok()) return allowed;
+    auto now = Now(c);
+    if (!now.ok()) return now.status();
+    Status admit = Admit(c, *project, *now);
+    if (!admit.ok()) return admit;
+    auto seq = One(c, kSelectJobSeq, {V(job_id)});
+    if (!seq.ok()) return seq.status();
+    if (*seq > kMaxMessagesPerJob) return TooManyMessages();
+    auto queued = One(c, kCountQueuedTurns, {V(job_id)});
+    if (!queued.ok()) return queued.status();
+    if (*queued >= kMaxQueuedFollowUps) return TooManyFollowUps(*queued);
+    Status w = Run(c, kJobFollowUp, {V(job_id), V(*now), V(message.requested_model)});
+    if (w.ok()) {
+      w = Run(c, kInsertMessage,
+              {V(job_id), V(*seq), V(scope.project_id), V(message.prompt), V(*now)});
+    }
+    if (w.ok()) w = Run(c, kInsertTurn, {V(job_id), V(*seq)});
+    if (w.ok()) w = Notify(c, "t");
+    if (w.ok()) w = Notify(c, "j:" + job_id);
+    if (!w.ok()) return w;
+    auto reloaded = LoadJob(c, scope, job_id);
+    if (!reloaded.ok()) return reloaded.status();
+    updated = std::move(*reloaded);
+    return Status();
+  });
+  if (!s.ok()) return s;
+  return std::move(*updated);
+}
+
+Status SqlStore::SetJobModel(const std::string& job_id, const std::string& model) {
+  return Write([&](Connection& c) -> Status {
+    auto r = c.Exec(kSetJobModel, {V(job_id), V(model)});
+    if (!r.ok()) return r.status();
+    if (r->affected() == 0) return Status();
+    return Notify(c, "j:" + job_id);  // other nodes' caches forget the job
+  });
+}
+
+Result<Job> SqlStore::StopJob(const Scope& scope, const std::string& job_id) {
+  std::optional<Job> found;
+  Status s = Write([&](Connection& c) -> Status {
+    auto job = LoadJob(c, scope, job_id);
+    if (!job.ok()) return job.status();
+    if (Status locked = Run(c, kLockJob, {V(job_id)}); !locked.ok()) return locked;
+    if (job->status == JobStatus::kArchived) return NothingToStop(job->status);
+    auto r = c.Exec(kRequestStop, {V(job_id)});
+    if (!r.ok()) return r.status();
+    if (r->affected() == 0) return NothingToStop(job->status);
+    found = std::move(*job);
+    return Status();
+  });
+  if (!s.ok()) return s;
+  return std::move(*found);
+}
+
+Result<Job> SqlStore::ArchiveJob(const Scope& scope, const std::string& job_id) {
+  std::optional<Job> updated;
+  Status s = Write([&](Connection& c) -> Status {
+    auto job = LoadJob(c, scope, job_id);
+    if (!job.ok()) return job.status();
+    // The project's lock too: a local pull request being opened for the branch
+    // (UpsertPullRequest) either comes first, and is closed here, or sees the
+    // job archived.
+    Status locked = Run(c, kLockProject, {V(scope.project_id)});
+    if (locked.ok()) locked = Run(c, kLockJob, {V(job_id)});
+    if (!locked.ok()) return locked;
+    job = LoadJob(c, scope, job_id);  // as of the locks
+    if (!job.ok()) return job.status();
+    if (job->status != JobStatus::kArchived) {
+      UnixMillis now = NowMillis();
+      Status w = Run(c, kJobArchive, {V(job_id), V(now)});
+      if (w.ok()) w = Run(c, kArchivePullRequest, {V(scope.project_id), V(job->ref), V(now)});
+      if (w.ok()) w = Run(c, kCancelOpenTurns, {V(job_id), V(now)});
+      if (w.ok()) w = Notify(c, "a:" + job_id);
+      if (!w.ok()) return w;
+      job = LoadJob(c, scope, job_id);
+      if (!job.ok()) return job.status();
+    }
+    updated = std::move(*job);
+    return Status();
+  });
+  if (!s.ok()) return s;
+  return std::move(*updated);
+}
+
+Result<MessagePage> SqlStore::ListMessages(const Scope& scope, const std::string& job_id,
+                                           const MessageQuery& query) {
+  return Read<MessagePage>([&](Connection& c) -> Result<MessagePage> {
+    auto job = LoadJob(c, scope, job_id);
+    if (!job.ok()) return job.status();
+    auto r =
+        c.Exec(kSelectMessagesPage, {V(job_id), V(query.after_seq), V(int64_t{query.limit} + 1)});
+    if (!r.ok()) return r.status();
+    MessagePage page;
+    while (r->Next()) page.messages.push_back(ReadMessage(*r));
+    if (static_cast<int64_t>(page.messages.size()) > query.limit) {
+      page.messages.pop_back();
+      page.next_after_seq = page.messages.back().seq;
+    }
+    return page;
+  });
+}
+
+Result<std::vector<std::pair<int, TranscriptStep>>> SqlStore::ListSteps(const Scope& scope,
+                                                                        const std::string& job_id,
+                                                                        int from_seq, int to_seq) {
+  using Steps = std::vector<std::pair<int, TranscriptStep>>;
+  return Read<Steps>([&](Connection& c) -> Result<Steps> {
+    auto job = LoadJob(c, scope, job_id);
+    if (!job.ok()) return job.status();
+    auto r = c.Exec(kSelectSteps, {V(job_id), V(from_seq), V(to_seq)});
+    if (!r.ok()) return r.status();
+    Steps out;
+    while (r->Next()) out.emplace_back(static_cast<int>(r->Int("seq")), ReadStep(*r));
+    return out;
+  });
+}
+
+Result<TokenUsage> SqlStore::JobUsage(const Scope& scope, const std::string& job_id) {
+  return Read<TokenUsage>([&](Connection& c) -> Result<TokenUsage> {
+    auto job = LoadJob(c, scope, job_id);
+    if (!job.ok()) return job.status();
+    auto r = c.Exec(kJobUsage, {V(job_id)});
+    if (!r.ok()) return r.status();
+    if (!r->Next()) return Status::Internal("no usage row");
+    return TokenUsage{r->Int(0), r->Int(1)};
+  });
+}
+
+Result<Job> SqlStore::LoadJob(Connection& c, const Scope& scope, const std::string& job_id) {
+  {
+    auto r = c.Exec(kSelectJob, {V(job_id), V(scope.project_id), V(scope.org_id)});
+    if (!r.ok()) return r.status();
+    if (r->Next()) return ReadJob(*r);
+  }
+  // Say which of the two is missing; both are invisible across organisations.
+  auto project = LoadProject(c, scope);
+  if (!project.ok()) return project.status();
+  return Status::NotFound("job not found");
+}
+
+Result<Job> SqlStore::LoadJobById(Connection& c, const std::string& job_id) {
+  auto r = c.Exec(kSelectJobById, {V(job_id)});
+  if (!r.ok()) return r.status();
+  if (r->Next()) return ReadJob(*r);
+  return Status::NotFound("job not found");
+}
+
+}  // namespace docwright::sql

@@ -1,0 +1,75 @@
+// The SQL store: the local forge's pull requests, the health check, and the
+// store's construction.
+#include "core/crash_point.h"
+#include "core/ids.h"
+#include "store/sql/internal.h"
+#include "store/sql/statements.h"
+#include "store/sql/store.h"
+
+namespace docwright::sql {
+
+Result<LocalPullRequest> SqlStore::UpsertPullRequest(const LocalPullRequest& in) {
+  LocalPullRequest pr;
+  Status s = Write([&](Connection& c) -> Status {
+    pr = in;
+    // One writer per project: the number is the next of the project's, and the
+    // branch has one pull request.
+    if (Status locked = Run(c, kLockProject, {V(pr.project_id)}); !locked.ok()) return locked;
+    std::optional<LocalPullRequest> existing;
+    {
+      auto r = c.Exec(kSelectPullRequestByHead, {V(pr.project_id), V(pr.head)});
+      if (!r.ok()) return r.status();
+      if (r->Next()) existing = ReadPullRequest(*r);
+    }
+    UnixMillis now = NowMillis();
+    pr.updated_at = now;
+    // A turn that ends after its job was archived (its worker had not heard yet)
+    // must not publish the description the archive took down.
+    {
+      auto r = c.Exec(kJobOfBranchArchived, {V(pr.project_id), V(pr.head)});
+      if (!r.ok()) return r.status();
+      if (r->size() > 0) {
+        if (existing) {
+          pr = *existing;
+          return Status();
+        }
+        pr.body.clear();
+        pr.diff.clear();
+        pr.archived_at = now;
+      }
+    }
+    if (existing) {
+      pr.id = existing->id;
+      pr.number = existing->number;
+      pr.created_at = existing->created_at;
+      return Run(c, kUpdatePullRequest,
+                 {V(pr.id), V(pr.base), V(pr.title), V(pr.body), V(pr.diff), V(pr.draft), V(now)});
+    }
+    auto number = One(c, kNextPullRequestNumber, {V(pr.project_id)});
+    if (!number.ok()) return number.status();
+    pr.number = *number;
+    pr.id = RandomBase62(kPullRequestIdLength);
+    pr.created_at = now;
+    Status w = Run(c, kInsertPullRequest,
+                   {V(pr.id), V(pr.project_id), V(pr.number), V(pr.head), V(pr.base), V(pr.title),
+                    V(pr.body), V(pr.diff), V(pr.draft), V(now), V(pr.archived_at)});
+    if (w.ok()) CrashPoint("local-pr.recording");  // inserted, not committed
+    return w;
+  });
+  if (!s.ok()) return s;
+  return pr;
+}
+
+Result<LocalPullRequest> SqlStore::GetPullRequest(const std::string& id) {
+  return ReadOne(kSelectPullRequest, {V(id)}, &ReadPullRequest, "pull request not found");
+}
+
+Status SqlStore::Ping() {
+  return driver_->Read([](Connection& c) { return Run(c, kPing, {}); });
+}
+
+std::unique_ptr<Store> NewSqlStore(std::unique_ptr<Driver> driver) {
+  return std::make_unique<SqlStore>(std::move(driver));
+}
+
+}  // namespace docwright::sql

@@ -1,0 +1,265 @@
+// Internal to the SQL store: every statement it runs, once, in the SQL both
+// databases take; in each dialect where they differ (the held projects' JSON,
+// the claim's row locks), and PostgreSQL's alone for what only it needs (row
+// locks, announcements, commit settings). Placeholders are ?1 .. ?N in both.
+// Each statement is one object (an inline variable): drivers prepare it once
+// per connection, keyed by its address.
+//
+// Clock: docwright_now_ms() is the database's clock in milliseconds since the
+// epoch (PostgreSQL: a function of the schema; SQLite: a function each
+// connection registers), so leases are on one clock for every node.
+#pragma once
+
+#include "store/sql/driver.h"
+
+namespace docwright::sql {
+
+#define SQL(name, text) \
+  inline constexpr Statement name { text, text }
+#define SQL_EACH(name, sqlite, postgres) \
+  inline constexpr Statement name { sqlite, postgres }
+#define SQL_POSTGRES(name, text) \
+  inline constexpr Statement name { nullptr, text }
+
+// --- Locks, commit settings, announcements ---
+// PostgreSQL: a transaction takes its row locks first, always in this order
+// (project, job, turn), so two transactions never wait on each other in a
+// circle. SQLite has one writer, which stands in for them: there they are plain
+// reads, or nothing.
+// Also reads whether the project is archived, under the lock.
+SQL_EACH(kLockProject, "SELECT archived_at FROM projects WHERE id = ?1",
+         "SELECT archived_at FROM projects WHERE id = ?1 FOR NO KEY UPDATE");
+SQL_POSTGRES(kLockJob, "SELECT id FROM jobs WHERE id = ?1 FOR NO KEY UPDATE");
+SQL_EACH(kLockTurn,
+         "SELECT id, job_id, seq, state, attempts, lease_owner, stop_requested FROM turns "
+         "WHERE id = ?1",
+         "SELECT id, job_id, seq, state, attempts, lease_owner, stop_requested FROM turns "
+         "WHERE id = ?1 FOR UPDATE");
+// Claims take turns one at a time, across every node: the counts of turns in
+// flight that fairness and the caps read must not change under the claim.
+SQL_POSTGRES(kLockClaims, "SELECT pg_advisory_xact_lock(7237952079556063848)");
+// A claim that fails a turn on the way fails its job: that is flushed as any
+// write is (a SQLite claim's commit mode is chosen before it starts).
+SQL_POSTGRES(kDurableCommit, "SET LOCAL synchronous_commit TO on");
+// Wakes the other nodes' listeners (postgres/listener.h) when the transaction
+// commits. "t": a turn may have become runnable; "j:ID": the job changed;
+// "a:ID": the job was archived; "k": API keys changed.
+SQL_POSTGRES(kNotify, "SELECT pg_notify('docwright', ?1)");
+SQL(kNow, "SELECT docwright_now_ms()");
+
+// --- Organisations and keys ---
+#define DW_ORG_COLUMNS "SELECT id, name, created_at, max_active FROM orgs "
+SQL(kInsertOrg, "INSERT INTO orgs (id, name, created_at, max_active) VALUES (?1, ?2, ?3, ?4)");
+SQL(kSelectOrg, DW_ORG_COLUMNS "WHERE id = ?1");
+SQL(kSelectOrgs, DW_ORG_COLUMNS "ORDER BY id");
+#undef DW_ORG_COLUMNS
+SQL(kUpdateOrg, "UPDATE orgs SET name = ?2, max_active = ?3 WHERE id = ?1");
+#define DW_KEY_COLUMNS \
+  "SELECT id, org_id, name, prefix, secret_hash, created_at, revoked_at FROM api_keys "
+SQL(kInsertKey,
+    "INSERT INTO api_keys (id, org_id, name, prefix, secret_hash, created_at, revoked_at) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL)");
+SQL(kSelectKeys, DW_KEY_COLUMNS "WHERE org_id = ?1 ORDER BY id");
+SQL(kRevokeKey, "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?2) WHERE id = ?1");
+SQL(kSelectKeyByHash, DW_KEY_COLUMNS "WHERE secret_hash = ?1 AND revoked_at IS NULL");
+#undef DW_KEY_COLUMNS
+
+// --- Projects ---
+#define DW_PROJECT_COLUMNS                                                                     \
+  "SELECT p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, " \
+  "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path, "     \
+  "p.models, p.write_paths, p.max_active, p.archived_at FROM projects p "
+SQL(kSelectProject, DW_PROJECT_COLUMNS "WHERE p.id = ?1 AND p.org_id = ?2");
+SQL(kSelectProjectById, DW_PROJECT_COLUMNS "WHERE p.id = ?1");
+SQL(kSelectProjects, DW_PROJECT_COLUMNS "WHERE p.org_id = ?1 ORDER BY p.id");
+#undef DW_PROJECT_COLUMNS
+SQL(kInsertProject,
+    "INSERT INTO projects (id, org_id, repository, base_ref, forge, forge_api_url, forge_token, "
+    "model, rate_limit_per_hour, created_at, ssh_key_path, ssh_known_hosts_path, models, "
+    "write_paths, max_active) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+    "?14, ?15)");
+SQL(kUpdateProject,
+    "UPDATE projects SET repository = ?2, base_ref = ?3, forge = ?4, forge_api_url = ?5, "
+    "forge_token = ?6, model = ?7, rate_limit_per_hour = ?8, ssh_key_path = ?9, "
+    "ssh_known_hosts_path = ?10, models = ?11, write_paths = ?12, max_active = ?13 WHERE id = ?1");
+// Archives a project of the organisation ?2, once (the first time is kept).
+SQL(kArchiveProject,
+    "UPDATE projects SET archived_at = COALESCE(archived_at, ?3) WHERE id = ?1 AND org_id = ?2");
+SQL(kCountActiveJobs, "SELECT COUNT(*) FROM jobs WHERE project_id = ?1 AND status = 'active'");
+// A project's deletion, children first: its jobs' steps, turns and messages, its
+// jobs and pull requests, then the project.
+SQL(kDeleteProjectSteps,
+    "DELETE FROM steps WHERE job_id IN (SELECT id FROM jobs WHERE project_id = ?1)");
+SQL(kDeleteProjectTurns,
+    "DELETE FROM turns WHERE job_id IN (SELECT id FROM jobs WHERE project_id = ?1)");
+SQL(kDeleteProjectMessages, "DELETE FROM messages WHERE project_id = ?1");
+SQL(kDeleteProjectJobs, "DELETE FROM jobs WHERE project_id = ?1");
+SQL(kDeleteProjectPullRequests, "DELETE FROM pull_requests WHERE project_id = ?1");
+SQL(kDeleteProject, "DELETE FROM projects WHERE id = ?1");
+
+// --- Jobs and messages ---
+#define DW_JOB_COLUMNS                                                                           \
+  "SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.requested_model, "       \
+  "j.draft, j.pr_link, j.summary, j.error, j.created_at, j.updated_at, j.archived_at FROM jobs " \
+  "j "
+SQL(kSelectJob, DW_JOB_COLUMNS
+    "JOIN projects p ON p.id = j.project_id "
+    "WHERE j.id = ?1 AND j.project_id = ?2 AND p.org_id = ?3");
+SQL(kSelectJobById, DW_JOB_COLUMNS "WHERE j.id = ?1");
+// A job by its id alone, in any project of the organisation.
+SQL(kSelectJobInOrg,
+    DW_JOB_COLUMNS "JOIN projects p ON p.id = j.project_id WHERE j.id = ?1 AND p.org_id = ?2");
+SQL(kListJobs, DW_JOB_COLUMNS
+    "WHERE j.project_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR j.status = CAST(?2 AS TEXT)) "
+    "AND (CAST(?3 AS TEXT) IS NULL OR j.id < CAST(?3 AS TEXT)) ORDER BY j.id DESC LIMIT ?4");
+#undef DW_JOB_COLUMNS
+SQL(kCountRecentMessages,
+    "SELECT COUNT(*) FROM messages WHERE project_id = ?1 AND created_at > ?2");
+SQL(kNthRecentMessage,
+    "SELECT created_at FROM messages WHERE project_id = ?1 AND created_at > ?2 "
+    "ORDER BY created_at LIMIT 1 OFFSET ?3");
+SQL(kInsertJob,
+    "INSERT INTO jobs (id, project_id, status, repository, ref, model, draft, pr_link, summary, "
+    "error, created_at, updated_at, archived_at, next_seq, requested_model) "
+    "VALUES (?1, ?2, 'active', ?3, ?4, ?5, ?6, NULL, NULL, NULL, ?7, ?7, NULL, 2, ?8)");
+SQL(kInsertMessage,
+    "INSERT INTO messages (job_id, seq, project_id, prompt, created_at) "
+    "VALUES (?1, ?2, ?3, ?4, ?5)");
+SQL(kInsertTurn, "INSERT INTO turns (job_id, seq, state) VALUES (?1, ?2, 'queued')");
+SQL(kSelectJobSeq, "SELECT next_seq FROM jobs WHERE id = ?1");
+SQL(kCountQueuedTurns, "SELECT COUNT(*) FROM turns WHERE job_id = ?1 AND state = 'queued'");
+SQL(kJobFollowUp,
+    "UPDATE jobs SET status = 'active', error = NULL, updated_at = ?2, next_seq = next_seq + 1, "
+    "requested_model = COALESCE(?3, requested_model), model = COALESCE(?3, model) WHERE id = ?1");
+// The model a turn resolved as it started, when it differs from the one shown.
+SQL(kSetJobModel, "UPDATE jobs SET model = ?2 WHERE id = ?1 AND (model IS NULL OR model <> ?2)");
+SQL(kJobArchive,
+    "UPDATE jobs SET status = 'archived', archived_at = ?2, updated_at = ?2 WHERE id = ?1");
+SQL(kCancelOpenTurns,
+    "UPDATE turns SET state = 'cancelled', finished_at = ?2, error = 'the job was archived' "
+    "WHERE job_id = ?1 AND state IN ('queued', 'running')");
+// The job's first unfinished turn, asked to stop after its current step.
+SQL(kRequestStop,
+    "UPDATE turns SET stop_requested = 1 WHERE job_id = ?1 AND seq = (SELECT MIN(seq) FROM "
+    "turns WHERE job_id = ?1 AND state IN ('queued', 'running'))");
+#define DW_MESSAGE_COLUMNS                                                                    \
+  "SELECT m.job_id, m.seq, m.prompt, m.created_at, t.state, t.attempts, t.summary, t.error, " \
+  "t.finished_at, t.input_tokens, t.output_tokens FROM messages m JOIN turns t ON "           \
+  "t.job_id = m.job_id AND t.seq = m.seq "
+SQL(kSelectMessagesUpTo, DW_MESSAGE_COLUMNS
+    "WHERE m.job_id = ?1 AND m.seq <= ?2 AND (m.seq = 1 OR m.seq >= ?2 - ?3) ORDER BY m.seq");
+SQL(kSelectMessagesPage,
+    DW_MESSAGE_COLUMNS "WHERE m.job_id = ?1 AND m.seq > ?2 ORDER BY m.seq LIMIT ?3");
+#undef DW_MESSAGE_COLUMNS
+SQL(kSelectSteps,
+    "SELECT seq, kind, text, tool, arguments, result, is_error FROM steps WHERE job_id = ?1 "
+    "AND seq >= ?2 AND seq <= ?3 ORDER BY seq, n");
+SQL(kJobUsage,
+    "SELECT COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0) FROM turns "
+    "WHERE job_id = ?1");
+
+// --- Turns: the work queue ---
+// The next turn to run, fairly between tenants: among the runnable turns (queued,
+// or running on an expired lease; each job's in order; none of an organisation
+// or project at its cap of turns in flight), the one whose organisation has the
+// fewest turns running now, then whose project has, then the oldest. So one
+// organisation's backlog delays another's first job by at most the turns
+// already running, one per worker. ?1: a JSON array of the caller's held
+// projects (Store::ClaimTurn), each counted as a turn running.
+#define DW_FIND_RUNNABLE(held)                                                          \
+  "WITH busy AS MATERIALIZED (SELECT j.project_id, p.org_id FROM turns r "              \
+  "JOIN jobs j ON j.id = r.job_id JOIN projects p ON p.id = j.project_id "              \
+  "WHERE r.state = 'running' AND r.lease_expires_at > docwright_now_ms() "              \
+  "UNION ALL SELECT p.id, p.org_id FROM " held                                          \
+  " JOIN projects p ON p.id = h.value), "                                               \
+  "org_busy AS MATERIALIZED (SELECT org_id, COUNT(*) AS n FROM busy GROUP BY org_id), " \
+  "project_busy AS MATERIALIZED (SELECT project_id, COUNT(*) AS n FROM busy "           \
+  "GROUP BY project_id) "                                                               \
+  "SELECT t.id, t.job_id, t.seq, t.state, t.attempts, t.stop_requested FROM turns t "   \
+  "JOIN jobs j ON j.id = t.job_id "                                                     \
+  "JOIN projects p ON p.id = j.project_id JOIN orgs o ON o.id = p.org_id "              \
+  "LEFT JOIN org_busy ob ON ob.org_id = p.org_id "                                      \
+  "LEFT JOIN project_busy pb ON pb.project_id = j.project_id "                          \
+  "WHERE t.state IN ('queued', 'running') "                                             \
+  "AND (t.state = 'queued' OR t.lease_expires_at <= docwright_now_ms()) "               \
+  "AND NOT EXISTS (SELECT 1 FROM turns e WHERE e.job_id = t.job_id AND e.seq < t.seq "  \
+  "AND e.state IN ('queued', 'running')) "                                              \
+  "AND (o.max_active IS NULL OR COALESCE(ob.n, 0) < o.max_active) "                     \
+  "AND (p.max_active IS NULL OR COALESCE(pb.n, 0) < p.max_active) "                     \
+  "ORDER BY COALESCE(ob.n, 0), COALESCE(pb.n, 0), t.id LIMIT 1"
+#define DW_HELD_SQLITE "json_each(?1) h"
+#define DW_HELD_POSTGRES "jsonb_array_elements_text(CAST(CAST(?1 AS TEXT) AS jsonb)) AS h(value)"
+SQL_EACH(kFindRunnable, DW_FIND_RUNNABLE(DW_HELD_SQLITE), DW_FIND_RUNNABLE(DW_HELD_POSTGRES));
+// The claim's form. PostgreSQL: it locks the turn it returns and the turn's job
+// together, and passes over a turn when another transaction holds either (a
+// follow-up being added, an archive, a turn being recorded): it never waits, so
+// it never waits in a circle with them, and what it reads of the job cannot
+// change under it.
+SQL_EACH(kClaimRunnable, DW_FIND_RUNNABLE(DW_HELD_SQLITE),
+         DW_FIND_RUNNABLE(DW_HELD_POSTGRES) " FOR NO KEY UPDATE OF t, j SKIP LOCKED");
+#undef DW_HELD_POSTGRES
+#undef DW_HELD_SQLITE
+#undef DW_FIND_RUNNABLE
+SQL(kSelectTurn,
+    "SELECT id, job_id, seq, state, attempts, lease_owner, stop_requested FROM turns "
+    "WHERE id = ?1");
+// ?3: the lease in milliseconds; ?4: now, the turn's start if it is its first.
+SQL(kClaimTurn,
+    "UPDATE turns SET state = 'running', attempts = attempts + 1, lease_owner = ?2, "
+    "lease_expires_at = docwright_now_ms() + ?3, started_at = COALESCE(started_at, ?4) "
+    "WHERE id = ?1");
+SQL(kFailTurn,
+    "UPDATE turns SET state = 'failed', error = ?2, finished_at = ?3, lease_owner = NULL "
+    "WHERE id = ?1");
+SQL(kMoreTurnsAfter,
+    "SELECT COUNT(*) FROM turns WHERE job_id = ?1 AND seq > ?2 AND state IN ('queued', "
+    "'running')");
+SQL(kJobAfterTurn,
+    "UPDATE jobs SET status = ?2, pr_link = COALESCE(?3, pr_link), "
+    "summary = COALESCE(?4, summary), error = ?5, updated_at = ?6 WHERE id = ?1");
+SQL(kRenewLease,
+    "UPDATE turns SET lease_expires_at = docwright_now_ms() + ?3 "
+    "WHERE id = ?1 AND lease_owner = ?2 AND state = 'running' RETURNING stop_requested");
+SQL(kFinishTurn,
+    "UPDATE turns SET state = ?2, summary = ?3, error = ?4, finished_at = ?5, input_tokens = ?6, "
+    "output_tokens = ?7 WHERE id = ?1");
+SQL(kDeleteSteps, "DELETE FROM steps WHERE job_id = ?1 AND seq = ?2");
+SQL(kInsertStep,
+    "INSERT INTO steps (job_id, seq, n, kind, text, tool, arguments, result, is_error) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+SQL(kReleaseTurn,
+    "UPDATE turns SET state = 'queued', "
+    "attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, lease_owner = NULL, "
+    "lease_expires_at = NULL WHERE id = ?1 AND lease_owner = ?2 AND state = 'running'");
+
+// --- Pull requests of the local forge ---
+#define DW_PULL_REQUEST_COLUMNS                                                                   \
+  "SELECT id, project_id, number, head, base, title, body, diff, draft, created_at, updated_at, " \
+  "archived_at FROM pull_requests "
+SQL(kSelectPullRequestByHead, DW_PULL_REQUEST_COLUMNS "WHERE project_id = ?1 AND head = ?2");
+SQL(kSelectPullRequest, DW_PULL_REQUEST_COLUMNS "WHERE id = ?1");
+#undef DW_PULL_REQUEST_COLUMNS
+SQL(kJobOfBranchArchived,
+    "SELECT 1 FROM jobs WHERE project_id = ?1 AND ref = ?2 AND status = 'archived'");
+SQL(kNextPullRequestNumber,
+    "SELECT COALESCE(MAX(number), 0) + 1 FROM pull_requests WHERE project_id = ?1");
+SQL(kInsertPullRequest,
+    "INSERT INTO pull_requests (id, project_id, number, head, base, title, body, diff, draft, "
+    "created_at, updated_at, archived_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, "
+    "?11)");
+SQL(kUpdatePullRequest,
+    "UPDATE pull_requests SET base = ?2, title = ?3, body = ?4, diff = ?5, draft = ?6, "
+    "updated_at = ?7 WHERE id = ?1 AND archived_at IS NULL");
+// An archived job's pull request keeps its title, and no longer its description
+// (which quotes the prompt) or diff: its page is public to whoever has the link.
+SQL(kArchivePullRequest,
+    "UPDATE pull_requests SET archived_at = ?3, body = '', diff = '', updated_at = ?3 "
+    "WHERE project_id = ?1 AND head = ?2 AND archived_at IS NULL");
+
+SQL(kPing, "SELECT 1");
+
+#undef SQL_POSTGRES
+#undef SQL_EACH
+#undef SQL
+
+}  // namespace docwright::sql

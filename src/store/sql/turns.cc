@@ -1,0 +1,192 @@
+// The SQL store: the work queue. Turns are claimed, their leases renewed, and
+// their outcomes recorded, each job moving on as its turns end.
+#include "core/crash_point.h"
+#include "store/sql/internal.h"
+#include "store/sql/statements.h"
+
+namespace docwright::sql {
+
+Result<std::optional<TurnInput>> SqlStore::ClaimTurn(
+    const std::string& worker_id, std::chrono::milliseconds lease, int max_attempts,
+    const std::vector<std::string>& held_projects) {
+  const std::string held = HeldProjectsJson(held_projects);
+  // Look before taking the claim's lock: idle workers poll, and a poll that
+  // finds nothing must not queue behind claims and writes.
+  auto any = Read<bool>([&](Connection& c) -> Result<bool> {
+    auto r = c.Exec(kFindRunnable, {V(held)});
+    if (!r.ok()) return r.status();
+    return r->size() > 0;
+  });
+  if (!any.ok()) return any.status();
+  if (!*any) return std::optional<TurnInput>();
+
+  std::optional<TurnInput> claimed;
+  Status s = driver_->Write(Commit::kLeaseOnly, [&](Connection& c) -> Status {
+    claimed.reset();
+    if (Status locked = Run(c, kLockClaims, {}); !locked.ok()) return locked;
+    // Turns that exhausted their attempts are failed on the way; bounded so one
+    // call cannot loop for long.
+    for (int round = 0; round < 64; ++round) {
+      UnixMillis now = NowMillis();
+      auto r = c.Exec(kClaimRunnable, {V(held)});
+      if (!r.ok()) return r.status();
+      if (!r->Next()) return Status();
+      const int64_t turn_id = r->Int("id");
+      const int64_t attempts = r->Int("attempts");
+      if (r->Text("state") == "running" && attempts >= max_attempts) {
+        std::string error = InterruptedError(attempts);
+        Status w = Run(c, kDurableCommit, {});
+        if (w.ok()) w = Run(c, kFailTurn, {V(turn_id), V(error), V(now)});
+        if (w.ok()) {
+          w = MoveJobAfterTurn(c, r->Text("job_id"), r->Int("seq"),
+                               TurnOutcome{.succeeded = false, .error = error}, now);
+        }
+        if (!w.ok()) return w;
+        continue;
+      }
+      Status w = Run(c, kClaimTurn,
+                     {V(turn_id), V(worker_id), V(static_cast<int64_t>(lease.count())), V(now)});
+      if (!w.ok()) return w;
+      auto input = LoadClaimed(c, turn_id, *r);
+      if (!input.ok()) return input.status();
+      claimed = std::move(*input);
+      return Status();
+    }
+    return Status();
+  });
+  if (!s.ok()) return s;
+  return claimed;
+}
+
+Result<TurnInput> SqlStore::LoadClaimed(Connection& c, int64_t turn_id, const Rows& runnable) {
+  const std::string job_id = runnable.Text("job_id");
+  const int64_t seq = runnable.Int("seq");
+  TurnInput ct;
+  ct.turn_id = turn_id;
+  ct.attempt = static_cast<int>(runnable.Int("attempts") + 1);
+  ct.stop_requested = runnable.Int("stop_requested") != 0;
+  auto job = LoadJobById(c, job_id);
+  if (!job.ok()) return job.status();
+  ct.job = std::move(*job);
+  {
+    auto p = c.Exec(kSelectProjectById, {V(ct.job.project_id)});
+    if (!p.ok()) return p.status();
+    if (!p->Next()) return Status::Internal("project vanished");
+    ct.project = ReadProject(*p);
+  }
+  {
+    auto m = c.Exec(kSelectMessagesUpTo, {V(job_id), V(seq), V(kMaxHistoryMessages)});
+    if (!m.ok()) return m.status();
+    while (m->Next()) ct.history.push_back(ReadMessage(*m));
+  }
+  if (ct.history.empty() || ct.history.back().seq != seq) {
+    return Status::Internal("message of turn " + std::to_string(turn_id) + " is missing");
+  }
+  ct.message = std::move(ct.history.back());
+  ct.history.pop_back();
+  return ct;
+}
+
+Result<LeaseState> SqlStore::RenewLease(int64_t turn_id, const std::string& worker_id,
+                                        std::chrono::milliseconds lease) {
+  std::optional<LeaseState> result;
+  Status s = driver_->Write(Commit::kRenewal, [&](Connection& c) -> Status {
+    result.reset();
+    auto r =
+        c.Exec(kRenewLease, {V(turn_id), V(worker_id), V(static_cast<int64_t>(lease.count()))});
+    if (!r.ok()) return r.status();
+    if (r->Next()) {
+      result = r->Int(0) != 0 ? LeaseState::kStopRequested : LeaseState::kHeld;
+      return Status();
+    }
+    auto lost = WhyNotHeld(c, turn_id);
+    if (!lost.ok()) return lost.status();
+    result = *lost;
+    return Status();
+  });
+  if (!s.ok()) return s;
+  return *result;
+}
+
+Result<LeaseState> SqlStore::FinishTurn(int64_t turn_id, const std::string& worker_id,
+                                        const TurnOutcome& outcome) {
+  std::optional<LeaseState> result;
+  Status s = Write([&](Connection& c) -> Status {
+    result.reset();
+    std::string job_id;
+    {
+      auto r = c.Exec(kSelectTurn, {V(turn_id)});
+      if (!r.ok()) return r.status();
+      if (!r->Next()) return Status::NotFound("turn not found");
+      job_id = r->Text("job_id");
+    }
+    if (Status locked = Run(c, kLockJob, {V(job_id)}); !locked.ok()) return locked;
+    int64_t seq = 0;
+    {
+      auto r = c.Exec(kLockTurn, {V(turn_id)});
+      if (!r.ok()) return r.status();
+      if (!r->Next()) return Status::NotFound("turn not found");
+      const std::string state = r->Text("state");
+      if (state != "running" || r->Text("lease_owner") != worker_id) {
+        result = state == "cancelled" ? LeaseState::kCancelled : LeaseState::kLost;
+        return Status();
+      }
+      seq = r->Int("seq");
+    }
+    UnixMillis now = NowMillis();
+    std::string ended(ToString(outcome.succeeded ? TurnState::kSucceeded : TurnState::kFailed));
+    Status w = Run(c, kFinishTurn,
+                   {V(turn_id), V(ended), V(outcome.summary), V(outcome.error), V(now),
+                    V(outcome.usage.input_tokens), V(outcome.usage.output_tokens)});
+    if (w.ok()) w = RecordSteps(c, job_id, seq, outcome.steps);
+    if (w.ok()) CrashPoint("store.turn-recording");
+    if (w.ok()) w = MoveJobAfterTurn(c, job_id, seq, outcome, now);
+    if (w.ok()) w = Notify(c, "t");  // the job's next turn, or a turn a cap held back
+    if (!w.ok()) return w;
+    result = LeaseState::kHeld;
+    return Status();
+  });
+  if (!s.ok()) return s;
+  return *result;
+}
+
+Status SqlStore::ReleaseTurn(int64_t turn_id, const std::string& worker_id) {
+  return Write([&](Connection& c) {
+    Status s = Run(c, kReleaseTurn, {V(turn_id), V(worker_id)});
+    return s.ok() ? Notify(c, "t") : s;
+  });
+}
+
+Status SqlStore::RecordSteps(Connection& c, const std::string& job_id, int64_t seq,
+                             const std::vector<TranscriptStep>& steps) {
+  Status w = Run(c, kDeleteSteps, {V(job_id), V(seq)});
+  for (size_t i = 0; w.ok() && i < steps.size(); ++i) {
+    const TranscriptStep& step = steps[i];
+    w = Run(c, kInsertStep,
+            {V(job_id), V(seq), V(static_cast<int64_t>(i + 1)), V(StepKindName(step.kind)),
+             V(step.text), V(step.tool), V(step.arguments), V(step.result), V(step.is_error)});
+  }
+  return w;
+}
+
+Status SqlStore::MoveJobAfterTurn(Connection& c, const std::string& job_id, int64_t seq,
+                                  const TurnOutcome& outcome, UnixMillis now) {
+  auto job = LoadJobById(c, job_id);
+  if (!job.ok()) return job.status();
+  auto more = One(c, kMoreTurnsAfter, {V(job_id), V(seq)});
+  if (!more.ok()) return more.status();
+  JobAfterTurn after = AfterTurn(*job, outcome, *more > 0);
+  Status w = Run(
+      c, kJobAfterTurn,
+      {V(job_id), V(after.status), V(outcome.pr_link), V(outcome.summary), V(after.error), V(now)});
+  return w.ok() ? Notify(c, "j:" + job_id) : w;
+}
+
+Result<LeaseState> SqlStore::WhyNotHeld(Connection& c, int64_t turn_id) {
+  auto r = c.Exec(kSelectTurn, {V(turn_id)});
+  if (!r.ok()) return r.status();
+  if (!r->Next()) return Status::NotFound("turn not found");
+  return r->Text("state") == "cancelled" ? LeaseState::kCancelled : LeaseState::kLost;
+}
+
+}  // namespace docwright::sql

@@ -1,0 +1,168 @@
+// The SQLite driver of the SQL store (store/sqlite_store.h): writes in
+// transactions on one connection under a mutex (and SQLite's lock across
+// processes), reads on a pool of connections.
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "store/sql/driver.h"
+#include "store/sql/store.h"
+#include "store/sqlite/connection.h"
+#include "store/sqlite/schema.h"
+#include "store/sqlite_store.h"
+
+namespace docwright {
+namespace sqlite {
+namespace {
+
+// A connection lent to the store's logic for one Write or Read.
+class Lent final : public sql::Connection {
+ public:
+  explicit Lent(sqlite::Connection& c) : c_(c) {}
+
+  Result<sql::Rows> Exec(const sql::Statement& statement,
+                         std::initializer_list<sql::Value> params) override {
+    if (statement.sqlite == nullptr) return sql::Rows();  // nothing to do here
+    sqlite3_stmt* stmt = c_.Prepare(statement.sqlite);
+    if (!stmt) return Status::Internal(std::string("bad statement: ") + sqlite3_errmsg(c_.db()));
+    Query q(c_.db(), stmt, params);
+    const int n = sqlite3_column_count(stmt);
+    std::vector<std::string> columns;
+    columns.reserve(n);
+    for (int i = 0; i < n; ++i) {
+      const char* name = sqlite3_column_name(stmt, i);
+      columns.emplace_back(name ? name : "");
+    }
+    std::vector<std::optional<std::string>> cells;
+    int64_t rows = 0;
+    while (q.Next()) {
+      ++rows;
+      for (int i = 0; i < n; ++i) cells.push_back(q.OptText(i));
+    }
+    if (!q.status().ok()) return q.status();
+    const int64_t affected = sqlite3_stmt_readonly(stmt) ? rows : c_.Changes();
+    return sql::Rows(std::move(columns), std::move(cells), affected);
+  }
+
+ private:
+  sqlite::Connection& c_;
+};
+
+class Driver final : public sql::Driver {
+ public:
+  Driver(std::string path, std::unique_ptr<Connection> writer)
+      : path_(std::move(path)), writer_(std::move(writer)) {}
+
+  Status Migrate() {
+    std::lock_guard lock(write_mu_);
+    return sqlite::Migrate(*writer_);
+  }
+
+  // On the writer connection. A claim's or renewal's commit is not flushed by
+  // itself (synchronous=NORMAL) but by the next durable one, which flushes the
+  // log with everything before it: turns are claimed and renewed a few times
+  // per job, so at a thousand turns in flight this keeps the disk's flush rate
+  // for what clients were promised.
+  Status Write(sql::Commit commit, const std::function<Status(sql::Connection&)>& fn) override {
+    std::lock_guard lock(write_mu_);
+    Connection& c = *writer_;
+    const bool lease_only = commit != sql::Commit::kDurable;
+    if (lease_only) {
+      Status normal = c.ExecScript("PRAGMA synchronous=NORMAL");
+      if (!normal.ok()) return normal;
+    }
+    struct RestoreFull {
+      Connection& c;
+      bool active;
+      ~RestoreFull() {
+        if (active) c.ExecScript("PRAGMA synchronous=FULL");
+      }
+    } restore{c, lease_only};
+    Status s = c.ExecScript("BEGIN IMMEDIATE");
+    if (!s.ok()) return Status::Unavailable(s.message());
+    Lent lent(c);
+    s = fn(lent);
+    if (!s.ok()) {
+      c.ExecScript("ROLLBACK");
+      return s;
+    }
+    s = c.ExecScript("COMMIT");
+    if (!s.ok()) c.ExecScript("ROLLBACK");
+    return s;
+  }
+
+  // On a pooled reader connection: at most kMaxReaders are open (each holds a
+  // file descriptor and a page cache, and a node may run 2000 workers); a read
+  // waits up to 10 s for one to be free.
+  Status Read(const std::function<Status(sql::Connection&)>& fn) override {
+    std::unique_ptr<Connection> conn;
+    {
+      std::unique_lock lock(pool_mu_);
+      bool free = reader_freed_.wait_for(lock, std::chrono::seconds(10), [&] {
+        return !readers_.empty() || open_readers_ < kMaxReaders;
+      });
+      if (!free) {
+        return Status::Unavailable("all " + std::to_string(kMaxReaders) +
+                                   " database readers of this process are busy");
+      }
+      if (!readers_.empty()) {
+        conn = std::move(readers_.back());
+        readers_.pop_back();
+      } else {
+        ++open_readers_;
+      }
+    }
+    if (!conn) {
+      auto opened = Connection::Open(path_);
+      if (!opened.ok()) {
+        std::lock_guard lock(pool_mu_);
+        --open_readers_;
+        reader_freed_.notify_one();
+        return opened.status();
+      }
+      conn = std::move(*opened);
+    }
+    Lent lent(*conn);
+    Status result = fn(lent);
+    {
+      std::lock_guard lock(pool_mu_);
+      readers_.push_back(std::move(conn));
+    }
+    reader_freed_.notify_one();
+    return result;
+  }
+
+ private:
+  static constexpr int kMaxReaders = 32;
+
+  const std::string path_;
+  std::mutex write_mu_;
+  const std::unique_ptr<Connection> writer_;
+  std::mutex pool_mu_;
+  std::condition_variable reader_freed_;
+  int open_readers_ = 0;  // idle in readers_, or in use
+  std::vector<std::unique_ptr<Connection>> readers_;
+};
+
+}  // namespace
+}  // namespace sqlite
+
+Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path) {
+  // Create the file owner-only before SQLite does: it holds secrets.
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return Status::Unavailable("cannot open database " + path);
+  ::close(fd);
+  auto writer = sqlite::Connection::Open(path);
+  if (!writer.ok()) return writer.status();
+  auto driver = std::make_unique<sqlite::Driver>(path, std::move(*writer));
+  Status s = driver->Migrate();
+  if (!s.ok()) return s;
+  return sql::NewSqlStore(std::move(driver));
+}
+
+}  // namespace docwright
