@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "agent/agent.h"
@@ -51,6 +52,33 @@ class RepositoryTurns final : public TurnHandler {
 
  private:
   Result<std::shared_ptr<git::Mirror>> MirrorFor(const Project& project);
+
+  // The steps of a turn, in order. A round goes through them once; a second
+  // round starts over from a fresh fetch when the push found the branch moved.
+  // What they share, defined with them: the turn's state over its rounds (its
+  // input, mirror, work budget, tokens spent) and one round's state (where it
+  // starts, the agent's edits, the outcome and pull request it is making). Each
+  // step returns the turn's outcome if the turn ends there.
+  struct Turn;
+  struct Round;
+  // Fetches the job's branch and the base and looks on the branch for the
+  // turn's commit (a re-run). Without one, opens the workspace over the start
+  // and the write policy from the site as it is before any edit.
+  std::optional<TurnOutcome> Prepare(Turn& turn, Round& round) const;
+  // Runs the agent over the workspace (not for a turn pushed before); fails the
+  // turn if the agent did, or if the turn's work budget is spent.
+  std::optional<TurnOutcome> Edit(Turn& turn, Round& round) const;
+  // Checks, commits and pushes the edits, then makes sure the branch has its pull
+  // request; for a turn pushed before, only the latter. Nullopt when the push
+  // was refused because the branch moved in the first round: the turn goes on
+  // with a second one.
+  std::optional<TurnOutcome> Publish(Turn& turn, Round& round) const;
+  // Publish's checks: fails the turn if it changed a path the agent may not
+  // change; else writes the pull request's title and body.
+  std::optional<TurnOutcome> CheckEdits(Turn& turn, Round& round) const;
+  // Publish's last step: opens the pull request, or updates it, through the
+  // project's forge.
+  TurnOutcome OpenPullRequest(Turn& turn, Round& round) const;
 
   // One mirror per project, opened on its first turn.
   struct MirrorSlot {
