@@ -1,14 +1,10 @@
 #include "api/api.h"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <any>
-#include <array>
+#include <cctype>
 #include <charconv>
 #include <cstdint>
-#include <map>
-#include <nlohmann/json.hpp>
 #include <span>
 #include <string_view>
 #include <variant>
@@ -17,151 +13,16 @@
 #include "api/pull_request_page.h"
 #include "api/request_body.h"
 #include "api/request_target.h"
+#include "api/views.h"
 #include "core/api_key.h"
 #include "core/ids.h"
-#include "core/json_writer.h"
-#include "core/text.h"
-#include "core/time.h"
-#include "core/version.h"
 
 namespace docwright {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-// --- Responses -------------------------------------------------------------------
-
-HttpResponse JsonResponse(int status, const Json& body) {
-  HttpResponse r;
-  r.status = status;
-  r.body = body.dump(-1, ' ', false, Json::error_handler_t::replace);
-  return r;
-}
-
-HttpResponse FromStatus(const Status& s) {
-  switch (s.code()) {
-    case Code::kInvalidArgument:
-      return ErrorResponse(400, s.message(), "invalid_request");
-    case Code::kNotFound:
-      return ErrorResponse(404, s.message(), "not_found");
-    case Code::kConflict:
-      return ErrorResponse(409, s.message(), "conflict");
-    case Code::kRateLimited: {
-      HttpResponse r = ErrorResponse(429, s.message(), "rate_limited");
-      r.headers.emplace_back("Retry-After", std::to_string(s.retry_after_seconds()));
-      return r;
-    }
-    case Code::kUnauthenticated: {
-      HttpResponse r = ErrorResponse(401, s.message(), "unauthorized");
-      r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"docwright\"");
-      return r;
-    }
-    case Code::kUnavailable: {
-      spdlog::warn("request failed: {}", s.message());
-      HttpResponse r = ErrorResponse(503, "the service is busy; try again", "unavailable");
-      r.headers.emplace_back("Retry-After", "1");
-      return r;
-    }
-    case Code::kOk:
-    case Code::kInternal:
-    case Code::kResourceExhausted:
-      break;
-  }
-  spdlog::error("request failed: {}", s.message());
-  return ErrorResponse(500, "internal error", "internal");
-}
-
-HttpResponse MethodNotAllowed(std::string_view allow) {
-  HttpResponse r = ErrorResponse(405, "method not allowed; allowed: " + std::string(allow),
-                                 "method_not_allowed");
-  r.headers.emplace_back("Allow", std::string(allow));
-  return r;
-}
-
-// --- Views -----------------------------------------------------------------------
-
-Json OptString(const std::optional<std::string>& s) { return s ? Json(*s) : Json(nullptr); }
-Json OptTime(const std::optional<UnixMillis>& t) {
-  return t ? Json(FormatRfc3339(*t)) : Json(nullptr);
-}
-
-// The AgentJob object. Rendered directly: it is the body of every poll.
-void WriteJob(const Job& j, JsonWriter& w) {
-  // The spec: prLink is null while the job is active, even on a follow-up turn
-  // of a job that already has a pull request.
-  bool active = j.status == JobStatus::kActive;
-  w.BeginObject();
-  w.Key("id").String(j.id);
-  w.Key("status").String(ToString(j.status));
-  w.Key("source").BeginObject();
-  w.Key("repository").String(j.repository);
-  w.Key("ref").String(j.ref);
-  w.EndObject();
-  w.Key("model").OptString(j.model);
-  w.Key("prLink").OptString(active ? std::nullopt : j.pr_link);
-  w.Key("createdAt").String(FormatRfc3339(j.created_at));
-  w.Key("archivedAt");
-  if (j.archived_at) {
-    w.String(FormatRfc3339(*j.archived_at));
-  } else {
-    w.Null();
-  }
-  w.Key("updatedAt").String(FormatRfc3339(j.updated_at));
-  w.Key("error").OptString(j.error);
-  w.Key("summary").OptString(j.summary);
-  w.EndObject();
-}
-
-HttpResponse JobResponse(int status, const Job& job) {
-  HttpResponse r;
-  r.status = status;
-  r.body.reserve(512);
-  JsonWriter w(&r.body);
-  WriteJob(job, w);
-  return r;
-}
-
-Json StepView(const TranscriptStep& step) {
-  if (step.kind == TranscriptStep::Kind::kAssistant) {
-    return Json{{"type", "assistant"}, {"text", step.text}};
-  }
-  if (step.kind == TranscriptStep::Kind::kContext) {
-    return Json{{"type", "context"}, {"text", step.text}};
-  }
-  return Json{{"type", "tool"},
-              {"tool", step.tool},
-              {"arguments", step.arguments},
-              {"result", step.result},
-              {"isError", step.is_error}};
-}
-
-Json UsageView(int64_t input_tokens, int64_t output_tokens) {
-  return Json{{"inputTokens", input_tokens}, {"outputTokens", output_tokens}};
-}
-
-// A prompt, the outcome of its turn, and the turn's steps in order.
-Json MessageView(const Message& m, Json steps) {
-  return Json{
-      {"seq", m.seq},
-      {"role", "user"},
-      {"prompt", m.prompt},
-      {"createdAt", FormatRfc3339(m.created_at)},
-      {"turn", Json{{"state", ToString(m.state)},
-                    {"attempts", m.attempts},
-                    {"summary", OptString(m.summary)},
-                    {"error", OptString(m.error)},
-                    {"finishedAt", OptTime(m.finished_at)},
-                    {"usage", UsageView(m.input_tokens, m.output_tokens)},
-                    {"steps", std::move(steps)}}},
-  };
-}
-
 // --- Request parsing ---------------------------------------------------------------
 
 constexpr int kMaxPageSize = 100;
-// A transcript page stops at the message that takes it past this size; a single
-// message's steps are cut to fit it (the turn then says how many were left out).
-constexpr size_t kMaxTranscriptPageBytes = 1 << 20;
 
 // A whole decimal integer in [lo, hi].
 bool ParseIntParam(std::string_view v, int lo, int hi, int* out) {
@@ -183,11 +44,6 @@ bool IsJsonContentType(std::string_view ct) {
     if (c != "application/json"[i]) return false;
   }
   return true;
-}
-
-HttpResponse UnsupportedMediaType() {
-  return ErrorResponse(415, "the request body must be JSON (Content-Type: application/json)",
-                       "unsupported_media_type");
 }
 
 }  // namespace
@@ -343,23 +199,24 @@ std::variant<HttpResponse, Api::Call> Api::Resolve(HttpRequest& req) {
   if (auth.size() < kBearer.size() ||
       !std::equal(kBearer.begin(), kBearer.end(), auth.begin(),
                   [](char a, char b) { return std::tolower(a) == std::tolower(b); })) {
-    return FromStatus(Status::Unauthenticated(
+    return ResponseFromStatus(Status::Unauthenticated(
         "missing or malformed Authorization header; expected 'Bearer <API key>'"));
   }
   std::string_view secret = auth.substr(kBearer.size());
   while (!secret.empty() && secret.front() == ' ') secret.remove_prefix(1);
   while (!secret.empty() && secret.back() == ' ') secret.remove_suffix(1);
-  if (!LooksLikeApiKey(secret)) return FromStatus(Status::Unauthenticated("invalid API key"));
+  if (!LooksLikeApiKey(secret))
+    return ResponseFromStatus(Status::Unauthenticated("invalid API key"));
   std::string hash = HashApiKey(secret);
   auto key = store_.FindActiveApiKey(hash);
   if (!key.ok()) {
     if (key.status().code() == Code::kNotFound) {
-      return FromStatus(Status::Unauthenticated("invalid or revoked API key"));
+      return ResponseFromStatus(Status::Unauthenticated("invalid or revoked API key"));
     }
-    return FromStatus(key.status());
+    return ResponseFromStatus(key.status());
   }
   if (!ConstantTimeEquals(key->secret_hash, hash)) {
-    return FromStatus(Status::Unauthenticated("invalid or revoked API key"));
+    return ResponseFromStatus(Status::Unauthenticated("invalid or revoked API key"));
   }
   req.principal = key->id;
 
@@ -378,7 +235,7 @@ std::variant<HttpResponse, Api::Call> Api::Resolve(HttpRequest& req) {
   if (has_job && !LooksLikeId(call.job_id)) {
     if (has_project) {
       auto project = store_.GetProject(call.scope);
-      if (!project.ok()) return FromStatus(project.status());
+      if (!project.ok()) return ResponseFromStatus(project.status());
     }
     return ErrorResponse(404, "job not found", "not_found");
   }
@@ -451,9 +308,7 @@ HttpResponse Api::Handle(HttpRequest& req) {
 HttpResponse Api::Health(const Call& call, HttpRequest& req) {
   Status s = store_.Ping();
   if (!s.ok()) return ErrorResponse(503, "the store is unavailable", "unavailable");
-  return JsonResponse(200, Json{{"status", "ok"},
-                                {"version", std::string(Version())},
-                                {"commit", std::string(Commit())}});
+  return HealthResponse();
 }
 
 HttpResponse Api::PullRequestPage(const Call& call, HttpRequest& req) {
@@ -464,7 +319,7 @@ HttpResponse Api::PullRequestPage(const Call& call, HttpRequest& req) {
     if (pr.status().code() == Code::kNotFound) {
       return ErrorResponse(404, "pull request not found", "not_found");
     }
-    return FromStatus(pr.status());
+    return ResponseFromStatus(pr.status());
   }
   HttpResponse r;
   r.content_type = "text/html; charset=utf-8";
@@ -482,13 +337,13 @@ HttpResponse Api::PullRequestPage(const Call& call, HttpRequest& req) {
 HttpResponse Api::CreateJob(const Call& call, HttpRequest& req) {
   if (!IsJsonContentType(req.content_type)) return UnsupportedMediaType();
   auto body = ParsePromptBody(req.body, /*allow_create_fields=*/true);
-  if (!body.ok()) return FromStatus(body.status());
+  if (!body.ok()) return ResponseFromStatus(body.status());
   NewJob nj{.prompt = std::move(body->prompt),
             .requested_model = std::move(body->model),
             .default_model = options_.default_model,
             .draft = body->draft};
   auto job = store_.CreateJob(call.scope, nj);
-  if (!job.ok()) return FromStatus(job.status());
+  if (!job.ok()) return ResponseFromStatus(job.status());
   if (hooks_.work_queued) hooks_.work_queued();
   return JobResponse(201, *job);
 }
@@ -515,36 +370,31 @@ HttpResponse Api::ListJobs(const Call& call, HttpRequest& req) {
     }
   }
   auto page = store_.ListJobs(call.scope, query);
-  if (!page.ok()) return FromStatus(page.status());
-  HttpResponse r;
-  JsonWriter w(&r.body);
-  w.BeginObject().Key("jobs").BeginArray();
-  for (const Job& j : page->jobs) WriteJob(j, w);
-  w.EndArray().Key("nextCursor").OptString(page->next_after_id).EndObject();
-  return r;
+  if (!page.ok()) return ResponseFromStatus(page.status());
+  return JobListResponse(*page);
 }
 
 HttpResponse Api::GetJob(const Call& call, HttpRequest& req) {
   auto job = store_.GetJob(call.scope, call.job_id);
-  if (!job.ok()) return FromStatus(job.status());
+  if (!job.ok()) return ResponseFromStatus(job.status());
   return JobResponse(200, *job);
 }
 
 HttpResponse Api::GetJobById(const Call& call, HttpRequest& req) {
   auto job = store_.FindJob(call.scope.org_id, call.job_id);
-  if (!job.ok()) return FromStatus(job.status());
+  if (!job.ok()) return ResponseFromStatus(job.status());
   return JobResponse(200, *job);
 }
 
 HttpResponse Api::AddMessage(const Call& call, HttpRequest& req) {
   if (!IsJsonContentType(req.content_type)) return UnsupportedMediaType();
   auto body = ParsePromptBody(req.body, /*allow_create_fields=*/false);
-  if (!body.ok()) return FromStatus(body.status());
+  if (!body.ok()) return ResponseFromStatus(body.status());
   auto job = store_.AddMessage(call.scope, call.job_id,
                                NewMessage{.prompt = std::move(body->prompt),
                                           .requested_model = std::move(body->model),
                                           .default_model = options_.default_model});
-  if (!job.ok()) return FromStatus(job.status());
+  if (!job.ok()) return ResponseFromStatus(job.status());
   if (hooks_.work_queued) hooks_.work_queued();
   return JobResponse(200, *job);
 }
@@ -560,48 +410,17 @@ HttpResponse Api::Transcript(const Call& call, HttpRequest& req) {
     }
   }
   auto page = store_.ListMessages(call.scope, call.job_id, query);
-  if (!page.ok()) return FromStatus(page.status());
+  if (!page.ok()) return ResponseFromStatus(page.status());
   auto usage = store_.JobUsage(call.scope, call.job_id);
-  if (!usage.ok()) return FromStatus(usage.status());
-  // One message's steps at a time, so a page holds at most its byte cap.
-  Json list = Json::array();
-  size_t bytes = 0;
-  std::optional<int> next_seq = page->next_after_seq;
-  for (const Message& m : page->messages) {
-    auto listed = store_.ListSteps(call.scope, call.job_id, m.seq, m.seq);
-    if (!listed.ok()) return FromStatus(listed.status());
-    Json steps = Json::array();
-    size_t size = MessageView(m, Json::array()).dump().size();
-    if (bytes + size > kMaxTranscriptPageBytes && !list.empty()) {
-      next_seq = list.back()["seq"].get<int>();
-      break;
-    }
-    size_t omitted = 0;
-    for (const auto& [seq, step] : *listed) {
-      Json view = StepView(step);
-      size_t step_size = view.dump(-1, ' ', false, Json::error_handler_t::replace).size() + 1;
-      if (bytes + size + step_size > kMaxTranscriptPageBytes && !list.empty()) break;
-      if (bytes + size + step_size > kMaxTranscriptPageBytes) {
-        ++omitted;
-        continue;
-      }
-      size += step_size;
-      steps.push_back(std::move(view));
-    }
-    if (steps.size() + omitted < listed->size()) {
-      next_seq = list.back()["seq"].get<int>();  // this message starts the next page
-      break;
-    }
-    Json view = MessageView(m, std::move(steps));
-    if (omitted > 0) view["turn"]["stepsOmitted"] = omitted;
-    list.push_back(std::move(view));
-    bytes += size;
+  if (!usage.ok()) return ResponseFromStatus(usage.status());
+  if (page->messages.empty()) {
+    return TranscriptResponse(call.job_id, *usage, *page, {});
   }
-  Json next = next_seq ? Json(std::to_string(*next_seq)) : Json(nullptr);
-  return JsonResponse(200, Json{{"jobId", call.job_id},
-                                {"usage", UsageView(usage->input_tokens, usage->output_tokens)},
-                                {"messages", std::move(list)},
-                                {"nextCursor", std::move(next)}});
+  // The steps of the whole page at once; the view gives each message its own.
+  auto steps = store_.ListSteps(call.scope, call.job_id, page->messages.front().seq,
+                                page->messages.back().seq);
+  if (!steps.ok()) return ResponseFromStatus(steps.status());
+  return TranscriptResponse(call.job_id, *usage, *page, *steps);
 }
 
 HttpResponse Api::ArchiveJob(const Call& call, HttpRequest& req) {
@@ -609,7 +428,7 @@ HttpResponse Api::ArchiveJob(const Call& call, HttpRequest& req) {
     return UnsupportedMediaType();
   }
   auto job = store_.ArchiveJob(call.scope, call.job_id);
-  if (!job.ok()) return FromStatus(job.status());
+  if (!job.ok()) return ResponseFromStatus(job.status());
   if (hooks_.job_archived) hooks_.job_archived(job->id);
   return JobResponse(200, *job);
 }
@@ -619,7 +438,7 @@ HttpResponse Api::StopJob(const Call& call, HttpRequest& req) {
     return UnsupportedMediaType();
   }
   auto job = store_.StopJob(call.scope, call.job_id);
-  if (!job.ok()) return FromStatus(job.status());
+  if (!job.ok()) return ResponseFromStatus(job.status());
   if (hooks_.job_stopped) hooks_.job_stopped(job->id);
   return JobResponse(200, *job);
 }

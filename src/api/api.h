@@ -1,5 +1,5 @@
-// The v2 Agent Jobs API: routing, authentication, validation and JSON views, on
-// top of the Store. See docs/api.md for the contract.
+// The v2 Agent Jobs API: routing, authentication and validation, on top of the
+// Store; the response bodies are api/views.h's. See docs/api.md for the contract.
 #pragma once
 
 #include <functional>
