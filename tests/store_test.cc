@@ -107,6 +107,62 @@ TEST_P(StoreTest, CreatedJobHasItsFirstMessageAndIsActive) {
   EXPECT_EQ((*messages)[0].state, TurnState::kQueued);
 }
 
+// A transcript page reads the steps of its messages in one call, bounded: whole
+// messages' steps while they fit, the first message's always, and it says up to
+// which message the steps are all there.
+TEST_P(StoreTest, StepsAreReadWholeMessagesAtATimeWithinABound) {
+  Job j = Create(project_);
+  const std::string kilobyte(1000, 'x');
+  for (int seq = 1; seq <= 4; ++seq) {
+    if (seq > 1) {
+      ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), j.id, "more").ok());
+    }
+    TurnInput t = Claim("w");
+    ASSERT_EQ(t.message.seq, seq);
+    TurnOutcome outcome{.succeeded = true};
+    if (seq != 2) {  // the second turn records no steps
+      outcome.steps = {TranscriptStep{.kind = TranscriptStep::Kind::kAssistant, .text = kilobyte},
+                       TranscriptStep{.kind = TranscriptStep::Kind::kTool,
+                                      .tool = "read_file",
+                                      .arguments = "{}",
+                                      .result = std::to_string(seq)}};
+    }
+    ASSERT_EQ(*store_->FinishTurn(t.turn_id, "w", outcome), LeaseState::kHeld);
+  }
+  auto all = store_->ListSteps(ScopeOf(project_), j.id, 1, 4, 1 << 20);
+  ASSERT_TRUE(all.ok()) << all.status().message();
+  EXPECT_EQ(all->through_seq, 4);
+  ASSERT_EQ(all->steps.size(), 6u);
+  EXPECT_EQ(all->steps[1].first, 1);
+  EXPECT_EQ(all->steps[1].second.result, "1");
+  EXPECT_EQ(all->steps[5].first, 4);
+  EXPECT_EQ(all->steps[5].second.tool, "read_file");
+
+  // 1,000 characters: the first message's steps (1,003) are read whole; the
+  // third's would start past the bound; the second has none, and is whole.
+  auto bounded = store_->ListSteps(ScopeOf(project_), j.id, 1, 4, 1000);
+  ASSERT_TRUE(bounded.ok());
+  EXPECT_EQ(bounded->through_seq, 2);
+  ASSERT_EQ(bounded->steps.size(), 2u);
+  EXPECT_EQ(bounded->steps[0].second.text, kilobyte);
+
+  // A bound smaller than one message still gives the first message's steps;
+  // 1,500 characters take the third's (starting at 1,003) as well.
+  auto two = store_->ListSteps(ScopeOf(project_), j.id, 1, 4, 1500);
+  ASSERT_TRUE(two.ok());
+  EXPECT_EQ(two->through_seq, 3);
+  EXPECT_EQ(two->steps.size(), 4u);
+  auto tiny = store_->ListSteps(ScopeOf(project_), j.id, 3, 4, 10);
+  ASSERT_TRUE(tiny.ok());
+  EXPECT_EQ(tiny->through_seq, 3);
+  ASSERT_EQ(tiny->steps.size(), 2u);
+  EXPECT_EQ(tiny->steps[1].second.result, "3");
+
+  // Tenancy: another organisation sees no steps.
+  EXPECT_EQ(store_->ListSteps(ScopeOf(other_project_), j.id, 1, 4, 1 << 20).status().code(),
+            Code::kNotFound);
+}
+
 TEST_P(StoreTest, ModelComesFromJobThenProjectThenServer) {
   Project with_model = project_;
   with_model.model = "project-model";

@@ -416,11 +416,19 @@ HttpResponse Api::Transcript(const Call& call, HttpRequest& req) {
   if (page->messages.empty()) {
     return TranscriptResponse(call.job_id, *usage, *page, {});
   }
-  // The steps of the whole page at once; the view gives each message its own.
-  auto steps = store_.ListSteps(call.scope, call.job_id, page->messages.front().seq,
-                                page->messages.back().seq);
+  // The steps of the page in one read, bounded by the page's size: the messages
+  // whose steps are left out go to the next page. The view gives each message
+  // its own steps.
+  auto steps =
+      store_.ListSteps(call.scope, call.job_id, page->messages.front().seq,
+                       page->messages.back().seq, static_cast<int64_t>(kMaxTranscriptPageBytes));
   if (!steps.ok()) return ResponseFromStatus(steps.status());
-  return TranscriptResponse(call.job_id, *usage, *page, *steps);
+  if (steps->through_seq < page->messages.back().seq &&
+      steps->through_seq >= page->messages.front().seq) {
+    std::erase_if(page->messages, [&](const Message& m) { return m.seq > steps->through_seq; });
+    page->next_after_seq = steps->through_seq;
+  }
+  return TranscriptResponse(call.job_id, *usage, *page, steps->steps);
 }
 
 HttpResponse Api::ArchiveJob(const Call& call, HttpRequest& req) {

@@ -173,10 +173,9 @@ class CachedStore final : public Store {
   Result<LocalPullRequest> GetPullRequest(const std::string& id) override {
     return inner_->GetPullRequest(id);
   }
-  Result<std::vector<std::pair<int, TranscriptStep>>> ListSteps(const Scope& scope,
-                                                                const std::string& job_id,
-                                                                int from_seq, int to_seq) override {
-    return inner_->ListSteps(scope, job_id, from_seq, to_seq);
+  Result<StepsPage> ListSteps(const Scope& scope, const std::string& job_id, int from_seq,
+                              int to_seq, int64_t max_bytes) override {
+    return inner_->ListSteps(scope, job_id, from_seq, to_seq, max_bytes);
   }
   Result<TokenUsage> JobUsage(const Scope& scope, const std::string& job_id) override {
     return inner_->JobUsage(scope, job_id);

@@ -66,6 +66,13 @@ struct MessageQuery {
   int limit = 100;
 };
 
+// Steps of a job's turns, by message seq, in order; the steps of every message
+// from the first asked for up to `through_seq` are all here.
+struct StepsPage {
+  std::vector<std::pair<int, TranscriptStep>> steps;
+  int through_seq = 0;
+};
+
 struct MessagePage {
   std::vector<Message> messages;
   std::optional<int> next_after_seq;  // set when more messages follow
@@ -156,11 +163,13 @@ class Store : public LocalPullRequestRecords {
   // The job's messages in order, a page at a time.
   virtual Result<MessagePage> ListMessages(const Scope& scope, const std::string& job_id,
                                            const MessageQuery& query) = 0;
-  // The steps of the job's turns `from_seq` to `to_seq`, in order, by message.
-  virtual Result<std::vector<std::pair<int, TranscriptStep>>> ListSteps(const Scope& scope,
-                                                                        const std::string& job_id,
-                                                                        int from_seq,
-                                                                        int to_seq) = 0;
+  // The steps of the job's turns `from_seq` to `to_seq`, in order, by message,
+  // a message's steps whole: those of each message whose steps start within
+  // `max_bytes` (of text, arguments and results, counted in characters), so at
+  // most `max_bytes` and one message's more. through_seq: to_seq, or the
+  // message before the first one left out.
+  virtual Result<StepsPage> ListSteps(const Scope& scope, const std::string& job_id, int from_seq,
+                                      int to_seq, int64_t max_bytes) = 0;
   // The tokens the job's turns used, all turns together.
   virtual Result<TokenUsage> JobUsage(const Scope& scope, const std::string& job_id) = 0;
   // All of them; for tests and tools on small jobs.

@@ -114,9 +114,8 @@ class SqlStore final : public Store {
   using Store::ListMessages;
   Result<MessagePage> ListMessages(const Scope& scope, const std::string& job_id,
                                    const MessageQuery& query) override;
-  Result<std::vector<std::pair<int, TranscriptStep>>> ListSteps(const Scope& scope,
-                                                                const std::string& job_id,
-                                                                int from_seq, int to_seq) override;
+  Result<StepsPage> ListSteps(const Scope& scope, const std::string& job_id, int from_seq,
+                              int to_seq, int64_t max_bytes) override;
   Result<TokenUsage> JobUsage(const Scope& scope, const std::string& job_id) override;
 
   // turns.cc

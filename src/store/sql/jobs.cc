@@ -187,18 +187,22 @@ Result<MessagePage> SqlStore::ListMessages(const Scope& scope, const std::string
   });
 }
 
-Result<std::vector<std::pair<int, TranscriptStep>>> SqlStore::ListSteps(const Scope& scope,
-                                                                        const std::string& job_id,
-                                                                        int from_seq, int to_seq) {
-  using Steps = std::vector<std::pair<int, TranscriptStep>>;
-  return Read<Steps>([&](Connection& c) -> Result<Steps> {
+Result<StepsPage> SqlStore::ListSteps(const Scope& scope, const std::string& job_id, int from_seq,
+                                      int to_seq, int64_t max_bytes) {
+  return Read<StepsPage>([&](Connection& c) -> Result<StepsPage> {
     auto job = LoadJob(c, scope, job_id);
     if (!job.ok()) return job.status();
-    auto r = c.Exec(kSelectSteps, {V(job_id), V(from_seq), V(to_seq)});
+    StepsPage page;
+    {
+      auto cut = c.Exec(kFirstStepsLeftOut, {V(job_id), V(from_seq), V(to_seq), V(max_bytes)});
+      if (!cut.ok()) return cut.status();
+      page.through_seq = to_seq;
+      if (cut->Next() && !cut->IsNull(0)) page.through_seq = static_cast<int>(cut->Int(0) - 1);
+    }
+    auto r = c.Exec(kSelectSteps, {V(job_id), V(from_seq), V(page.through_seq)});
     if (!r.ok()) return r.status();
-    Steps out;
-    while (r->Next()) out.emplace_back(static_cast<int>(r->Int("seq")), ReadStep(*r));
-    return out;
+    while (r->Next()) page.steps.emplace_back(static_cast<int>(r->Int("seq")), ReadStep(*r));
+    return page;
   });
 }
 

@@ -151,6 +151,13 @@ SQL(kSelectMessagesUpTo, DW_MESSAGE_COLUMNS
 SQL(kSelectMessagesPage,
     DW_MESSAGE_COLUMNS "WHERE m.job_id = ?1 AND m.seq > ?2 ORDER BY m.seq LIMIT ?3");
 #undef DW_MESSAGE_COLUMNS
+// The first message of ?2 .. ?3 whose steps are left out of a page of ?4
+// characters (Store::ListSteps), or NULL.
+SQL(kFirstStepsLeftOut,
+    "WITH sized AS (SELECT seq, SUM(LENGTH(text) + LENGTH(arguments) + LENGTH(result)) AS n "
+    "FROM steps WHERE job_id = ?1 AND seq >= ?2 AND seq <= ?3 GROUP BY seq) "
+    "SELECT MIN(seq) FROM (SELECT seq, SUM(n) OVER (ORDER BY seq) - n AS before FROM sized) w "
+    "WHERE before >= ?4");
 SQL(kSelectSteps,
     "SELECT seq, kind, text, tool, arguments, result, is_error FROM steps WHERE job_id = ?1 "
     "AND seq >= ?2 AND seq <= ?3 ORDER BY seq, n");
