@@ -1,9 +1,6 @@
 #include "http/server.h"
 
-#include "core/json_writer.h"
-
 #include <spdlog/spdlog.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -41,21 +38,6 @@ namespace {
 // Beast keeps one node per header field, several times the size of a short field
 // on the wire: the count is capped as well as the bytes.
 constexpr long kMaxHeaderFields = 100;
-
-std::string ErrorBody(std::string_view message, std::string_view code) {
-  std::string out;
-  JsonWriter w(&out);
-  w.BeginObject().Key("error").String(message).Key("code").String(code).EndObject();
-  return out;
-}
-
-}  // namespace
-
-HttpResponse ErrorResponse(int status, std::string_view message, std::string_view code) {
-  return HttpResponse{status, ErrorBody(message, code), "application/json", {}};
-}
-
-namespace {
 
 // Why a request's framing is refused (RFC 9112 sections 6.1 and 6.3), if it is:
 // with Transfer-Encoding, its last coding must be chunked (else the body's end
@@ -656,7 +638,7 @@ class HttpServer::Impl {
   // A connection over a cap gets a 503 if its send buffer takes it at once (it
   // always does on a new connection), and is closed; nothing waits on it.
   static void Refuse(Socket& socket, std::string_view why) {
-    std::string body = ErrorBody(why, "unavailable");
+    std::string body = ErrorResponse(503, why, "unavailable").body;
     std::string answer =
         "HTTP/1.1 503 Service Unavailable\r\nServer: docwright\r\n"
         "Content-Type: application/json\r\nRetry-After: 1\r\n"
@@ -705,23 +687,6 @@ class HttpServer::Impl {
   std::chrono::steady_clock::time_point last_refusal_log_{};
   uint16_t port_ = 0;
 };
-
-size_t RaiseOpenFileLimit() {
-  rlimit lim{};
-  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return 1024;
-  if (lim.rlim_cur < lim.rlim_max) {
-    rlimit raised = lim;
-    raised.rlim_cur = lim.rlim_max;
-    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) lim = raised;
-  }
-  return lim.rlim_cur == RLIM_INFINITY ? SIZE_MAX : static_cast<size_t>(lim.rlim_cur);
-}
-
-size_t MaxConnectionsForFdLimit(size_t wanted, size_t reserve) {
-  size_t fds = RaiseOpenFileLimit();
-  if (fds == SIZE_MAX) return wanted;
-  return std::max<size_t>(16, std::min(wanted, fds > reserve * 2 ? fds - reserve : fds / 2));
-}
 
 HttpServer::HttpServer(HttpServerOptions options, HttpHandlers handlers)
     : impl_(std::make_unique<Impl>(std::move(options), std::move(handlers))) {}
