@@ -1,6 +1,12 @@
 // Pull requests on the project's code host. One interface; one implementation per
-// forge: "local" (stored and shown by docwright), GitHub, GitLab and Gitea (also
-// Forgejo).
+// forge, each in its own unit: "local" (stored and shown by docwright:
+// forge/local.h), GitHub, GitLab and Gitea, also Forgejo (forge/hosted.h);
+// MakeForge (make_forge.cc) picks the project's.
+//
+// Lifetime and threads: a Forge is made for one turn and used by that turn's
+// thread only; it holds a copy of its ForgeContext, whose pointers (the records,
+// the mirror, the budget) must outlive it. MakeForge, ParseRepositoryUrl and
+// LocalPullRequestUrl may be called from any thread.
 #pragma once
 
 #include <chrono>
