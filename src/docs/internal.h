@@ -12,7 +12,9 @@
 //   checks.cc         the checks, and comparing them with the base
 //   render.cc         the site map as text for the system prompt
 //
-// Adding a framework is adding one module and listing it in site.cc.
+// Adding a framework is: its module (a FrameworkModule in a unit of its own),
+// its value of Framework and its name in ToString (docs.h), its entry in
+// ModuleFor and in detection (site.cc), and its unit in CMakeLists.txt.
 #pragma once
 
 #include <chrono>

@@ -213,7 +213,7 @@ class Session : public std::enable_shared_from_this<Session> {
                   beast::bind_front_handler(&Session::DoRead, shared_from_this()));
   }
 
-  // Called on shutdown, on the session's strand: an idle connection closes now, a
+  // Called on shutdown, on the session's I/O thread: an idle connection closes now, a
   // busy one after its response.
   void Stop() {
     if (reading_ && buffer_.size() == 0 && (!parser_ || !parser_->got_some())) {

@@ -143,7 +143,9 @@ class HttpServer {
   // The bound port (after Listen).
   uint16_t port() const;
   // Serves until shutdown has finished: stops accepting, lets in-flight requests
-  // finish (up to shutdown_grace), closes idle connections.
+  // finish (up to shutdown_grace), closes idle connections. Blocks the calling
+  // thread, which becomes one of the server's I/O threads; called once, after
+  // a successful Listen(). The handlers must outlive it.
   void Run();
   // Starts a graceful shutdown; thread-safe.
   void Shutdown();

@@ -2,6 +2,16 @@
 // and records their outcome. Leases make crashes safe: a claimed turn's lease is
 // renewed while it runs; if the process dies, the lease expires and another
 // worker re-runs the turn from the start (at most kMaxTurnAttempts times).
+//
+// Lifetime: the Store and the TurnHandler must outlive every thread of the
+// runner. Stop() returning true means none is left; when it returns false some
+// thread was left behind inside its turn (still using both), and the caller
+// must not destroy them: it should end the process instead.
+//
+// Threads: Start() and Stop() are called by the owner, from one thread; Wake(),
+// CancelJob() and StopJob() may be called from any thread at any time (the API's
+// handlers and the store's watchers call them), also before Start() and after
+// Stop().
 #pragma once
 
 #include <chrono>

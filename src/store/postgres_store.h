@@ -13,7 +13,7 @@
 // (synchronous_commit on, as PostgreSQL ships; claims commit without waiting for
 // the flush, as store.h allows). A transaction that fails on a
 // lost connection, a deadlock or a serialization failure before its COMMIT is
-// retried on a new connection, up to 3 times with backoff; one lost during its
+// run again on a new connection, 3 attempts in all with backoff; one lost during its
 // COMMIT is reported Unavailable, as it may or may not have been made.
 #pragma once
 

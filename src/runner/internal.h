@@ -1,0 +1,133 @@
+// Internal to the runner (runner/runner.h): Runner::Impl, split by concern over
+// several files:
+//   runner.cc     the threads: start, stop, a thread's end; Runner's methods
+//   workers.cc    the workers: waiting for work (the wake-up protocol), claims
+//   outcomes.cc   a claimed turn run by the TurnHandler, its outcome recorded
+//   heartbeat.cc  the heartbeat: lease renewals, and the watchdog
+//
+// Locking: one mutex, mu_, guards every member marked GUARDED_BY(mu_), and the
+// fields of Thread (reached through threads_ or Running::thread). The store and
+// the handler are never called under it. Clang checks the annotations
+// (-Wthread-safety).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <list>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "core/mutex.h"
+#include "runner/runner.h"
+
+namespace docwright {
+
+class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
+ public:
+  Impl(Store& store, TurnHandler& handler, RunnerOptions options);
+  Store& store() { return store_; }
+
+  // runner.cc
+  void Start() EXCLUDES(mu_);
+  bool Stop() EXCLUDES(mu_);
+
+  // workers.cc
+  void Wake() EXCLUDES(mu_);
+  void StopJob(const std::string& job_id) EXCLUDES(mu_);
+  void CancelJob(const std::string& job_id) EXCLUDES(mu_);
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  // A thread of this runner (its fields under mu_). `abandoned`: the watchdog
+  // gave up on its turn and a new worker took its place, or Stop() left it
+  // behind; it exits as soon as the turn returns, recording nothing.
+  // `held_project`: the project of the turn given up on, counted as a turn
+  // running of that project (and its organisation) by every claim of this
+  // runner until the thread really ends (Store::ClaimTurn's held projects).
+  struct Thread {
+    std::thread thread;
+    bool done = false;
+    bool abandoned = false;
+    std::string held_project;
+  };
+
+  // A claimed turn being run here. Keyed by a run id: the same turn may be
+  // claimed again by another worker of this process after a lost lease.
+  struct Running {
+    int64_t turn_id = 0;
+    std::string job_id;
+    std::string project_id;
+    std::string worker_id;
+    std::shared_ptr<CancelToken> cancel;
+    Clock::time_point renewed_at;  // the last successful claim or renewal
+    Clock::time_point started_at;
+    std::optional<Clock::time_point> cancelled_at;  // seen cancelled by the watchdog
+    Thread* thread = nullptr;
+  };
+
+  // A turn the watchdog gave up on, whose outcome is recorded once mu_ is
+  // released (a deadline's only).
+  struct GivenUp {
+    int64_t turn_id;
+    std::string worker_id, job_id;
+    bool deadline;
+  };
+
+  // runner.cc
+  void StartWorker() REQUIRES(mu_);
+  void ThreadDone(Thread& t) EXCLUDES(mu_);
+  bool AllThreadsDone() REQUIRES(mu_);
+
+  // workers.cc
+  void WorkerLoop(Thread& self, const std::string& worker_id) EXCLUDES(mu_);
+  void IdleWait() EXCLUDES(mu_);
+  void WaitForWork(MutexLock& lock) REQUIRES(mu_);
+  void WakeOne() REQUIRES(mu_);
+  std::vector<std::string> HeldProjects() EXCLUDES(mu_);
+  bool IsStopping() EXCLUDES(mu_);
+
+  // outcomes.cc
+  void RunTurn(Thread& self, const std::string& worker_id, TurnInput input) EXCLUDES(mu_);
+  TurnOutcome Handle(const TurnInput& input, CancelToken& cancel);
+  // The outcome to record for a turn the handler returned interrupted; nullopt
+  // when nothing is to be recorded (it was handed back, archived or lost).
+  std::optional<TurnOutcome> AfterInterruption(const TurnInput& input, const std::string& worker_id,
+                                               const CancelToken& cancel);
+  std::string DeadlineError() const;
+  void Record(int64_t turn_id, const std::string& worker_id, const std::string& job_id, int seq,
+              const TurnOutcome& outcome) EXCLUDES(mu_);
+
+  // heartbeat.cc
+  void HeartbeatLoop() EXCLUDES(mu_);
+  std::vector<GivenUp> Watch(Clock::time_point now) REQUIRES(mu_);
+  void GiveUp(Running& r, std::vector<GivenUp>& given_up) REQUIRES(mu_);
+  void Renew(uint64_t run_id, Running& running) EXCLUDES(mu_);
+
+  Store& store_;
+  TurnHandler& handler_;
+  const RunnerOptions options_;
+  std::string worker_prefix_;
+
+  Mutex mu_;
+  std::condition_variable work_cv_;       // idle workers wait here
+  std::condition_variable heartbeat_cv_;  // the heartbeat thread waits here
+  std::condition_variable done_cv_;       // Stop() waits here for threads to end
+  int wakeups_ GUARDED_BY(mu_) = 0;
+  int idle_ GUARDED_BY(mu_) = 0;         // workers in IdleWait
+  bool poller_ GUARDED_BY(mu_) = false;  // an idle worker is polling the store (IdleWait)
+  int next_worker_ GUARDED_BY(mu_) = 0;
+  bool started_ GUARDED_BY(mu_) = false;
+  bool stopping_ GUARDED_BY(mu_) = false;
+  uint64_t last_run_id_ GUARDED_BY(mu_) = 0;
+  std::map<uint64_t, Running> running_ GUARDED_BY(mu_);
+  std::list<Thread> threads_ GUARDED_BY(mu_);  // a list: a Thread stays put
+};
+
+}  // namespace docwright

@@ -1,0 +1,129 @@
+// A claimed turn run by the TurnHandler, and its outcome recorded
+// (runner/internal.h).
+#include <spdlog/spdlog.h>
+
+#include <exception>
+
+#include "core/text.h"
+#include "runner/internal.h"
+
+namespace docwright {
+
+void Runner::Impl::RunTurn(Thread& self, const std::string& worker_id, TurnInput input) {
+  auto cancel = std::make_shared<CancelToken>();
+  if (input.stop_requested) cancel->RequestStop();
+  uint64_t run_id;
+  {
+    MutexLock lock(mu_);
+    if (stopping_) cancel->Cancel(CancelToken::Reason::kShutdown);
+    run_id = ++last_run_id_;
+    auto now = Clock::now();
+    running_[run_id] = Running{.turn_id = input.turn_id,
+                               .job_id = input.job.id,
+                               .project_id = input.project.id,
+                               .worker_id = worker_id,
+                               .cancel = cancel,
+                               .renewed_at = now,
+                               .started_at = now,
+                               .thread = &self};
+  }
+  spdlog::info("job {}: turn {} started (attempt {})", input.job.id, input.message.seq,
+               input.attempt);
+
+  TurnOutcome result = Handle(input, *cancel);
+  {
+    MutexLock lock(mu_);
+    running_.erase(run_id);
+    // The watchdog recorded this turn's outcome and replaced this worker.
+    if (self.abandoned) return;
+  }
+  if (result.interrupted) {
+    auto concluded = AfterInterruption(input, worker_id, *cancel);
+    if (!concluded) return;
+    result = std::move(*concluded);
+  }
+  // The turn ran to its end: record it, even if a cancellation came meanwhile
+  // (the store ignores it if the job was archived or the lease is gone).
+  if (!result.succeeded && !result.error) result.error = "the turn failed";
+  if (result.succeeded) result.error.reset();
+  Record(input.turn_id, worker_id, input.job.id, input.message.seq, result);
+}
+
+TurnOutcome Runner::Impl::Handle(const TurnInput& input, CancelToken& cancel) {
+  TurnOutcome result;
+  result.interrupted = true;  // unless the handler runs
+  if (cancel.cancelled()) return result;
+  try {
+    return handler_.RunTurn(input, cancel);
+  } catch (const std::exception& e) {
+    spdlog::error("job {}: the turn threw: {}", input.job.id, e.what());
+  } catch (...) {
+  }
+  return TurnOutcome{.error = "internal error while running the turn"};
+}
+
+std::optional<TurnOutcome> Runner::Impl::AfterInterruption(const TurnInput& input,
+                                                           const std::string& worker_id,
+                                                           const CancelToken& cancel) {
+  switch (cancel.reason()) {
+    case CancelToken::Reason::kShutdown: {
+      Status s = store_.ReleaseTurn(input.turn_id, worker_id);
+      if (!s.ok()) spdlog::warn("job {}: cannot release turn: {}", input.job.id, s.message());
+      spdlog::info("job {}: turn {} handed back on shutdown", input.job.id, input.message.seq);
+      return std::nullopt;
+    }
+    case CancelToken::Reason::kArchived:
+      spdlog::info("job {}: turn {} stopped: the job was archived", input.job.id,
+                   input.message.seq);
+      return std::nullopt;
+    case CancelToken::Reason::kLeaseLost:
+      spdlog::warn("job {}: turn {} stopped: its lease was lost", input.job.id, input.message.seq);
+      return std::nullopt;
+    case CancelToken::Reason::kDeadline:
+      return TurnOutcome{.error = DeadlineError()};
+    case CancelToken::Reason::kNone:
+      break;
+  }
+  // Interrupted without being asked to: a bug in the handler. Fail the turn
+  // rather than leave it to be re-run.
+  return TurnOutcome{.error = "the turn stopped unexpectedly"};
+}
+
+std::string Runner::Impl::DeadlineError() const {
+  return "the turn ran past its time limit of " +
+         std::to_string(
+             std::chrono::duration_cast<std::chrono::seconds>(options_.turn_deadline).count()) +
+         " s and was stopped";
+}
+
+// A transient store failure must not lose the outcome: retry for a while, and
+// briefly when shutting down. If all fail, the lease expires and the turn is
+// re-run: nothing is lost.
+void Runner::Impl::Record(int64_t turn_id, const std::string& worker_id, const std::string& job_id,
+                          int seq, const TurnOutcome& outcome) {
+  for (int attempt = 0;; ++attempt) {
+    auto finished = store_.FinishTurn(turn_id, worker_id, outcome);
+    if (finished.ok()) {
+      if (*finished == LeaseState::kHeld && outcome.succeeded) {
+        spdlog::info("job {}: turn {} succeeded", job_id, seq);
+      } else if (*finished == LeaseState::kHeld) {
+        // The reason, as the job's `error` gives it (free of secrets), on one
+        // bounded line.
+        spdlog::warn("job {}: turn {} failed: {}", job_id, seq,
+                     OneLogLine(outcome.error.value_or("the turn failed")));
+      } else {
+        spdlog::warn(
+            "job {}: turn {} outcome discarded: {}", job_id, seq,
+            *finished == LeaseState::kCancelled ? "the job was archived" : "the lease was lost");
+      }
+      return;
+    }
+    if (attempt >= (IsStopping() ? 2 : 20)) {
+      spdlog::error("job {}: cannot record the outcome: {}", job_id, finished.status().message());
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100 * (attempt + 1)));
+  }
+}
+
+}  // namespace docwright
