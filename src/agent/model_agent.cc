@@ -130,16 +130,201 @@ std::string ModelAgent::SystemPrompt(const git::Workspace& workspace, size_t max
                          max_site_map_bytes);
 }
 
-AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace, CancelToken& cancel) {
+namespace {
+
+// What a turn carries from one step of the tool loop to the next.
+struct TurnRun {
+  const TurnInput& turn;
+  git::Workspace& workspace;
+  CancelToken& cancel;
+  const AgentBudgets& budgets;
+  Clock::time_point started;
+  Clock::time_point deadline;
+  WorkBudget* work = nullptr;  // the base's, if it has one
+  int repairs_left = 0;
   AgentResult result;
   size_t recorded_bytes = 0;
-  auto fail = [&](std::string error) {
+
+  void Record(TranscriptStep step) { agent::Record(result, recorded_bytes, std::move(step)); }
+  AgentResult Fail(std::string error) {
     result.succeeded = false;
     result.error = std::move(error);
     return result;
-  };
+  }
+  AgentResult Interrupted() {
+    result.interrupted = true;
+    return result;
+  }
+  docs::CheckReport Check() {
+    return docs::CheckChanges(workspace, {.cancel = &cancel, .deadline = deadline, .turn = work});
+  }
+};
+
+// The first request of the turn: the system prompt over `map` and `policy`, the
+// tools and the conversation so far.
+llm::ModelRequest FirstRequest(TurnRun& run, const docs::SiteMap& map,
+                               const agent::WritePolicy& policy) {
+  llm::ModelRequest request;
+  request.model = *run.turn.job.model;
+  std::optional<agent::RepositoryInstructions> instructions =
+      agent::ReadInstructions(run.workspace);
+  request.system = SystemPromptFor(map, policy, instructions, run.budgets.max_site_map_bytes);
+  if (instructions) {
+    run.Record(TranscriptStep{TranscriptStep::Kind::kContext,
+                              "The repository's instructions from " + instructions->path + " (" +
+                                  std::to_string(instructions->text.size()) + " bytes" +
+                                  (instructions->cut ? ", cut" : "") +
+                                  ") are part of the system prompt."});
+  }
+  request.tools = agent::Toolbox::Specs();
+  request.max_output_tokens = run.budgets.max_output_tokens;
+  request.messages = Conversation(run.turn);
+  return request;
+}
+
+// Stopped by the job's owner before step `step`: the work so far is kept, and
+// checked as a finish is, with what remains listed in the pull request (no
+// repair round).
+AgentResult StopOnRequest(TurnRun& run, int step) {
+  docs::CheckReport report = run.Check();
+  run.result.notes.clear();
+  for (const auto& n : report.notes) run.result.notes.push_back(ProblemText(n));
+  for (const auto& p : report.problems) run.result.problems.push_back(ProblemText(p));
+  std::string why = "The turn was stopped on request after " + std::to_string(step - 1) +
+                    " step(s); the changes made so far are kept.";
+  run.Record(TranscriptStep{TranscriptStep::Kind::kContext, why});
+  run.result.succeeded = true;
+  run.result.summary = why;
+  return run.result;
+}
+
+// `outcome` of a call to finish: the checks run before the turn may end. Only
+// what the edits made worse is sent back, while repair rounds remain (then
+// `outcome` becomes the request to fix it); the site's older problems and
+// remarks on style are notes for the pull request. Sets `finished` if the turn
+// may end.
+void CheckFinish(TurnRun& run, agent::ToolOutcome& outcome,
+                 std::optional<agent::ToolOutcome>& finished) {
+  docs::CheckReport report = run.Check();
+  const std::vector<docs::Problem>& problems = report.problems;
+  run.result.notes.clear();
+  for (const auto& n : report.notes) run.result.notes.push_back(ProblemText(n));
+  if (!problems.empty() && run.repairs_left > 0) {
+    --run.repairs_left;
+    std::string text =
+        "Not finished: the checks found problems in your changes. Fix them, "
+        "then call finish again:\n";
+    for (const auto& p : problems) text += "- " + ProblemText(p) + "\n";
+    outcome = {text, true};
+  } else {
+    for (const auto& p : problems) run.result.problems.push_back(ProblemText(p));
+    finished = outcome;
+  }
+}
+
+// Carries out the tool calls of `reply` (already cut to kMaxToolCallsPerReply;
+// `refused_calls` more were left out) and answers each in `request`. Returns how
+// the turn ends, if it does.
+std::optional<AgentResult> CarryOutToolCalls(TurnRun& run, agent::Toolbox& tools,
+                                             llm::ModelRequest& request,
+                                             const llm::ModelReply& reply, size_t refused_calls) {
+  std::optional<agent::ToolOutcome> finished;
+  for (size_t i = 0; i < reply.tool_calls.size(); ++i) {
+    const llm::ToolCall& call = reply.tool_calls[i];
+    agent::ToolOutcome outcome;
+    if (run.cancel.cancelled()) return run.Interrupted();
+    if (finished) {
+      outcome = {"ignored: finish was already called", true};
+    } else if (Clock::now() - run.started > run.budgets.max_wall) {
+      outcome = {"ignored: the turn is out of time", true};
+    } else {
+      outcome = tools.Call(call.name, call.arguments);
+    }
+    if (outcome.finished) CheckFinish(run, outcome, finished);
+    if (refused_calls > 0 && i + 1 == reply.tool_calls.size()) {
+      outcome.content += "\n[" + std::to_string(refused_calls) +
+                         " further tool calls of this reply were refused: at most " +
+                         std::to_string(kMaxToolCallsPerReply) + " are carried out per reply]";
+    }
+    // Work over the repository past the turn's limits ends the turn: every
+    // later read would be refused as well.
+    if (const WorkBudget* work = run.workspace.base().budget(); work && work->spent()) {
+      if (run.cancel.cancelled() || work->cancelled()) return run.Interrupted();
+      run.Record(TranscriptStep{TranscriptStep::Kind::kTool, "", call.name,
+                                Bounded(call.arguments, kMaxStepArgumentsBytes),
+                                Bounded(outcome.content, kMaxStepResultBytes), true});
+      return run.Fail("the turn's work over the repository was stopped: " +
+                      work->status().message() + "; nothing was pushed");
+    }
+    run.Record(TranscriptStep{TranscriptStep::Kind::kTool, "", call.name,
+                              Bounded(call.arguments, kMaxStepArgumentsBytes),
+                              Bounded(outcome.content, kMaxStepResultBytes), outcome.is_error});
+    llm::ChatMessage answer{
+        llm::ChatMessage::Role::kTool, outcome.content, {}, call.id, outcome.is_error};
+    request.messages.push_back(std::move(answer));
+  }
+  if (finished) {
+    run.result.succeeded = true;
+    run.result.summary = finished->summary;
+    if (!finished->title.empty()) run.result.title = finished->title;
+    return run.result;
+  }
+  return std::nullopt;
+}
+
+// Step `step` of the tool loop: one model request and the tool calls of its
+// reply. Returns how the turn ends, if it does.
+std::optional<AgentResult> TakeStep(TurnRun& run, llm::Model& model, agent::Toolbox& tools,
+                                    llm::ModelRequest& request, int step) {
+  if (run.cancel.cancelled()) return run.Interrupted();
+  if (run.cancel.stop_requested()) return StopOnRequest(run, step);
+  if (step > run.budgets.max_steps) {
+    return run.Fail("the agent used its " + std::to_string(run.budgets.max_steps) +
+                    " steps without finishing; nothing was pushed");
+  }
+  if (Clock::now() - run.started > run.budgets.max_wall) {
+    return run.Fail("the turn ran out of time (" + std::to_string(run.budgets.max_wall.count()) +
+                    " s); nothing was pushed");
+  }
+  auto reply = model.Complete(request);
+  if (run.cancel.cancelled()) return run.Interrupted();
+  if (!reply.ok()) return run.Fail(reply.status().message());
+  TokenUsage& usage = run.result.usage;
+  usage.input_tokens += reply->usage.input_tokens;
+  usage.output_tokens += reply->usage.output_tokens;
+  if (usage.input_tokens + usage.output_tokens > run.budgets.max_tokens) {
+    return run.Fail("the turn used more than " + std::to_string(run.budgets.max_tokens) +
+                    " tokens; nothing was pushed");
+  }
+  if (!reply->text.empty()) {
+    run.Record(TranscriptStep{TranscriptStep::Kind::kAssistant,
+                              Bounded(reply->text, kMaxStepResultBytes)});
+  }
+  // Only the first kMaxToolCallsPerReply calls of a reply are carried out; the
+  // rest are neither recorded nor sent back (a reply of 50,000 calls would grow
+  // every later request and the transcript by as much). The model is told.
+  size_t refused_calls = 0;
+  if (reply->tool_calls.size() > kMaxToolCallsPerReply) {
+    refused_calls = reply->tool_calls.size() - kMaxToolCallsPerReply;
+    reply->tool_calls.resize(kMaxToolCallsPerReply);
+  }
+  llm::ChatMessage said{llm::ChatMessage::Role::kAssistant, reply->text, reply->tool_calls};
+  request.messages.push_back(said);
+  if (reply->tool_calls.empty()) {
+    // No tool call and no finish: ask for one, which costs a step.
+    request.messages.push_back({llm::ChatMessage::Role::kUser,
+                                "Use the tools to carry out the instruction, then call finish."});
+    return std::nullopt;
+  }
+  return CarryOutToolCalls(run, tools, request, *reply, refused_calls);
+}
+
+}  // namespace
+
+AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace, CancelToken& cancel) {
+  TurnRun run{.turn = turn, .workspace = workspace, .cancel = cancel, .budgets = budgets_};
   if (!turn.job.model || turn.job.model->empty()) {
-    return fail(
+    return run.Fail(
         "no model is set for this job: set DOCWRIGHT_MODEL, the project's --model, or "
         "the job's \"model\"");
   }
@@ -147,173 +332,28 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace, Ca
   config.sleep = [&cancel](std::chrono::milliseconds d) { return !cancel.WaitFor(d); };
   config.cancelled = [&cancel] { return cancel.cancelled(); };
   auto model = llm::MakeModel(config);
-  if (!model.ok()) return fail(model.status().message());
+  if (!model.ok()) return run.Fail(model.status().message());
 
-  const auto started = Clock::now();
-  const auto deadline = std::chrono::steady_clock::now() + budgets_.max_wall;
+  run.started = Clock::now();
+  run.deadline = std::chrono::steady_clock::now() + budgets_.max_wall;
   // The workspace has no edits yet: the map and the policy are the base's.
-  WorkBudget* work = workspace.base().budget();
-  docs::SiteMap map = docs::BuildSiteMap(
-      workspace,
-      {.max_files = kMaxSiteMapFiles, .cancel = &cancel, .deadline = deadline, .turn = work});
-  if (work && work->spent()) {
-    if (cancel.cancelled() || work->cancelled()) {
-      result.interrupted = true;
-      return result;
-    }
-    return fail("the turn's work over the repository was stopped: " + work->status().message() +
-                "; nothing was pushed");
+  run.work = workspace.base().budget();
+  docs::SiteMap map = docs::BuildSiteMap(workspace, {.max_files = kMaxSiteMapFiles,
+                                                     .cancel = &cancel,
+                                                     .deadline = run.deadline,
+                                                     .turn = run.work});
+  if (run.work && run.work->spent()) {
+    if (cancel.cancelled() || run.work->cancelled()) return run.Interrupted();
+    return run.Fail("the turn's work over the repository was stopped: " +
+                    run.work->status().message() + "; nothing was pushed");
   }
   agent::WritePolicy policy(map, turn.project.write_paths);
   agent::Toolbox tools(workspace, &policy);
-  llm::ModelRequest request;
-  request.model = *turn.job.model;
-  std::optional<agent::RepositoryInstructions> instructions = agent::ReadInstructions(workspace);
-  request.system = SystemPromptFor(map, policy, instructions, budgets_.max_site_map_bytes);
-  if (instructions) {
-    Record(result, recorded_bytes,
-           TranscriptStep{TranscriptStep::Kind::kContext,
-                          "The repository's instructions from " + instructions->path + " (" +
-                              std::to_string(instructions->text.size()) + " bytes" +
-                              (instructions->cut ? ", cut" : "") +
-                              ") are part of the system prompt."});
-  }
-  request.tools = agent::Toolbox::Specs();
-  request.max_output_tokens = budgets_.max_output_tokens;
-  request.messages = Conversation(turn);
-  int repairs_left = budgets_.repair_rounds;
+  llm::ModelRequest request = FirstRequest(run, map, policy);
+  run.repairs_left = budgets_.repair_rounds;
 
   for (int step = 1;; ++step) {
-    if (cancel.cancelled()) {
-      result.interrupted = true;
-      return result;
-    }
-    if (cancel.stop_requested()) {
-      // Stopped by the job's owner: the work so far is kept, and checked as a
-      // finish is, with what remains listed in the pull request (no repair round).
-      docs::CheckReport report =
-          docs::CheckChanges(workspace, {.cancel = &cancel, .deadline = deadline, .turn = work});
-      result.notes.clear();
-      for (const auto& n : report.notes) result.notes.push_back(ProblemText(n));
-      for (const auto& p : report.problems) result.problems.push_back(ProblemText(p));
-      std::string why = "The turn was stopped on request after " + std::to_string(step - 1) +
-                        " step(s); the changes made so far are kept.";
-      Record(result, recorded_bytes, TranscriptStep{TranscriptStep::Kind::kContext, why});
-      result.succeeded = true;
-      result.summary = why;
-      return result;
-    }
-    if (step > budgets_.max_steps) {
-      return fail("the agent used its " + std::to_string(budgets_.max_steps) +
-                  " steps without finishing; nothing was pushed");
-    }
-    if (Clock::now() - started > budgets_.max_wall) {
-      return fail("the turn ran out of time (" + std::to_string(budgets_.max_wall.count()) +
-                  " s); nothing was pushed");
-    }
-    auto reply = (*model)->Complete(request);
-    if (cancel.cancelled()) {
-      result.interrupted = true;
-      return result;
-    }
-    if (!reply.ok()) return fail(reply.status().message());
-    result.usage.input_tokens += reply->usage.input_tokens;
-    result.usage.output_tokens += reply->usage.output_tokens;
-    if (result.usage.input_tokens + result.usage.output_tokens > budgets_.max_tokens) {
-      return fail("the turn used more than " + std::to_string(budgets_.max_tokens) +
-                  " tokens; nothing was pushed");
-    }
-    if (!reply->text.empty()) {
-      Record(result, recorded_bytes,
-             TranscriptStep{TranscriptStep::Kind::kAssistant,
-                            Bounded(reply->text, kMaxStepResultBytes)});
-    }
-    // Only the first kMaxToolCallsPerReply calls of a reply are carried out; the
-    // rest are neither recorded nor sent back (a reply of 50,000 calls would grow
-    // every later request and the transcript by as much). The model is told.
-    size_t refused_calls = 0;
-    if (reply->tool_calls.size() > kMaxToolCallsPerReply) {
-      refused_calls = reply->tool_calls.size() - kMaxToolCallsPerReply;
-      reply->tool_calls.resize(kMaxToolCallsPerReply);
-    }
-    llm::ChatMessage said{llm::ChatMessage::Role::kAssistant, reply->text, reply->tool_calls};
-    request.messages.push_back(said);
-    if (reply->tool_calls.empty()) {
-      // No tool call and no finish: ask for one, which costs a step.
-      request.messages.push_back({llm::ChatMessage::Role::kUser,
-                                  "Use the tools to carry out the instruction, then call finish."});
-      continue;
-    }
-
-    std::optional<agent::ToolOutcome> finished;
-    for (size_t i = 0; i < reply->tool_calls.size(); ++i) {
-      const llm::ToolCall& call = reply->tool_calls[i];
-      agent::ToolOutcome outcome;
-      if (cancel.cancelled()) {
-        result.interrupted = true;
-        return result;
-      }
-      if (finished) {
-        outcome = {"ignored: finish was already called", true};
-      } else if (Clock::now() - started > budgets_.max_wall) {
-        outcome = {"ignored: the turn is out of time", true};
-      } else {
-        outcome = tools.Call(call.name, call.arguments);
-      }
-      if (outcome.finished) {
-        // The checks run before the turn may end.
-        // Only what the edits made worse is sent back; the site's older problems
-        // and remarks on style are notes for the pull request.
-        docs::CheckReport report =
-            docs::CheckChanges(workspace, {.cancel = &cancel, .deadline = deadline, .turn = work});
-        const std::vector<docs::Problem>& problems = report.problems;
-        result.notes.clear();
-        for (const auto& n : report.notes) result.notes.push_back(ProblemText(n));
-        if (!problems.empty() && repairs_left > 0) {
-          --repairs_left;
-          std::string text =
-              "Not finished: the checks found problems in your changes. Fix them, "
-              "then call finish again:\n";
-          for (const auto& p : problems) text += "- " + ProblemText(p) + "\n";
-          outcome = {text, true};
-        } else {
-          for (const auto& p : problems) result.problems.push_back(ProblemText(p));
-          finished = outcome;
-        }
-      }
-      if (refused_calls > 0 && i + 1 == reply->tool_calls.size()) {
-        outcome.content += "\n[" + std::to_string(refused_calls) +
-                           " further tool calls of this reply were refused: at most " +
-                           std::to_string(kMaxToolCallsPerReply) + " are carried out per reply]";
-      }
-      // Work over the repository past the turn's limits ends the turn: every
-      // later read would be refused as well.
-      if (const WorkBudget* work = workspace.base().budget(); work && work->spent()) {
-        if (cancel.cancelled() || work->cancelled()) {
-          result.interrupted = true;
-          return result;
-        }
-        Record(result, recorded_bytes,
-               TranscriptStep{TranscriptStep::Kind::kTool, "", call.name,
-                              Bounded(call.arguments, kMaxStepArgumentsBytes),
-                              Bounded(outcome.content, kMaxStepResultBytes), true});
-        return fail("the turn's work over the repository was stopped: " + work->status().message() +
-                    "; nothing was pushed");
-      }
-      Record(result, recorded_bytes,
-             TranscriptStep{TranscriptStep::Kind::kTool, "", call.name,
-                            Bounded(call.arguments, kMaxStepArgumentsBytes),
-                            Bounded(outcome.content, kMaxStepResultBytes), outcome.is_error});
-      llm::ChatMessage answer{
-          llm::ChatMessage::Role::kTool, outcome.content, {}, call.id, outcome.is_error};
-      request.messages.push_back(std::move(answer));
-    }
-    if (finished) {
-      result.succeeded = true;
-      result.summary = finished->summary;
-      if (!finished->title.empty()) result.title = finished->title;
-      return result;
-    }
+    if (std::optional<AgentResult> end = TakeStep(run, **model, tools, request, step)) return *end;
   }
 }
 

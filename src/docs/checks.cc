@@ -431,39 +431,102 @@ class TouchedLines {
   std::unordered_map<std::string, Entry> entries_;
 };
 
+// What the checks found: problems for repair, and notes.
+struct Findings {
+  Problems problems, notes;
+};
+
+// Where each moved file among `changes` came from: its problems there are not new.
+std::map<std::string, std::string> MovedFrom(const git::Workspace& files, const Changes& changes) {
+  std::map<std::string, std::string> sources;
+  std::map<std::string, std::string> deleted_blobs;  // blob -> path
+  for (const auto& [path, change] : changes) {
+    if (change.kind == git::Change::Kind::kDelete && deleted_blobs.size() < kMaxCheckedFiles) {
+      deleted_blobs.emplace(files.base().BlobIdAt(path), path);
+    }
+  }
+  for (const auto& [path, change] : changes) {
+    if (change.kind != git::Change::Kind::kCopy) continue;
+    auto from = deleted_blobs.find(change.blob);
+    if (from != deleted_blobs.end()) sources.emplace(path, from->second);
+  }
+  // A file moved and then edited is a new file: its source is the one deleted
+  // file of the same name, when there is exactly one.
+  std::map<std::string_view, std::vector<std::string_view>> deleted_by_name;
+  for (const auto& [blob, path] : deleted_blobs) deleted_by_name[Basename(path)].push_back(path);
+  for (const auto& [path, change] : changes) {
+    if (change.kind == git::Change::Kind::kDelete || sources.count(path) ||
+        files.base().IsFile(path)) {
+      continue;
+    }
+    auto same = deleted_by_name.find(Basename(path));
+    if (same != deleted_by_name.end() && same->second.size() == 1) {
+      sources.emplace(path, std::string(same->second.front()));
+    }
+  }
+  return sources;
+}
+
+// Each page of `written` that is new and not in the site's navigation, where the
+// site has one it does not generate.
+void CheckNavigation(const git::Workspace& files, const Site& site,
+                     const std::vector<std::string>& written, Problems& out) {
+  if (!site.nav_known || site.nav_file.empty() || site.map.navigation_generated) return;
+  std::set<std::string> listed;
+  for (const RawEntry& entry : site.entries) listed.insert(entry.path);
+  for (const std::string& path : written) {
+    if (!IsPageFile(path) || files.base().IsFile(path) || listed.count(path)) continue;
+    if (!site.module->NeedsNavigation(site, path)) continue;
+    out.Add(path, 0, site.module->NotInNavigationMessage(site, path));
+  }
+}
+
+// How many times each problem of `list` occurs, by KeyOf.
+std::unordered_map<std::string, int> KeyCounts(Problems& list) {
+  std::unordered_map<std::string, int> keys;
+  for (const Problem& p : list.list()) ++keys[KeyOf(p)];
+  return keys;
+}
+
+// What the edits made worse: the findings `now` apart from those of the base
+// (`then`). What was there before, on a line the edits did not write, is the
+// site's. When the base could not be checked to its end (not `base_whole`),
+// nothing on an untouched line is sent for repair: a false alarm costs more
+// than a note.
+Findings NewFindings(const git::Workspace& files, const std::map<std::string, std::string>& sources,
+                     bool base_whole, Findings& then, Findings& now) {
+  Findings out;
+  TouchedLines touched(files, files.base(), sources);
+  auto problem_keys = KeyCounts(then.problems);
+  for (Problem& p : now.problems.list()) {
+    auto it = problem_keys.find(KeyOf(p));
+    bool was_there = it != problem_keys.end() && it->second > 0;
+    bool untouched_in_old_file = p.line > 0 && files.base().IsFile(p.path) && !touched.Touched(p);
+    if ((was_there || (!base_whole && untouched_in_old_file)) && !touched.Touched(p)) {
+      if (was_there) --it->second;
+      p.message = "already before these changes: " + p.message;
+      out.notes.Add(std::move(p));
+    } else {
+      out.problems.Add(std::move(p));
+    }
+  }
+  auto note_keys = KeyCounts(then.notes);
+  for (Problem& p : now.notes.list()) {
+    auto it = note_keys.find(KeyOf(p));
+    if (it != note_keys.end() && it->second > 0 && !touched.Touched(p)) {
+      --it->second;
+      continue;  // an old remark on style is not worth repeating
+    }
+    out.notes.Add(std::move(p));
+  }
+  return out;
+}
+
 }  // namespace
 
 CheckReport CheckChanges(const git::Workspace& files, const Limits& limits) {
   Changes changes = files.Changes();
-  // Where each moved file came from: its problems there are not new.
-  std::map<std::string, std::string> sources;
-  {
-    std::map<std::string, std::string> deleted_blobs;  // blob -> path
-    for (const auto& [path, change] : changes) {
-      if (change.kind == git::Change::Kind::kDelete && deleted_blobs.size() < kMaxCheckedFiles) {
-        deleted_blobs.emplace(files.base().BlobIdAt(path), path);
-      }
-    }
-    for (const auto& [path, change] : changes) {
-      if (change.kind != git::Change::Kind::kCopy) continue;
-      auto from = deleted_blobs.find(change.blob);
-      if (from != deleted_blobs.end()) sources.emplace(path, from->second);
-    }
-    // A file moved and then edited is a new file: its source is the one deleted
-    // file of the same name, when there is exactly one.
-    std::map<std::string_view, std::vector<std::string_view>> deleted_by_name;
-    for (const auto& [blob, path] : deleted_blobs) deleted_by_name[Basename(path)].push_back(path);
-    for (const auto& [path, change] : changes) {
-      if (change.kind == git::Change::Kind::kDelete || sources.count(path) ||
-          files.base().IsFile(path)) {
-        continue;
-      }
-      auto same = deleted_by_name.find(Basename(path));
-      if (same != deleted_by_name.end() && same->second.size() == 1) {
-        sources.emplace(path, std::string(same->second.front()));
-      }
-    }
-  }
+  std::map<std::string, std::string> sources = MovedFrom(files, changes);
   std::vector<std::string> written, existed;
   for (const auto& [path, change] : changes) {
     if (change.kind == git::Change::Kind::kDelete) continue;
@@ -481,11 +544,11 @@ CheckReport CheckChanges(const git::Workspace& files, const Limits& limits) {
   Site before_site = LoadSite(was_load);
   before_site.module->PrepareChecks(was_load, before_site);
   CheckContext before{was, none, before_site, base_budget};
-  Problems then, then_notes;
-  CheckFiles(before, existed, then, then_notes);
-  CheckGroupTitles(before, changes, then_notes);
+  Findings then;
+  CheckFiles(before, existed, then.problems, then.notes);
+  CheckGroupTitles(before, changes, then.notes);
   // A moved file's old problems are known by its new path.
-  for (Problem& p : then.list()) {
+  for (Problem& p : then.problems.list()) {
     for (const auto& [to, from] : sources) {
       if (p.path == from) p.path = to;
     }
@@ -496,63 +559,24 @@ CheckReport CheckChanges(const git::Workspace& files, const Limits& limits) {
   Site site = LoadSite(load);
   site.module->PrepareChecks(load, site);
   CheckContext ctx{files, changes, site, budget};
-  Problems now, now_notes;
-  CheckFiles(ctx, written, now, now_notes);
-  CheckLinksToRemovedFiles(ctx, before, now);
-  CheckGroupTitles(ctx, changes, now_notes);
-  if (site.nav_known && !site.nav_file.empty() && !site.map.navigation_generated) {
-    std::set<std::string> listed;
-    for (const RawEntry& entry : site.entries) listed.insert(entry.path);
-    for (const std::string& path : written) {
-      if (!IsPageFile(path) || files.base().IsFile(path) || listed.count(path)) continue;
-      if (!site.module->NeedsNavigation(site, path)) continue;
-      now.Add(path, 0, site.module->NotInNavigationMessage(site, path));
-    }
-  }
+  Findings now;
+  CheckFiles(ctx, written, now.problems, now.notes);
+  CheckLinksToRemovedFiles(ctx, before, now.problems);
+  CheckGroupTitles(ctx, changes, now.notes);
+  CheckNavigation(files, site, written, now.problems);
 
-  // What was there before, on a line the edits did not write, is the site's.
-  // When the base could not be checked to its end, nothing on an untouched line
-  // is sent for repair: a false alarm costs more than a note.
   const bool base_whole = !base_budget.spent();
   CheckReport report;
-  Problems problems, notes;
-  TouchedLines touched(files, files.base(), sources);
-  auto old_keys = [](Problems& list) {
-    std::unordered_map<std::string, int> keys;
-    for (const Problem& p : list.list()) ++keys[KeyOf(p)];
-    return keys;
-  };
-  auto problem_keys = old_keys(then);
-  for (Problem& p : now.list()) {
-    auto it = problem_keys.find(KeyOf(p));
-    bool was_there = it != problem_keys.end() && it->second > 0;
-    bool untouched_in_old_file = p.line > 0 && files.base().IsFile(p.path) && !touched.Touched(p);
-    if ((was_there || (!base_whole && untouched_in_old_file)) && !touched.Touched(p)) {
-      if (was_there) --it->second;
-      p.message = "already before these changes: " + p.message;
-      notes.Add(std::move(p));
-    } else {
-      problems.Add(std::move(p));
-    }
-  }
-  auto note_keys = old_keys(then_notes);
-  for (Problem& p : now_notes.list()) {
-    auto it = note_keys.find(KeyOf(p));
-    if (it != note_keys.end() && it->second > 0 && !touched.Touched(p)) {
-      --it->second;
-      continue;  // an old remark on style is not worth repeating
-    }
-    notes.Add(std::move(p));
-  }
-  for (const std::string& n : site.notes) notes.Add("", 0, n);
+  Findings found = NewFindings(files, sources, base_whole, then, now);
+  for (const std::string& n : site.notes) found.notes.Add("", 0, n);
   for (const Budget* b : {&base_budget, &budget}) {
     if (b->spent() && !b->cancelled()) {
-      notes.Add("", 0, "the checks stopped early: " + b->Reason());
+      found.notes.Add("", 0, "the checks stopped early: " + b->Reason());
       break;
     }
   }
-  report.problems = problems.Take(limits.max_problems);
-  report.notes = notes.Take(limits.max_notes);
+  report.problems = found.problems.Take(limits.max_problems);
+  report.notes = found.notes.Take(limits.max_notes);
   return report;
 }
 

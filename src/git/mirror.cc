@@ -416,6 +416,105 @@ Result<DiffText> Mirror::Diff(const std::string& base, const std::string& head, 
   return DiffTrees(repo, old_tree.get(), new_tree->get(), max_bytes, budget);
 }
 
+namespace {
+
+// The head of `target` among the `n` heads a remote listed, if it has one.
+const git_oid* HeadOf(const git_remote_head** heads, size_t n, const std::string& target) {
+  const git_oid* current = nullptr;
+  for (size_t i = 0; i < n; ++i) {
+    if (target == heads[i]->name) current = &heads[i]->oid;
+  }
+  return current;
+}
+
+// One push of `commit` to `branch` over a remote: the private ref `local` points
+// at the commit, and the branch's head is to be `expected` (none: no branch).
+struct RemotePush {
+  git_remote* remote;
+  const Credentials& credentials;
+  const std::string& url;
+  const std::function<bool()>& cancelled;
+  const TransferScope& scope;
+  const std::string& branch;
+  const std::string& local;
+  const git_oid& commit;
+  const std::optional<git_oid>& expected;
+};
+
+// After the server refused the update: true if the branch moved after the
+// lease was taken (to something other than the commit pushed), read on a
+// connection of its own. False when that cannot be told.
+bool LeaseBroken(const RemotePush& p, const std::string& target) {
+  git_remote_disconnect(p.remote);
+  RemoteSession again{p.credentials, p.url, nullptr, &p.scope};
+  git_remote_callbacks recheck = Callbacks(&again);
+  const git_remote_head** heads = nullptr;
+  size_t n = 0;
+  if (git_remote_connect(p.remote, GIT_DIRECTION_FETCH, &recheck, nullptr, nullptr) == 0 &&
+      git_remote_ls(&heads, &n, p.remote) == 0) {
+    const git_oid* current = HeadOf(heads, n, target);
+    bool moved =
+        p.expected ? (!current || !git_oid_equal(current, &*p.expected)) : current != nullptr;
+    bool ours = current && git_oid_equal(current, &p.commit);
+    return moved && !ours;
+  }
+  return false;
+}
+
+// Pushes as `p` says, under a lease: the branch's head is read on the connection
+// the push will use, the push then tells the server that old value, and the
+// server refuses the update if the branch moved in between.
+Status PushToRemote(const RemotePush& p) {
+  RemoteSession state{p.credentials, p.url, &p.cancelled, &p.scope};
+  git_remote_callbacks callbacks = Callbacks(&state);
+  callbacks.push_update_reference = [](const char*, const char* status, void* payload) {
+    if (status) static_cast<RemoteSession*>(payload)->rejected = status;
+    return 0;
+  };
+
+  git_error_clear();
+  int rc = git_remote_connect(p.remote, GIT_DIRECTION_PUSH, &callbacks, nullptr, nullptr);
+  if (rc != 0) return SessionFail(state, "cannot push " + p.branch, rc);
+  const git_remote_head** heads = nullptr;
+  size_t n = 0;
+  rc = git_remote_ls(&heads, &n, p.remote);
+  if (rc != 0) return SessionFail(state, "cannot push " + p.branch, rc);
+  std::string target = "refs/heads/" + p.branch;
+  const git_oid* current = HeadOf(heads, n, target);
+  bool as_expected =
+      p.expected ? (current && git_oid_equal(current, &*p.expected)) : current == nullptr;
+  if (!as_expected) {
+    return Status::Conflict("the remote branch " + p.branch +
+                            " has changed since this turn started; fetch and try again");
+  }
+
+  std::string spec = p.local + ":" + target;  // no '+': never a forced update
+  char* specs[] = {spec.data()};
+  git_strarray refspecs{specs, 1};
+  git_push_options opts = GIT_PUSH_OPTIONS_INIT;
+  opts.callbacks = callbacks;
+  rc = git_remote_push(p.remote, &refspecs, &opts);
+  if (rc == GIT_ENONFASTFORWARD || (rc == 0 && !state.rejected.empty())) {
+    // The server refused the update. If the branch moved after the check above
+    // (its words for that vary: "failed to update ref", "cannot lock ref", ...),
+    // it is the lease that failed: say so, so the caller starts from the new head.
+    if (LeaseBroken(p, target)) {
+      return Status::Conflict("the remote branch " + p.branch +
+                              " has changed since this turn started; fetch and try again");
+    }
+    if (rc == GIT_ENONFASTFORWARD) rc = 0;
+    if (state.rejected.empty()) state.rejected = "not a fast-forward";
+  }
+  if (rc != 0) return SessionFail(state, "cannot push " + p.branch, rc);
+  if (!state.rejected.empty()) {
+    return Status::Unavailable("the remote refused the push of " + p.branch + ": " +
+                               RedactCredentials(state.rejected));
+  }
+  return Status();
+}
+
+}  // namespace
+
 Status Mirror::Push(const std::string& commit, const std::string& branch,
                     const std::optional<std::string>& expected_head,
                     const std::function<bool()>& cancelled) {
@@ -450,70 +549,16 @@ Status Mirror::Push(const std::string& commit, const std::string& branch,
   auto remote = impl_->Remote();
   if (!remote.ok()) return remote.status();
   const Credentials credentials = impl_->CredentialsNow();
-  RemoteSession state{credentials, impl_->url, &cancelled, &scope};
-  git_remote_callbacks callbacks = Callbacks(&state);
-  callbacks.push_update_reference = [](const char*, const char* status, void* payload) {
-    if (status) static_cast<RemoteSession*>(payload)->rejected = status;
-    return 0;
-  };
-
-  // The lease: read the branch's head on the connection the push will use. The
-  // push then tells the server that old value, and the server refuses the update
-  // if the branch moved in between.
-  git_error_clear();
-  rc = git_remote_connect(remote->get(), GIT_DIRECTION_PUSH, &callbacks, nullptr, nullptr);
-  if (rc != 0) return SessionFail(state, "cannot push " + branch, rc);
-  const git_remote_head** heads = nullptr;
-  size_t n = 0;
-  rc = git_remote_ls(&heads, &n, remote->get());
-  if (rc != 0) return SessionFail(state, "cannot push " + branch, rc);
-  std::string target = "refs/heads/" + branch;
-  const git_oid* current = nullptr;
-  for (size_t i = 0; i < n; ++i) {
-    if (target == heads[i]->name) current = &heads[i]->oid;
-  }
-  bool as_expected =
-      expected ? (current && git_oid_equal(current, &*expected)) : current == nullptr;
-  if (!as_expected) {
-    return Status::Conflict("the remote branch " + branch +
-                            " has changed since this turn started; fetch and try again");
-  }
-
-  std::string spec = local + ":" + target;  // no '+': never a forced update
-  char* specs[] = {spec.data()};
-  git_strarray refspecs{specs, 1};
-  git_push_options opts = GIT_PUSH_OPTIONS_INIT;
-  opts.callbacks = callbacks;
-  rc = git_remote_push(remote->get(), &refspecs, &opts);
-  if (rc == GIT_ENONFASTFORWARD || (rc == 0 && !state.rejected.empty())) {
-    // The server refused the update. If the branch moved after the check above
-    // (its words for that vary: "failed to update ref", "cannot lock ref", ...),
-    // it is the lease that failed: say so, so the caller starts from the new head.
-    git_remote_disconnect(remote->get());
-    RemoteSession again{credentials, impl_->url, nullptr, &scope};
-    git_remote_callbacks recheck = Callbacks(&again);
-    if (git_remote_connect(remote->get(), GIT_DIRECTION_FETCH, &recheck, nullptr, nullptr) == 0 &&
-        git_remote_ls(&heads, &n, remote->get()) == 0) {
-      current = nullptr;
-      for (size_t i = 0; i < n; ++i) {
-        if (target == heads[i]->name) current = &heads[i]->oid;
-      }
-      bool moved =
-          expected ? (!current || !git_oid_equal(current, &*expected)) : current != nullptr;
-      bool ours = current && git_oid_equal(current, &*oid);
-      if (moved && !ours) {
-        return Status::Conflict("the remote branch " + branch +
-                                " has changed since this turn started; fetch and try again");
-      }
-    }
-    if (rc == GIT_ENONFASTFORWARD) rc = 0;
-    if (state.rejected.empty()) state.rejected = "not a fast-forward";
-  }
-  if (rc != 0) return SessionFail(state, "cannot push " + branch, rc);
-  if (!state.rejected.empty()) {
-    return Status::Unavailable("the remote refused the push of " + branch + ": " +
-                               RedactCredentials(state.rejected));
-  }
+  Status pushed = PushToRemote({.remote = remote->get(),
+                                .credentials = credentials,
+                                .url = impl_->url,
+                                .cancelled = cancelled,
+                                .scope = scope,
+                                .branch = branch,
+                                .local = local,
+                                .commit = *oid,
+                                .expected = expected});
+  if (!pushed.ok()) return pushed;
   // The private ref has served; the mirror now knows the remote's new head.
   git_reference_delete(ref_ptr.get());
   std::string tracking = "refs/remotes/origin/" + branch;

@@ -147,42 +147,49 @@ class HttpModel : public Model {
 
 // --- OpenAI-compatible Chat Completions -------------------------------------------
 
+// The conversation of `request` as Chat Completions messages, the system prompt
+// first.
+json OpenAiMessages(const ModelRequest& request) {
+  json messages = json::array();
+  if (!request.system.empty())
+    messages.push_back({{"role", "system"}, {"content", request.system}});
+  for (const ChatMessage& m : request.messages) {
+    switch (m.role) {
+      case ChatMessage::Role::kUser:
+        messages.push_back({{"role", "user"}, {"content", m.text}});
+        break;
+      case ChatMessage::Role::kAssistant: {
+        // null content is only allowed beside tool calls.
+        json message{
+            {"role", "assistant"},
+            {"content", m.text.empty() && !m.tool_calls.empty() ? json(nullptr) : json(m.text)}};
+        if (!m.tool_calls.empty()) {
+          json calls = json::array();
+          for (const ToolCall& c : m.tool_calls) {
+            calls.push_back({{"id", c.id},
+                             {"type", "function"},
+                             {"function", {{"name", c.name}, {"arguments", c.arguments}}}});
+          }
+          message["tool_calls"] = std::move(calls);
+        }
+        messages.push_back(std::move(message));
+        break;
+      }
+      case ChatMessage::Role::kTool:
+        messages.push_back(
+            {{"role", "tool"}, {"tool_call_id", m.tool_call_id}, {"content", m.text}});
+        break;
+    }
+  }
+  return messages;
+}
+
 class OpenAiModel final : public HttpModel {
  public:
   explicit OpenAiModel(ProviderConfig config) : HttpModel("openai", std::move(config)) {}
 
   Result<ModelReply> Complete(const ModelRequest& request) override {
-    json messages = json::array();
-    if (!request.system.empty())
-      messages.push_back({{"role", "system"}, {"content", request.system}});
-    for (const ChatMessage& m : request.messages) {
-      switch (m.role) {
-        case ChatMessage::Role::kUser:
-          messages.push_back({{"role", "user"}, {"content", m.text}});
-          break;
-        case ChatMessage::Role::kAssistant: {
-          // null content is only allowed beside tool calls.
-          json message{
-              {"role", "assistant"},
-              {"content", m.text.empty() && !m.tool_calls.empty() ? json(nullptr) : json(m.text)}};
-          if (!m.tool_calls.empty()) {
-            json calls = json::array();
-            for (const ToolCall& c : m.tool_calls) {
-              calls.push_back({{"id", c.id},
-                               {"type", "function"},
-                               {"function", {{"name", c.name}, {"arguments", c.arguments}}}});
-            }
-            message["tool_calls"] = std::move(calls);
-          }
-          messages.push_back(std::move(message));
-          break;
-        }
-        case ChatMessage::Role::kTool:
-          messages.push_back(
-              {{"role", "tool"}, {"tool_call_id", m.tool_call_id}, {"content", m.text}});
-          break;
-      }
-    }
+    json messages = OpenAiMessages(request);
     json body{{"model", request.model}, {"messages", std::move(messages)}};
     body[limit_field_] = request.max_output_tokens;
     if (!request.tools.empty()) {
@@ -222,7 +229,12 @@ class OpenAiModel final : public HttpModel {
     }
     if (!reply.ok()) return reply.status();
 
-    const json& r = *reply;
+    return ReadReply(*reply);
+  }
+
+ private:
+  // The reply of Complete, from the provider's JSON reply `r`.
+  Result<ModelReply> ReadReply(const json& r) const {
     if (!r.contains("choices") || !r["choices"].is_array() || r["choices"].empty() ||
         !r["choices"][0].is_object() || !r["choices"][0].contains("message") ||
         !r["choices"][0]["message"].is_object()) {
@@ -256,7 +268,6 @@ class OpenAiModel final : public HttpModel {
     return out;
   }
 
- private:
   static constexpr const char* kMaxTokens = "max_tokens";
   static constexpr const char* kMaxCompletionTokens = "max_completion_tokens";
   // The name this server takes for the output limit, learnt from a refusal:
