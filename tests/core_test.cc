@@ -132,6 +132,35 @@ TEST(Text, BlankAndSlug) {
   EXPECT_LE(Slugify(std::string(100, 'a'), 40).size(), 40u);
 }
 
+TEST(Text, TrimSpaceTakesSpacesAndTabsFromBothEndsOnly) {
+  EXPECT_EQ(TrimSpace(" \t a \t b\t "), "a \t b");
+  EXPECT_EQ(TrimSpace("chunked"), "chunked");
+  EXPECT_EQ(TrimSpace(""), "");
+  EXPECT_EQ(TrimSpace(" \t \t"), "");
+  // Line breaks and other whitespace are not HTTP's optional whitespace.
+  EXPECT_EQ(TrimSpace("\r\n x \n"), "\r\n x \n");
+  EXPECT_EQ(TrimSpace(" \v x\f "), "\v x\f");
+  // A view into the argument, not a copy.
+  std::string_view text = "  gzip ";
+  EXPECT_EQ(TrimSpace(text).data(), text.data() + 2);
+}
+
+TEST(Text, TrimTakesTheGivenCharactersFromTheEndsItIsAskedTo) {
+  EXPECT_EQ(Trim("  key  ", " "), "key");
+  EXPECT_EQ(Trim("\t key \t", " "), "\t key \t");
+  EXPECT_EQ(Trim("..a.b..", "."), "a.b");
+  EXPECT_EQ(Trim("x\r\n \t", " \t\r\n"), "x");
+  EXPECT_EQ(Trim("abc", ""), "abc");
+  EXPECT_EQ(Trim("aaaa", "a"), "");
+  EXPECT_EQ(Trim(std::string_view("\0a\0", 3), std::string_view("\0", 1)), "a");
+  EXPECT_EQ(TrimLeft(" \t x \t ", " \t"), "x \t ");
+  EXPECT_EQ(TrimLeft(" \t ", " \t"), "");
+  EXPECT_EQ(TrimRight(" \t x \t ", " \t"), " \t x");
+  EXPECT_EQ(TrimRight("---\t \r", " \t"), "---\t \r");
+  EXPECT_EQ(TrimRight(" \t ", " \t"), "");
+  EXPECT_EQ(TrimRight("", " "), "");
+}
+
 TEST(Text, ControlCharactersAreFoundWhereverTheyAre) {
   EXPECT_TRUE(HasControlCharacter(std::string(1, '\0'), true));
   EXPECT_TRUE(HasControlCharacter(std::string("ok\0", 3), true));

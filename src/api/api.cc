@@ -16,6 +16,7 @@
 #include "api/views.h"
 #include "core/api_key.h"
 #include "core/ids.h"
+#include "core/text.h"
 
 namespace docwright {
 namespace {
@@ -34,9 +35,7 @@ bool ParseIntParam(std::string_view v, int lo, int hi, int* out) {
 }
 
 bool IsJsonContentType(std::string_view ct) {
-  std::string_view media = ct.substr(0, ct.find(';'));
-  while (!media.empty() && (media.back() == ' ' || media.back() == '\t')) media.remove_suffix(1);
-  while (!media.empty() && (media.front() == ' ' || media.front() == '\t')) media.remove_prefix(1);
+  std::string_view media = TrimSpace(ct.substr(0, ct.find(';')));
   if (media.size() != 16) return false;
   for (size_t i = 0; i < media.size(); ++i) {
     char c = media[i];
@@ -202,9 +201,7 @@ std::variant<HttpResponse, Api::Call> Api::Resolve(HttpRequest& req) {
     return ResponseFromStatus(Status::Unauthenticated(
         "missing or malformed Authorization header; expected 'Bearer <API key>'"));
   }
-  std::string_view secret = auth.substr(kBearer.size());
-  while (!secret.empty() && secret.front() == ' ') secret.remove_prefix(1);
-  while (!secret.empty() && secret.back() == ' ') secret.remove_suffix(1);
+  std::string_view secret = Trim(auth.substr(kBearer.size()), " ");
   if (!LooksLikeApiKey(secret))
     return ResponseFromStatus(Status::Unauthenticated("invalid API key"));
   std::string hash = HashApiKey(secret);

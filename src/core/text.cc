@@ -83,6 +83,22 @@ bool IsBlank(std::string_view s) {
   return true;
 }
 
+std::string_view Trim(std::string_view s, std::string_view chars) {
+  return TrimRight(TrimLeft(s, chars), chars);
+}
+
+std::string_view TrimLeft(std::string_view s, std::string_view chars) {
+  size_t first = s.find_first_not_of(chars);
+  return s.substr(first == std::string_view::npos ? s.size() : first);
+}
+
+std::string_view TrimRight(std::string_view s, std::string_view chars) {
+  size_t last = s.find_last_not_of(chars);
+  return s.substr(0, last == std::string_view::npos ? 0 : last + 1);
+}
+
+std::string_view TrimSpace(std::string_view s) { return Trim(s, " \t"); }
+
 bool HasControlCharacter(std::string_view s, bool allow_line_breaks) {
   for (size_t i = 0; i < s.size(); ++i) {
     auto c = static_cast<unsigned char>(s[i]);

@@ -1,4 +1,4 @@
-// Text helpers shared by the layers: UTF-8 validation and slugs.
+// Text helpers shared by the layers: UTF-8 validation, trimming and slugs.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +21,15 @@ std::string ScrubUtf8(std::string_view s);
 
 // True if `s` holds nothing but ASCII whitespace.
 bool IsBlank(std::string_view s);
+
+// `s` without the characters of `chars` at both ends (Trim), at its start
+// (TrimLeft) or at its end (TrimRight): a view into `s`.
+std::string_view Trim(std::string_view s, std::string_view chars);
+std::string_view TrimLeft(std::string_view s, std::string_view chars);
+std::string_view TrimRight(std::string_view s, std::string_view chars);
+// `s` without ASCII spaces and tabs at both ends (HTTP's optional whitespace);
+// other whitespace, line breaks included, stays.
+std::string_view TrimSpace(std::string_view s);
 
 // True if valid UTF-8 `s` holds a control character: C0 (NUL included), DEL or
 // C1; tab, line feed and carriage return are allowed when `allow_line_breaks`.

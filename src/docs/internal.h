@@ -90,6 +90,8 @@ std::optional<std::string> Normalize(std::string_view path);
 bool InIgnoredFolder(std::string_view path, std::string_view root);
 // Docusaurus drops "01-" style ordering prefixes from doc ids.
 std::string StripNumberPrefixes(std::string_view id);
+// `s` without ASCII whitespace (what std::isspace takes in the C locale) at
+// either end.
 std::string_view Trim(std::string_view s);
 // The line of `text` starting at `pos`, without its line break; `*next` is where
 // the following line starts.

@@ -510,8 +510,7 @@ Frontmatter SplitFrontmatter(std::string_view text) {
   fm.body = pos;
   if (pos >= text.size()) return fm;
   auto delimiter = [](std::string_view line, std::string_view d) {
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
-    return line == d;
+    return TrimRight(line, " \t") == d;
   };
   size_t next;
   if (!delimiter(LineFrom(text, pos, &next), "---")) return fm;

@@ -117,11 +117,7 @@ std::string StripNumberPrefixes(std::string_view id) {
   return out;
 }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
+std::string_view Trim(std::string_view s) { return docwright::Trim(s, " \t\n\v\f\r"); }
 
 std::string_view LineFrom(std::string_view text, size_t pos, size_t* next) {
   size_t nl = text.find('\n', pos);

@@ -4,16 +4,12 @@
 
 #include <cstring>
 
+#include "core/text.h"
+
 namespace docwright {
 namespace {
 
 using Bytes = std::array<uint8_t, 16>;
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 std::string Text(const Bytes& b) {
   char out[INET6_ADDRSTRLEN] = {};
@@ -30,7 +26,7 @@ std::string Text(const Bytes& b) {
 // "[2001:db8::1]", "[2001:db8::1]:4711", or a bare IPv6 address; quotes of a
 // Forwarded quoted-string already removed.
 std::optional<Bytes> NodeAddress(std::string_view node) {
-  node = Trim(node);
+  node = TrimSpace(node);
   if (!node.empty() && node.front() == '[') {
     size_t close = node.find(']');
     if (close == std::string_view::npos) return std::nullopt;
@@ -68,16 +64,16 @@ std::optional<Bytes> ForwardedFor(std::string_view element) {
   while (pos <= element.size()) {
     size_t semi = element.find(';', pos);
     if (semi == std::string_view::npos) semi = element.size();
-    std::string_view pair = Trim(element.substr(pos, semi - pos));
+    std::string_view pair = TrimSpace(element.substr(pos, semi - pos));
     pos = semi + 1;
     size_t eq = pair.find('=');
     if (eq == std::string_view::npos) continue;
-    std::string_view name = Trim(pair.substr(0, eq));
+    std::string_view name = TrimSpace(pair.substr(0, eq));
     if (name.size() != 3 || (name[0] | 0x20) != 'f' || (name[1] | 0x20) != 'o' ||
         (name[2] | 0x20) != 'r') {
       continue;
     }
-    std::string_view value = Trim(pair.substr(eq + 1));
+    std::string_view value = TrimSpace(pair.substr(eq + 1));
     std::string unquoted;
     if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
       value = value.substr(1, value.size() - 2);

@@ -1,5 +1,7 @@
 #include "http/server.h"
 
+#include "core/text.h"
+
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
@@ -67,8 +69,7 @@ std::optional<FramingRefusal> FramingError(const http::request<http::string_body
       size_t comma = value.find(',');
       std::string_view item = value.substr(0, comma);
       value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
-      while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
-      while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+      item = TrimSpace(item);
       if (item.empty()) continue;
       if (codings.size() >= 8) {
         return FramingRefusal{400, "too many transfer codings", "bad_framing"};

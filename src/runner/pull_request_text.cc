@@ -27,11 +27,7 @@ std::string FirstLine(const std::string& text, size_t max_chars) {
     line.clear();
     start = end == std::string::npos ? text.size() : end + 1;
   }
-  while (!line.empty() && (line.back() == ' ' || line.back() == '\r' || line.back() == '\t')) {
-    line.pop_back();
-  }
-  size_t lead = line.find_first_not_of(" \t");
-  line.erase(0, lead == std::string::npos ? line.size() : lead);
+  line = std::string(TrimLeft(TrimRight(line, " \t\r"), " \t"));
   if (Utf8Length(line).value_or(line.size()) <= max_chars) return line;
   // Keep max_chars - 1 whole characters, then back up to a word boundary.
   size_t bytes = 0;
@@ -128,8 +124,7 @@ std::string WithoutTrailers(const std::string& text) {
     size_t end = text.find('\n', start);
     std::string_view line(text.data() + start,
                           (end == std::string::npos ? text.size() : end) - start);
-    size_t lead = line.find_first_not_of(" \t");
-    std::string_view rest = lead == std::string_view::npos ? std::string_view() : line.substr(lead);
+    std::string_view rest = TrimLeft(line, " \t");
     constexpr std::string_view kPrefix = "docwright-";
     bool looks = rest.size() >= kPrefix.size() &&
                  std::equal(kPrefix.begin(), kPrefix.end(), rest.begin(), [](char a, char b) {
