@@ -47,6 +47,11 @@ int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
 
   try {
     app.parse(argc, argv);
+  } catch (const CLI::ValidationError& e) {
+    // A value outside its option's range is refused like the values the
+    // commands check themselves: exit code 1.
+    app.exit(e);
+    return 1;
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }

@@ -133,16 +133,23 @@ void WarnAboutModelConfig(const ModelConfig& m) {
 constexpr int kDefaultWorkers = 64;
 constexpr int kMaxWorkers = 2000;
 
-struct ServeOptions {
-  std::string listen = "127.0.0.1:8080";
+// The options of both `serve` and `worker`: the turns this node runs.
+struct NodeOptions {
   // Turns in flight on this node. A turn spends nearly all its time waiting for
   // the model, so this is sized for waiting, not for the cores.
   int workers = kDefaultWorkers;
-  int io_threads = 0;
   std::string public_url;
   double lease_seconds = 30;
   int turn_deadline_s = 0;  // 0: the agent's wall-time budget plus five minutes
   int git_timeout_s = 60;
+  std::string commit_name = "docwright";
+  std::string commit_email = "docwright@localhost";
+};
+
+// The options of `serve` alone: its HTTP server.
+struct HttpOptions {
+  std::string listen = "127.0.0.1:8080";
+  int io_threads = 0;
   int cache_ms = 250;
   int request_timeout_s = 30;
   int header_timeout_s = 10;
@@ -151,9 +158,87 @@ struct ServeOptions {
   std::string access_log = "stderr";  // off, stderr or a file
   std::vector<std::string> trusted_proxies;          // address ranges of reverse proxies
   std::string forwarded_header = "x-forwarded-for";  // the header they name the client in
-  std::string commit_name = "docwright";
-  std::string commit_email = "docwright@localhost";
 };
+
+struct ServeOptions {
+  NodeOptions node;
+  HttpOptions http;
+};
+
+// The options `serve` and `worker` share. `min_workers` is 0 for `serve` (the
+// API alone) and 1 for `worker`, which exists to run turns.
+void AddNodeOptions(CLI::App* cmd, NodeOptions& o, int min_workers) {
+  cmd->add_option("--workers", o.workers, "turns in flight (default 64, at most 2000)")
+      ->check(CLI::Range(min_workers, kMaxWorkers))
+      ->envname("DOCWRIGHT_WORKERS");
+  cmd->add_option("--public-url", o.public_url, "URL clients reach the API server at")
+      ->envname("DOCWRIGHT_PUBLIC_URL");
+  cmd->add_option("--turn-deadline", o.turn_deadline_s,
+                  "seconds a turn may run before it is stopped and its job fails (default: "
+                  "the agent's time budget plus 300)")
+      ->check(CLI::Range(0, 24 * 3600))
+      ->envname("DOCWRIGHT_TURN_DEADLINE");
+  cmd->add_option("--lease-seconds", o.lease_seconds,
+                  "how long a crashed worker's turn waits before it is re-run")
+      ->check(CLI::Range(0.05, 3600.0))
+      ->envname("DOCWRIGHT_LEASE_SECONDS");
+  cmd->add_option("--git-timeout", o.git_timeout_s,
+                  "seconds a git remote may stay silent during a fetch or push (and, up to "
+                  "10, to accept a connection) before the operation fails")
+      ->check(CLI::Range(1, 3600))
+      ->envname("DOCWRIGHT_GIT_TIMEOUT");
+  cmd->add_option("--commit-name", o.commit_name, "author name of the agent's commits")
+      ->envname("DOCWRIGHT_COMMIT_NAME");
+  cmd->add_option("--commit-email", o.commit_email, "author email of the agent's commits")
+      ->envname("DOCWRIGHT_COMMIT_EMAIL");
+}
+
+// `serve`'s options on where it listens and how it reads and caches.
+void AddListenOptions(CLI::App* cmd, HttpOptions& o) {
+  cmd->add_option("--listen", o.listen, "HOST:PORT to listen on")->envname("DOCWRIGHT_LISTEN");
+  cmd->add_option("--io-threads", o.io_threads, "HTTP threads (default: one per core)")
+      ->check(CLI::Range(0, 256));
+  cmd->add_option("--cache-ms", o.cache_ms,
+                  "how long a job or key read may lag writes made by other processes "
+                  "(0: no cache)")
+      ->check(CLI::Range(0, 60000))
+      ->envname("DOCWRIGHT_CACHE_MS");
+  cmd->add_option("--access-log", o.access_log,
+                  "a line per request (method, route, status, time, key id, client): off, "
+                  "stderr or a file to append to (default: stderr)")
+      ->envname("DOCWRIGHT_ACCESS_LOG");
+  cmd->add_option("--port-file", o.port_file,
+                  "once listening, write the port to this file (with --listen HOST:0)");
+}
+
+// `serve`'s options on what it allows its clients, and on the proxies in front.
+void AddClientOptions(CLI::App* cmd, HttpOptions& o) {
+  cmd->add_option("--request-timeout", o.request_timeout_s,
+                  "seconds a client has to send a request's body (or to idle between "
+                  "keep-alive requests) and to read the response")
+      ->check(CLI::Range(1, 3600));
+  cmd->add_option("--header-timeout", o.header_timeout_s,
+                  "seconds a client has to send a request's header, from its first byte "
+                  "(from connecting, for the first request)")
+      ->check(CLI::Range(1, 3600))
+      ->envname("DOCWRIGHT_HEADER_TIMEOUT");
+  cmd->add_option("--max-connections-per-ip", o.max_connections_per_ip,
+                  "open connections one client address may hold (IPv6: per /64)")
+      ->check(CLI::Range(1, 1000000))
+      ->envname("DOCWRIGHT_MAX_CONNECTIONS_PER_IP");
+  cmd->add_option("--trusted-proxy", o.trusted_proxies,
+                  "address or ADDRESS/BITS of a reverse proxy, comma-separated: from these "
+                  "peers the client address is read from Forwarded or X-Forwarded-For, and "
+                  "their connections are not capped per address (default: none)")
+      ->delimiter(',')
+      ->envname("DOCWRIGHT_TRUSTED_PROXIES");
+  cmd->add_option("--forwarded-header", o.forwarded_header,
+                  "the header the trusted proxies name the client in: x-forwarded-for or "
+                  "forwarded (RFC 7239); the other is ignored")
+      ->check(CLI::IsMember({"x-forwarded-for", "forwarded"}))
+      ->capture_default_str()
+      ->envname("DOCWRIGHT_FORWARDED_HEADER");
+}
 
 // The access log: a line per answered request, written by a thread of its own
 // so that no request waits on a disk or a terminal; when it falls behind, the
@@ -198,82 +283,55 @@ void LogAccess(spdlog::logger& log, const AccessRecord& r) {
   std::_Exit(0);
 }
 
-int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_agent,
-          bool with_http) {
-  std::string host;
-  uint16_t port = 0;
-  if (with_http && !ParseListen(o.listen, &host, &port)) {
-    return Fail(Status::InvalidArgument("--listen must be HOST:PORT, got " + o.listen));
-  }
-  if (Status armed = CheckCrashPointSetting(); !armed.ok()) return Fail(armed);
+// Says so when a crash point is armed; InvalidArgument when one is misnamed.
+Status ReportCrashPoint() {
+  if (Status armed = CheckCrashPointSetting(); !armed.ok()) return armed;
   if (!ArmedCrashPoint().empty()) {
     spdlog::warn("crash point {} armed (DOCWRIGHT_CRASH_AT): this process dies when it reaches it",
                  ArmedCrashPoint());
   }
-  if (o.workers < (with_http ? 0 : 1) || o.workers > kMaxWorkers) {
-    return Fail(Status::InvalidArgument(
-        (with_http ? "--workers must be from 0 to " : "--workers must be from 1 to ") +
-        std::to_string(kMaxWorkers)));
-  }
-  if (o.io_threads < 0 || o.io_threads > 256) {
-    return Fail(Status::InvalidArgument("--io-threads must be from 1 to 256 (0: one per core)"));
-  }
-  if (o.turn_deadline_s < 0 || o.turn_deadline_s > 24 * 3600) {
-    return Fail(Status::InvalidArgument("--turn-deadline must be from 1 to 86400 seconds"));
-  }
-  if (o.git_timeout_s < 1 || o.git_timeout_s > 3600) {
-    return Fail(Status::InvalidArgument("--git-timeout must be from 1 to 3600 seconds"));
-  }
-  if (o.lease_seconds < 0.05 || o.lease_seconds > 3600) {
-    return Fail(Status::InvalidArgument("--lease-seconds must be from 0.05 to 3600"));
-  }
-  if (o.request_timeout_s < 1 || o.request_timeout_s > 3600) {
-    return Fail(Status::InvalidArgument("--request-timeout must be from 1 to 3600 seconds"));
-  }
-  if (o.header_timeout_s < 1 || o.header_timeout_s > 3600) {
-    return Fail(Status::InvalidArgument("--header-timeout must be from 1 to 3600 seconds"));
-  }
-  if (o.max_connections_per_ip < 1 || o.max_connections_per_ip > 1000000) {
-    return Fail(Status::InvalidArgument("--max-connections-per-ip must be from 1 to 1000000"));
-  }
-  if (o.cache_ms < 0 || o.cache_ms > 60000) {
-    return Fail(Status::InvalidArgument("--cache-ms must be from 0 to 60000"));
-  }
-  // The node's own files live here: its mirrors and port file (and, with
-  // SQLite, the database). Owner-only: mirrors hold private repositories.
-  {
-    std::error_code ec;
-    if (!std::filesystem::exists(common.data_dir, ec)) {
-      std::filesystem::create_directories(common.data_dir, ec);
-      if (ec) {
-        return Fail(Status::Unavailable("cannot create " + common.data_dir + ": " + ec.message()));
-      }
-      ::chmod(common.data_dir.c_str(), 0700);
-    }
+  return Status();
+}
+
+// Opens the node's store, making its data directory if need be. The node's own
+// files live there: its mirrors and port file (and, with SQLite, the database).
+// Owner-only: mirrors hold private repositories. `cache_ms` > 0 puts a cache of
+// that lag in front of the store.
+Result<std::unique_ptr<Store>> OpenNodeStore(const Common& common, int cache_ms) {
+  std::error_code ec;
+  if (!std::filesystem::exists(common.data_dir, ec)) {
+    std::filesystem::create_directories(common.data_dir, ec);
+    if (ec) return Status::Unavailable("cannot create " + common.data_dir + ": " + ec.message());
+    ::chmod(common.data_dir.c_str(), 0700);
   }
   auto opened = Open(common);
-  if (!opened.ok()) return Fail(opened.status());
+  if (!opened.ok()) return opened.status();
   std::unique_ptr<Store> store = std::move(*opened);
-  if (with_http && o.cache_ms > 0) {  // only API reads use it
-    store = NewCachedStore(std::move(store), CacheOptions{std::chrono::milliseconds(o.cache_ms)});
+  if (cache_ms > 0) {
+    store = NewCachedStore(std::move(store), CacheOptions{std::chrono::milliseconds(cache_ms)});
   }
+  return store;
+}
 
-  if (with_http) {
-    // A new data directory: say what to do next.
-    if (auto orgs = store->ListOrgs(); orgs.ok() && orgs->empty()) {
-      spdlog::info(
-          "no organisation yet: to make one, with a key and a project, run in another terminal: "
-          "docwright quickstart{} --repository PATH-OR-URL",
-          common.database.empty() ? " --data-dir " + common.data_dir : " --database URL");
-    }
+// A new data directory: say what to do next.
+void SuggestQuickstart(Store& store, const Common& common) {
+  if (auto orgs = store.ListOrgs(); orgs.ok() && orgs->empty()) {
+    spdlog::info(
+        "no organisation yet: to make one, with a key and a project, run in another terminal: "
+        "docwright quickstart{} --repository PATH-OR-URL",
+        common.database.empty() ? " --data-dir " + common.data_dir : " --database URL");
   }
-  auto model_config = ReadModelConfig();
-  if (!model_config.ok()) return Fail(model_config.status());
-  const ModelConfig& model = *model_config;
+}
+
+// The agent turns run with, after a word on what is missing from `model`.
+AgentChoice MakeNodeAgent(const ModelConfig& model, const AgentFactory& make_agent) {
   WarnAboutModelConfig(model);
   AgentChoice agent = make_agent(model);
   spdlog::info("agent: {}", agent.description);
+  return agent;
+}
 
+RunnerOptions MakeRunnerOptions(const NodeOptions& o, const ModelConfig& model) {
   RunnerOptions ro;
   ro.workers = o.workers;
   ro.lease = std::chrono::milliseconds(static_cast<int64_t>(o.lease_seconds * 1000));
@@ -283,6 +341,11 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
                          ? std::chrono::seconds(o.turn_deadline_s)
                          : std::chrono::seconds(model.max_turn_seconds.value_or(15 * 60) + 5 * 60);
   ro.stuck_grace = std::min<std::chrono::milliseconds>(ro.stuck_grace, ro.turn_deadline);
+  return ro;
+}
+
+RepositoryTurnsOptions MakeTurnsOptions(const Common& common, const NodeOptions& o,
+                                        const ModelConfig& model) {
   RepositoryTurnsOptions to;
   to.mirrors_dir = common.data_dir + "/mirrors";
   to.identity = git::Identity{o.commit_name, o.commit_email};
@@ -290,44 +353,81 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   to.git_limits.connect_timeout = std::chrono::seconds(std::min(o.git_timeout_s, 10));
   to.public_url = o.public_url;
   to.default_model = model.model;
+  return to;
+}
 
-  if (!with_http) {
-    RaiseOpenFileLimit();  // each worker holds a connection to the model, and git's files
-    if (to.public_url.empty()) {
-      to.public_url = "http://127.0.0.1:8080";
-      spdlog::warn("--public-url is not set: local pull request links will use {}", to.public_url);
-    }
-    RepositoryTurns turns(*store, *agent.agent, to);
-    Runner runner(*store, turns, ro);
-    // Workers only: wait for SIGINT or SIGTERM on this thread.
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set, nullptr);
-    runner.Start();
-    spdlog::info("worker started with {} workers on {}", o.workers,
-                 RedactCredentials(common.DatabaseUrl()));
-    int sig = 0;
-    sigwait(&set, &sig);
-    spdlog::info("signal {} received: stopping workers", sig);
-    if (!runner.Stop()) ExitLeavingThreadsBehind();
-    return 0;
+// `worker`: runs turns until SIGINT or SIGTERM.
+int RunWorker(const Common& common, const NodeOptions& o, const AgentFactory& make_agent) {
+  if (Status s = ReportCrashPoint(); !s.ok()) return Fail(s);
+  auto store = OpenNodeStore(common, 0);  // the cache serves API reads only
+  if (!store.ok()) return Fail(store.status());
+  auto model = ReadModelConfig();
+  if (!model.ok()) return Fail(model.status());
+  AgentChoice agent = MakeNodeAgent(*model, make_agent);
+  RepositoryTurnsOptions to = MakeTurnsOptions(common, o, *model);
+  RaiseOpenFileLimit();  // each worker holds a connection to the model, and git's files
+  if (to.public_url.empty()) {
+    to.public_url = "http://127.0.0.1:8080";
+    spdlog::warn("--public-url is not set: local pull request links will use {}", to.public_url);
+  }
+  RepositoryTurns turns(**store, *agent.agent, to);
+  Runner runner(**store, turns, MakeRunnerOptions(o, *model));
+  // Blocked before the runner's threads start, so that they inherit the mask and
+  // the signals come to sigwait on this thread.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  runner.Start();
+  spdlog::info("worker started with {} workers on {}", o.workers,
+               RedactCredentials(common.DatabaseUrl()));
+  int sig = 0;
+  sigwait(&set, &sig);
+  spdlog::info("signal {} received: stopping workers", sig);
+  if (!runner.Stop()) ExitLeavingThreadsBehind();
+  return 0;
+}
+
+// The runner of `serve`, started once the server listens (its port makes the
+// default public URL); until then the API's hooks have nothing to wake. The
+// hooks may be called from any thread.
+class LateRunner {
+ public:
+  ApiHooks Hooks() {
+    return ApiHooks{[this] { With([](Runner& r) { r.Wake(); }); },
+                    [this](const std::string& id) { With([&](Runner& r) { r.CancelJob(id); }); },
+                    [this](const std::string& id) { With([&](Runner& r) { r.StopJob(id); }); }};
   }
 
-  // The runner starts once the server listens (its port makes the default public
-  // URL); until then the API's hooks have nothing to wake.
-  std::unique_ptr<RepositoryTurns> turns;
-  std::unique_ptr<Runner> runner;
-  std::mutex runner_mu;
-  auto with_runner = [&](auto fn) {
-    std::lock_guard lock(runner_mu);
-    if (runner) fn(*runner);
-  };
-  Api api(*store, ApiOptions{model.model},
-          ApiHooks{[&] { with_runner([](Runner& r) { r.Wake(); }); },
-                   [&](const std::string& id) { with_runner([&](Runner& r) { r.CancelJob(id); }); },
-                   [&](const std::string& id) { with_runner([&](Runner& r) { r.StopJob(id); }); }});
+  // `store` and `agent` must outlive this.
+  void Start(Store& store, agent::Agent& agent, const RepositoryTurnsOptions& to,
+             const RunnerOptions& ro) {
+    std::lock_guard lock(mu_);
+    turns_ = std::make_unique<RepositoryTurns>(store, agent, to);
+    runner_ = std::make_unique<Runner>(store, *turns_, ro);
+    runner_->Start();
+  }
+
+  // After Start, once nothing calls the hooks any more. False: see Runner::Stop.
+  bool Stop() { return runner_->Stop(); }
+
+ private:
+  template <typename Fn>
+  void With(Fn fn) {
+    std::lock_guard lock(mu_);
+    if (runner_) fn(*runner_);
+  }
+
+  std::mutex mu_;
+  std::unique_ptr<RepositoryTurns> turns_;
+  std::unique_ptr<Runner> runner_;
+};
+
+// The server's settings from `serve`'s options; InvalidArgument on a trusted
+// proxy that is no address range.
+Result<HttpServerOptions> MakeServerOptions(const HttpOptions& o, const std::string& host,
+                                            uint16_t port, int workers) {
   HttpServerOptions ho;
   ho.host = host;
   ho.port = port;
@@ -339,64 +439,95 @@ int Serve(const Common& common, const ServeOptions& o, const AgentFactory& make_
   ho.max_connections_per_ip = static_cast<size_t>(o.max_connections_per_ip);
   for (const std::string& cidr : o.trusted_proxies) {
     auto range = ParseIpRange(cidr);
-    if (!range.ok())
-      return Fail(Status::InvalidArgument("--trusted-proxy: " + range.status().message()));
+    if (!range.ok()) {
+      return Status::InvalidArgument("--trusted-proxy: " + range.status().message());
+    }
     ho.trusted_proxies.push_back(*range);
   }
-  if (o.forwarded_header == "forwarded") {
-    ho.forwarded_header = ForwardedHeader::kForwarded;
-  } else if (o.forwarded_header != "x-forwarded-for") {
-    return Fail(Status::InvalidArgument("--forwarded-header must be x-forwarded-for or forwarded"));
-  }
-  auto access_log = MakeAccessLog(o.access_log);
-  if (!access_log.ok()) return Fail(access_log.status());
-  std::shared_ptr<spdlog::logger> access = std::move(*access_log);
+  if (o.forwarded_header == "forwarded") ho.forwarded_header = ForwardedHeader::kForwarded;
   // Each worker holds a connection to the model and, while it fetches or pushes,
   // a few files of git's.
   ho.max_connections =
-      MaxConnectionsForFdLimit(ho.max_connections, 256 + 4 * static_cast<size_t>(o.workers));
+      MaxConnectionsForFdLimit(ho.max_connections, 256 + 4 * static_cast<size_t>(workers));
+  return ho;
+}
+
+HttpHandlers MakeHandlers(Api& api, std::shared_ptr<spdlog::logger> access) {
   HttpHandlers handlers{[&api](HttpRequest& r) { return api.Handle(r); },
                         [&api](HttpRequest& r) { return api.Precheck(r); }, &Api::IsQuick};
   if (access) handlers.access_log = [access](const AccessRecord& r) { LogAccess(*access, r); };
-  HttpServer server(ho, std::move(handlers));
-  Status s = server.Listen();
-  if (!s.ok()) return Fail(s);
-  std::string shown_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;
-  if (to.public_url.empty()) {
-    bool any = host == "0.0.0.0" || host == "::";
-    to.public_url = "http://" + (any ? std::string("127.0.0.1") : shown_host) + ":" +
-                    std::to_string(server.port());
-    if (any) {
-      spdlog::warn(
-          "--public-url is not set: local pull request links will use {}, which only "
-          "this machine reaches",
-          to.public_url);
-    }
+  return handlers;
+}
+
+// "HOST", or "[HOST]" for an IPv6 address, as a URL writes it.
+std::string UrlHost(const std::string& host) {
+  return host.find(':') != std::string::npos ? "[" + host + "]" : host;
+}
+
+// The public URL when --public-url is not set: where the server listens, as
+// reached from this machine.
+std::string LocalPublicUrl(const std::string& host, uint16_t port) {
+  bool any = host == "0.0.0.0" || host == "::";
+  std::string url =
+      "http://" + (any ? std::string("127.0.0.1") : UrlHost(host)) + ":" + std::to_string(port);
+  if (any) {
+    spdlog::warn(
+        "--public-url is not set: local pull request links will use {}, which only "
+        "this machine reaches",
+        url);
   }
-  spdlog::info("listening on http://{}:{} (data: {})", shown_host, server.port(),
-               RedactCredentials(common.DatabaseUrl()));
-  if (!o.port_file.empty()) {
-    // Whole or not at all: a reader never sees a half-written port.
-    std::string tmp = o.port_file + ".tmp";
-    {
-      std::ofstream out(tmp, std::ios::trunc);
-      out << server.port() << "\n";
-      if (!out.flush()) return Fail(Status::Unavailable("cannot write " + tmp));
-    }
-    if (std::rename(tmp.c_str(), o.port_file.c_str()) != 0) {
-      return Fail(Status::Unavailable("cannot write " + o.port_file));
-    }
-  }
+  return url;
+}
+
+// Whole or not at all: a reader never sees a half-written port.
+Status WritePortFile(const std::string& file, uint16_t port) {
+  std::string tmp = file + ".tmp";
   {
-    std::lock_guard lock(runner_mu);
-    turns = std::make_unique<RepositoryTurns>(*store, *agent.agent, to);
-    runner = std::make_unique<Runner>(*store, *turns, ro);
-    runner->Start();
+    std::ofstream out(tmp, std::ios::trunc);
+    out << port << "\n";
+    if (!out.flush()) return Status::Unavailable("cannot write " + tmp);
   }
+  if (std::rename(tmp.c_str(), file.c_str()) != 0) {
+    return Status::Unavailable("cannot write " + file);
+  }
+  return Status();
+}
+
+// `serve`: the HTTP API and the runner, until the server stops on a signal.
+int RunServer(const Common& common, const ServeOptions& o, const AgentFactory& make_agent) {
+  std::string host;
+  uint16_t port = 0;
+  if (!ParseListen(o.http.listen, &host, &port)) {
+    return Fail(Status::InvalidArgument("--listen must be HOST:PORT, got " + o.http.listen));
+  }
+  if (Status s = ReportCrashPoint(); !s.ok()) return Fail(s);
+  auto store = OpenNodeStore(common, o.http.cache_ms);
+  if (!store.ok()) return Fail(store.status());
+  SuggestQuickstart(**store, common);
+  auto model = ReadModelConfig();
+  if (!model.ok()) return Fail(model.status());
+  AgentChoice agent = MakeNodeAgent(*model, make_agent);
+  LateRunner runner;
+  Api api(**store, ApiOptions{model->model}, runner.Hooks());
+  auto server_options = MakeServerOptions(o.http, host, port, o.node.workers);
+  if (!server_options.ok()) return Fail(server_options.status());
+  auto access_log = MakeAccessLog(o.http.access_log);
+  if (!access_log.ok()) return Fail(access_log.status());
+  std::shared_ptr<spdlog::logger> access = std::move(*access_log);
+  HttpServer server(*server_options, MakeHandlers(api, access));
+  if (Status s = server.Listen(); !s.ok()) return Fail(s);
+  RepositoryTurnsOptions to = MakeTurnsOptions(common, o.node, *model);
+  if (to.public_url.empty()) to.public_url = LocalPublicUrl(host, server.port());
+  spdlog::info("listening on http://{}:{} (data: {})", UrlHost(host), server.port(),
+               RedactCredentials(common.DatabaseUrl()));
+  if (!o.http.port_file.empty()) {
+    if (Status s = WritePortFile(o.http.port_file, server.port()); !s.ok()) return Fail(s);
+  }
+  runner.Start(**store, *agent.agent, to, MakeRunnerOptions(o.node, *model));
   server.Run();
   if (access) access->flush();
   spdlog::info("HTTP server stopped; handing back running turns");
-  if (!runner->Stop()) ExitLeavingThreadsBehind();
+  if (!runner.Stop()) ExitLeavingThreadsBehind();
   spdlog::info("stopped");
   return 0;
 }
@@ -409,85 +540,16 @@ void AddServeCommands(CLI::App& app, Common& common, std::function<int()>& actio
   auto so = std::make_shared<ServeOptions>();
   auto* serve = app.add_subcommand("serve", "run the HTTP API and workers");
   AddCommon(serve, common, false);
-  serve->add_option("--listen", so->listen, "HOST:PORT to listen on")->envname("DOCWRIGHT_LISTEN");
-  serve->add_option("--workers", so->workers, "turns in flight (default 64, at most 2000)")
-      ->envname("DOCWRIGHT_WORKERS");
-  serve->add_option("--public-url", so->public_url, "URL clients reach this server at")
-      ->envname("DOCWRIGHT_PUBLIC_URL");
-  serve->add_option("--io-threads", so->io_threads, "HTTP threads (default: one per core)");
-  serve
-      ->add_option("--turn-deadline", so->turn_deadline_s,
-                   "seconds a turn may run before it is stopped and its job fails (default: "
-                   "the agent's time budget plus 300)")
-      ->envname("DOCWRIGHT_TURN_DEADLINE");
-  serve
-      ->add_option("--lease-seconds", so->lease_seconds,
-                   "how long a crashed worker's turn waits before it is re-run")
-      ->envname("DOCWRIGHT_LEASE_SECONDS");
-  serve
-      ->add_option("--cache-ms", so->cache_ms,
-                   "how long a job or key read may lag writes made by other processes "
-                   "(0: no cache)")
-      ->envname("DOCWRIGHT_CACHE_MS");
-  serve->add_option("--request-timeout", so->request_timeout_s,
-                    "seconds a client has to send a request's body (or to idle between "
-                    "keep-alive requests) and to read the response");
-  serve
-      ->add_option("--header-timeout", so->header_timeout_s,
-                   "seconds a client has to send a request's header, from its first byte "
-                   "(from connecting, for the first request)")
-      ->envname("DOCWRIGHT_HEADER_TIMEOUT");
-  serve
-      ->add_option("--max-connections-per-ip", so->max_connections_per_ip,
-                   "open connections one client address may hold (IPv6: per /64)")
-      ->envname("DOCWRIGHT_MAX_CONNECTIONS_PER_IP");
-  serve
-      ->add_option("--access-log", so->access_log,
-                   "a line per request (method, route, status, time, key id, client): off, "
-                   "stderr or a file to append to (default: stderr)")
-      ->envname("DOCWRIGHT_ACCESS_LOG");
-  serve
-      ->add_option("--trusted-proxy", so->trusted_proxies,
-                   "address or ADDRESS/BITS of a reverse proxy, comma-separated: from these "
-                   "peers the client address is read from Forwarded or X-Forwarded-For, and "
-                   "their connections are not capped per address (default: none)")
-      ->delimiter(',')
-      ->envname("DOCWRIGHT_TRUSTED_PROXIES");
-  serve
-      ->add_option("--forwarded-header", so->forwarded_header,
-                   "the header the trusted proxies name the client in: x-forwarded-for or "
-                   "forwarded (RFC 7239); the other is ignored")
-      ->capture_default_str()
-      ->envname("DOCWRIGHT_FORWARDED_HEADER");
-  serve->add_option("--port-file", so->port_file,
-                    "once listening, write the port to this file (with --listen HOST:0)");
-  serve->callback([&, so] { action = [&, so] { return Serve(common, *so, make_agent, true); }; });
+  AddNodeOptions(serve, so->node, 0);
+  AddListenOptions(serve, so->http);
+  AddClientOptions(serve, so->http);
+  serve->callback([&, so] { action = [&, so] { return RunServer(common, *so, make_agent); }; });
 
   auto* worker = app.add_subcommand("worker", "run workers only (scale-out)");
   AddCommon(worker, common, false);
-  worker->add_option("--workers", so->workers, "turns in flight (default 64, at most 2000)")
-      ->envname("DOCWRIGHT_WORKERS");
-  worker
-      ->add_option("--turn-deadline", so->turn_deadline_s,
-                   "seconds a turn may run before it is stopped and its job fails")
-      ->envname("DOCWRIGHT_TURN_DEADLINE");
-  worker
-      ->add_option("--lease-seconds", so->lease_seconds,
-                   "how long a crashed worker's turn waits before it is re-run")
-      ->envname("DOCWRIGHT_LEASE_SECONDS");
-  worker->add_option("--public-url", so->public_url, "URL clients reach the API server at")
-      ->envname("DOCWRIGHT_PUBLIC_URL");
-  worker->callback([&, so] { action = [&, so] { return Serve(common, *so, make_agent, false); }; });
-  for (CLI::App* cmd : {serve, worker}) {
-    cmd->add_option("--git-timeout", so->git_timeout_s,
-                    "seconds a git remote may stay silent during a fetch or push (and, up to "
-                    "10, to accept a connection) before the operation fails")
-        ->envname("DOCWRIGHT_GIT_TIMEOUT");
-    cmd->add_option("--commit-name", so->commit_name, "author name of the agent's commits")
-        ->envname("DOCWRIGHT_COMMIT_NAME");
-    cmd->add_option("--commit-email", so->commit_email, "author email of the agent's commits")
-        ->envname("DOCWRIGHT_COMMIT_EMAIL");
-  }
+  AddNodeOptions(worker, so->node, 1);
+  worker->callback(
+      [&, so] { action = [&, so] { return RunWorker(common, so->node, make_agent); }; });
 }
 
 }  // namespace docwright
