@@ -39,183 +39,220 @@ Json OrgJson(const Org& o) {
               {"createdAt", FormatRfc3339(o.created_at)}};
 }
 
+using AdminOptionsPtr = std::shared_ptr<AdminOptions>;
+
+// The --max-active flag of `org create` and `org update`.
+CLI::Option* AddMaxActiveOption(CLI::App* cmd, AdminOptions& o) {
+  return cmd->add_option("--max-active", o.org_max_active,
+                         "turns of the organisation running at once, on all nodes (0: no cap)");
+}
+
+int CreateOrg(const Common& common, const AdminOptions& opts) {
+  if (Status name = CheckOrgName(opts.org_name); !name.ok()) return Fail(name);
+  std::optional<int64_t> cap;
+  if (opts.org_max_active != 0) cap = opts.org_max_active;
+  if (Status s = CheckMaxActive(cap); !s.ok()) return Fail(s);
+  auto store = Open(common);
+  if (!store.ok()) return Fail(store.status());
+  auto o = (*store)->CreateOrg(opts.org_name);
+  if (!o.ok()) return Fail(o.status());
+  if (cap) {
+    o->max_active = cap;
+    if (Status s = (*store)->UpdateOrg(*o); !s.ok()) return Fail(s);
+  }
+  if (common.json) {
+    std::cout << OrgJson(*o).dump() << "\n";
+  } else {
+    std::cout << "Created organisation \"" << o->name << "\".\n" << o->id << "\n";
+  }
+  return 0;
+}
+
+void AddOrgCreateCommand(CLI::App* org, Common& common, std::function<int()>& action,
+                         const AdminOptionsPtr& opts) {
+  auto* create = org->add_subcommand("create", "create an organisation; prints its id");
+  AddCommon(create, common, true);
+  create->add_option("--name", opts->org_name, "organisation name")->required();
+  AddMaxActiveOption(create, *opts);
+  create->callback([&, opts] { action = [&, opts] { return CreateOrg(common, *opts); }; });
+}
+
+int ListOrgs(const Common& common) {
+  auto store = Open(common);
+  if (!store.ok()) return Fail(store.status());
+  auto orgs = (*store)->ListOrgs();
+  if (!orgs.ok()) return Fail(orgs.status());
+  if (common.json) {
+    Json arr = Json::array();
+    for (const auto& o : *orgs) arr.push_back(OrgJson(o));
+    std::cout << arr.dump() << "\n";
+  } else {
+    for (const auto& o : *orgs) {
+      std::cout << o.id << "  " << o.name << "  " << FormatRfc3339(o.created_at)
+                << (o.max_active ? "  max-active " + std::to_string(*o.max_active) : "") << "\n";
+    }
+  }
+  return 0;
+}
+
+void AddOrgListCommand(CLI::App* org, Common& common, std::function<int()>& action) {
+  auto* list = org->add_subcommand("list", "list every organisation: id, name, cap");
+  AddCommon(list, common, true);
+  list->callback([&] { action = [&] { return ListOrgs(common); }; });
+}
+
+// `org update`: changes what `name_given` and `cap_given` say was given.
+int UpdateOrg(const Common& common, const AdminOptions& opts, bool name_given, bool cap_given) {
+  auto store = Open(common);
+  if (!store.ok()) return Fail(store.status());
+  auto found = (*store)->GetOrg(opts.org_id);
+  if (!found.ok()) return Fail(found.status());
+  Org o = std::move(*found);
+  if (name_given) o.name = opts.org_name;
+  if (cap_given) {
+    o.max_active = opts.org_max_active == 0 ? std::nullopt : std::optional(opts.org_max_active);
+  }
+  if (Status name = CheckOrgName(o.name); !name.ok()) return Fail(name);
+  if (Status cap = CheckMaxActive(o.max_active); !cap.ok()) return Fail(cap);
+  if (Status s = (*store)->UpdateOrg(o); !s.ok()) return Fail(s);
+  if (common.json) {
+    std::cout << OrgJson(o).dump() << "\n";
+  } else {
+    std::cout << "Updated organisation " << o.id << ".\n";
+  }
+  return 0;
+}
+
+void AddOrgUpdateCommand(CLI::App* org, Common& common, std::function<int()>& action,
+                         const AdminOptionsPtr& opts) {
+  auto* update = org->add_subcommand("update", "change an organisation's name or cap");
+  AddCommon(update, common, true);
+  update->add_option("ORG_ID", opts->org_id, "id of the organisation")->required();
+  auto* name = update->add_option("--name", opts->org_name, "organisation name");
+  auto* cap = AddMaxActiveOption(update, *opts);
+  update->callback([&, opts, name, cap] {
+    action = [&, opts, name, cap] {
+      return UpdateOrg(common, *opts, name->count() > 0, cap->count() > 0);
+    };
+  });
+}
+
+int Backup(const Common& common, const AdminOptions& opts) {
+  Status s = BackupDatabase(common.DatabaseUrl(), opts.backup_to);
+  if (!s.ok()) return Fail(s);
+  if (common.json) {
+    std::cout << Json{{"backup", opts.backup_to}}.dump() << "\n";
+  } else {
+    std::cout << "Wrote a copy of the database to " << opts.backup_to << ".\n";
+  }
+  return 0;
+}
+
+void AddBackupCommand(CLI::App& app, Common& common, std::function<int()>& action,
+                      const AdminOptionsPtr& opts) {
+  auto* backup = app.add_subcommand(
+      "backup", "write a consistent copy of the database to a new file, while the service runs");
+  AddCommon(backup, common, true);
+  backup->add_option("--to", opts->backup_to, "the new file")->required();
+  backup->callback([&, opts] { action = [&, opts] { return Backup(common, *opts); }; });
+}
+
+int CreateKey(const Common& common, const AdminOptions& opts) {
+  if (opts.key_name.empty() || opts.key_name.size() > 200) {
+    return Fail(Status::InvalidArgument("--name must be 1 to 200 characters"));
+  }
+  auto store = Open(common);
+  if (!store.ok()) return Fail(store.status());
+  GeneratedApiKey k = GenerateApiKey(opts.key_org, opts.key_name);
+  Status s = (*store)->CreateApiKey(k.record);
+  if (!s.ok()) return Fail(s);
+  if (common.json) {
+    Json j = KeyJson(k.record);
+    j["key"] = k.secret;
+    std::cout << j.dump() << "\n";
+  } else {
+    std::cout << "Created API key " << k.record.id << " (\"" << k.record.name
+              << "\"). Store it now: it is not shown again.\n"
+              << k.secret << "\n";
+  }
+  return 0;
+}
+
+void AddKeyCreateCommand(CLI::App* key, Common& common, std::function<int()>& action,
+                         const AdminOptionsPtr& opts) {
+  auto* create = key->add_subcommand("create", "create a key; prints it, once");
+  AddCommon(create, common, true);
+  create->add_option("--org", opts->key_org, "organisation id")->required();
+  create->add_option("--name", opts->key_name, "a name to recognise the key by");
+  create->callback([&, opts] { action = [&, opts] { return CreateKey(common, *opts); }; });
+}
+
+int ListKeys(const Common& common, const AdminOptions& opts) {
+  auto store = Open(common);
+  if (!store.ok()) return Fail(store.status());
+  auto keys = (*store)->ListApiKeys(opts.key_org);
+  if (!keys.ok()) return Fail(keys.status());
+  if (common.json) {
+    Json arr = Json::array();
+    for (const auto& k : *keys) arr.push_back(KeyJson(k));
+    std::cout << arr.dump() << "\n";
+  } else {
+    for (const auto& k : *keys) {
+      std::cout << k.id << "  " << k.prefix << "...  " << k.name << "  "
+                << FormatRfc3339(k.created_at)
+                << (k.revoked_at ? "  revoked " + FormatRfc3339(*k.revoked_at) : "") << "\n";
+    }
+  }
+  return 0;
+}
+
+void AddKeyListCommand(CLI::App* key, Common& common, std::function<int()>& action,
+                       const AdminOptionsPtr& opts) {
+  auto* list = key->add_subcommand("list", "list an organisation's keys");
+  AddCommon(list, common, true);
+  list->add_option("--org", opts->key_org, "organisation id")->required();
+  list->callback([&, opts] { action = [&, opts] { return ListKeys(common, *opts); }; });
+}
+
+int RevokeKey(const Common& common, const AdminOptions& opts) {
+  auto store = Open(common);
+  if (!store.ok()) return Fail(store.status());
+  Status s = (*store)->RevokeApiKey(opts.key_id);
+  if (!s.ok()) return Fail(s);
+  if (common.json) {
+    std::cout << Json{{"id", opts.key_id}, {"revoked", true}}.dump() << "\n";
+  } else {
+    std::cout << "Revoked API key " << opts.key_id << ".\n";
+  }
+  return 0;
+}
+
+void AddKeyRevokeCommand(CLI::App* key, Common& common, std::function<int()>& action,
+                         const AdminOptionsPtr& opts) {
+  auto* revoke = key->add_subcommand("revoke", "revoke a key; it stops working at once");
+  AddCommon(revoke, common, true);
+  revoke->add_option("KEY_ID", opts->key_id, "id of the key")->required();
+  revoke->callback([&, opts] { action = [&, opts] { return RevokeKey(common, *opts); }; });
+}
+
 }  // namespace
 
 void AddAdminCommands(CLI::App& app, Common& common, std::function<int()>& action) {
   // Option values, alive as long as the commands' callbacks.
   auto opts = std::make_shared<AdminOptions>();
-  // org
   auto* org = app.add_subcommand("org", "organisations");
   org->require_subcommand(1);
-  auto* org_create = org->add_subcommand("create", "create an organisation; prints its id");
-  AddCommon(org_create, common, true);
-  org_create->add_option("--name", opts->org_name, "organisation name")->required();
-  org_create->add_option("--max-active", opts->org_max_active,
-                         "turns of the organisation running at once, on all nodes (0: no cap)");
-  org_create->callback([&, opts] {
-    action = [&, opts]() -> int {
-      if (Status name = CheckOrgName(opts->org_name); !name.ok()) return Fail(name);
-      std::optional<int64_t> cap;
-      if (opts->org_max_active != 0) cap = opts->org_max_active;
-      if (Status s = CheckMaxActive(cap); !s.ok()) return Fail(s);
-      auto store = Open(common);
-      if (!store.ok()) return Fail(store.status());
-      auto o = (*store)->CreateOrg(opts->org_name);
-      if (!o.ok()) return Fail(o.status());
-      if (cap) {
-        o->max_active = cap;
-        if (Status s = (*store)->UpdateOrg(*o); !s.ok()) return Fail(s);
-      }
-      if (common.json) {
-        std::cout << OrgJson(*o).dump() << "\n";
-      } else {
-        std::cout << "Created organisation \"" << o->name << "\".\n" << o->id << "\n";
-      }
-      return 0;
-    };
-  });
+  AddOrgCreateCommand(org, common, action, opts);
+  AddOrgListCommand(org, common, action);
+  AddOrgUpdateCommand(org, common, action, opts);
 
-  auto* org_list = org->add_subcommand("list", "list every organisation: id, name, cap");
-  AddCommon(org_list, common, true);
-  org_list->callback([&] {
-    action = [&]() -> int {
-      auto store = Open(common);
-      if (!store.ok()) return Fail(store.status());
-      auto orgs = (*store)->ListOrgs();
-      if (!orgs.ok()) return Fail(orgs.status());
-      if (common.json) {
-        Json arr = Json::array();
-        for (const auto& o : *orgs) arr.push_back(OrgJson(o));
-        std::cout << arr.dump() << "\n";
-      } else {
-        for (const auto& o : *orgs) {
-          std::cout << o.id << "  " << o.name << "  " << FormatRfc3339(o.created_at)
-                    << (o.max_active ? "  max-active " + std::to_string(*o.max_active) : "")
-                    << "\n";
-        }
-      }
-      return 0;
-    };
-  });
+  AddBackupCommand(app, common, action, opts);
 
-  auto* org_update = org->add_subcommand("update", "change an organisation's name or cap");
-  AddCommon(org_update, common, true);
-  org_update->add_option("ORG_ID", opts->org_id, "id of the organisation")->required();
-  auto* name_opt = org_update->add_option("--name", opts->org_name, "organisation name");
-  auto* cap_opt =
-      org_update->add_option("--max-active", opts->org_max_active,
-                             "turns of the organisation running at once, on all nodes (0: no cap)");
-  org_update->callback([&, opts, name_opt, cap_opt] {
-    action = [&, opts, name_opt, cap_opt]() -> int {
-      auto store = Open(common);
-      if (!store.ok()) return Fail(store.status());
-      auto found = (*store)->GetOrg(opts->org_id);
-      if (!found.ok()) return Fail(found.status());
-      Org o = std::move(*found);
-      if (name_opt->count() > 0) o.name = opts->org_name;
-      if (cap_opt->count() > 0) {
-        o.max_active =
-            opts->org_max_active == 0 ? std::nullopt : std::optional(opts->org_max_active);
-      }
-      if (Status name = CheckOrgName(o.name); !name.ok()) return Fail(name);
-      if (Status cap = CheckMaxActive(o.max_active); !cap.ok()) return Fail(cap);
-      if (Status s = (*store)->UpdateOrg(o); !s.ok()) return Fail(s);
-      if (common.json) {
-        std::cout << OrgJson(o).dump() << "\n";
-      } else {
-        std::cout << "Updated organisation " << o.id << ".\n";
-      }
-      return 0;
-    };
-  });
-
-  // backup
-  auto* backup = app.add_subcommand(
-      "backup", "write a consistent copy of the database to a new file, while the service runs");
-  AddCommon(backup, common, true);
-  backup->add_option("--to", opts->backup_to, "the new file")->required();
-  backup->callback([&, opts] {
-    action = [&, opts]() -> int {
-      Status s = BackupDatabase(common.DatabaseUrl(), opts->backup_to);
-      if (!s.ok()) return Fail(s);
-      if (common.json) {
-        std::cout << Json{{"backup", opts->backup_to}}.dump() << "\n";
-      } else {
-        std::cout << "Wrote a copy of the database to " << opts->backup_to << ".\n";
-      }
-      return 0;
-    };
-  });
-
-  // key
   auto* key = app.add_subcommand("key", "admin API keys");
   key->require_subcommand(1);
-  auto* key_create = key->add_subcommand("create", "create a key; prints it, once");
-  AddCommon(key_create, common, true);
-  key_create->add_option("--org", opts->key_org, "organisation id")->required();
-  key_create->add_option("--name", opts->key_name, "a name to recognise the key by");
-  key_create->callback([&, opts] {
-    action = [&, opts]() -> int {
-      if (opts->key_name.empty() || opts->key_name.size() > 200) {
-        return Fail(Status::InvalidArgument("--name must be 1 to 200 characters"));
-      }
-      auto store = Open(common);
-      if (!store.ok()) return Fail(store.status());
-      GeneratedApiKey k = GenerateApiKey(opts->key_org, opts->key_name);
-      Status s = (*store)->CreateApiKey(k.record);
-      if (!s.ok()) return Fail(s);
-      if (common.json) {
-        Json j = KeyJson(k.record);
-        j["key"] = k.secret;
-        std::cout << j.dump() << "\n";
-      } else {
-        std::cout << "Created API key " << k.record.id << " (\"" << k.record.name
-                  << "\"). Store it now: it is not shown again.\n"
-                  << k.secret << "\n";
-      }
-      return 0;
-    };
-  });
-  auto* key_list = key->add_subcommand("list", "list an organisation's keys");
-  AddCommon(key_list, common, true);
-  key_list->add_option("--org", opts->key_org, "organisation id")->required();
-  key_list->callback([&, opts] {
-    action = [&, opts]() -> int {
-      auto store = Open(common);
-      if (!store.ok()) return Fail(store.status());
-      auto keys = (*store)->ListApiKeys(opts->key_org);
-      if (!keys.ok()) return Fail(keys.status());
-      if (common.json) {
-        Json arr = Json::array();
-        for (const auto& k : *keys) arr.push_back(KeyJson(k));
-        std::cout << arr.dump() << "\n";
-      } else {
-        for (const auto& k : *keys) {
-          std::cout << k.id << "  " << k.prefix << "...  " << k.name << "  "
-                    << FormatRfc3339(k.created_at)
-                    << (k.revoked_at ? "  revoked " + FormatRfc3339(*k.revoked_at) : "") << "\n";
-        }
-      }
-      return 0;
-    };
-  });
-  auto* key_revoke = key->add_subcommand("revoke", "revoke a key; it stops working at once");
-  AddCommon(key_revoke, common, true);
-  key_revoke->add_option("KEY_ID", opts->key_id, "id of the key")->required();
-  key_revoke->callback([&, opts] {
-    action = [&, opts]() -> int {
-      auto store = Open(common);
-      if (!store.ok()) return Fail(store.status());
-      Status s = (*store)->RevokeApiKey(opts->key_id);
-      if (!s.ok()) return Fail(s);
-      if (common.json) {
-        std::cout << Json{{"id", opts->key_id}, {"revoked", true}}.dump() << "\n";
-      } else {
-        std::cout << "Revoked API key " << opts->key_id << ".\n";
-      }
-      return 0;
-    };
-  });
+  AddKeyCreateCommand(key, common, action, opts);
+  AddKeyListCommand(key, common, action, opts);
+  AddKeyRevokeCommand(key, common, action, opts);
 }
 
 }  // namespace docwright

@@ -113,7 +113,7 @@ Result<std::string> ReadableFile(const std::string& file) {
 }
 
 // Applies the flags `cmd` was given (all of them for `create`) to `p`.
-Status ApplyOptions(const CLI::App& cmd, ProjectOptions& o, Project& p, bool create) {
+Status ApplyOptions(const CLI::App& cmd, const ProjectOptions& o, Project& p, bool create) {
   auto given = [&](const char* flag) { return create || cmd.count(flag) > 0; };
   if (given("--repository")) p.repository = o.repository;
   if (cmd.count("--ref") > 0) p.base_ref = o.ref;
@@ -218,96 +218,116 @@ void Print(const Common& common, const Project& p, const std::string& text) {
   }
 }
 
-}  // namespace
+using ProjectOptionsPtr = std::shared_ptr<ProjectOptions>;
 
-void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& action) {
-  auto* project = app.add_subcommand("project", "projects: a documentation repository each");
-  project->require_subcommand(1);
-  auto o = std::make_shared<ProjectOptions>();  // kept alive by the callbacks
+// `project create`: checks the organisation, then the project, then stores it.
+int CreateProject(const Common& common, const ProjectOptions& o, const CLI::App& cmd) {
+  Project p;
+  p.org_id = o.org;
+  if (Status s = ApplyOptions(cmd, o, p, true); !s.ok()) return Fail(s);
+  const bool ref_given = cmd.count("--ref") > 0;
+  if (!ref_given) p.base_ref = "main";  // settled by the check below
+  // What is quick to check first: the organisation, before the remote.
+  auto store = Open(common);
+  if (!store.ok()) return Fail(store.status());
+  if (auto org = (*store)->GetOrg(p.org_id); !org.ok()) return Fail(org.status());
+  if (Status s = CheckProject(p, !o.no_check, ref_given, o.git_timeout_s); !s.ok()) {
+    return Fail(s);
+  }
+  auto created = (*store)->CreateProject(p);
+  if (!created.ok()) return Fail(created.status());
+  Print(common, *created,
+        "Created project for " + created->repository + " (base branch " + created->base_ref +
+            ").\n" + created->id + "\n");
+  return 0;
+}
 
+void AddCreateCommand(CLI::App* project, Common& common, std::function<int()>& action,
+                      const ProjectOptionsPtr& o) {
   auto* create = project->add_subcommand(
       "create", "create a project; checks its repository, then prints its id");
   AddCommon(create, common, true);
   create->add_option("--org", o->org, "organisation id")->required();
   AddSettingsOptions(create, *o, false);
   create->get_option("--repository")->required();
-  create->callback([&, o, create] {
-    action = [&, o, create]() -> int {
-      Project p;
-      p.org_id = o->org;
-      if (Status s = ApplyOptions(*create, *o, p, true); !s.ok()) return Fail(s);
-      const bool ref_given = create->count("--ref") > 0;
-      if (!ref_given) p.base_ref = "main";  // settled by the check below
-      // What is quick to check first: the organisation, before the remote.
-      auto store = Open(common);
-      if (!store.ok()) return Fail(store.status());
-      if (auto org = (*store)->GetOrg(p.org_id); !org.ok()) return Fail(org.status());
-      if (Status s = CheckProject(p, !o->no_check, ref_given, o->git_timeout_s); !s.ok()) {
-        return Fail(s);
-      }
-      auto created = (*store)->CreateProject(p);
-      if (!created.ok()) return Fail(created.status());
-      Print(common, *created,
-            "Created project for " + created->repository + " (base branch " + created->base_ref +
-                ").\n" + created->id + "\n");
-      return 0;
-    };
-  });
+  create->callback(
+      [&, o, create] { action = [&, o, create] { return CreateProject(common, *o, *create); }; });
+}
 
+int ListProjects(const Common& common, const ProjectOptions& o) {
+  auto store = Open(common);
+  if (!store.ok()) return Fail(store.status());
+  auto projects = (*store)->ListProjects(o.org);
+  if (!projects.ok()) return Fail(projects.status());
+  if (common.json) {
+    Json arr = Json::array();
+    for (const auto& p : *projects) arr.push_back(ProjectJson(p));
+    std::cout << arr.dump() << "\n";
+  } else {
+    for (const auto& p : *projects) {
+      std::cout << p.id << "  " << ToString(p.forge) << "  " << p.repository << "  " << p.base_ref
+                << (p.archived_at ? "  archived" : "") << "\n";
+    }
+  }
+  return 0;
+}
+
+void AddListCommand(CLI::App* project, Common& common, std::function<int()>& action,
+                    const ProjectOptionsPtr& o) {
   auto* list = project->add_subcommand("list", "list an organisation's projects");
   AddCommon(list, common, true);
   list->add_option("--org", o->org, "organisation id")->required();
-  list->callback([&, o] {
-    action = [&, o]() -> int {
-      auto store = Open(common);
-      if (!store.ok()) return Fail(store.status());
-      auto projects = (*store)->ListProjects(o->org);
-      if (!projects.ok()) return Fail(projects.status());
-      if (common.json) {
-        Json arr = Json::array();
-        for (const auto& p : *projects) arr.push_back(ProjectJson(p));
-        std::cout << arr.dump() << "\n";
-      } else {
-        for (const auto& p : *projects) {
-          std::cout << p.id << "  " << ToString(p.forge) << "  " << p.repository << "  "
-                    << p.base_ref << (p.archived_at ? "  archived" : "") << "\n";
-        }
-      }
-      return 0;
-    };
-  });
+  list->callback([&, o] { action = [&, o] { return ListProjects(common, *o); }; });
+}
 
+// `project update`: applies the flags given; checks the repository again when
+// one of them changes how it is reached.
+int UpdateProject(const Common& common, const ProjectOptions& o, const CLI::App& cmd) {
+  auto store = Open(common);
+  if (!store.ok()) return Fail(store.status());
+  auto found = (*store)->GetProject(Scope{o.org, o.id});
+  if (!found.ok()) return Fail(found.status());
+  Project p = std::move(*found);
+  if (Status s = ApplyOptions(cmd, o, p, false); !s.ok()) return Fail(s);
+  // What the repository check depends on: where it is, how to log in to it,
+  // and the branch.
+  bool reach = false;
+  for (const char* flag :
+       {"--repository", "--ref", "--forge-token", "--ssh-key", "--ssh-known-hosts", "--forge"}) {
+    reach = reach || cmd.count(flag) > 0;
+  }
+  if (Status s = CheckProject(p, reach && !o.no_check, true, o.git_timeout_s); !s.ok()) {
+    return Fail(s);
+  }
+  Status s = (*store)->UpdateProject(p);
+  if (!s.ok()) return Fail(s);
+  Print(common, p, "Updated project " + p.id + ".\n");
+  return 0;
+}
+
+void AddUpdateCommand(CLI::App* project, Common& common, std::function<int()>& action,
+                      const ProjectOptionsPtr& o) {
   auto* update = project->add_subcommand(
       "update", "change any of a project's settings; a new repository or ref is checked");
   AddCommon(update, common, true);
   update->add_option("PROJECT_ID", o->id, "id of the project")->required();
   update->add_option("--org", o->org, "organisation id")->required();
   AddSettingsOptions(update, *o, true);
-  update->callback([&, o, update] {
-    action = [&, o, update]() -> int {
-      auto store = Open(common);
-      if (!store.ok()) return Fail(store.status());
-      auto found = (*store)->GetProject(Scope{o->org, o->id});
-      if (!found.ok()) return Fail(found.status());
-      Project p = std::move(*found);
-      if (Status s = ApplyOptions(*update, *o, p, false); !s.ok()) return Fail(s);
-      // What the repository check depends on: where it is, how to log in to it,
-      // and the branch.
-      bool reach = false;
-      for (const char* flag : {"--repository", "--ref", "--forge-token", "--ssh-key",
-                               "--ssh-known-hosts", "--forge"}) {
-        reach = reach || update->count(flag) > 0;
-      }
-      if (Status s = CheckProject(p, reach && !o->no_check, true, o->git_timeout_s); !s.ok()) {
-        return Fail(s);
-      }
-      Status s = (*store)->UpdateProject(p);
-      if (!s.ok()) return Fail(s);
-      Print(common, p, "Updated project " + p.id + ".\n");
-      return 0;
-    };
-  });
+  update->callback(
+      [&, o, update] { action = [&, o, update] { return UpdateProject(common, *o, *update); }; });
+}
 
+int ArchiveProject(const Common& common, const ProjectOptions& o) {
+  auto store = Open(common);
+  if (!store.ok()) return Fail(store.status());
+  auto archived = (*store)->ArchiveProject(Scope{o.org, o.id});
+  if (!archived.ok()) return Fail(archived.status());
+  Print(common, *archived, "Archived project " + archived->id + ".\n");
+  return 0;
+}
+
+void AddArchiveCommand(CLI::App* project, Common& common, std::function<int()>& action,
+                       const ProjectOptionsPtr& o) {
   auto* archive = project->add_subcommand(
       "archive",
       "archive a project: new jobs and follow-ups are refused (409), running turns finish, "
@@ -315,17 +335,24 @@ void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& act
   AddCommon(archive, common, true);
   archive->add_option("PROJECT_ID", o->id, "id of the project")->required();
   archive->add_option("--org", o->org, "organisation id")->required();
-  archive->callback([&, o] {
-    action = [&, o]() -> int {
-      auto store = Open(common);
-      if (!store.ok()) return Fail(store.status());
-      auto archived = (*store)->ArchiveProject(Scope{o->org, o->id});
-      if (!archived.ok()) return Fail(archived.status());
-      Print(common, *archived, "Archived project " + archived->id + ".\n");
-      return 0;
-    };
-  });
+  archive->callback([&, o] { action = [&, o] { return ArchiveProject(common, *o); }; });
+}
 
+int DeleteProject(const Common& common, const ProjectOptions& o) {
+  auto store = Open(common);
+  if (!store.ok()) return Fail(store.status());
+  Status s = (*store)->DeleteProject(Scope{o.org, o.id});
+  if (!s.ok()) return Fail(s);
+  // The mirror is a cache of the repository: a server that still holds it
+  // open keeps reading its own copy until it restarts.
+  std::error_code ec;
+  std::filesystem::remove_all(common.data_dir + "/mirrors/" + o.id + ".git", ec);
+  std::cout << "Deleted project " << o.id << ".\n";
+  return 0;
+}
+
+void AddDeleteCommand(CLI::App* project, Common& common, std::function<int()>& action,
+                      const ProjectOptionsPtr& o) {
   auto* remove = project->add_subcommand(
       "delete",
       "delete a project with all its jobs and local pull requests, and its mirror in the data "
@@ -333,29 +360,100 @@ void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& act
   AddCommon(remove, common, false);
   remove->add_option("PROJECT_ID", o->id, "id of the project")->required();
   remove->add_option("--org", o->org, "organisation id")->required();
-  remove->callback([&, o] {
-    action = [&, o]() -> int {
-      auto store = Open(common);
-      if (!store.ok()) return Fail(store.status());
-      Status s = (*store)->DeleteProject(Scope{o->org, o->id});
-      if (!s.ok()) return Fail(s);
-      // The mirror is a cache of the repository: a server that still holds it
-      // open keeps reading its own copy until it restarts.
-      std::error_code ec;
-      std::filesystem::remove_all(common.data_dir + "/mirrors/" + o->id + ".git", ec);
-      std::cout << "Deleted project " << o->id << ".\n";
-      return 0;
-    };
-  });
+  remove->callback([&, o] { action = [&, o] { return DeleteProject(common, *o); }; });
+}
+
+// The flags of `quickstart`: a project's, and the organisation's name.
+struct QuickstartOptions {
+  ProjectOptions project;
+  std::string name = "default";
+  std::string url = "http://127.0.0.1:8080";
+};
+
+// What `quickstart` made, to print.
+struct Quickstarted {
+  Org org;
+  GeneratedApiKey key;
+  Project project;
+};
+
+// Makes the organisation, its key and the checked project `p` in the store.
+Result<Quickstarted> MakeQuickstart(const Common& common, const std::string& org_name, Project p) {
+  auto store = Open(common);
+  if (!store.ok()) return store.status();
+  auto org = (*store)->CreateOrg(org_name);
+  if (!org.ok()) return org.status();
+  GeneratedApiKey key = GenerateApiKey(org->id, "quickstart");
+  if (Status s = (*store)->CreateApiKey(key.record); !s.ok()) return s;
+  p.org_id = org->id;
+  auto project = (*store)->CreateProject(p);
+  if (!project.ok()) return project.status();
+  return Quickstarted{std::move(*org), std::move(key), std::move(*project)};
+}
+
+void PrintQuickstart(const Common& common, const Quickstarted& made, const std::string& url) {
+  std::string base = url;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  const std::string curl =
+      "curl -s -X POST '" + base + "/v2/agent/" + made.project.id +
+      "/job' -H 'Authorization: Bearer " + made.key.secret +
+      "' -H 'Content-Type: application/json' -d '{\"prompt\": \"Fix the typos on the "
+      "first page\"}'";
+  if (common.json) {
+    std::cout << Json{{"orgId", made.org.id},
+                      {"keyId", made.key.record.id},
+                      {"key", made.key.secret},
+                      {"project", ProjectJson(made.project)},
+                      {"curl", curl}}
+                     .dump()
+              << "\n";
+    return;
+  }
+  std::cout << "Created organisation " << made.org.id << " (\"" << made.org.name << "\"), project "
+            << made.project.id << " for " << made.project.repository << " (base branch "
+            << made.project.base_ref
+            << "), and an API key. Store the key now: it is not shown again.\n\n"
+            << "  DOCWRIGHT_API_KEY=" << made.key.secret << "\n"
+            << "  DOCWRIGHT_PROJECT=" << made.project.id << "\n\n"
+            << "A first job (the service must be running, with a model configured):\n\n"
+            << "  " << curl << "\n\n"
+            << "Then follow it: build/docwright job follow JOB_ID --key \"$DOCWRIGHT_API_KEY\" "
+               "--project "
+            << made.project.id << "\n";
+}
+
+int Quickstart(const Common& common, const QuickstartOptions& o, const CLI::App& cmd) {
+  Project p;
+  if (Status s = ApplyOptions(cmd, o.project, p, true); !s.ok()) return Fail(s);
+  const bool ref_given = cmd.count("--ref") > 0;
+  if (!ref_given) p.base_ref = "main";
+  if (Status s = CheckOrgName(o.name); !s.ok()) return Fail(s);
+  // Nothing is made unless the project can be: its checks come first.
+  if (Status s = CheckProject(p, !o.project.no_check, ref_given, o.project.git_timeout_s);
+      !s.ok()) {
+    return Fail(s);
+  }
+  auto made = MakeQuickstart(common, o.name, std::move(p));
+  if (!made.ok()) return Fail(made.status());
+  PrintQuickstart(common, *made, o.url);
+  return 0;
+}
+
+}  // namespace
+
+void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& action) {
+  auto* project = app.add_subcommand("project", "projects: a documentation repository each");
+  project->require_subcommand(1);
+  auto o = std::make_shared<ProjectOptions>();  // kept alive by the callbacks
+  AddCreateCommand(project, common, action, o);
+  AddListCommand(project, common, action, o);
+  AddUpdateCommand(project, common, action, o);
+  AddArchiveCommand(project, common, action, o);
+  AddDeleteCommand(project, common, action, o);
 }
 
 void AddQuickstartCommand(CLI::App& app, Common& common, std::function<int()>& action) {
-  struct Options {
-    ProjectOptions project;
-    std::string name = "default";
-    std::string url = "http://127.0.0.1:8080";
-  };
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<QuickstartOptions>();
   auto* quick = app.add_subcommand(
       "quickstart",
       "one step to a first job: checks the repository, then creates an organisation, an API "
@@ -368,58 +466,8 @@ void AddQuickstartCommand(CLI::App& app, Common& common, std::function<int()>& a
   quick->add_option("--url", o->url, "the server's URL, for the printed curl")
       ->envname("DOCWRIGHT_PUBLIC_URL")
       ->capture_default_str();
-  quick->callback([&, o, quick] {
-    action = [&, o, quick]() -> int {
-      Project p;
-      if (Status s = ApplyOptions(*quick, o->project, p, true); !s.ok()) return Fail(s);
-      const bool ref_given = quick->count("--ref") > 0;
-      if (!ref_given) p.base_ref = "main";
-      if (Status s = CheckOrgName(o->name); !s.ok()) return Fail(s);
-      // Nothing is made unless the project can be: its checks come first.
-      if (Status s = CheckProject(p, !o->project.no_check, ref_given, o->project.git_timeout_s);
-          !s.ok()) {
-        return Fail(s);
-      }
-      auto store = Open(common);
-      if (!store.ok()) return Fail(store.status());
-      auto org = (*store)->CreateOrg(o->name);
-      if (!org.ok()) return Fail(org.status());
-      GeneratedApiKey key = GenerateApiKey(org->id, "quickstart");
-      if (Status s = (*store)->CreateApiKey(key.record); !s.ok()) return Fail(s);
-      p.org_id = org->id;
-      auto project = (*store)->CreateProject(p);
-      if (!project.ok()) return Fail(project.status());
-      std::string base = o->url;
-      while (!base.empty() && base.back() == '/') base.pop_back();
-      const std::string curl =
-          "curl -s -X POST '" + base + "/v2/agent/" + project->id +
-          "/job' -H 'Authorization: Bearer " + key.secret +
-          "' -H 'Content-Type: application/json' -d '{\"prompt\": \"Fix the typos on the "
-          "first page\"}'";
-      if (common.json) {
-        std::cout << Json{{"orgId", org->id},
-                          {"keyId", key.record.id},
-                          {"key", key.secret},
-                          {"project", ProjectJson(*project)},
-                          {"curl", curl}}
-                         .dump()
-                  << "\n";
-        return 0;
-      }
-      std::cout << "Created organisation " << org->id << " (\"" << org->name << "\"), project "
-                << project->id << " for " << project->repository << " (base branch "
-                << project->base_ref << "), and an API key. Store the key now: it is not "
-                << "shown again.\n\n"
-                << "  DOCWRIGHT_API_KEY=" << key.secret << "\n"
-                << "  DOCWRIGHT_PROJECT=" << project->id << "\n\n"
-                << "A first job (the service must be running, with a model configured):\n\n"
-                << "  " << curl << "\n\n"
-                << "Then follow it: build/docwright job follow JOB_ID --key \"$DOCWRIGHT_API_KEY\" "
-                   "--project "
-                << project->id << "\n";
-      return 0;
-    };
-  });
+  quick->callback(
+      [&, o, quick] { action = [&, o, quick] { return Quickstart(common, *o, *quick); }; });
 }
 
 }  // namespace docwright
