@@ -202,13 +202,36 @@ std::function<int()> WithClient(std::shared_ptr<JobOptions> o, Fn fn) {
   };
 }
 
-}  // namespace
+using JobOptionsPtr = std::shared_ptr<JobOptions>;
 
-void AddJobCommands(CLI::App& app, std::function<int()>& action) {
-  auto o = std::make_shared<JobOptions>();
-  auto* job = app.add_subcommand("job", "client: create and follow jobs on a running server");
-  job->require_subcommand(1);
+// The path of the job's messages, from `cursor` on ("": the first page).
+std::string MessagesPath(const JobOptions& o, const std::string& cursor) {
+  return JobPath(o, "/" + PercentEncode(o.job_id) + "/messages") +
+         (cursor.empty() ? "" : "?cursor=" + PercentEncode(cursor));
+}
 
+int CreateJob(ApiClient& client, const JobOptions& o) {
+  auto prompt = ReadPrompt(o);
+  if (!prompt.ok()) return Error(prompt.status().message());
+  Json body = {{"prompt", *prompt}};
+  if (!o.model.empty()) body["model"] = o.model;
+  if (o.draft) body["draft"] = true;
+  auto r = client.Post(JobPath(o), body.dump());
+  if (!r.ok()) return Error(r.status().message());
+  if (r->status != 201) return ReplyError(*r);
+  Json created = Json::parse(r->body, nullptr, false);
+  std::string id = created.value("id", "");
+  if (o.wait) return Wait(client, o, id);
+  if (o.json) {
+    std::cout << r->body << "\n";
+  } else {
+    std::cout << "Created job on branch " << created["source"].value("ref", "") << ".\n"
+              << id << "\n";
+  }
+  return 0;
+}
+
+void AddCreateCommand(CLI::App* job, std::function<int()>& action, const JobOptionsPtr& o) {
   auto* create = job->add_subcommand("create", "create a job; prints its id");
   AddConnection(create, *o);
   AddPrompt(create, *o);
@@ -217,42 +240,46 @@ void AddJobCommands(CLI::App& app, std::function<int()>& action) {
   create->add_flag("--wait", o->wait, "wait until the job ends and print it");
   create->add_flag("--json", o->json, "print the job as JSON");
   AddWaitFlags(create, *o);
-  create->callback([&action, o] {
-    action = WithClient(o, [](ApiClient& client, const JobOptions& o) -> int {
-      auto prompt = ReadPrompt(o);
-      if (!prompt.ok()) return Error(prompt.status().message());
-      Json body = {{"prompt", *prompt}};
-      if (!o.model.empty()) body["model"] = o.model;
-      if (o.draft) body["draft"] = true;
-      auto r = client.Post(JobPath(o), body.dump());
-      if (!r.ok()) return Error(r.status().message());
-      if (r->status != 201) return ReplyError(*r);
-      Json created = Json::parse(r->body, nullptr, false);
-      std::string id = created.value("id", "");
-      if (o.wait) return Wait(client, o, id);
-      if (o.json) {
-        std::cout << r->body << "\n";
-      } else {
-        std::cout << "Created job on branch " << created["source"].value("ref", "") << ".\n"
-                  << id << "\n";
-      }
-      return 0;
-    });
-  });
+  create->callback([&action, o] { action = WithClient(o, CreateJob); });
+}
 
+int GetJob(ApiClient& client, const JobOptions& o) {
+  int code = 1;
+  auto job = GetJson(client, GetPath(o, o.job_id), &code);
+  if (!job.ok()) return code;
+  std::cout << job->dump() << "\n";
+  return 0;
+}
+
+void AddGetCommand(CLI::App* job, std::function<int()>& action, const JobOptionsPtr& o) {
   auto* get = job->add_subcommand("get", "print a job as JSON");
   AddConnection(get, *o, false);
   get->add_option("JOB_ID", o->job_id, "job id")->required();
-  get->callback([&action, o] {
-    action = WithClient(o, [](ApiClient& client, const JobOptions& o) -> int {
-      int code = 1;
-      auto job = GetJson(client, GetPath(o, o.job_id), &code);
-      if (!job.ok()) return code;
-      std::cout << job->dump() << "\n";
-      return 0;
-    });
-  });
+  get->callback([&action, o] { action = WithClient(o, GetJob); });
+}
 
+int ListJobs(ApiClient& client, const JobOptions& o) {
+  std::string query = "?limit=" + std::to_string(o.limit);
+  if (!o.status.empty()) query += "&status=" + PercentEncode(o.status);
+  if (!o.cursor.empty()) query += "&cursor=" + PercentEncode(o.cursor);
+  int code = 1;
+  auto page = GetJson(client, ProjectPath(o) + "/jobs" + query, &code);
+  if (!page.ok()) return code;
+  if (o.json) {
+    std::cout << page->dump() << "\n";
+    return 0;
+  }
+  for (const Json& j : (*page)["jobs"]) {
+    std::cout << Field(j, "id") << "  " << Field(j, "status") << "  " << Field(j, "createdAt")
+              << "  " << Field(j, "model") << "  " << Field(j, "prLink") << "\n";
+  }
+  if (Field(*page, "nextCursor") != "-") {
+    std::cout << "more: --cursor " << Field(*page, "nextCursor") << "\n";
+  }
+  return 0;
+}
+
+void AddListCommand(CLI::App* job, std::function<int()>& action, const JobOptionsPtr& o) {
   auto* list = job->add_subcommand("list", "list a project's jobs, newest first");
   AddConnection(list, *o);
   list->add_option("--status", o->status,
@@ -261,29 +288,10 @@ void AddJobCommands(CLI::App& app, std::function<int()>& action) {
   list->add_option("--limit", o->limit, "jobs per page, 1 to 100")->capture_default_str();
   list->add_option("--cursor", o->cursor, "the page after this cursor (printed last)");
   list->add_flag("--json", o->json, "print the page as the API gives it");
-  list->callback([&action, o] {
-    action = WithClient(o, [](ApiClient& client, const JobOptions& o) -> int {
-      std::string query = "?limit=" + std::to_string(o.limit);
-      if (!o.status.empty()) query += "&status=" + PercentEncode(o.status);
-      if (!o.cursor.empty()) query += "&cursor=" + PercentEncode(o.cursor);
-      int code = 1;
-      auto page = GetJson(client, ProjectPath(o) + "/jobs" + query, &code);
-      if (!page.ok()) return code;
-      if (o.json) {
-        std::cout << page->dump() << "\n";
-        return 0;
-      }
-      for (const Json& j : (*page)["jobs"]) {
-        std::cout << Field(j, "id") << "  " << Field(j, "status") << "  " << Field(j, "createdAt")
-                  << "  " << Field(j, "model") << "  " << Field(j, "prLink") << "\n";
-      }
-      if (Field(*page, "nextCursor") != "-") {
-        std::cout << "more: --cursor " << Field(*page, "nextCursor") << "\n";
-      }
-      return 0;
-    });
-  });
+  list->callback([&action, o] { action = WithClient(o, ListJobs); });
+}
 
+void AddWaitCommand(CLI::App* job, std::function<int()>& action, const JobOptionsPtr& o) {
   auto* wait = job->add_subcommand(
       "wait", "wait until a job is completed, archived or failed; exit 1 if it failed");
   AddConnection(wait, *o, false);
@@ -293,7 +301,61 @@ void AddJobCommands(CLI::App& app, std::function<int()>& action) {
     action = WithClient(
         o, [](ApiClient& client, const JobOptions& o) { return Wait(client, o, o.job_id); });
   });
+}
 
+// Prints each turn of the job once it has ended (its steps are recorded then),
+// and each turn's start. `printed` holds each message's turn state when last
+// printed. Returns 0, or the exit code of a failed read.
+int PrintNewTurns(ApiClient& client, const JobOptions& o, std::map<int, std::string>& printed) {
+  std::string cursor;
+  for (int pages = 0; pages < 1000; ++pages) {
+    int code = 1;
+    auto page = GetJson(client, MessagesPath(o, cursor), &code);
+    if (!page.ok()) return code;
+    for (const Json& m : (*page)["messages"]) {
+      int seq = m.value("seq", 0);
+      std::string state = Field(m.contains("turn") ? m["turn"] : Json(), "state");
+      if (printed[seq] == state) continue;
+      bool ended = state != "queued" && state != "running";
+      if (ended) {
+        PrintMessage(m);
+      } else if (state == "running") {
+        std::cout << "#" << seq << " running  " << OneLogLine(Field(m, "prompt"), 200) << "\n";
+      }
+      printed[seq] = state;
+    }
+    cursor = Field(*page, "nextCursor");
+    if (cursor == "-") break;
+  }
+  return 0;
+}
+
+int FollowJob(ApiClient& client, const JobOptions& o) {
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
+  std::string last_status;
+  std::map<int, std::string> printed;
+  for (;;) {
+    int code = 1;
+    auto job = GetJson(client, JobPath(o, "/" + PercentEncode(o.job_id)), &code);
+    if (!job.ok()) return code;
+    std::string status = Field(*job, "status");
+    if (status != last_status) {
+      std::cout << "status: " << status
+                << (Field(*job, "prLink") != "-" ? "  " + Field(*job, "prLink") : "") << "\n";
+      last_status = status;
+    }
+    if (int failed = PrintNewTurns(client, o, printed); failed != 0) return failed;
+    std::cout.flush();
+    if (IsTerminal(*job)) return status == "failed" ? 1 : 0;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return Error("timed out following job " + o.job_id);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::clamp(o.interval_ms, 50, 60000)));
+  }
+}
+
+void AddFollowCommand(CLI::App* job, std::function<int()>& action, const JobOptionsPtr& o) {
   auto* follow = job->add_subcommand(
       "follow",
       "print a job's status changes and its turns' steps as they are recorded, until it ends; "
@@ -301,84 +363,48 @@ void AddJobCommands(CLI::App& app, std::function<int()>& action) {
   AddConnection(follow, *o);
   follow->add_option("JOB_ID", o->job_id, "job id")->required();
   AddWaitFlags(follow, *o);
-  follow->callback([&action, o] {
-    action = WithClient(o, [](ApiClient& client, const JobOptions& o) -> int {
-      auto deadline = std::chrono::steady_clock::now() +
-                      std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
-      std::string last_status;
-      std::map<int, std::string> printed;  // each message's turn state when last printed
-      for (;;) {
-        int code = 1;
-        auto job = GetJson(client, JobPath(o, "/" + PercentEncode(o.job_id)), &code);
-        if (!job.ok()) return code;
-        std::string status = Field(*job, "status");
-        if (status != last_status) {
-          std::cout << "status: " << status
-                    << (Field(*job, "prLink") != "-" ? "  " + Field(*job, "prLink") : "") << "\n";
-          last_status = status;
-        }
-        // Each turn once it has ended (its steps are recorded then), and each
-        // turn's start.
-        std::string cursor;
-        for (int pages = 0; pages < 1000; ++pages) {
-          auto page = GetJson(client,
-                              JobPath(o, "/" + PercentEncode(o.job_id) + "/messages") +
-                                  (cursor.empty() ? "" : "?cursor=" + PercentEncode(cursor)),
-                              &code);
-          if (!page.ok()) return code;
-          for (const Json& m : (*page)["messages"]) {
-            int seq = m.value("seq", 0);
-            std::string state = Field(m.contains("turn") ? m["turn"] : Json(), "state");
-            if (printed[seq] == state) continue;
-            bool ended = state != "queued" && state != "running";
-            if (ended) {
-              PrintMessage(m);
-            } else if (state == "running") {
-              std::cout << "#" << seq << " running  " << OneLogLine(Field(m, "prompt"), 200)
-                        << "\n";
-            }
-            printed[seq] = state;
-          }
-          cursor = Field(*page, "nextCursor");
-          if (cursor == "-") break;
-        }
-        std::cout.flush();
-        if (IsTerminal(*job)) return status == "failed" ? 1 : 0;
-        if (std::chrono::steady_clock::now() >= deadline) {
-          return Error("timed out following job " + o.job_id);
-        }
-        std::this_thread::sleep_for(
-            std::chrono::milliseconds(std::clamp(o.interval_ms, 50, 60000)));
-      }
-    });
-  });
+  follow->callback([&action, o] { action = WithClient(o, FollowJob); });
+}
 
+int PrintTranscript(ApiClient& client, const JobOptions& o) {
+  std::string cursor;
+  for (;;) {
+    int code = 1;
+    auto page = GetJson(client, MessagesPath(o, cursor), &code);
+    if (!page.ok()) return code;
+    if (o.json) {
+      std::cout << page->dump() << "\n";
+    } else {
+      for (const Json& m : (*page)["messages"]) PrintMessage(m);
+    }
+    cursor = Field(*page, "nextCursor");
+    if (cursor == "-") return 0;
+  }
+}
+
+void AddTranscriptCommand(CLI::App* job, std::function<int()>& action, const JobOptionsPtr& o) {
   auto* transcript =
       job->add_subcommand("transcript", "print a job's messages and its turns' steps, every page");
   AddConnection(transcript, *o);
   transcript->add_option("JOB_ID", o->job_id, "job id")->required();
   transcript->add_flag("--json", o->json, "print each page as the API gives it, one a line");
-  transcript->callback([&action, o] {
-    action = WithClient(o, [](ApiClient& client, const JobOptions& o) -> int {
-      std::string cursor;
-      for (;;) {
-        int code = 1;
-        auto page = GetJson(client,
-                            JobPath(o, "/" + PercentEncode(o.job_id) + "/messages") +
-                                (cursor.empty() ? "" : "?cursor=" + PercentEncode(cursor)),
-                            &code);
-        if (!page.ok()) return code;
-        if (o.json) {
-          std::cout << page->dump() << "\n";
-        } else {
-          for (const Json& m : (*page)["messages"]) PrintMessage(m);
-        }
-        cursor = Field(*page, "nextCursor");
-        if (cursor == "-") return 0;
-      }
-    });
-  });
+  transcript->callback([&action, o] { action = WithClient(o, PrintTranscript); });
+}
 
+int SendMessage(ApiClient& client, const JobOptions& o) {
+  auto prompt = ReadPrompt(o);
+  if (!prompt.ok()) return Error(prompt.status().message());
+  Json body{{"prompt", *prompt}};
+  if (!o.model.empty()) body["model"] = o.model;
+  auto r = client.Post(JobPath(o, "/" + PercentEncode(o.job_id) + "/message"), body.dump());
+  if (!r.ok()) return Error(r.status().message());
+  if (r->status != 200) return ReplyError(*r);
+  if (o.wait) return Wait(client, o, o.job_id);
+  std::cout << r->body << "\n";
+  return 0;
+}
+
+void AddMessageCommand(CLI::App* job, std::function<int()>& action, const JobOptionsPtr& o) {
   auto* message = job->add_subcommand("message", "send a follow-up instruction to a job");
   AddConnection(message, *o);
   message->add_option("JOB_ID", o->job_id, "job id")->required();
@@ -387,21 +413,19 @@ void AddJobCommands(CLI::App& app, std::function<int()>& action) {
                       "model for this turn and the job's later ones (default: the job's)");
   message->add_flag("--wait", o->wait, "wait until the turn ends and print the job");
   AddWaitFlags(message, *o);
-  message->callback([&action, o] {
-    action = WithClient(o, [](ApiClient& client, const JobOptions& o) -> int {
-      auto prompt = ReadPrompt(o);
-      if (!prompt.ok()) return Error(prompt.status().message());
-      Json body{{"prompt", *prompt}};
-      if (!o.model.empty()) body["model"] = o.model;
-      auto r = client.Post(JobPath(o, "/" + PercentEncode(o.job_id) + "/message"), body.dump());
-      if (!r.ok()) return Error(r.status().message());
-      if (r->status != 200) return ReplyError(*r);
-      if (o.wait) return Wait(client, o, o.job_id);
-      std::cout << r->body << "\n";
-      return 0;
-    });
-  });
+  message->callback([&action, o] { action = WithClient(o, SendMessage); });
+}
 
+int StopJob(ApiClient& client, const JobOptions& o) {
+  auto r = client.Post(JobPath(o, "/" + PercentEncode(o.job_id) + "/stop"), "");
+  if (!r.ok()) return Error(r.status().message());
+  if (r->status != 200) return ReplyError(*r);
+  if (o.wait) return Wait(client, o, o.job_id);
+  std::cout << r->body << "\n";
+  return 0;
+}
+
+void AddStopCommand(CLI::App* job, std::function<int()>& action, const JobOptionsPtr& o) {
   auto* stop = job->add_subcommand(
       "stop",
       "end the job's running turn after its current step, keeping its work on the branch and "
@@ -410,30 +434,40 @@ void AddJobCommands(CLI::App& app, std::function<int()>& action) {
   stop->add_option("JOB_ID", o->job_id, "job id")->required();
   stop->add_flag("--wait", o->wait, "wait until the turn ends and print the job");
   AddWaitFlags(stop, *o);
-  stop->callback([&action, o] {
-    action = WithClient(o, [](ApiClient& client, const JobOptions& o) -> int {
-      auto r = client.Post(JobPath(o, "/" + PercentEncode(o.job_id) + "/stop"), "");
-      if (!r.ok()) return Error(r.status().message());
-      if (r->status != 200) return ReplyError(*r);
-      if (o.wait) return Wait(client, o, o.job_id);
-      std::cout << r->body << "\n";
-      return 0;
-    });
-  });
+  stop->callback([&action, o] { action = WithClient(o, StopJob); });
+}
 
+int ArchiveJob(ApiClient& client, const JobOptions& o) {
+  auto r = client.Post(JobPath(o, "/" + PercentEncode(o.job_id) + "/archive"), "");
+  if (!r.ok()) return Error(r.status().message());
+  if (r->status != 200) return ReplyError(*r);
+  std::cout << r->body << "\n";
+  return 0;
+}
+
+void AddArchiveCommand(CLI::App* job, std::function<int()>& action, const JobOptionsPtr& o) {
   auto* archive = job->add_subcommand(
       "archive", "archive a job: its running turn stops, later follow-ups are refused");
   AddConnection(archive, *o);
   archive->add_option("JOB_ID", o->job_id, "job id")->required();
-  archive->callback([&action, o] {
-    action = WithClient(o, [](ApiClient& client, const JobOptions& o) -> int {
-      auto r = client.Post(JobPath(o, "/" + PercentEncode(o.job_id) + "/archive"), "");
-      if (!r.ok()) return Error(r.status().message());
-      if (r->status != 200) return ReplyError(*r);
-      std::cout << r->body << "\n";
-      return 0;
-    });
-  });
+  archive->callback([&action, o] { action = WithClient(o, ArchiveJob); });
+}
+
+}  // namespace
+
+void AddJobCommands(CLI::App& app, std::function<int()>& action) {
+  auto o = std::make_shared<JobOptions>();
+  auto* job = app.add_subcommand("job", "client: create and follow jobs on a running server");
+  job->require_subcommand(1);
+  AddCreateCommand(job, action, o);
+  AddGetCommand(job, action, o);
+  AddListCommand(job, action, o);
+  AddWaitCommand(job, action, o);
+  AddFollowCommand(job, action, o);
+  AddTranscriptCommand(job, action, o);
+  AddMessageCommand(job, action, o);
+  AddStopCommand(job, action, o);
+  AddArchiveCommand(job, action, o);
 }
 
 }  // namespace docwright
