@@ -113,6 +113,8 @@ TEST_P(StoreTest, CreatedJobHasItsFirstMessageAndIsActive) {
 TEST_P(StoreTest, StepsAreReadWholeMessagesAtATimeWithinABound) {
   Job j = Create(project_);
   const std::string kilobyte(1000, 'x');
+  std::string accented;  // 1,000 bytes, 500 characters: the bound counts bytes
+  for (int i = 0; i < 500; ++i) accented += "\u00e9";
   for (int seq = 1; seq <= 4; ++seq) {
     if (seq > 1) {
       ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), j.id, "more").ok());
@@ -121,7 +123,8 @@ TEST_P(StoreTest, StepsAreReadWholeMessagesAtATimeWithinABound) {
     ASSERT_EQ(t.message.seq, seq);
     TurnOutcome outcome{.succeeded = true};
     if (seq != 2) {  // the second turn records no steps
-      outcome.steps = {TranscriptStep{.kind = TranscriptStep::Kind::kAssistant, .text = kilobyte},
+      outcome.steps = {TranscriptStep{.kind = TranscriptStep::Kind::kAssistant,
+                                      .text = seq == 1 ? accented : kilobyte},
                        TranscriptStep{.kind = TranscriptStep::Kind::kTool,
                                       .tool = "read_file",
                                       .arguments = "{}",
@@ -138,16 +141,16 @@ TEST_P(StoreTest, StepsAreReadWholeMessagesAtATimeWithinABound) {
   EXPECT_EQ(all->steps[5].first, 4);
   EXPECT_EQ(all->steps[5].second.tool, "read_file");
 
-  // 1,000 characters: the first message's steps (1,003) are read whole; the
+  // 1,000 bytes: the first message's steps (1,003) are read whole; the
   // third's would start past the bound; the second has none, and is whole.
   auto bounded = store_->ListSteps(ScopeOf(project_), j.id, 1, 4, 1000);
   ASSERT_TRUE(bounded.ok());
   EXPECT_EQ(bounded->through_seq, 2);
   ASSERT_EQ(bounded->steps.size(), 2u);
-  EXPECT_EQ(bounded->steps[0].second.text, kilobyte);
+  EXPECT_EQ(bounded->steps[0].second.text, accented);
 
   // A bound smaller than one message still gives the first message's steps;
-  // 1,500 characters take the third's (starting at 1,003) as well.
+  // 1,500 bytes take the third's (starting at 1,003) as well.
   auto two = store_->ListSteps(ScopeOf(project_), j.id, 1, 4, 1500);
   ASSERT_TRUE(two.ok());
   EXPECT_EQ(two->through_seq, 3);

@@ -165,9 +165,9 @@ class Store : public LocalPullRequestRecords {
                                            const MessageQuery& query) = 0;
   // The steps of the job's turns `from_seq` to `to_seq`, in order, by message,
   // a message's steps whole: those of each message whose steps start within
-  // `max_bytes` (of text, arguments and results, counted in characters), so at
-  // most `max_bytes` and one message's more. through_seq: to_seq, or the
-  // message before the first one left out.
+  // `max_bytes` (of text, arguments and results), so at most `max_bytes` and
+  // one message's more. through_seq: to_seq, or the message before the first
+  // one left out.
   virtual Result<StepsPage> ListSteps(const Scope& scope, const std::string& job_id, int from_seq,
                                       int to_seq, int64_t max_bytes) = 0;
   // The tokens the job's turns used, all turns together.

@@ -98,8 +98,7 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string& url,
   ConnHandle conn(PQconnectdbParams(keys, values, /*expand_dbname=*/1));
   if (!conn) return Status::Unavailable("cannot connect to the database: out of memory");
   if (PQstatus(conn.get()) != CONNECTION_OK) {
-    std::string why = PQerrorMessage(conn.get());
-    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+    std::string why(TrimRight(PQerrorMessage(conn.get()), "\n "));
     return Status::Unavailable("cannot connect to the database " + RedactCredentials(url) + ": " +
                                why);
   }
@@ -108,10 +107,10 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string& url,
 
 Status Connection::ErrorOf(const PGresult* result, const char* what) {
   const char* state = result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
-  std::string message = result ? PQresultErrorMessage(result) : PQerrorMessage(conn_.get());
-  if (message.empty()) message = PQerrorMessage(conn_.get());
-  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
-  message = std::string("database error (") + what + "): " + message;
+  std::string_view reported = result ? PQresultErrorMessage(result) : PQerrorMessage(conn_.get());
+  if (reported.empty()) reported = PQerrorMessage(conn_.get());
+  std::string message =
+      std::string("database error (") + what + "): " + std::string(TrimRight(reported, "\n "));
   std::string_view code = state ? state : "";
   if (code == "57014") {
     // The statement ran past statement_timeout and was cancelled; the

@@ -44,15 +44,7 @@ class Driver final : public sql::Driver {
     // every running turn's lease in turn, and PostgreSQL flushes concurrent
     // commits together).
     if (commit == sql::Commit::kRenewal) return Read(fn);
-    Status last;
-    for (int attempt = 1; attempt <= kAttempts; ++attempt) {
-      if (attempt > 1) Backoff(attempt);
-      auto conn = pool_.Acquire();
-      if (!conn.ok()) {
-        last = conn.status();
-        continue;
-      }
-      Connection& c = **conn;
+    return Retried([&](Connection& c, bool* no_retry) -> Status {
       Status s = c.ExecScript("BEGIN");
       // A claim need not wait for the log's flush (store.h): a later commit
       // flushes it, and a power loss only puts the turn back.
@@ -63,45 +55,53 @@ class Driver final : public sql::Driver {
       if (s.ok()) s = fn(lent);
       if (!s.ok()) {
         if (c.healthy()) c.ExecScript("ROLLBACK");
-        if (s.code() != Code::kUnavailable) return s;
-        if (!c.healthy()) pool_.DropIdle();
-        last = s;
-        continue;
+        return s;
       }
       s = c.Commit();
       if (s.ok()) return s;
+      *no_retry = true;
       if (!c.healthy()) pool_.DropIdle();
       return Status::Unavailable(
           "the database connection failed while committing; the change may or may not have been "
           "made (" +
           s.message() + ")");
-    }
-    return last;
+    });
   }
 
   // One statement at a time, each in its own transaction.
   Status Read(const std::function<Status(sql::Connection&)>& fn) override {
-    Status last;
-    for (int attempt = 1; attempt <= kAttempts; ++attempt) {
-      if (attempt > 1) Backoff(attempt);
-      auto conn = pool_.Acquire();
-      if (!conn.ok()) {
-        last = conn.status();
-        continue;
-      }
-      Lent lent(**conn);
-      Status s = fn(lent);
-      if (s.ok() || s.code() != Code::kUnavailable) return s;
-      if (!(*conn)->healthy()) pool_.DropIdle();
-      last = s;
-    }
-    return last;
+    return Retried([&](Connection& c, bool*) -> Status {
+      Lent lent(c);
+      return fn(lent);
+    });
   }
 
   bool AnnouncesChanges() const override { return true; }
   void Watch(StoreWatcher watcher) override { listener_->Add(std::move(watcher)); }
 
  private:
+  // Runs `attempt` on a pooled connection, and again on another after a
+  // backoff while it fails with Unavailable, kAttempts times in all; not after
+  // it sets *no_retry (a failed COMMIT: the change may have been made).
+  template <typename Fn>
+  Status Retried(Fn&& attempt) {
+    Status last;
+    for (int n = 1; n <= kAttempts; ++n) {
+      if (n > 1) Backoff(n);
+      auto conn = pool_.Acquire();
+      if (!conn.ok()) {
+        last = conn.status();
+        continue;
+      }
+      bool no_retry = false;
+      Status s = attempt(**conn, &no_retry);
+      if (s.ok() || no_retry || s.code() != Code::kUnavailable) return s;
+      if (!(*conn)->healthy()) pool_.DropIdle();
+      last = s;
+    }
+    return last;
+  }
+
   static void Backoff(int attempt) {
     std::this_thread::sleep_for(std::chrono::milliseconds(attempt == 2 ? 50 : 200));
   }

@@ -104,8 +104,9 @@ enum class Commit {
   // flushes it). A power loss may undo it, which puts the turn back as its
   // lease's expiry would (store.h).
   kLeaseOnly,
-  // A lease renewal: as kLeaseOnly, and its first statement is the only one that
-  // writes, so a driver may run each statement on its own (one round trip).
+  // A lease renewal: its first statement is the only one that writes, so a
+  // driver may run each statement on its own (one round trip); as for kLeaseOnly,
+  // its commit need not wait for the flush.
   kRenewal,
 };
 

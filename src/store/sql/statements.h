@@ -151,13 +151,19 @@ SQL(kSelectMessagesUpTo, DW_MESSAGE_COLUMNS
 SQL(kSelectMessagesPage,
     DW_MESSAGE_COLUMNS "WHERE m.job_id = ?1 AND m.seq > ?2 ORDER BY m.seq LIMIT ?3");
 #undef DW_MESSAGE_COLUMNS
-// The first message of ?2 .. ?3 whose steps are left out of a page of ?4
-// characters (Store::ListSteps), or NULL.
-SQL(kFirstStepsLeftOut,
-    "WITH sized AS (SELECT seq, SUM(LENGTH(text) + LENGTH(arguments) + LENGTH(result)) AS n "
-    "FROM steps WHERE job_id = ?1 AND seq >= ?2 AND seq <= ?3 GROUP BY seq) "
-    "SELECT MIN(seq) FROM (SELECT seq, SUM(n) OVER (ORDER BY seq) - n AS before FROM sized) w "
-    "WHERE before >= ?4");
+// The first message of ?2 .. ?3 whose steps are left out of a page of ?4 bytes
+// (Store::ListSteps), or NULL. SQLite's LENGTH of a text counts characters up
+// to a NUL: a blob's, bytes.
+#define DW_FIRST_STEPS_LEFT_OUT(open, close)                                                  \
+  "WITH sized AS (SELECT seq, SUM(" open "text" close " + " open "arguments" close " + " open \
+  "result" close                                                                              \
+  ") AS n FROM steps WHERE job_id = ?1 AND seq >= ?2 AND seq <= ?3 "                          \
+  "GROUP BY seq) "                                                                            \
+  "SELECT MIN(seq) FROM (SELECT seq, SUM(n) OVER (ORDER BY seq) - n AS before FROM sized) w " \
+  "WHERE before >= ?4"
+SQL_EACH(kFirstStepsLeftOut, DW_FIRST_STEPS_LEFT_OUT("LENGTH(CAST(", " AS BLOB))"),
+         DW_FIRST_STEPS_LEFT_OUT("octet_length(", ")"));
+#undef DW_FIRST_STEPS_LEFT_OUT
 SQL(kSelectSteps,
     "SELECT seq, kind, text, tool, arguments, result, is_error FROM steps WHERE job_id = ?1 "
     "AND seq >= ?2 AND seq <= ?3 ORDER BY seq, n");
