@@ -389,6 +389,9 @@ class Session : public std::enable_shared_from_this<Session> {
     if (auto it = req.find(http::field::content_type); it != req.end()) {
       r.content_type = std::string(it->value());
     }
+    r.if_none_match = AllLines(http::field::if_none_match);
+    r.idempotency_key = AllLines("Idempotency-Key");
+    r.last_event_id = AllLines("Last-Event-ID");
     r.client = address_;
     if (!state_.options.trusted_proxies.empty()) {
       const bool rfc = state_.options.forwarded_header == ForwardedHeader::kForwarded;

@@ -41,6 +41,11 @@ struct HttpRequest {
   std::string target;  // path and query, as sent
   std::string authorization;
   std::string content_type;
+  // Headers the API reads, as sent (empty when absent; a repeated one is
+  // comma-joined): conditional polling, idempotent POSTs, resumed event streams.
+  std::string if_none_match;
+  std::string idempotency_key;
+  std::string last_event_id;
   std::string body;
   // The client's address: the connection's, or, from a trusted proxy, the
   // address it forwards for (see ClientAddress).
