@@ -145,7 +145,10 @@ struct TurnRun {
   AgentResult result;
   size_t recorded_bytes = 0;
 
-  void Record(TranscriptStep step) { agent::Record(result, recorded_bytes, std::move(step)); }
+  void Record(TranscriptStep step) {
+    agent::Record(result, recorded_bytes, std::move(step));
+    if (turn.on_step) turn.on_step(result.steps.back());
+  }
   AgentResult Fail(std::string error) {
     result.succeeded = false;
     result.error = std::move(error);

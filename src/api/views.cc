@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/job_json.h"
 #include "core/json_writer.h"
 #include "core/time.h"
 #include "core/version.h"
@@ -19,63 +20,10 @@ HttpResponse Rendered(int status, std::string body) {
   return r;
 }
 
-void WriteOptTime(const std::optional<UnixMillis>& t, JsonWriter& w) {
-  if (t) {
-    w.String(FormatRfc3339(*t));
-  } else {
-    w.Null();
-  }
-}
-
-void WriteUsage(int64_t input_tokens, int64_t output_tokens, JsonWriter& w) {
-  w.BeginObject();
-  w.Key("inputTokens").Int(input_tokens);
-  w.Key("outputTokens").Int(output_tokens);
-  w.EndObject();
-}
-
-void WriteJob(const Job& j, JsonWriter& w) {
-  // The spec: prLink is null while the job is active, even on a follow-up turn
-  // of a job that already has a pull request.
-  bool active = j.status == JobStatus::kActive;
-  w.BeginObject();
-  w.Key("id").String(j.id);
-  w.Key("status").String(ToString(j.status));
-  w.Key("source").BeginObject();
-  w.Key("repository").String(j.repository);
-  w.Key("ref").String(j.ref);
-  w.EndObject();
-  w.Key("model").OptString(j.model);
-  w.Key("prLink").OptString(active ? std::nullopt : j.pr_link);
-  w.Key("createdAt").String(FormatRfc3339(j.created_at));
-  w.Key("archivedAt");
-  WriteOptTime(j.archived_at, w);
-  w.Key("updatedAt").String(FormatRfc3339(j.updated_at));
-  w.Key("error").OptString(j.error);
-  w.Key("summary").OptString(j.summary);
-  w.EndObject();
-}
-
 std::string StepJson(const TranscriptStep& step) {
   std::string out;
   JsonWriter w(&out);
-  w.BeginObject();
-  switch (step.kind) {
-    case TranscriptStep::Kind::kAssistant:
-      w.Key("type").String("assistant").Key("text").String(step.text);
-      break;
-    case TranscriptStep::Kind::kContext:
-      w.Key("type").String("context").Key("text").String(step.text);
-      break;
-    case TranscriptStep::Kind::kTool:
-      w.Key("type").String("tool");
-      w.Key("tool").String(step.tool);
-      w.Key("arguments").String(step.arguments);
-      w.Key("result").String(step.result);
-      w.Key("isError").Bool(step.is_error);
-      break;
-  }
-  w.EndObject();
+  WriteStep(step, w);
   return out;
 }
 
@@ -97,7 +45,7 @@ std::string MessageJson(const Message& m, std::span<const std::string> steps, si
   w.Key("finishedAt");
   WriteOptTime(m.finished_at, w);
   w.Key("usage");
-  WriteUsage(m.input_tokens, m.output_tokens, w);
+  WriteUsage(TokenUsage{m.input_tokens, m.output_tokens}, w);
   w.Key("steps").BeginArray();
   for (const std::string& step : steps) w.Raw(step);
   w.EndArray();
@@ -144,7 +92,7 @@ HttpResponse JobResponse(int status, const Job& job) {
   std::string body;
   body.reserve(512);
   JsonWriter w(&body);
-  WriteJob(job, w);
+  WriteAgentJob(job, w);
   return Rendered(status, std::move(body));
 }
 
@@ -152,7 +100,7 @@ HttpResponse JobListResponse(const JobPage& page) {
   std::string body;
   JsonWriter w(&body);
   w.BeginObject().Key("jobs").BeginArray();
-  for (const Job& j : page.jobs) WriteJob(j, w);
+  for (const Job& j : page.jobs) WriteAgentJob(j, w);
   w.EndArray().Key("nextCursor").OptString(page.next_after_id).EndObject();
   return Rendered(200, std::move(body));
 }
@@ -165,7 +113,7 @@ HttpResponse TranscriptResponse(const std::string& job_id, const TokenUsage& usa
   w.BeginObject();
   w.Key("jobId").String(job_id);
   w.Key("usage");
-  WriteUsage(usage.input_tokens, usage.output_tokens, w);
+  WriteUsage(usage, w);
   w.Key("messages").BeginArray();
   std::optional<int> next_seq = page.next_after_seq;
   std::optional<int> last_seq;  // of the last message on the page

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -17,18 +18,32 @@
 namespace docwright {
 
 // One step of a turn's work, for the transcript: something the model said, a
-// tool it called with its (bounded) arguments and result, or what the agent put
+// tool it called with its (bounded) arguments and result, what the agent put
 // in the model's context besides the instruction (the repository's own
-// instruction file).
+// instruction file), or what was done with the edits (committed, pushed, the
+// pull request opened or updated).
 struct TranscriptStep {
-  enum class Kind { kAssistant, kTool, kContext };
+  enum class Kind { kAssistant, kTool, kContext, kPublish };
   Kind kind = Kind::kAssistant;
-  std::string text;       // kAssistant: what the model said; kContext: what was added
-  std::string tool;       // kTool: the tool's name
+  // kAssistant: what the model said; kContext: what was added; kPublish: what
+  // was done, in a sentence
+  std::string text;
+  std::string tool;       // kTool: the tool's name; kPublish: the action (kPublishActions)
   std::string arguments;  // kTool: as the model sent them, bounded
   std::string result;     // kTool: what the model was told, bounded
   bool is_error = false;  // kTool: the call failed
 };
+
+// The actions of kPublish steps.
+inline constexpr const char* kPublishCommit = "commit";
+inline constexpr const char* kPublishPush = "push";
+inline constexpr const char* kPublishPullRequest = "pull_request";
+
+// Where a turn's steps go as they happen, so that a running turn's transcript
+// and event stream show its work so far: called on the turn's thread, once per
+// step, in order, with the step as the outcome will hold it. Must not block for
+// long; may be empty.
+using StepSink = std::function<void(const TranscriptStep& step)>;
 
 // Tells a running turn to stop. The agent checks it between steps (and may sleep
 // on it), and every blocking call of a turn asks it while it waits; the runner
@@ -84,6 +99,8 @@ struct TurnInput {
   // Earlier prompts of this job and their outcomes, in order: the first one and
   // the latest kMaxHistoryMessages, however long the job is.
   std::vector<Message> history;
+  // Set by the runner: where the turn's steps go as they happen.
+  StepSink on_step;
 };
 
 // What a turn came to: what the handler returns and the store records.

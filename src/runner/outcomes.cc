@@ -29,6 +29,17 @@ void Runner::Impl::RunTurn(Thread& self, const std::string& worker_id, TurnInput
   }
   spdlog::info("job {}: turn {} started (attempt {})", input.job.id, input.message.seq,
                input.attempt);
+  // Each step is recorded as it happens, for the transcript and the event
+  // stream of a running turn. A step that cannot be recorded now is recorded
+  // with the outcome.
+  int steps = 0;
+  input.on_step = [this, &steps, &input, &worker_id](const TranscriptStep& step) {
+    auto recorded = store_.RecordStep(input.turn_id, worker_id, ++steps, step);
+    if (!recorded.ok()) {
+      spdlog::warn("job {}: cannot record step {} of turn {} yet: {}", input.job.id, steps,
+                   input.message.seq, recorded.status().message());
+    }
+  };
 
   TurnOutcome result = Handle(input, *cancel);
   {

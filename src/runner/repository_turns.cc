@@ -231,6 +231,10 @@ std::optional<TurnOutcome> RepositoryTurns::Publish(Turn& turn, Round& round) co
     auto commit = turn.repo.Commit(*edits.workspace, options_.identity,
                                    CommitMessage(round.spec.title, input, edits.result.summary));
     if (!commit.ok()) return Failed("cannot commit the changes: " + commit.status().message());
+    Published(turn, round, kPublishCommit,
+              "committed " + std::to_string(edits.workspace->Changes().size()) + " changed " +
+                  (edits.workspace->Changes().size() == 1 ? "file" : "files") + " as " +
+                  commit->substr(0, 12));
     if (turn.cancel.cancelled()) return Interrupted();  // nothing is pushed after an archive
     Status pushed = turn.repo.Push(*commit, job.ref, round.branch_head, turn.stopped);
     if (turn.cancel.cancelled() && !pushed.ok()) return Interrupted();
@@ -250,6 +254,7 @@ std::optional<TurnOutcome> RepositoryTurns::Publish(Turn& turn, Round& round) co
       return Failed("cannot push the branch " + job.ref + ": " + pushed.message());
     }
     CrashPoint("push.ref-moved");
+    Published(turn, round, kPublishPush, "pushed the branch " + job.ref);
     round.spec.head_commit = *commit;
   } else if (!round.branch_head || job.pr_link) {
     // Nothing to push, and either no branch (no pull request wanted) or the
@@ -330,7 +335,17 @@ TurnOutcome RepositoryTurns::OpenPullRequest(Turn& turn, Round& round) const {
   }
   CrashPoint("pr.opened");
   round.done.pr_link = pr->url;
+  Published(turn, round, kPublishPullRequest,
+            std::string(job.pr_link ? "updated" : "opened") + " the pull request " + pr->url);
   return std::move(round.done);
+}
+
+void RepositoryTurns::Published(Turn& turn, Round& round, const char* action,
+                                std::string text) const {
+  TranscriptStep step{
+      .kind = TranscriptStep::Kind::kPublish, .text = std::move(text), .tool = action};
+  if (turn.input.on_step) turn.input.on_step(step);
+  round.done.steps.push_back(std::move(step));
 }
 
 }  // namespace docwright

@@ -79,6 +79,9 @@ class RepositoryTurns final : public TurnHandler {
   // Publish's last step: opens the pull request, or updates it, through the
   // project's forge.
   TurnOutcome OpenPullRequest(Turn& turn, Round& round) const;
+  // Adds a publish step (core/turn.h) to the round's outcome, and tells the
+  // turn's step sink.
+  void Published(Turn& turn, Round& round, const char* action, std::string text) const;
 
   // One mirror per project, opened on its first turn.
   struct MirrorSlot {

@@ -89,6 +89,12 @@ class CachedStore final : public Store {
                 hearing_.store(hearing);
               },
       });
+    } else {
+      // This process's steps move their job's updatedAt: forget it as they are
+      // recorded (RecordStep names no job).
+      inner_->Watch(StoreWatcher{
+          .job_events = [this](const std::string& job_id) { jobs_.Erase(job_id); },
+      });
     }
   }
 
@@ -216,6 +222,15 @@ class CachedStore final : public Store {
   Result<LeaseState> RenewLease(int64_t turn_id, const std::string& worker_id,
                                 std::chrono::milliseconds lease) override {
     return inner_->RenewLease(turn_id, worker_id, lease);
+  }
+  Result<LeaseState> RecordStep(int64_t turn_id, const std::string& worker_id, int index,
+                                const TranscriptStep& step) override {
+    return inner_->RecordStep(turn_id, worker_id, index,
+                              step);  // its job is forgotten as announced
+  }
+  Result<std::vector<JobEvent>> ListEvents(const Scope& scope, const std::string& job_id,
+                                           int64_t after_sequence, int limit) override {
+    return inner_->ListEvents(scope, job_id, after_sequence, limit);
   }
   Status ReleaseTurn(int64_t turn_id, const std::string& worker_id) override {
     return inner_->ReleaseTurn(turn_id, worker_id);

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/event.h"
 #include "core/job.h"
 #include "core/local_pull_request.h"
 #include "core/status.h"
@@ -93,6 +94,9 @@ struct StoreWatcher {
   std::function<void(const std::string& job_id)> job_changed;
   std::function<void(const std::string& job_id)> job_archived;  // job_changed is told too
   std::function<void()> keys_changed;                           // API keys created or revoked
+  // The job has new events (Store::ListEvents). Unlike the others, also told of
+  // this process's own writes, on every store, once they are committed.
+  std::function<void(const std::string& job_id)> job_events;
   // false: announcements stopped (the store lost its way to hear them), and
   // changes made until they resume go unheard; true: they resumed.
   std::function<void(bool hearing)> hearing;
@@ -181,6 +185,15 @@ class Store : public LocalPullRequestRecords {
     return std::move(page->messages);
   }
 
+  // --- Events: what happened to each job, in order (core/event.h) ---
+  // Every change to a job writes its events in the same transaction: created,
+  // a follow-up, a turn started, each step, a turn ended, its pull request
+  // opened or updated, completed, failed, archived.
+  // The job's events after `after_sequence`, in order, at most `limit`. NotFound
+  // as GetJob.
+  virtual Result<std::vector<JobEvent>> ListEvents(const Scope& scope, const std::string& job_id,
+                                                   int64_t after_sequence, int limit) = 0;
+
   // --- Turns: the work queue ---
   // Claims a runnable turn: queued, or running with an expired lease, and the
   // first unfinished turn of its job (so a job's turns run in order, one at a
@@ -201,6 +214,13 @@ class Store : public LocalPullRequestRecords {
   // kLost (and changes nothing) if the worker no longer holds the turn.
   virtual Result<LeaseState> FinishTurn(int64_t turn_id, const std::string& worker_id,
                                         const TurnOutcome& outcome) = 0;
+  // Records `step`, the turn's `index`-th (from 1), while the turn runs: it
+  // replaces the step of that index an earlier attempt left, moves the job's
+  // updatedAt, and writes a turn.step event. kLost or kCancelled (and nothing
+  // recorded) if the worker no longer holds the turn. As a claim, not flushed
+  // to the disk on its own (FinishTurn records the turn's steps durably).
+  virtual Result<LeaseState> RecordStep(int64_t turn_id, const std::string& worker_id, int index,
+                                        const TranscriptStep& step) = 0;
   // Gives the turn back untouched, for another worker to claim at once; the
   // attempt does not count. Used on graceful shutdown.
   virtual Status ReleaseTurn(int64_t turn_id, const std::string& worker_id) = 0;
@@ -216,7 +236,8 @@ class Store : public LocalPullRequestRecords {
   // other processes' writes are seen by reading again (the runner polls; the
   // cache forgets after its ttl).
   virtual bool AnnouncesChanges() const { return false; }
-  // Adds `watcher` for the store's lifetime; a no-op where nothing is announced.
+  // Adds `watcher` for the store's lifetime. Where nothing is announced, only
+  // its job_events hears anything (this process's writes).
   // A watcher added while announcements are interrupted hears hearing(false) at
   // once, on the caller's thread.
   virtual void Watch(StoreWatcher watcher) {}

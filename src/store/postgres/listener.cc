@@ -78,13 +78,15 @@ class Listener::Impl {
       Tell([](const StoreWatcher& w) {
         if (w.keys_changed) w.keys_changed();
       });
-    } else if (payload.size() > 2 && (payload[0] == 'j' || payload[0] == 'a') &&
-               payload[1] == ':') {
+    } else if (payload.size() > 2 &&
+               (payload[0] == 'j' || payload[0] == 'a' || payload[0] == 'e') && payload[1] == ':') {
       std::string job_id = payload.substr(2);
       bool archived = payload[0] == 'a';
+      bool events = payload[0] == 'e';
       Tell([&](const StoreWatcher& w) {
         if (w.job_changed) w.job_changed(job_id);
         if (archived && w.job_archived) w.job_archived(job_id);
+        if (events && w.job_events) w.job_events(job_id);
       });
     }
   }

@@ -138,6 +138,22 @@ ALTER TABLE projects ADD COLUMN archived_at BIGINT;
 -- The job's owner asked its turn to stop after its current step (job stop).
 ALTER TABLE turns ADD COLUMN stop_requested INTEGER NOT NULL DEFAULT 0;
 )sql",
+    R"sql(
+-- Each job's events (core/event.h), numbered by the job: last_event is the
+-- number of its latest, taken under the job's lock as each is written, so the
+-- numbers follow the order of the commits.
+ALTER TABLE jobs ADD COLUMN last_event BIGINT NOT NULL DEFAULT 0;
+CREATE TABLE events (
+  job_id TEXT NOT NULL,
+  sequence BIGINT NOT NULL,
+  project_id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  data TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (job_id, sequence)
+);
+CREATE INDEX events_project ON events(project_id);
+)sql",
 };
 
 // The key of the advisory lock migrations take ("docwright" in ASCII, truncated).

@@ -4,6 +4,7 @@
 //   tenants.cc        organisations, API keys, projects
 //   jobs.cc           jobs, messages, steps
 //   turns.cc          the work queue: claims, leases, outcomes
+//   events.cc         the jobs' events, and steps recorded as they happen
 //   pull_requests.cc  the local forge's pull requests; health; NewSqlStore
 // Every write runs in Driver::Write, which may run it again after a transient
 // failure: each write sets what it returns afresh on every run.
@@ -17,8 +18,10 @@
 #include <utility>
 #include <vector>
 
+#include "core/event.h"
 #include "core/job.h"
 #include "core/local_pull_request.h"
+#include "core/mutex.h"
 #include "core/status.h"
 #include "core/time.h"
 #include "core/turn.h"
@@ -37,7 +40,7 @@ LocalPullRequest ReadPullRequest(const Rows& r);
 Message ReadMessage(const Rows& r);
 TranscriptStep ReadStep(const Rows& r);
 
-// A transcript step's kind as stored ("assistant", "tool", "context").
+// A transcript step's kind as stored ("assistant", "tool", "context", "publish").
 std::string_view StepKindName(TranscriptStep::Kind kind);
 
 // A project's lists are stored one entry a line (entries never hold a newline).
@@ -118,6 +121,13 @@ class SqlStore final : public Store {
                               int to_seq, int64_t max_bytes) override;
   Result<TokenUsage> JobUsage(const Scope& scope, const std::string& job_id) override;
 
+  // events.cc
+  Result<std::vector<JobEvent>> ListEvents(const Scope& scope, const std::string& job_id,
+                                           int64_t after_sequence, int limit) override;
+  Result<LeaseState> RecordStep(int64_t turn_id, const std::string& worker_id, int index,
+                                const TranscriptStep& step) override;
+  void Watch(StoreWatcher watcher) override;
+
   // turns.cc
   Result<std::optional<TurnInput>> ClaimTurn(
       const std::string& worker_id, std::chrono::milliseconds lease, int max_attempts,
@@ -133,7 +143,6 @@ class SqlStore final : public Store {
   Result<LocalPullRequest> GetPullRequest(const std::string& id) override;
   Status Ping() override;
   bool AnnouncesChanges() const override { return driver_->AnnouncesChanges(); }
-  void Watch(StoreWatcher watcher) override { driver_->Watch(std::move(watcher)); }
 
  private:
   // A durable write transaction (Driver::Write).
@@ -206,13 +215,28 @@ class SqlStore final : public Store {
   static Status Admit(Connection& c, const Project& p, UnixMillis now);
   static Status MoveJobAfterTurn(Connection& c, const std::string& job_id, int64_t seq,
                                  const TurnOutcome& outcome, UnixMillis now);
+  // turn.ended, then pull_request.opened or .updated if the turn opened or
+  // updated it, then job.completed or job.failed if the job moved to one.
+  static Status AppendTurnEndedEvents(Connection& c, const Job& before, const Job& after, int seq,
+                                      const TurnOutcome& outcome, UnixMillis now);
   static Result<LeaseState> WhyNotHeld(Connection& c, int64_t turn_id);
   // The turn `turn_id`, just claimed, with its job, project and messages.
   static Result<TurnInput> LoadClaimed(Connection& c, int64_t turn_id, const Rows& runnable);
   static Status RecordSteps(Connection& c, const std::string& job_id, int64_t seq,
                             const std::vector<TranscriptStep>& steps);
 
+  // Appends an event of `type` with `data` to the job's events; the caller
+  // holds the job's lock. Announced to other nodes at commit ("e:ID").
+  static Status AppendEvent(Connection& c, const std::string& job_id, const std::string& project_id,
+                            EventType type, const std::string& data, UnixMillis now);
+  // Tells this process's watchers that the job has new events, once they are
+  // committed (other processes hear of them from the driver, where it
+  // announces).
+  void AnnounceEvents(const std::string& job_id);
+
   std::unique_ptr<Driver> driver_;
+  Mutex watchers_mu_;
+  std::vector<StoreWatcher> local_watchers_ GUARDED_BY(watchers_mu_);
 };
 
 }  // namespace docwright::sql

@@ -1,4 +1,5 @@
-// The SQL store: jobs, their messages and the steps of their turns.
+// The SQL store: jobs, their messages and the steps of their turns; each
+// change writes its events (events.cc).
 #include "core/ids.h"
 #include "store/sql/internal.h"
 #include "store/sql/statements.h"
@@ -35,11 +36,16 @@ Result<Job> SqlStore::CreateJob(const Scope& scope, const NewJob& nj) {
                     V(*now), V(nj.requested_model)});
     if (w.ok()) w = Run(c, kInsertMessage, {V(j.id), V(1), V(j.project_id), V(nj.prompt), V(*now)});
     if (w.ok()) w = Run(c, kInsertTurn, {V(j.id), V(1)});
+    if (w.ok()) {
+      w = AppendEvent(c, j.id, j.project_id, EventType::kJobCreated, JobCreatedData(j, nj.prompt),
+                      *now);
+    }
     if (w.ok()) w = Notify(c, "t");
     if (w.ok()) created = std::move(j);
     return w;
   });
   if (!s.ok()) return s;
+  AnnounceEvents(created->id);
   return std::move(*created);
 }
 
@@ -106,10 +112,14 @@ Result<Job> SqlStore::AddMessage(const Scope& scope, const std::string& job_id,
     if (!w.ok()) return w;
     auto reloaded = LoadJob(c, scope, job_id);
     if (!reloaded.ok()) return reloaded.status();
+    w = AppendEvent(c, job_id, scope.project_id, EventType::kMessageAdded,
+                    MessageAddedData(*reloaded, static_cast<int>(*seq), message.prompt), *now);
+    if (!w.ok()) return w;
     updated = std::move(*reloaded);
     return Status();
   });
   if (!s.ok()) return s;
+  AnnounceEvents(job_id);
   return std::move(*updated);
 }
 
@@ -141,7 +151,9 @@ Result<Job> SqlStore::StopJob(const Scope& scope, const std::string& job_id) {
 
 Result<Job> SqlStore::ArchiveJob(const Scope& scope, const std::string& job_id) {
   std::optional<Job> updated;
+  bool archived = false;
   Status s = Write([&](Connection& c) -> Status {
+    archived = false;
     auto job = LoadJob(c, scope, job_id);
     if (!job.ok()) return job.status();
     // The project's lock too: a local pull request being opened for the branch
@@ -161,11 +173,15 @@ Result<Job> SqlStore::ArchiveJob(const Scope& scope, const std::string& job_id) 
       if (!w.ok()) return w;
       job = LoadJob(c, scope, job_id);
       if (!job.ok()) return job.status();
+      w = AppendEvent(c, job_id, scope.project_id, EventType::kJobArchived, JobData(*job), now);
+      if (!w.ok()) return w;
+      archived = true;
     }
     updated = std::move(*job);
     return Status();
   });
   if (!s.ok()) return s;
+  if (archived) AnnounceEvents(job_id);
   return std::move(*updated);
 }
 

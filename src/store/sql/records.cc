@@ -103,6 +103,7 @@ TranscriptStep ReadStep(const Rows& r) {
   std::string kind = r.Text("kind");
   step.kind = kind == "tool"      ? TranscriptStep::Kind::kTool
               : kind == "context" ? TranscriptStep::Kind::kContext
+              : kind == "publish" ? TranscriptStep::Kind::kPublish
                                   : TranscriptStep::Kind::kAssistant;
   step.text = r.Text("text");
   step.tool = r.Text("tool");
@@ -118,6 +119,8 @@ std::string_view StepKindName(TranscriptStep::Kind kind) {
       return "tool";
     case TranscriptStep::Kind::kContext:
       return "context";
+    case TranscriptStep::Kind::kPublish:
+      return "publish";
     case TranscriptStep::Kind::kAssistant:
       break;
   }

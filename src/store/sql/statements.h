@@ -43,7 +43,8 @@ SQL_POSTGRES(kLockClaims, "SELECT pg_advisory_xact_lock(7237952079556063848)");
 SQL_POSTGRES(kDurableCommit, "SET LOCAL synchronous_commit TO on");
 // Wakes the other nodes' listeners (postgres/listener.h) when the transaction
 // commits. "t": a turn may have become runnable; "j:ID": the job changed;
-// "a:ID": the job was archived; "k": API keys changed.
+// "a:ID": the job was archived; "e:ID": the job changed and has new events;
+// "k": API keys changed.
 SQL_POSTGRES(kNotify, "SELECT pg_notify('docwright', ?1)");
 SQL(kNow, "SELECT docwright_now_ms()");
 
@@ -92,6 +93,7 @@ SQL(kDeleteProjectSteps,
     "DELETE FROM steps WHERE job_id IN (SELECT id FROM jobs WHERE project_id = ?1)");
 SQL(kDeleteProjectTurns,
     "DELETE FROM turns WHERE job_id IN (SELECT id FROM jobs WHERE project_id = ?1)");
+SQL(kDeleteProjectEvents, "DELETE FROM events WHERE project_id = ?1");
 SQL(kDeleteProjectMessages, "DELETE FROM messages WHERE project_id = ?1");
 SQL(kDeleteProjectJobs, "DELETE FROM jobs WHERE project_id = ?1");
 SQL(kDeleteProjectPullRequests, "DELETE FROM pull_requests WHERE project_id = ?1");
@@ -240,6 +242,14 @@ SQL(kDeleteSteps, "DELETE FROM steps WHERE job_id = ?1 AND seq = ?2");
 SQL(kInsertStep,
     "INSERT INTO steps (job_id, seq, n, kind, text, tool, arguments, result, is_error) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+// A step recorded as it happens (Store::RecordStep); FinishTurn replaces the
+// turn's steps with the outcome's.
+SQL(kUpsertStep,
+    "INSERT INTO steps (job_id, seq, n, kind, text, tool, arguments, result, is_error) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (job_id, seq, n) DO UPDATE SET "
+    "kind = excluded.kind, text = excluded.text, tool = excluded.tool, "
+    "arguments = excluded.arguments, result = excluded.result, is_error = excluded.is_error");
+SQL(kTouchJob, "UPDATE jobs SET updated_at = ?2 WHERE id = ?1");
 SQL(kReleaseTurn,
     "UPDATE turns SET state = 'queued', "
     "attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, lease_owner = NULL, "
@@ -268,6 +278,17 @@ SQL(kUpdatePullRequest,
 SQL(kArchivePullRequest,
     "UPDATE pull_requests SET archived_at = ?3, body = '', diff = '', updated_at = ?3 "
     "WHERE project_id = ?1 AND head = ?2 AND archived_at IS NULL");
+
+// --- Events ---
+// The job's next event number; the caller holds the job's lock.
+SQL(kNextEvent, "UPDATE jobs SET last_event = last_event + 1 WHERE id = ?1 RETURNING last_event");
+SQL(kInsertEvent,
+    "INSERT INTO events (job_id, sequence, project_id, type, data, created_at) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+SQL(kSelectEvents,
+    "SELECT job_id, sequence, project_id, type, data, created_at FROM events "
+    "WHERE job_id = ?1 AND sequence > ?2 ORDER BY sequence LIMIT ?3");
+SQL(kSelectLastEvent, "SELECT last_event FROM jobs WHERE id = ?1");
 
 SQL(kPing, "SELECT 1");
 

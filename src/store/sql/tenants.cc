@@ -121,8 +121,9 @@ Status SqlStore::DeleteProject(const Scope& scope) {
     if (!active.ok()) return active.status();
     if (*active > 0) return ProjectHasActiveJobs(*active);
     for (const Statement* statement :
-         {&kDeleteProjectSteps, &kDeleteProjectTurns, &kDeleteProjectMessages, &kDeleteProjectJobs,
-          &kDeleteProjectPullRequests, &kDeleteProject}) {
+         {&kDeleteProjectEvents, &kDeleteProjectSteps, &kDeleteProjectTurns,
+          &kDeleteProjectMessages, &kDeleteProjectJobs, &kDeleteProjectPullRequests,
+          &kDeleteProject}) {
       if (Status w = Run(c, *statement, {V(project->id)}); !w.ok()) return w;
     }
     return Status();

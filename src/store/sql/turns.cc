@@ -21,8 +21,10 @@ Result<std::optional<TurnInput>> SqlStore::ClaimTurn(
   if (!*any) return std::optional<TurnInput>();
 
   std::optional<TurnInput> claimed;
+  std::vector<std::string> changed;  // jobs with new events
   Status s = driver_->Write(Commit::kLeaseOnly, [&](Connection& c) -> Status {
     claimed.reset();
+    changed.clear();
     if (Status locked = Run(c, kLockClaims, {}); !locked.ok()) return locked;
     // Turns that exhausted their attempts are failed on the way; bounded so one
     // call cannot loop for long.
@@ -42,6 +44,7 @@ Result<std::optional<TurnInput>> SqlStore::ClaimTurn(
                                TurnOutcome{.succeeded = false, .error = error}, now);
         }
         if (!w.ok()) return w;
+        changed.push_back(r->Text("job_id"));
         continue;
       }
       Status w = Run(c, kClaimTurn,
@@ -49,12 +52,21 @@ Result<std::optional<TurnInput>> SqlStore::ClaimTurn(
       if (!w.ok()) return w;
       auto input = LoadClaimed(c, turn_id, *r);
       if (!input.ok()) return input.status();
+      // A re-run starts over: the steps an earlier attempt recorded go.
+      if (attempts > 0) w = Run(c, kDeleteSteps, {V(input->job.id), V(input->message.seq)});
+      if (w.ok()) {
+        w = AppendEvent(c, input->job.id, input->job.project_id, EventType::kTurnStarted,
+                        TurnStartedData(input->message.seq, input->attempt), now);
+      }
+      if (!w.ok()) return w;
+      changed.push_back(input->job.id);
       claimed = std::move(*input);
       return Status();
     }
     return Status();
   });
   if (!s.ok()) return s;
+  for (const std::string& job_id : changed) AnnounceEvents(job_id);
   return claimed;
 }
 
@@ -111,9 +123,9 @@ Result<LeaseState> SqlStore::RenewLease(int64_t turn_id, const std::string& work
 Result<LeaseState> SqlStore::FinishTurn(int64_t turn_id, const std::string& worker_id,
                                         const TurnOutcome& outcome) {
   std::optional<LeaseState> result;
+  std::string job_id;
   Status s = Write([&](Connection& c) -> Status {
     result.reset();
-    std::string job_id;
     {
       auto r = c.Exec(kSelectTurn, {V(turn_id)});
       if (!r.ok()) return r.status();
@@ -147,6 +159,7 @@ Result<LeaseState> SqlStore::FinishTurn(int64_t turn_id, const std::string& work
     return Status();
   });
   if (!s.ok()) return s;
+  if (*result == LeaseState::kHeld) AnnounceEvents(job_id);
   return *result;
 }
 
@@ -179,7 +192,36 @@ Status SqlStore::MoveJobAfterTurn(Connection& c, const std::string& job_id, int6
   Status w = Run(
       c, kJobAfterTurn,
       {V(job_id), V(after.status), V(outcome.pr_link), V(outcome.summary), V(after.error), V(now)});
-  return w.ok() ? Notify(c, "j:" + job_id) : w;
+  if (w.ok()) w = Notify(c, "j:" + job_id);
+  if (!w.ok()) return w;
+  auto moved = LoadJobById(c, job_id);
+  if (!moved.ok()) return moved.status();
+  return AppendTurnEndedEvents(c, *job, *moved, static_cast<int>(seq), outcome, now);
+}
+
+Status SqlStore::AppendTurnEndedEvents(Connection& c, const Job& before, const Job& after, int seq,
+                                       const TurnOutcome& outcome, UnixMillis now) {
+  const std::string& project_id = after.project_id;
+  Status w =
+      AppendEvent(c, after.id, project_id, EventType::kTurnEnded, TurnEndedData(seq, outcome), now);
+  // The turn opened the pull request, or updated it with a push.
+  bool published = false;
+  for (const TranscriptStep& step : outcome.steps) {
+    published |= step.kind == TranscriptStep::Kind::kPublish && step.tool == kPublishPullRequest;
+  }
+  if (w.ok() && outcome.pr_link && published) {
+    EventType type =
+        before.pr_link ? EventType::kPullRequestUpdated : EventType::kPullRequestOpened;
+    w = AppendEvent(c, after.id, project_id, type, PullRequestData(seq, *outcome.pr_link), now);
+  }
+  if (w.ok() && after.status != before.status) {
+    if (after.status == JobStatus::kCompleted) {
+      w = AppendEvent(c, after.id, project_id, EventType::kJobCompleted, JobData(after), now);
+    } else if (after.status == JobStatus::kFailed) {
+      w = AppendEvent(c, after.id, project_id, EventType::kJobFailed, JobData(after), now);
+    }
+  }
+  return w;
 }
 
 Result<LeaseState> SqlStore::WhyNotHeld(Connection& c, int64_t turn_id) {

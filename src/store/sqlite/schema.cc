@@ -144,6 +144,21 @@ ALTER TABLE projects ADD COLUMN archived_at INTEGER;
 -- The job's owner asked its turn to stop after its current step (job stop).
 ALTER TABLE turns ADD COLUMN stop_requested INTEGER NOT NULL DEFAULT 0;
 )sql",
+    R"sql(
+-- Each job's events (core/event.h), numbered by the job: last_event is the
+-- number of its latest, taken under the job's lock as each is written.
+ALTER TABLE jobs ADD COLUMN last_event INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE events (
+  job_id TEXT NOT NULL,
+  sequence INTEGER NOT NULL,
+  project_id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  data TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (job_id, sequence)
+) WITHOUT ROWID;
+CREATE INDEX events_project ON events(project_id);
+)sql",
 };
 
 }  // namespace

@@ -1,0 +1,68 @@
+#include "core/job_json.h"
+
+#include "core/time.h"
+
+namespace docwright {
+
+void WriteOptTime(const std::optional<UnixMillis>& t, JsonWriter& w) {
+  if (t) {
+    w.String(FormatRfc3339(*t));
+  } else {
+    w.Null();
+  }
+}
+
+void WriteUsage(const TokenUsage& usage, JsonWriter& w) {
+  w.BeginObject();
+  w.Key("inputTokens").Int(usage.input_tokens);
+  w.Key("outputTokens").Int(usage.output_tokens);
+  w.EndObject();
+}
+
+void WriteAgentJob(const Job& j, JsonWriter& w) {
+  // The spec: prLink is null while the job is active, even on a follow-up turn
+  // of a job that already has a pull request.
+  bool active = j.status == JobStatus::kActive;
+  w.BeginObject();
+  w.Key("id").String(j.id);
+  w.Key("status").String(ToString(j.status));
+  w.Key("source").BeginObject();
+  w.Key("repository").String(j.repository);
+  w.Key("ref").String(j.ref);
+  w.EndObject();
+  w.Key("model").OptString(j.model);
+  w.Key("prLink").OptString(active ? std::nullopt : j.pr_link);
+  w.Key("createdAt").String(FormatRfc3339(j.created_at));
+  w.Key("archivedAt");
+  WriteOptTime(j.archived_at, w);
+  w.Key("updatedAt").String(FormatRfc3339(j.updated_at));
+  w.Key("error").OptString(j.error);
+  w.Key("summary").OptString(j.summary);
+  w.EndObject();
+}
+
+void WriteStep(const TranscriptStep& step, JsonWriter& w) {
+  w.BeginObject();
+  switch (step.kind) {
+    case TranscriptStep::Kind::kAssistant:
+      w.Key("type").String("assistant").Key("text").String(step.text);
+      break;
+    case TranscriptStep::Kind::kContext:
+      w.Key("type").String("context").Key("text").String(step.text);
+      break;
+    case TranscriptStep::Kind::kPublish:
+      w.Key("type").String("publish").Key("action").String(step.tool);
+      w.Key("text").String(step.text);
+      break;
+    case TranscriptStep::Kind::kTool:
+      w.Key("type").String("tool");
+      w.Key("tool").String(step.tool);
+      w.Key("arguments").String(step.arguments);
+      w.Key("result").String(step.result);
+      w.Key("isError").Bool(step.is_error);
+      break;
+  }
+  w.EndObject();
+}
+
+}  // namespace docwright
