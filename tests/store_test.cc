@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <atomic>
 #include <mutex>
@@ -898,6 +899,186 @@ TEST_P(StoreTest, CapsHoldAndNoTurnIsClaimedTwiceAcrossNodesClaimingAtOnce) {
   EXPECT_EQ(duplicates.load(), 0);
 }
 
+// --- Idempotency keys ---
+
+// A keyed request whose response is the job's id and its message count.
+IdempotentRequest Keyed(const std::string& key, const std::string& route = "create",
+                        const std::string& body = "{\"prompt\":\"p\"}") {
+  return IdempotentRequest{.key = key,
+                           .route = route,
+                           .body_sha256 = Sha256Hex(body),
+                           .status = route == "create" ? 201 : 200,
+                           .render = [](const Job& j) { return j.id + " " + j.ref; }};
+}
+
+class IdempotencyTest : public StoreTest {
+ protected:
+  // Runs `sql` on the store's database over a connection of its own, as an
+  // operator (or time) would change it.
+  void Sql(const std::string& sql) {
+    if (postgres()) {
+      ASSERT_EQ(testing::PostgresDatabase::Exec(url_, sql), "");
+      return;
+    }
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(url_.c_str(), &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    char* error = nullptr;
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
+        << (error ? error : "");
+    sqlite3_free(error);
+    sqlite3_close(db);
+  }
+
+  int64_t CountJobs(const Project& p) {
+    JobQuery q;
+    q.limit = 100;
+    auto page = store_->ListJobs(ScopeOf(p), q);
+    EXPECT_TRUE(page.ok()) << page.status().message();
+    return page.ok() ? static_cast<int64_t>(page->jobs.size()) : -1;
+  }
+};
+
+TEST_P(IdempotencyTest, AKeyedCreateIsWrittenOnceAndReplayedWithItsResponse) {
+  auto first = store_->CreateJobWithKey(ScopeOf(project_), NewJob{"p"}, Keyed("k1"));
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->outcome, IdempotentWrite::Outcome::kDone);
+  ASSERT_TRUE(first->job);
+  EXPECT_EQ(first->status, 201);
+  EXPECT_EQ(first->body, first->job->id + " " + first->job->ref);
+  // The job moves on; the replay still answers what the first request got.
+  ASSERT_TRUE(store_->ArchiveJob(ScopeOf(project_), first->job->id).ok());
+  auto again = store_->CreateJobWithKey(ScopeOf(project_), NewJob{"p"}, Keyed("k1"));
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->outcome, IdempotentWrite::Outcome::kReplayed);
+  EXPECT_FALSE(again->job);
+  EXPECT_EQ(again->status, 201);
+  EXPECT_EQ(again->body, first->body);
+  EXPECT_EQ(CountJobs(project_), 1);
+
+  // The key names one request: another body, or another route, is refused.
+  auto other_body =
+      store_->CreateJobWithKey(ScopeOf(project_), NewJob{"q"}, Keyed("k1", "create", "{}"));
+  ASSERT_TRUE(other_body.ok());
+  EXPECT_EQ(other_body->outcome, IdempotentWrite::Outcome::kKeyReused);
+  auto other_route =
+      store_->AddMessageWithKey(ScopeOf(project_), first->job->id, NewMessage{.prompt = "p"},
+                                Keyed("k1", "message " + first->job->id));
+  ASSERT_TRUE(other_route.ok());
+  EXPECT_EQ(other_route->outcome, IdempotentWrite::Outcome::kKeyReused);
+  EXPECT_EQ(CountJobs(project_), 1);
+
+  // Keys are per project.
+  Project second = NewProject(org_.id, 100);
+  auto elsewhere = store_->CreateJobWithKey(ScopeOf(second), NewJob{"p"}, Keyed("k1"));
+  ASSERT_TRUE(elsewhere.ok());
+  EXPECT_EQ(elsewhere->outcome, IdempotentWrite::Outcome::kDone);
+  // A project with keys can still be deleted.
+  ASSERT_TRUE(store_->ArchiveJob(ScopeOf(second), elsewhere->job->id).ok());
+  EXPECT_TRUE(store_->DeleteProject(ScopeOf(second)).ok());
+}
+
+TEST_P(IdempotencyTest, AKeyedFollowUpIsAddedOnceAndARefusalKeepsNoKey) {
+  Job j = Create(project_);
+  const std::string route = "message " + j.id;
+  // Refused (no such job): nothing is kept, the key stays free.
+  auto refused =
+      store_->AddMessageWithKey(ScopeOf(project_), "01a202ea-c483-7000-b7c4-c6f1ad82ddc7",
+                                NewMessage{.prompt = "more"}, Keyed("f1", route));
+  EXPECT_EQ(refused.status().code(), Code::kNotFound);
+  for (int i = 0; i < 3; ++i) {
+    auto r = store_->AddMessageWithKey(ScopeOf(project_), j.id, NewMessage{.prompt = "more"},
+                                       Keyed("f1", route));
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(r->outcome,
+              i == 0 ? IdempotentWrite::Outcome::kDone : IdempotentWrite::Outcome::kReplayed);
+    EXPECT_EQ(r->status, 200);
+  }
+  auto messages = store_->ListMessages(ScopeOf(project_), j.id);
+  ASSERT_TRUE(messages.ok());
+  EXPECT_EQ(messages->size(), 2u);
+}
+
+// Requests with one key at once, through two nodes (two connections to the
+// SQLite file): one job, and every request gets its response.
+TEST_P(IdempotencyTest, ConcurrentRequestsWithOneKeyWriteOneJob) {
+  auto other_node = Open();
+  constexpr int kClients = 16;
+  std::mutex mu;
+  std::set<std::string> bodies;
+  std::atomic<int> done{0}, replayed{0}, other{0};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < kClients; ++t) {
+    clients.emplace_back([&, t] {
+      Store& node = t % 2 == 0 ? *store_ : *other_node;
+      auto r = node.CreateJobWithKey(ScopeOf(project_), NewJob{"p"}, Keyed("same"));
+      if (!r.ok()) {
+        ++other;
+        ADD_FAILURE() << r.status().message();
+        return;
+      }
+      if (r->outcome == IdempotentWrite::Outcome::kDone) ++done;
+      if (r->outcome == IdempotentWrite::Outcome::kReplayed) ++replayed;
+      std::lock_guard lock(mu);
+      bodies.insert(r->body);
+    });
+  }
+  for (auto& c : clients) c.join();
+  EXPECT_EQ(done.load(), 1);
+  EXPECT_EQ(replayed.load(), kClients - 1);
+  EXPECT_EQ(other.load(), 0);
+  EXPECT_EQ(bodies.size(), 1u);
+  EXPECT_EQ(CountJobs(project_), 1);
+}
+
+// A key is kept 24 hours: then it names a new request, and old keys are
+// removed by later keyed writes, a few at a time.
+TEST_P(IdempotencyTest, KeysExpireAfterADayAndAreRemovedLazily) {
+  auto first = store_->CreateJobWithKey(ScopeOf(project_), NewJob{"p"}, Keyed("old"));
+  ASSERT_TRUE(first.ok());
+  for (int i = 0; i < 40; ++i) {
+    auto r = store_->CreateJobWithKey(ScopeOf(project_), NewJob{"p"},
+                                      Keyed("other" + std::to_string(i)));
+    ASSERT_TRUE(r.ok()) << r.status().message();
+  }
+  const std::string count =
+      "SELECT COUNT(*) FROM idempotency_keys WHERE project_id = '" + project_.id + "'";
+  auto rows = [&] {
+    if (postgres()) return testing::PostgresDatabase::Scalar(url_, count);
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open(url_.c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* stmt = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db, count.c_str(), -1, &stmt, nullptr), SQLITE_OK);
+    int64_t n = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : -1;
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+    return n;
+  };
+  ASSERT_EQ(rows(), 41);
+  // A day and a minute later, as far as the keys can tell.
+  Sql("UPDATE idempotency_keys SET created_at = created_at - " +
+      std::to_string((24 * 3600 + 60) * 1000) + " WHERE project_id = '" + project_.id + "'");
+  auto later = store_->CreateJobWithKey(ScopeOf(project_), NewJob{"p"},
+                                        Keyed("old", "create", "{\"prompt\":\"new\"}"));
+  ASSERT_TRUE(later.ok()) << later.status().message();
+  EXPECT_EQ(later->outcome, IdempotentWrite::Outcome::kDone) << "the expired key is free again";
+  EXPECT_NE(later->body, first->body);
+  // Its own expired row and a bounded number of others went; the new one came.
+  int64_t left = rows();
+  EXPECT_LT(left, 41);
+  EXPECT_GT(left, 1) << "one write removes a bounded number of old keys";
+  // Later keyed writes remove the rest; the new keys stay.
+  int64_t kept = 1;
+  while (kept < 10 && rows() > kept) {
+    ASSERT_TRUE(
+        store_
+            ->CreateJobWithKey(ScopeOf(project_), NewJob{"p"}, Keyed("new" + std::to_string(kept)))
+            .ok());
+    ++kept;
+  }
+  EXPECT_EQ(rows(), kept);
+}
+
 // --- PostgreSQL: what the nodes tell each other ---
 
 class PostgresStoreTest : public StoreTest {};
@@ -994,6 +1175,8 @@ INSTANTIATE_TEST_SUITE_P(Store, PostgresStoreTest, ::testing::Values("postgres")
                          [](const auto& info) { return info.param; });
 
 INSTANTIATE_TEST_SUITE_P(Store, StoreTest, ::testing::Values("sqlite", "postgres"),
+                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Store, IdempotencyTest, ::testing::Values("sqlite", "postgres"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

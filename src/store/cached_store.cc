@@ -136,6 +136,13 @@ class CachedStore final : public Store {
     jobs_.Erase(job_id);
     return r;
   }
+  Result<IdempotentWrite> AddMessageWithKey(const Scope& scope, const std::string& job_id,
+                                            const NewMessage& message,
+                                            const IdempotentRequest& request) override {
+    auto r = inner_->AddMessageWithKey(scope, job_id, message, request);
+    jobs_.Erase(job_id);
+    return r;
+  }
   Status SetJobModel(const std::string& job_id, const std::string& model) override {
     Status s = inner_->SetJobModel(job_id, model);
     jobs_.Erase(job_id);
@@ -210,6 +217,10 @@ class CachedStore final : public Store {
   }
   Result<Job> CreateJob(const Scope& scope, const NewJob& job) override {
     return inner_->CreateJob(scope, job);
+  }
+  Result<IdempotentWrite> CreateJobWithKey(const Scope& scope, const NewJob& job,
+                                           const IdempotentRequest& request) override {
+    return inner_->CreateJobWithKey(scope, job, request);
   }
   Result<JobPage> ListJobs(const Scope& scope, const JobQuery& query) override {
     return inner_->ListJobs(scope, query);

@@ -51,6 +51,37 @@ struct NewMessage {
   std::optional<std::string> default_model;  // the server's: always allowed
 };
 
+// An Idempotency-Key on a create or follow-up (docs/api.md). The key names one
+// request in its project for kIdempotencyKeyTtl: `route` and `body_sha256` say
+// which. `render` makes the response body the request gets (the job as
+// written); it is stored with `status` in the transaction that writes the job,
+// so a retry gets the same answer. Called inside that transaction: it must be
+// quick and must not call the store.
+struct IdempotentRequest {
+  std::string key;
+  std::string route;        // "create", or "message <job id>"
+  std::string body_sha256;  // of the raw request body, hex
+  int status = 200;
+  std::function<std::string(const Job&)> render;
+};
+
+// How long an idempotency key is kept, from the request that used it first.
+inline constexpr std::chrono::hours kIdempotencyKeyTtl{24};
+
+// What a keyed create or follow-up did.
+struct IdempotentWrite {
+  enum class Outcome {
+    kDone,       // written now; `job` is the job as written
+    kReplayed,   // the key was used before by the same request: nothing written
+    kKeyReused,  // the key was used before by another request: nothing written
+    kInProgress  // the key is taken by a write not committed yet: nothing written
+  };
+  Outcome outcome = Outcome::kDone;
+  std::optional<Job> job;
+  int status = 0;    // kDone, kReplayed: the stored response
+  std::string body;  // kDone, kReplayed: the stored response
+};
+
 struct JobQuery {
   std::optional<JobStatus> status;
   int limit = 20;
@@ -155,6 +186,18 @@ class Store : public LocalPullRequestRecords {
   Result<Job> AddMessage(const Scope& scope, const std::string& job_id, const std::string& prompt) {
     return AddMessage(scope, job_id, NewMessage{.prompt = prompt});
   }
+  // CreateJob and AddMessage under an idempotency key: the key is looked up,
+  // and reserved with the response, in the transaction that writes, under the
+  // project's lock, so requests with one key that race write once and the
+  // others replay what it stored. Only a write is kept: a refusal (an error
+  // Status) stores nothing, and the request may be sent again with its key.
+  // A key older than kIdempotencyKeyTtl is forgotten (removed lazily, a few at
+  // a time, by later keyed writes of the project).
+  virtual Result<IdempotentWrite> CreateJobWithKey(const Scope& scope, const NewJob& job,
+                                                   const IdempotentRequest& request) = 0;
+  virtual Result<IdempotentWrite> AddMessageWithKey(const Scope& scope, const std::string& job_id,
+                                                    const NewMessage& message,
+                                                    const IdempotentRequest& request) = 0;
   // Shows `model` as the job's model: the one its turn resolved as it started.
   // Nothing changes if it shows that one already, or if there is no such job.
   virtual Status SetJobModel(const std::string& job_id, const std::string& model) = 0;

@@ -154,6 +154,22 @@ CREATE TABLE events (
 );
 CREATE INDEX events_project ON events(project_id);
 )sql",
+    R"sql(
+-- Idempotency keys of creates and follow-ups: the response the request with the
+-- key got, replayed to its retries for 24 hours. Written in the transaction
+-- that writes the job, so a key is used once.
+CREATE TABLE idempotency_keys (
+  project_id TEXT NOT NULL REFERENCES projects(id),
+  idempotency_key TEXT NOT NULL,
+  route TEXT NOT NULL,
+  body_sha256 TEXT NOT NULL,
+  status BIGINT NOT NULL,
+  body TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (project_id, idempotency_key)
+);
+CREATE INDEX idempotency_keys_age ON idempotency_keys(project_id, created_at);
+)sql",
 };
 
 // The key of the advisory lock migrations take ("docwright" in ASCII, truncated).

@@ -3,6 +3,7 @@
 //   records.cc        rows read into records; the rules every write applies
 //   tenants.cc        organisations, API keys, projects
 //   jobs.cc           jobs, messages, steps
+//   idempotency.cc    creates and follow-ups under an idempotency key
 //   turns.cc          the work queue: claims, leases, outcomes
 //   events.cc         the jobs' events, and steps recorded as they happen
 //   pull_requests.cc  the local forge's pull requests; health; NewSqlStore
@@ -11,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -128,6 +130,13 @@ class SqlStore final : public Store {
                                 const TranscriptStep& step) override;
   void Watch(StoreWatcher watcher) override;
 
+  // idempotency.cc
+  Result<IdempotentWrite> CreateJobWithKey(const Scope& scope, const NewJob& job,
+                                           const IdempotentRequest& request) override;
+  Result<IdempotentWrite> AddMessageWithKey(const Scope& scope, const std::string& job_id,
+                                            const NewMessage& message,
+                                            const IdempotentRequest& request) override;
+
   // turns.cc
   Result<std::optional<TurnInput>> ClaimTurn(
       const std::string& worker_id, std::chrono::milliseconds lease, int max_attempts,
@@ -207,6 +216,22 @@ class SqlStore final : public Store {
   static Result<Project> LoadProject(Connection& c, const Scope& scope);
   static Result<Job> LoadJob(Connection& c, const Scope& scope, const std::string& job_id);
   static Result<Job> LoadJobById(Connection& c, const std::string& job_id);
+  // The writes of CreateJob and AddMessage, once the project is locked (and
+  // `now` read under the lock).
+  static Result<Job> InsertJob(Connection& c, const Project& project, const NewJob& job,
+                               UnixMillis now);
+  static Result<Job> AppendMessage(Connection& c, const Scope& scope, const Project& project,
+                                   const std::string& job_id, const NewMessage& message,
+                                   UnixMillis now);
+  // `write` (InsertJob or AppendMessage) under `request`'s key (Store::CreateJobWithKey).
+  using JobWrite = std::function<Result<Job>(Connection&, const Project&, UnixMillis)>;
+  Result<IdempotentWrite> WriteWithKey(const Scope& scope, const IdempotentRequest& request,
+                                       const JobWrite& write);
+  // Whether `request`'s key is kept in the project (used at `oldest` or later);
+  // if it is, *out says what to answer (kReplayed or kKeyReused).
+  static Result<bool> FindIdempotencyKey(Connection& c, const std::string& project_id,
+                                         const IdempotentRequest& request, UnixMillis oldest,
+                                         IdempotentWrite* out);
   // Takes the project's lock, as every writer of its jobs does; ProjectArchived
   // if it is archived as of the lock (an archive is an update of the row, so it
   // waits for the lock or is seen).

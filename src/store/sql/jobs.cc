@@ -9,44 +9,53 @@ namespace docwright::sql {
 Result<Job> SqlStore::CreateJob(const Scope& scope, const NewJob& nj) {
   std::optional<Job> created;
   Status s = Write([&](Connection& c) -> Status {
+    created.reset();
     auto project = LoadProject(c, scope);
     if (!project.ok()) return project.status();
     // The project's lock makes the rate limit's count and the insert one step,
     // and an archive that commits meanwhile is seen.
     Status locked = LockProjectForJobs(c, project->id);
     if (!locked.ok()) return locked;
-    Status allowed = CheckRequestedModel(*project, nj.requested_model, nj.default_model);
-    if (!allowed.ok()) return allowed;
     auto now = Now(c);  // the window is on one clock for every node
     if (!now.ok()) return now.status();
-    Status admit = Admit(c, *project, *now);
-    if (!admit.ok()) return admit;
-    Job j;
-    j.id = NewId();
-    j.project_id = project->id;
-    j.status = JobStatus::kActive;
-    j.repository = project->repository;
-    j.ref = BranchNameFor(j.id, nj.prompt);
-    j.model = ResolveModel(nj.requested_model, project->model, nj.default_model);
-    j.requested_model = nj.requested_model;
-    j.draft = nj.draft;
-    j.created_at = j.updated_at = *now;
-    Status w = Run(c, kInsertJob,
-                   {V(j.id), V(j.project_id), V(j.repository), V(j.ref), V(j.model), V(j.draft),
-                    V(*now), V(nj.requested_model)});
-    if (w.ok()) w = Run(c, kInsertMessage, {V(j.id), V(1), V(j.project_id), V(nj.prompt), V(*now)});
-    if (w.ok()) w = Run(c, kInsertTurn, {V(j.id), V(1)});
-    if (w.ok()) {
-      w = AppendEvent(c, j.id, j.project_id, EventType::kJobCreated, JobCreatedData(j, nj.prompt),
-                      *now);
-    }
-    if (w.ok()) w = Notify(c, "t");
-    if (w.ok()) created = std::move(j);
-    return w;
+    auto job = InsertJob(c, *project, nj, *now);
+    if (!job.ok()) return job.status();
+    created = std::move(*job);
+    return Status();
   });
   if (!s.ok()) return s;
   AnnounceEvents(created->id);
   return std::move(*created);
+}
+
+Result<Job> SqlStore::InsertJob(Connection& c, const Project& project, const NewJob& nj,
+                                UnixMillis now) {
+  Status allowed = CheckRequestedModel(project, nj.requested_model, nj.default_model);
+  if (!allowed.ok()) return allowed;
+  Status admit = Admit(c, project, now);
+  if (!admit.ok()) return admit;
+  Job j;
+  j.id = NewId();
+  j.project_id = project.id;
+  j.status = JobStatus::kActive;
+  j.repository = project.repository;
+  j.ref = BranchNameFor(j.id, nj.prompt);
+  j.model = ResolveModel(nj.requested_model, project.model, nj.default_model);
+  j.requested_model = nj.requested_model;
+  j.draft = nj.draft;
+  j.created_at = j.updated_at = now;
+  Status w = Run(c, kInsertJob,
+                 {V(j.id), V(j.project_id), V(j.repository), V(j.ref), V(j.model), V(j.draft),
+                  V(now), V(nj.requested_model)});
+  if (w.ok()) w = Run(c, kInsertMessage, {V(j.id), V(1), V(j.project_id), V(nj.prompt), V(now)});
+  if (w.ok()) w = Run(c, kInsertTurn, {V(j.id), V(1)});
+  if (w.ok()) {
+    w = AppendEvent(c, j.id, j.project_id, EventType::kJobCreated, JobCreatedData(j, nj.prompt),
+                    now);
+  }
+  if (w.ok()) w = Notify(c, "t");
+  if (!w.ok()) return w;
+  return j;
 }
 
 Result<Job> SqlStore::GetJob(const Scope& scope, const std::string& job_id) {
@@ -80,47 +89,56 @@ Result<Job> SqlStore::AddMessage(const Scope& scope, const std::string& job_id,
                                  const NewMessage& message) {
   std::optional<Job> updated;
   Status s = Write([&](Connection& c) -> Status {
+    updated.reset();
     auto project = LoadProject(c, scope);
     if (!project.ok()) return project.status();
     Status locked = LockProjectForJobs(c, project->id);
-    if (locked.ok()) locked = Run(c, kLockJob, {V(job_id)});
     if (!locked.ok()) return locked;
-    auto job = LoadJob(c, scope, job_id);
-    if (!job.ok()) return job.status();
-    auto next = StatusAfterFollowUp(job->status);
-    if (!next.ok()) return next.status();
-    Status allowed = CheckRequestedModel(*project, message.requested_model, message.default_model);
-    if (!allowed.ok()) return allowed;
     auto now = Now(c);
     if (!now.ok()) return now.status();
-    Status admit = Admit(c, *project, *now);
-    if (!admit.ok()) return admit;
-    auto seq = One(c, kSelectJobSeq, {V(job_id)});
-    if (!seq.ok()) return seq.status();
-    if (*seq > kMaxMessagesPerJob) return TooManyMessages();
-    auto queued = One(c, kCountQueuedTurns, {V(job_id)});
-    if (!queued.ok()) return queued.status();
-    if (*queued >= kMaxQueuedFollowUps) return TooManyFollowUps(*queued);
-    Status w = Run(c, kJobFollowUp, {V(job_id), V(*now), V(message.requested_model)});
-    if (w.ok()) {
-      w = Run(c, kInsertMessage,
-              {V(job_id), V(*seq), V(scope.project_id), V(message.prompt), V(*now)});
-    }
-    if (w.ok()) w = Run(c, kInsertTurn, {V(job_id), V(*seq)});
-    if (w.ok()) w = Notify(c, "t");
-    if (w.ok()) w = Notify(c, "j:" + job_id);
-    if (!w.ok()) return w;
-    auto reloaded = LoadJob(c, scope, job_id);
-    if (!reloaded.ok()) return reloaded.status();
-    w = AppendEvent(c, job_id, scope.project_id, EventType::kMessageAdded,
-                    MessageAddedData(*reloaded, static_cast<int>(*seq), message.prompt), *now);
-    if (!w.ok()) return w;
-    updated = std::move(*reloaded);
+    auto job = AppendMessage(c, scope, *project, job_id, message, *now);
+    if (!job.ok()) return job.status();
+    updated = std::move(*job);
     return Status();
   });
   if (!s.ok()) return s;
   AnnounceEvents(job_id);
   return std::move(*updated);
+}
+
+Result<Job> SqlStore::AppendMessage(Connection& c, const Scope& scope, const Project& project,
+                                    const std::string& job_id, const NewMessage& message,
+                                    UnixMillis now) {
+  if (Status locked = Run(c, kLockJob, {V(job_id)}); !locked.ok()) return locked;
+  auto job = LoadJob(c, scope, job_id);
+  if (!job.ok()) return job.status();
+  auto next = StatusAfterFollowUp(job->status);
+  if (!next.ok()) return next.status();
+  Status allowed = CheckRequestedModel(project, message.requested_model, message.default_model);
+  if (!allowed.ok()) return allowed;
+  Status admit = Admit(c, project, now);
+  if (!admit.ok()) return admit;
+  auto seq = One(c, kSelectJobSeq, {V(job_id)});
+  if (!seq.ok()) return seq.status();
+  if (*seq > kMaxMessagesPerJob) return TooManyMessages();
+  auto queued = One(c, kCountQueuedTurns, {V(job_id)});
+  if (!queued.ok()) return queued.status();
+  if (*queued >= kMaxQueuedFollowUps) return TooManyFollowUps(*queued);
+  Status w = Run(c, kJobFollowUp, {V(job_id), V(now), V(message.requested_model)});
+  if (w.ok()) {
+    w = Run(c, kInsertMessage,
+            {V(job_id), V(*seq), V(scope.project_id), V(message.prompt), V(now)});
+  }
+  if (w.ok()) w = Run(c, kInsertTurn, {V(job_id), V(*seq)});
+  if (w.ok()) w = Notify(c, "t");
+  if (w.ok()) w = Notify(c, "j:" + job_id);
+  if (!w.ok()) return w;
+  auto updated = LoadJob(c, scope, job_id);
+  if (!updated.ok()) return updated.status();
+  w = AppendEvent(c, job_id, scope.project_id, EventType::kMessageAdded,
+                  MessageAddedData(*updated, static_cast<int>(*seq), message.prompt), now);
+  if (!w.ok()) return w;
+  return updated;
 }
 
 Status SqlStore::SetJobModel(const std::string& job_id, const std::string& model) {

@@ -88,7 +88,7 @@ SQL(kArchiveProject,
     "UPDATE projects SET archived_at = COALESCE(archived_at, ?3) WHERE id = ?1 AND org_id = ?2");
 SQL(kCountActiveJobs, "SELECT COUNT(*) FROM jobs WHERE project_id = ?1 AND status = 'active'");
 // A project's deletion, children first: its jobs' steps, turns and messages, its
-// jobs and pull requests, then the project.
+// jobs, pull requests and idempotency keys, then the project.
 SQL(kDeleteProjectSteps,
     "DELETE FROM steps WHERE job_id IN (SELECT id FROM jobs WHERE project_id = ?1)");
 SQL(kDeleteProjectTurns,
@@ -96,6 +96,7 @@ SQL(kDeleteProjectTurns,
 SQL(kDeleteProjectEvents, "DELETE FROM events WHERE project_id = ?1");
 SQL(kDeleteProjectMessages, "DELETE FROM messages WHERE project_id = ?1");
 SQL(kDeleteProjectJobs, "DELETE FROM jobs WHERE project_id = ?1");
+SQL(kDeleteProjectIdempotencyKeys, "DELETE FROM idempotency_keys WHERE project_id = ?1");
 SQL(kDeleteProjectPullRequests, "DELETE FROM pull_requests WHERE project_id = ?1");
 SQL(kDeleteProject, "DELETE FROM projects WHERE id = ?1");
 
@@ -172,6 +173,21 @@ SQL(kSelectSteps,
 SQL(kJobUsage,
     "SELECT COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0) FROM turns "
     "WHERE job_id = ?1");
+
+// --- Idempotency keys of creates and follow-ups ---
+// ?3: the oldest creation time still kept.
+SQL(kSelectIdempotencyKey,
+    "SELECT route, body_sha256, status, body FROM idempotency_keys "
+    "WHERE project_id = ?1 AND idempotency_key = ?2 AND created_at >= ?3");
+SQL(kInsertIdempotencyKey,
+    "INSERT INTO idempotency_keys (project_id, idempotency_key, route, body_sha256, status, "
+    "body, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+// The project's keys older than ?2: the key ?3 (so it can be used again) and at
+// most ?4 others, so one write never pays for a whole backlog.
+SQL(kDeleteExpiredIdempotencyKeys,
+    "DELETE FROM idempotency_keys WHERE project_id = ?1 AND created_at < ?2 AND "
+    "(idempotency_key = ?3 OR idempotency_key IN (SELECT idempotency_key FROM idempotency_keys "
+    "WHERE project_id = ?1 AND created_at < ?2 ORDER BY created_at LIMIT ?4))");
 
 // --- Turns: the work queue ---
 // The next turn to run, fairly between tenants: among the runnable turns (queued,

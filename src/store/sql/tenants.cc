@@ -123,7 +123,7 @@ Status SqlStore::DeleteProject(const Scope& scope) {
     for (const Statement* statement :
          {&kDeleteProjectEvents, &kDeleteProjectSteps, &kDeleteProjectTurns,
           &kDeleteProjectMessages, &kDeleteProjectJobs, &kDeleteProjectPullRequests,
-          &kDeleteProject}) {
+          &kDeleteProjectIdempotencyKeys, &kDeleteProject}) {
       if (Status w = Run(c, *statement, {V(project->id)}); !w.ok()) return w;
     }
     return Status();
