@@ -492,5 +492,142 @@ TEST_F(ApiTest, ListPaginatesAndValidatesItsQuery) {
   }
 }
 
+// --- Idempotent POSTs and conditional polling ---
+
+class KeyedApiTest : public ServiceTest {
+ protected:
+  HttpResult PostKeyed(const std::string& target, const std::string& body,
+                       const std::string& idempotency_key, HttpClient* client = nullptr) {
+    Headers h = Auth(key_a_);
+    h.emplace_back("Content-Type", "application/json");
+    h.emplace_back("Idempotency-Key", idempotency_key);
+    return (client ? client : client_.get())->Send("POST", target, body, h);
+  }
+  HttpResult GetIfNoneMatch(const std::string& target, const std::string& tags) {
+    Headers h = Auth(key_a_);
+    h.emplace_back("If-None-Match", tags);
+    return client_->Send("GET", target, "", h);
+  }
+  size_t JobCount() {
+    return Get("/v2/agent/" + project_a_ + "/jobs?limit=100", key_a_).Json()["jobs"].size();
+  }
+};
+
+TEST_F(KeyedApiTest, ARetriedCreateGetsTheFirstResponseAndMakesNoSecondJob) {
+  const std::string body = Prompt("Fix the typo [nochange]");
+  HttpResult first = PostKeyed(Jobs(project_a_), body, "create-1");
+  ASSERT_EQ(first.status, 201) << first.body;
+  EXPECT_EQ(first.Header("idempotent-replayed"), "");
+  std::string id = first.Json()["id"];
+  WaitForEnd(id);  // the job moves on; the replay is still the first answer
+  HttpResult again = PostKeyed(Jobs(project_a_), body, "create-1");
+  EXPECT_EQ(again.status, 201);
+  EXPECT_EQ(again.body, first.body);
+  EXPECT_EQ(again.Header("idempotent-replayed"), "true");
+  EXPECT_EQ(again.Header("content-type"), "application/json");
+  EXPECT_EQ(JobCount(), 1u);
+
+  // The key names that request: another body, or the key on another endpoint, is 422.
+  HttpResult other = PostKeyed(Jobs(project_a_), Prompt("Something else"), "create-1");
+  ExpectError(other, 422, "another body");
+  EXPECT_EQ(other.Json()["code"], "idempotency_key_reused");
+  ExpectError(PostKeyed(Job(project_a_, id) + "/message", body, "create-1"), 422,
+              "the key on a follow-up");
+  // Per project: the other organisation's project has keys of its own.
+  Headers h = Auth(key_b_);
+  h.emplace_back("Content-Type", "application/json");
+  h.emplace_back("Idempotency-Key", "create-1");
+  EXPECT_EQ(client_->Send("POST", Jobs(project_b_), body, h).status, 201);
+  EXPECT_EQ(JobCount(), 1u);
+}
+
+TEST_F(KeyedApiTest, KeysAreCheckedAndARefusedRequestKeepsNone) {
+  ExpectError(PostKeyed(Jobs(project_a_), Prompt("x"), std::string(256, 'k')), 400, "long key");
+  ExpectError(PostKeyed(Jobs(project_a_), Prompt("x"), "caf\xc3\xa9"), 400, "not ASCII");
+  EXPECT_EQ(JobCount(), 0u);
+  // A request refused for its body keeps nothing: the key then works.
+  ExpectError(PostKeyed(Jobs(project_a_), "{\"prompt\": 7}", "k"), 400, "bad body");
+  EXPECT_EQ(PostKeyed(Jobs(project_a_), Prompt("x [nochange]"), "k").status, 201);
+  EXPECT_EQ(PostKeyed(Jobs(project_a_), Prompt("x [nochange]"), std::string(255, '~')).status, 201);
+  // Without a key, every POST creates.
+  EXPECT_EQ(Post(Jobs(project_a_), Prompt("y [nochange]"), key_a_).status, 201);
+  EXPECT_EQ(Post(Jobs(project_a_), Prompt("y [nochange]"), key_a_).status, 201);
+  EXPECT_EQ(JobCount(), 4u);
+}
+
+TEST_F(KeyedApiTest, ConcurrentRetriesWithOneKeyMakeOneJob) {
+  constexpr int kClients = 16;
+  const std::string body = Prompt("Once only [nochange]");
+  std::vector<HttpResult> results(kClients);
+  std::vector<std::thread> clients;
+  for (int t = 0; t < kClients; ++t) {
+    clients.emplace_back([&, t] {
+      HttpClient own(server_->port());
+      results[t] = PostKeyed(Jobs(project_a_), body, "burst", &own);
+    });
+  }
+  for (auto& c : clients) c.join();
+  int replayed = 0;
+  for (const HttpResult& r : results) {
+    EXPECT_EQ(r.status, 201) << r.body;
+    EXPECT_EQ(r.body, results[0].body);
+    replayed += r.Header("idempotent-replayed") == "true";
+  }
+  EXPECT_EQ(replayed, kClients - 1);
+  EXPECT_EQ(JobCount(), 1u);
+}
+
+TEST_F(KeyedApiTest, ARetriedFollowUpIsAddedOnce) {
+  std::string id = CreateJob("Start [nochange]")["id"];
+  WaitForEnd(id);
+  const std::string path = Job(project_a_, id) + "/message";
+  HttpResult first = PostKeyed(path, Prompt("More [nochange]"), "follow-1");
+  ASSERT_EQ(first.status, 200) << first.body;
+  HttpResult again = PostKeyed(path, Prompt("More [nochange]"), "follow-1");
+  EXPECT_EQ(again.status, 200);
+  EXPECT_EQ(again.body, first.body);
+  EXPECT_EQ(again.Header("idempotent-replayed"), "true");
+  WaitForEnd(id);
+  EXPECT_EQ(Get(Job(project_a_, id) + "/messages", key_a_).Json()["messages"].size(), 2u);
+}
+
+TEST_F(KeyedApiTest, PollsCarryAnETagAndAnUnchangedJobIs304) {
+  std::string id = CreateJob("Look around [nochange]")["id"];
+  json ended = WaitForEnd(id);  // it no longer changes by itself
+  const std::string path = Job(project_a_, id);
+  HttpResult poll = Get(path, key_a_);
+  ASSERT_EQ(poll.status, 200);
+  EXPECT_EQ(poll.Json(), ended);
+  std::string tag = poll.Header("etag");
+  ASSERT_TRUE(std::regex_match(tag, std::regex("\"[0-9a-f]{32}\""))) << tag;
+
+  for (const std::string& tags :
+       {tag, "W/" + tag, "\"nope\", " + tag, "\"a\",W/" + tag + " , \"b\"", std::string("*")}) {
+    HttpResult unchanged = GetIfNoneMatch(path, tags);
+    EXPECT_EQ(unchanged.status, 304) << tags;
+    EXPECT_EQ(unchanged.body, "") << tags;
+    EXPECT_EQ(unchanged.Header("etag"), tag) << tags;
+  }
+  HttpResult other = GetIfNoneMatch(path, "\"0123\", W/\"abc\"");
+  EXPECT_EQ(other.status, 200);
+  EXPECT_EQ(other.body, poll.body);
+  EXPECT_EQ(other.Header("etag"), tag);
+  // The by-id route: the same body, the same tag.
+  HttpResult by_id = GetIfNoneMatch("/v2/agent/job/" + id, tag);
+  EXPECT_EQ(by_id.status, 304);
+  EXPECT_EQ(by_id.Header("etag"), tag);
+
+  // A follow-up changes the job: its body, and so its tag.
+  ASSERT_EQ(Post(path + "/message", Prompt("Again [nochange]"), key_a_).status, 200);
+  HttpResult changed = GetIfNoneMatch(path, tag);
+  ASSERT_EQ(changed.status, 200);
+  EXPECT_NE(changed.body, poll.body);
+  EXPECT_NE(changed.Header("etag"), tag);
+  json again = WaitForEnd(id);
+  HttpResult latest = Get(path, key_a_);
+  EXPECT_EQ(latest.Json(), again);
+  EXPECT_EQ(GetIfNoneMatch(path, latest.Header("etag")).status, 304);
+}
+
 }  // namespace
 }  // namespace docwright::testing

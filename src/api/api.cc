@@ -10,6 +10,7 @@
 #include <variant>
 #include <vector>
 
+#include "api/etag.h"
 #include "api/pull_request_page.h"
 #include "api/request_body.h"
 #include "api/request_target.h"
@@ -43,6 +44,71 @@ bool IsJsonContentType(std::string_view ct) {
     if (c != "application/json"[i]) return false;
   }
   return true;
+}
+
+// --- Idempotent POSTs and conditional polling -----------------------------------
+
+constexpr size_t kMaxIdempotencyKeyChars = 255;
+
+// An Idempotency-Key's refusal: 1 to 255 printable ASCII characters. An empty
+// header is no key.
+std::optional<HttpResponse> CheckIdempotencyKey(std::string_view key) {
+  bool ok = key.size() <= kMaxIdempotencyKeyChars &&
+            std::all_of(key.begin(), key.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
+  if (ok) return std::nullopt;
+  return ErrorResponse(400, "Idempotency-Key must be 1 to 255 printable ASCII characters",
+                       "invalid_idempotency_key");
+}
+
+// The request `req` names with its key: `route` and the SHA-256 of its raw
+// body; a success answers `status` with the job.
+IdempotentRequest Keyed(const HttpRequest& req, std::string route, int status) {
+  return IdempotentRequest{
+      .key = req.idempotency_key,
+      .route = std::move(route),
+      .body_sha256 = Sha256Hex(req.body),
+      .status = status,
+      .render = [status](const Job& job) { return JobResponse(status, job).body; }};
+}
+
+// The answer to a keyed write: the stored response (marked when it is a
+// replay), or why the key cannot be used now.
+HttpResponse KeyedResponse(IdempotentWrite w) {
+  using Outcome = IdempotentWrite::Outcome;
+  switch (w.outcome) {
+    case Outcome::kDone:
+    case Outcome::kReplayed: {
+      HttpResponse r;
+      r.status = w.status;
+      r.body = std::move(w.body);
+      if (w.outcome == Outcome::kReplayed) r.headers.emplace_back("Idempotent-Replayed", "true");
+      return r;
+    }
+    case Outcome::kKeyReused:
+      return ErrorResponse(422,
+                           "this Idempotency-Key was used in the last 24 hours for another "
+                           "request (another endpoint, job or body); use a new key",
+                           "idempotency_key_reused");
+    case Outcome::kInProgress:
+      break;
+  }
+  HttpResponse r =
+      ErrorResponse(409, "a request with this Idempotency-Key is still in progress; retry shortly",
+                    "idempotency_key_in_use");
+  r.headers.emplace_back("Retry-After", "1");
+  return r;
+}
+
+// `r` (a 200 with a job) with its ETag; 304 without a body if the client's
+// If-None-Match names it.
+HttpResponse WithEntityTag(HttpResponse r, const HttpRequest& req) {
+  std::string tag = EntityTag(r.body);
+  if (!req.if_none_match.empty() && IfNoneMatchMatches(req.if_none_match, tag)) {
+    r.status = 304;
+    r.body.clear();
+  }
+  r.headers.emplace_back("ETag", std::move(tag));
+  return r;
 }
 
 }  // namespace
@@ -333,12 +399,21 @@ HttpResponse Api::PullRequestPage(const Call& call, HttpRequest& req) {
 
 HttpResponse Api::CreateJob(const Call& call, HttpRequest& req) {
   if (!IsJsonContentType(req.content_type)) return UnsupportedMediaType();
+  if (auto refused = CheckIdempotencyKey(req.idempotency_key)) return std::move(*refused);
   auto body = ParsePromptBody(req.body, /*allow_create_fields=*/true);
   if (!body.ok()) return ResponseFromStatus(body.status());
   NewJob nj{.prompt = std::move(body->prompt),
             .requested_model = std::move(body->model),
             .default_model = options_.default_model,
             .draft = body->draft};
+  if (!req.idempotency_key.empty()) {
+    auto written = store_.CreateJobWithKey(call.scope, nj, Keyed(req, "create", 201));
+    if (!written.ok()) return ResponseFromStatus(written.status());
+    if (written->outcome == IdempotentWrite::Outcome::kDone && hooks_.work_queued) {
+      hooks_.work_queued();
+    }
+    return KeyedResponse(std::move(*written));
+  }
   auto job = store_.CreateJob(call.scope, nj);
   if (!job.ok()) return ResponseFromStatus(job.status());
   if (hooks_.work_queued) hooks_.work_queued();
@@ -374,23 +449,33 @@ HttpResponse Api::ListJobs(const Call& call, HttpRequest& req) {
 HttpResponse Api::GetJob(const Call& call, HttpRequest& req) {
   auto job = store_.GetJob(call.scope, call.job_id);
   if (!job.ok()) return ResponseFromStatus(job.status());
-  return JobResponse(200, *job);
+  return WithEntityTag(JobResponse(200, *job), req);
 }
 
 HttpResponse Api::GetJobById(const Call& call, HttpRequest& req) {
   auto job = store_.FindJob(call.scope.org_id, call.job_id);
   if (!job.ok()) return ResponseFromStatus(job.status());
-  return JobResponse(200, *job);
+  return WithEntityTag(JobResponse(200, *job), req);
 }
 
 HttpResponse Api::AddMessage(const Call& call, HttpRequest& req) {
   if (!IsJsonContentType(req.content_type)) return UnsupportedMediaType();
+  if (auto refused = CheckIdempotencyKey(req.idempotency_key)) return std::move(*refused);
   auto body = ParsePromptBody(req.body, /*allow_create_fields=*/false);
   if (!body.ok()) return ResponseFromStatus(body.status());
-  auto job = store_.AddMessage(call.scope, call.job_id,
-                               NewMessage{.prompt = std::move(body->prompt),
-                                          .requested_model = std::move(body->model),
-                                          .default_model = options_.default_model});
+  NewMessage message{.prompt = std::move(body->prompt),
+                     .requested_model = std::move(body->model),
+                     .default_model = options_.default_model};
+  if (!req.idempotency_key.empty()) {
+    auto written = store_.AddMessageWithKey(call.scope, call.job_id, message,
+                                            Keyed(req, "message " + call.job_id, 200));
+    if (!written.ok()) return ResponseFromStatus(written.status());
+    if (written->outcome == IdempotentWrite::Outcome::kDone && hooks_.work_queued) {
+      hooks_.work_queued();
+    }
+    return KeyedResponse(std::move(*written));
+  }
+  auto job = store_.AddMessage(call.scope, call.job_id, message);
   if (!job.ok()) return ResponseFromStatus(job.status());
   if (hooks_.work_queued) hooks_.work_queued();
   return JobResponse(200, *job);
