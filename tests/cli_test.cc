@@ -132,6 +132,21 @@ TEST_F(CliTest, JobClientListsFollowsArchivesAndFindsJobsById) {
       job({"job", "message", second, "--prompt", "Again [nochange]", "--model", "m2"}, 0)
           .LastLine());
   EXPECT_EQ(named["model"], "m2");
+
+  // --idempotency-key: the command run again with its key writes nothing more
+  // and prints what the first run got; the key with another request is refused.
+  std::vector<std::string> create_once = {
+      "job", "create", "--prompt", "Once [nochange]", "--idempotency-key", "cli-create-1"};
+  std::string keyed = job(create_once, 0).LastLine();
+  EXPECT_EQ(job(create_once, 0).LastLine(), keyed);
+  CommandResult reused = job(
+      {"job", "create", "--prompt", "Another [nochange]", "--idempotency-key", "cli-create-1"}, 1);
+  EXPECT_NE(reused.err.find("HTTP 422"), std::string::npos) << reused.err;
+  std::vector<std::string> message_once = {
+      "job", "message", keyed, "--prompt", "More [nochange]", "--idempotency-key", "cli-message-1"};
+  std::string sent = job(message_once, 0).out;
+  EXPECT_EQ(job(message_once, 0).out, sent);
+  EXPECT_EQ(Get(Job(project_a_, keyed) + "/messages", key_a_).Json()["messages"].size(), 2u);
 }
 
 // The first hour, as the README tells it: a new data directory says what to do;

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "client/api_client.h"
+#include "core/ids.h"
 #include "core/text.h"
 #include "core/url.h"
 
@@ -26,6 +27,7 @@ struct JobOptions {
   std::string model;
   std::string status;
   std::string cursor;
+  std::string idempotency_key;
   int limit = 20;
   bool draft = false;
   bool wait = false;
@@ -55,6 +57,20 @@ void AddPrompt(CLI::App* cmd, JobOptions& o) {
   auto* file = cmd->add_option("--prompt-file", o.prompt_file,
                                "read the instruction from a file, - for stdin");
   text->excludes(file);
+}
+
+// --idempotency-key: the server answers every repeat of the request with the
+// first one's response, so the command retries its POST on a transient failure,
+// and a script that runs the command again with the same key writes once.
+void AddIdempotencyKey(CLI::App* cmd, JobOptions& o) {
+  cmd->add_option("--idempotency-key", o.idempotency_key,
+                  "names this request: the same key with the same request is done once "
+                  "(kept 24 hours; default: a new random key, for this command's own retries)");
+}
+
+// The request's key: the user's, or a new one.
+std::string IdempotencyKey(const JobOptions& o) {
+  return o.idempotency_key.empty() ? RandomBase62(32) : o.idempotency_key;
 }
 
 void AddWaitFlags(CLI::App* cmd, JobOptions& o) {
@@ -216,7 +232,7 @@ int CreateJob(ApiClient& client, const JobOptions& o) {
   Json body = {{"prompt", *prompt}};
   if (!o.model.empty()) body["model"] = o.model;
   if (o.draft) body["draft"] = true;
-  auto r = client.Post(JobPath(o), body.dump());
+  auto r = client.Post(JobPath(o), body.dump(), IdempotencyKey(o));
   if (!r.ok()) return Error(r.status().message());
   if (r->status != 201) return ReplyError(*r);
   Json created = Json::parse(r->body, nullptr, false);
@@ -237,6 +253,7 @@ void AddCreateCommand(CLI::App* job, std::function<int()>& action, const JobOpti
   AddPrompt(create, *o);
   create->add_option("--model", o->model, "model for this job (default: the project's)");
   create->add_flag("--draft", o->draft, "ask for a draft pull request");
+  AddIdempotencyKey(create, *o);
   create->add_flag("--wait", o->wait, "wait until the job ends and print it");
   create->add_flag("--json", o->json, "print the job as JSON");
   AddWaitFlags(create, *o);
@@ -396,7 +413,8 @@ int SendMessage(ApiClient& client, const JobOptions& o) {
   if (!prompt.ok()) return Error(prompt.status().message());
   Json body{{"prompt", *prompt}};
   if (!o.model.empty()) body["model"] = o.model;
-  auto r = client.Post(JobPath(o, "/" + PercentEncode(o.job_id) + "/message"), body.dump());
+  auto r = client.Post(JobPath(o, "/" + PercentEncode(o.job_id) + "/message"), body.dump(),
+                       IdempotencyKey(o));
   if (!r.ok()) return Error(r.status().message());
   if (r->status != 200) return ReplyError(*r);
   if (o.wait) return Wait(client, o, o.job_id);
@@ -411,6 +429,7 @@ void AddMessageCommand(CLI::App* job, std::function<int()>& action, const JobOpt
   AddPrompt(message, *o);
   message->add_option("--model", o->model,
                       "model for this turn and the job's later ones (default: the job's)");
+  AddIdempotencyKey(message, *o);
   message->add_flag("--wait", o->wait, "wait until the turn ends and print the job");
   AddWaitFlags(message, *o);
   message->callback([&action, o] { action = WithClient(o, SendMessage); });

@@ -1,5 +1,8 @@
 #include "client/api_client.h"
 
+#include <random>
+#include <thread>
+
 namespace docwright {
 
 ApiClient::ApiClient(std::string base_url, std::string key)
@@ -16,17 +19,43 @@ http::Request ApiClient::Make(const std::string& method, const std::string& path
   return r;
 }
 
-Result<http::Response> ApiClient::Get(const std::string& path) {
+namespace {
+
+http::RetryPolicy Retries() {
   http::RetryPolicy retries;
   retries.max_attempts = 4;
-  return client_.SendWithRetries(Make("GET", path), retries);
+  return retries;
 }
 
-Result<http::Response> ApiClient::Post(const std::string& path, const std::string& json_body) {
+}  // namespace
+
+Result<http::Response> ApiClient::Get(const std::string& path) {
+  return client_.SendWithRetries(Make("GET", path), Retries());
+}
+
+Result<http::Response> ApiClient::Post(const std::string& path, const std::string& json_body,
+                                       const std::string& idempotency_key) {
   http::Request r = Make("POST", path);
   r.headers.emplace_back("Content-Type", "application/json");
   r.body = json_body;
-  return client_.Send(r);
+  if (idempotency_key.empty()) return client_.Send(r);
+  r.headers.emplace_back("Idempotency-Key", idempotency_key);
+  // Retried when no answer came, the server failed or was busy, or the key's
+  // first request was still in progress; not on a refusal such as 429, whose
+  // wait may be an hour.
+  const http::RetryPolicy policy = Retries();
+  std::random_device random;
+  for (int attempt = 1;; ++attempt) {
+    auto reply = client_.Send(r);
+    bool again = reply.ok() ? (reply->status >= 500 && reply->status != 501) ||
+                                  (reply->status == 409 &&
+                                   reply->body.find("idempotency_key_in_use") != std::string::npos)
+                            : reply.status().code() == Code::kUnavailable;
+    if (!again || attempt >= policy.max_attempts) return reply;
+    std::optional<std::chrono::milliseconds> retry_after;
+    if (reply.ok()) retry_after = http::ParseRetryAfter(reply->Header("retry-after"));
+    std::this_thread::sleep_for(http::RetryDelay(attempt, policy, retry_after, random()));
+  }
 }
 
 }  // namespace docwright
