@@ -189,6 +189,63 @@ int HexDigitValue(char c) {
   return -1;
 }
 
+namespace {
+constexpr char kBase64Alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+int Base64Value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+}  // namespace
+
+std::string Base64Encode(std::string_view data) {
+  std::string out;
+  out.reserve((data.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 3 <= data.size(); i += 3) {
+    uint32_t n = static_cast<uint32_t>(static_cast<unsigned char>(data[i])) << 16 |
+                 static_cast<uint32_t>(static_cast<unsigned char>(data[i + 1])) << 8 |
+                 static_cast<unsigned char>(data[i + 2]);
+    for (int shift : {18, 12, 6, 0}) out.push_back(kBase64Alphabet[(n >> shift) & 63]);
+  }
+  if (size_t rest = data.size() - i; rest > 0) {
+    uint32_t n = static_cast<uint32_t>(static_cast<unsigned char>(data[i])) << 16;
+    if (rest == 2) n |= static_cast<uint32_t>(static_cast<unsigned char>(data[i + 1])) << 8;
+    out.push_back(kBase64Alphabet[(n >> 18) & 63]);
+    out.push_back(kBase64Alphabet[(n >> 12) & 63]);
+    out.push_back(rest == 2 ? kBase64Alphabet[(n >> 6) & 63] : '=');
+    out.push_back('=');
+  }
+  return out;
+}
+
+std::optional<std::string> Base64Decode(std::string_view text) {
+  if (text.size() % 4 != 0) return std::nullopt;
+  size_t padding = 0;
+  if (!text.empty() && text.back() == '=') padding = text[text.size() - 2] == '=' ? 2 : 1;
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  for (size_t i = 0; i < text.size(); i += 4) {
+    const bool last = i + 4 == text.size();
+    uint32_t n = 0;
+    for (size_t j = 0; j < 4; ++j) {
+      const bool pad = last && j >= 4 - padding;
+      int v = pad ? 0 : Base64Value(text[i + j]);
+      if (v < 0) return std::nullopt;
+      n = n << 6 | static_cast<uint32_t>(v);
+    }
+    out.push_back(static_cast<char>(n >> 16));
+    if (!last || padding < 2) out.push_back(static_cast<char>((n >> 8) & 0xff));
+    if (!last || padding < 1) out.push_back(static_cast<char>(n & 0xff));
+  }
+  return out;
+}
+
 std::string OneLogLine(std::string_view text, size_t max_bytes) {
   std::string scrubbed = ScrubUtf8(text);
   for (char& c : scrubbed) {

@@ -52,6 +52,13 @@ std::string HexEncode(std::string_view data);
 // The value of the hex digit `c` (either case), or -1.
 int HexDigitValue(char c);
 
+// `data` in standard base64 (RFC 4648 section 4), padded with '='.
+std::string Base64Encode(std::string_view data);
+// The bytes of padded standard base64 `text`, or nullopt unless it is exactly
+// that: a multiple of 4 characters of the alphabet, '=' only as its last one or
+// two. Linear; never reads past `text`.
+std::optional<std::string> Base64Decode(std::string_view text);
+
 // At most `max_bytes` of valid UTF-8 `text`, cut before a character, not inside one.
 std::string_view CutUtf8(std::string_view text, size_t max_bytes);
 

@@ -12,23 +12,17 @@
 #include <sstream>
 #include <string_view>
 
+#include "core/text.h"
 #include "git/libgit2.h"
 #include "git/remote_origin.h"
 
 namespace docwright::git {
 namespace {
 
-std::optional<std::string> Base64Decode(std::string_view in) {
-  if (in.empty() || in.size() % 4 != 0) return std::nullopt;
-  std::string out(in.size() / 4 * 3, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(in.data()),
-                          static_cast<int>(in.size()));
-  size_t last = in.find_last_not_of('=');
-  size_t padding = last == std::string_view::npos ? in.size() : in.size() - last - 1;
-  if (n < 0 || padding > 2 || padding > static_cast<size_t>(n)) return std::nullopt;
-  out.resize(static_cast<size_t>(n) - padding);
-  return out;
+// A known_hosts field's base64: never empty.
+std::optional<std::string> DecodeField(std::string_view in) {
+  if (in.empty()) return std::nullopt;
+  return Base64Decode(in);
 }
 
 // OpenSSH's host patterns: '*' and '?' are the only wildcards ('[' is literal).
@@ -72,8 +66,8 @@ bool HashedHostMatches(std::string_view field, const std::string& name) {
   if (!field.starts_with("|1|")) return false;
   size_t bar = field.find('|', 3);
   if (bar == std::string_view::npos) return false;
-  auto salt = Base64Decode(field.substr(3, bar - 3));
-  auto hash = Base64Decode(field.substr(bar + 1));
+  auto salt = DecodeField(field.substr(3, bar - 3));
+  auto hash = DecodeField(field.substr(bar + 1));
   if (!salt || !hash) return false;
   unsigned char mac[EVP_MAX_MD_SIZE];
   unsigned int mac_len = 0;
@@ -105,7 +99,7 @@ bool KnownHostsAccepts(std::string_view known_hosts, const std::string& host, in
       hosts = first;
     }
     if (!(fields >> type >> key)) continue;
-    auto blob = Base64Decode(key);
+    auto blob = DecodeField(key);
     if (!blob || *blob != host_key) continue;
     if (!HashedHostMatches(hosts, name) && !HostFieldMatches(hosts, name)) continue;
     if (revoked) return false;
