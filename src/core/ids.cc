@@ -84,6 +84,12 @@ std::string RandomBase62(size_t n_chars) {
   return out;
 }
 
+std::string RandomBytes(size_t n) {
+  std::string out(n, '\0');
+  FillRandom(reinterpret_cast<unsigned char*>(out.data()), n);
+  return out;
+}
+
 std::string Sha256Hex(std::string_view data) {
   // Fetched once: an implicit fetch on every call costs more than the hash
   // (this runs for every authenticated request). Immutable after initialisation.

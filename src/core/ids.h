@@ -18,6 +18,10 @@ bool LooksLikeId(std::string_view s);
 // Aborts if the CSPRNG fails: running on with weak secrets is never acceptable.
 std::string RandomBase62(size_t n_chars);
 
+// `n` bytes from the operating system's CSPRNG (keys, nonces). Aborts as
+// RandomBase62 does.
+std::string RandomBytes(size_t n);
+
 // Lowercase hex SHA-256 of `data`.
 std::string Sha256Hex(std::string_view data);
 
