@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "support/git_http_server.h"
+#include "support/secrets.h"
 #include "support/service_fixture.h"
 
 namespace docwright::testing {
@@ -423,6 +424,52 @@ TEST_F(CliTest, ProjectsAreArchivedAndDeleted) {
   Admin({"project", "delete", project_b_, "--org", org_a_}, 1);
 }
 
+// The database and its backups hold a forge token sealed, never in the clear;
+// the key that opens it is in its own owner-only file, which `secret-key`
+// rotates and whose looser mode stops every command.
+TEST_F(CliTest, ForgeTokensAreSealedInTheDatabaseAndItsBackups) {
+  const std::string token = "ghp_CliSealedToken0123456789abcdef";
+  const std::string key_file = dir_ / "secret.key";
+  std::string project =
+      Admin({"project", "create", "--org", org_a_, "--repository", "https://github.com/acme/docs",
+             "--forge", "github", "--forge-token", token, "--no-check"})
+          .LastLine();
+  struct stat st {};
+  ASSERT_EQ(::stat(key_file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600);
+  EXPECT_NE(
+      Admin({"project", "list", "--org", org_a_, "--json"}).out.find("\"forgeTokenSet\":true"),
+      std::string::npos);
+
+  std::string copy = dir_ / "backups/sealed-copy.db";
+  std::filesystem::create_directories(dir_ / "backups");
+  Admin({"backup", "--to", copy});
+  auto bytes = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  for (const std::string& file : {copy, dir_ / "docwright.db", dir_ / "docwright.db-wal"}) {
+    EXPECT_EQ(bytes(file).find("CliSealedToken"), std::string::npos) << file;
+  }
+  EXPECT_NE(bytes(copy).find("dwenc:v1:"), std::string::npos) << "the copy holds it sealed";
+
+  // Rotation: a new key first in the file, then every token sealed under it.
+  std::string new_key = Admin({"secret-key", "add"}).LastLine();
+  CommandResult rotated = Admin({"secret-key", "rotate"});
+  EXPECT_NE(rotated.out.find("Sealed 1 secret again under key " + new_key), std::string::npos)
+      << rotated.out;
+  std::string database = bytes(dir_ / "docwright.db") + bytes(dir_ / "docwright.db-wal");
+  EXPECT_NE(database.find("dwenc:v1:" + new_key + ":"), std::string::npos);
+  EXPECT_NE(Admin({"secret-key", "rotate"}).out.find("Sealed 0 secrets"), std::string::npos);
+
+  // A key file others may read stops every command that opens the database.
+  ASSERT_EQ(::chmod(key_file.c_str(), 0640), 0);
+  CommandResult refused = Admin({"project", "list", "--org", org_a_}, 1);
+  EXPECT_NE(refused.err.find("chmod 600 " + key_file), std::string::npos) << refused.err;
+  ASSERT_EQ(::chmod(key_file.c_str(), 0600), 0);
+  Admin({"project", "delete", project, "--org", org_a_});
+}
+
 TEST_F(CliTest, BackupWritesAConsistentCopyWhileTheServiceWrites) {
   std::vector<std::string> before;
   for (int i = 0; i < 5; ++i) before.push_back(CreateJob("before the backup")["id"]);
@@ -445,7 +492,7 @@ TEST_F(CliTest, BackupWritesAConsistentCopyWhileTheServiceWrites) {
   EXPECT_EQ(st.st_mode & 0777, 0600) << "the copy holds secrets too";
   EXPECT_FALSE(std::filesystem::exists(copy + "-wal")) << "the copy is whole in one file";
   {
-    auto restored = OpenSqliteStore(copy);
+    auto restored = OpenSqliteStore(copy, testing::KeyFileSecrets(dir_ / "secret.key"));
     ASSERT_TRUE(restored.ok()) << restored.status().message();
     for (const std::string& id : before) {
       auto job = (*restored)->GetJob(Scope{org_a_, project_a_}, id);

@@ -16,6 +16,7 @@
 
 #include "core/crash_point.h"
 #include "support/git_http_server.h"
+#include "support/secrets.h"
 #include "support/service_fixture.h"
 
 namespace docwright::testing {
@@ -71,7 +72,8 @@ class CrashTest : public ServiceTest {
       MakeDocsRemote(remote_);
       git_server_ = std::make_unique<GitHttpServer>(dir_ / "served", kToken);
     }
-    auto store = OpenSqliteStore(dir_ / "docwright.db");
+    auto store =
+        OpenSqliteStore(dir_ / "docwright.db", testing::KeyFileSecrets(dir_ / "secret.key"));
     ASSERT_TRUE(store.ok()) << store.status().message();
     Project p;
     p.org_id = org_a_;

@@ -13,6 +13,7 @@
 
 #include "store/store.h"
 #include "support/postgres_database.h"
+#include "support/secrets.h"
 #include "support/service_fixture.h"
 #include "support/test_tools.h"
 
@@ -34,7 +35,7 @@ class MultiNodeTest : public ServiceTest {
     remote_b_ = dir_ / "globex-docs.git";
     MakeDocsRemote(remote_a_);
     MakeDocsRemote(remote_b_);
-    auto store = OpenStore(database_->url());
+    auto store = OpenStore(database_->url(), testing::TestSecrets());
     ASSERT_TRUE(store.ok()) << store.status().message();
     AddTenant(**store, "acme", remote_a_, &org_a_, &key_a_, &project_a_);
     AddTenant(**store, "globex", remote_b_, &org_b_, &key_b_, &project_b_);

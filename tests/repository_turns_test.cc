@@ -11,6 +11,7 @@
 #include "store/sqlite_store.h"
 #include "support/git_http_server.h"
 #include "support/git_repo.h"
+#include "support/secrets.h"
 #include "support/ssh_server.h"
 #include "support/temp_dir.h"
 
@@ -28,7 +29,7 @@ class RepositoryTurnsTest : public ::testing::Test {
     std::filesystem::create_directories(dir_ / "git/acme");
     remote_ = dir_ / "git/acme/docs.git";
     testing::MakeDocsRemote(remote_);
-    store_ = std::move(*OpenSqliteStore(dir_ / "db.sqlite"));
+    store_ = std::move(*OpenSqliteStore(dir_ / "db.sqlite", testing::TestSecrets()));
     org_ = *store_->CreateOrg("acme");
     Project p;
     p.org_id = org_.id;

@@ -7,6 +7,7 @@
 
 #include "fakes/scripted_agent.h"
 #include "store/store.h"
+#include "support/secrets.h"
 #include "support/temp_dir.h"
 
 namespace docwright {
@@ -19,7 +20,7 @@ using testing::WaitUntil;
 class RunnerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    store_ = std::move(*OpenStore(dir_ / "docwright.db"));
+    store_ = std::move(*OpenStore(dir_ / "docwright.db", testing::TestSecrets()));
     Org org = *store_->CreateOrg("acme");
     Project p;
     p.org_id = org.id;

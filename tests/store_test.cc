@@ -13,6 +13,7 @@
 #include "store/postgres_store.h"
 #include "store/sqlite_store.h"
 #include "support/postgres_database.h"
+#include "support/secrets.h"
 #include "support/temp_dir.h"
 #include "support/test_tools.h"
 
@@ -43,7 +44,7 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
   }
 
   std::unique_ptr<Store> Open() {
-    auto s = OpenStore(url_);
+    auto s = OpenStore(url_, testing::TestSecrets());
     EXPECT_TRUE(s.ok()) << s.status().message();
     return std::move(*s);
   }

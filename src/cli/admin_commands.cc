@@ -1,5 +1,5 @@
-// `docwright org ...` and `docwright key ...`: organisations and their API keys,
-// straight on the store.
+// `docwright org ...`, `docwright key ...`, `docwright backup` and
+// `docwright secret-key ...`, straight on the store.
 #include "cli/admin_commands.h"
 
 #include <CLI/CLI.hpp>
@@ -10,6 +10,7 @@
 #include "cli/common.h"
 #include "core/api_key.h"
 #include "core/project_settings.h"
+#include "core/secret_key_file.h"
 #include "core/time.h"
 
 namespace docwright {
@@ -157,6 +158,57 @@ void AddBackupCommand(CLI::App& app, Common& common, std::function<int()>& actio
   backup->callback([&, opts] { action = [&, opts] { return Backup(common, *opts); }; });
 }
 
+// `secret-key add`: a new current key first in the key file. What the store
+// holds is sealed again under it by `secret-key rotate`, once every process
+// that uses the database has the new file.
+int AddSecretKeyToFile(const Common& common) {
+  auto id = AddSecretKey(common.SecretKeyFile());
+  if (!id.ok()) return Fail(id.status());
+  if (common.json) {
+    std::cout << Json{{"keyId", *id}, {"file", common.SecretKeyFile()}}.dump() << "\n";
+  } else {
+    std::cout << "Added key " << *id << " first in " << common.SecretKeyFile()
+              << "; the older keys still open what they sealed.\n"
+              << "Give every process the new file (restart them), then run "
+                 "`docwright secret-key rotate`.\n"
+              << *id << "\n";
+  }
+  return 0;
+}
+
+// `secret-key rotate`: every stored secret sealed again under the current key.
+int RotateSecrets(const Common& common) {
+  auto secrets = LoadSecrets(common);
+  if (!secrets.ok()) return Fail(secrets.status());
+  const std::string key_id = (*secrets)->current_key_id();
+  auto store = OpenStore(common.DatabaseUrl(), std::move(*secrets));
+  if (!store.ok()) return Fail(store.status());
+  auto resealed = (*store)->ResealSecrets();
+  if (!resealed.ok()) return Fail(resealed.status());
+  if (common.json) {
+    std::cout << Json{{"keyId", key_id}, {"resealed", *resealed}}.dump() << "\n";
+  } else {
+    std::cout << "Sealed " << *resealed << " secret" << (*resealed == 1 ? "" : "s")
+              << " again under key " << key_id
+              << "; every stored secret is now sealed under it, and the older keys may be "
+                 "removed from the key file.\n";
+  }
+  return 0;
+}
+
+void AddSecretKeyCommands(CLI::App& app, Common& common, std::function<int()>& action) {
+  auto* secret_key = app.add_subcommand("secret-key", "the key file sealing stored secrets");
+  secret_key->require_subcommand(1);
+  auto* add = secret_key->add_subcommand(
+      "add", "put a new key first in the secret key file (older keys still open); prints its id");
+  AddCommon(add, common, true);
+  add->callback([&] { action = [&] { return AddSecretKeyToFile(common); }; });
+  auto* rotate = secret_key->add_subcommand(
+      "rotate", "seal every stored secret again under the key file's first key");
+  AddCommon(rotate, common, true);
+  rotate->callback([&] { action = [&] { return RotateSecrets(common); }; });
+}
+
 int CreateKey(const Common& common, const AdminOptions& opts) {
   if (opts.key_name.empty() || opts.key_name.size() > 200) {
     return Fail(Status::InvalidArgument("--name must be 1 to 200 characters"));
@@ -247,6 +299,7 @@ void AddAdminCommands(CLI::App& app, Common& common, std::function<int()>& actio
   AddOrgUpdateCommand(org, common, action, opts);
 
   AddBackupCommand(app, common, action, opts);
+  AddSecretKeyCommands(app, common, action);
 
   auto* key = app.add_subcommand("key", "admin API keys");
   key->require_subcommand(1);

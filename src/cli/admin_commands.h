@@ -1,5 +1,7 @@
-// `docwright org ...` and `docwright key ...`: organisations and their API keys,
-// straight on the store. Internal to cli/.
+// `docwright org ...`, `docwright key ...`, `docwright backup` and
+// `docwright secret-key ...`: organisations and their API keys, the copy of the
+// database and the keys that seal its secrets, straight on the store. Internal
+// to cli/.
 #pragma once
 
 #include <functional>

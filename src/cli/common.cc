@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "core/secret_key_file.h"
+
 namespace docwright {
 
 std::optional<std::string> Env(const char* name) {
@@ -23,6 +25,10 @@ void AddCommon(CLI::App* cmd, Common& c, bool with_json) {
       ->envname("DOCWRIGHT_DATA_DIR");
   cmd->add_option("--database", c.database, "database URL (default: SQLite file in the data dir)")
       ->envname("DOCWRIGHT_DATABASE_URL");
+  cmd->add_option("--secret-key-file", c.secret_key_file,
+                  "key file sealing the stored secrets (default: secret.key in the data dir; "
+                  "created if missing)")
+      ->envname("DOCWRIGHT_SECRET_KEY_FILE");
   if (with_json) cmd->add_flag("--json", c.json, "print JSON instead of text");
 }
 
@@ -31,7 +37,17 @@ int Fail(const Status& s) {
   return 1;
 }
 
-Result<std::unique_ptr<Store>> Open(const Common& c) { return OpenStore(c.DatabaseUrl()); }
+Result<std::shared_ptr<const SecretBox>> LoadSecrets(const Common& c) {
+  auto box = LoadSecretKeyFile(c.SecretKeyFile());
+  if (!box.ok()) return box.status();
+  return std::make_shared<const SecretBox>(std::move(*box));
+}
+
+Result<std::unique_ptr<Store>> Open(const Common& c) {
+  auto secrets = LoadSecrets(c);
+  if (!secrets.ok()) return secrets.status();
+  return OpenStore(c.DatabaseUrl(), std::move(*secrets));
+}
 
 Status CheckOrgName(const std::string& name) {
   if (name.empty() || name.size() > 200) {

@@ -22,10 +22,17 @@ std::optional<std::string> Env(const char* name);
 struct Common {
   std::string data_dir = DefaultDataDir();
   std::string database;
+  std::string secret_key_file;
   bool json = false;
 
   std::string DatabaseUrl() const {
     return database.empty() ? data_dir + "/docwright.db" : database;
+  }
+  // The key file that seals the database's secrets: by default in the data dir,
+  // beside (not inside) a SQLite database, so a copy of the database alone
+  // gives up no secret.
+  std::string SecretKeyFile() const {
+    return secret_key_file.empty() ? data_dir + "/secret.key" : secret_key_file;
   }
   static std::string DefaultDataDir();
 };
@@ -38,7 +45,11 @@ int Fail(const Status& s);
 // An organisation's name: 1 to 200 bytes; InvalidArgument naming --name otherwise.
 Status CheckOrgName(const std::string& name);
 
-// Opens the store the options name.
+// The keys of the options' secret key file, creating it with a new key if
+// there is none (core/secret_key_file.h).
+Result<std::shared_ptr<const SecretBox>> LoadSecrets(const Common& c);
+
+// Opens the store the options name, with their secret key file's keys.
 Result<std::unique_ptr<Store>> Open(const Common& c);
 
 }  // namespace docwright

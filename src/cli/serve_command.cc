@@ -306,6 +306,7 @@ Result<std::unique_ptr<Store>> OpenNodeStore(const Common& common, int cache_ms)
   }
   auto opened = Open(common);
   if (!opened.ok()) return opened.status();
+  spdlog::info("secrets in the database sealed with the keys of {}", common.SecretKeyFile());
   std::unique_ptr<Store> store = std::move(*opened);
   if (cache_ms > 0) {
     store = NewCachedStore(std::move(store), CacheOptions{std::chrono::milliseconds(cache_ms)});

@@ -215,6 +215,7 @@ class CachedStore final : public Store {
   Result<std::vector<Project>> ListProjects(const std::string& org_id) override {
     return inner_->ListProjects(org_id);
   }
+  Result<int64_t> ResealSecrets() override { return inner_->ResealSecrets(); }
   Result<Job> CreateJob(const Scope& scope, const NewJob& job) override {
     return inner_->CreateJob(scope, job);
   }

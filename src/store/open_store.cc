@@ -47,8 +47,9 @@ Status BackupDatabase(const std::string& url, const std::string& to) {
   return BackupSqliteDatabase(*path, to);
 }
 
-Result<std::unique_ptr<Store>> OpenStore(const std::string& url) {
-  if (IsPostgresUrl(url)) return OpenPostgresStore(url);
+Result<std::unique_ptr<Store>> OpenStore(const std::string& url,
+                                         std::shared_ptr<const SecretBox> secrets) {
+  if (IsPostgresUrl(url)) return OpenPostgresStore(url, std::move(secrets));
   auto found = SqlitePath(url);
   if (!found.ok()) return found.status();
   const std::string& path = *found;
@@ -60,7 +61,7 @@ Result<std::unique_ptr<Store>> OpenStore(const std::string& url) {
     // The database holds forge tokens and key hashes: only the owner may read it.
     ::chmod(parent.c_str(), 0700);
   }
-  return OpenSqliteStore(path);
+  return OpenSqliteStore(path, std::move(secrets));
 }
 
 }  // namespace docwright

@@ -28,9 +28,11 @@ struct PostgresOptions {
   int max_connections = 16;  // per process; a transaction waits up to 10 s for one
 };
 
-// Connects to `url`, applies pending migrations and starts listening.
-// Unavailable if the server cannot be reached.
+// Connects to `url`, applies pending migrations and starts listening;
+// `secrets` as OpenStore (store.h) takes it. Unavailable if the server cannot
+// be reached.
 Result<std::unique_ptr<Store>> OpenPostgresStore(const std::string& url,
+                                                 std::shared_ptr<const SecretBox> secrets,
                                                  PostgresOptions options = {});
 
 }  // namespace docwright

@@ -12,8 +12,10 @@
 
 namespace docwright {
 
-// Opens or creates the database at `path` and applies pending migrations.
-Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path);
+// Opens or creates the database at `path` and applies pending migrations;
+// `secrets` as OpenStore (store.h) takes it.
+Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
+                                               std::shared_ptr<const SecretBox> secrets);
 
 // Writes the database at `path` as of one moment to the new file `to` (VACUUM
 // INTO: one read transaction, so writers in this and other processes go on; the

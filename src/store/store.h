@@ -25,6 +25,7 @@
 #include "core/event.h"
 #include "core/job.h"
 #include "core/local_pull_request.h"
+#include "core/secret_box.h"
 #include "core/status.h"
 #include "core/turn.h"
 
@@ -270,6 +271,15 @@ class Store : public LocalPullRequestRecords {
 
   // --- Pull requests of the local forge: see LocalPullRequestRecords ---
 
+  // --- Secrets at rest ---
+  // Seals again, under the secret box's current key, every stored secret that is
+  // not sealed under it (after a new key was put first in the key file), each
+  // only if it is still the value that was read (a concurrent write wins).
+  // Returns how many were sealed again. Fails on the first secret that does not
+  // open (its key is not held, or it was altered), naming its project and key
+  // id; those sealed before it stay sealed again.
+  virtual Result<int64_t> ResealSecrets() = 0;
+
   // Cheap liveness check for /healthz.
   virtual Status Ping() = 0;
 
@@ -290,7 +300,15 @@ class Store : public LocalPullRequestRecords {
 // "sqlite:///abs/path.db", "sqlite:relative.db", a plain file path, or a
 // PostgreSQL URI, "postgres://..." or "postgresql://..." (libpq's form: user,
 // password, host, port, database and parameters such as sslmode).
-Result<std::unique_ptr<Store>> OpenStore(const std::string& url);
+//
+// `secrets` (required) seals the secrets the store writes (a project's forge
+// token) and opens those it reads: the database never holds one in the clear.
+// Opening seals any secret stored in the clear by a docwright from before
+// sealing, and refuses (InvalidArgument, naming the key ids) a database
+// holding secrets sealed under keys `secrets` lacks: a node given the wrong
+// key file must not start and fail every turn.
+Result<std::unique_ptr<Store>> OpenStore(const std::string& url,
+                                         std::shared_ptr<const SecretBox> secrets);
 
 // Writes a consistent copy of the database `url` names to the new file `to`,
 // while other processes keep reading and writing it (the database as of one

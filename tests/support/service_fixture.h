@@ -15,6 +15,7 @@
 #include "store/sqlite_store.h"
 #include "support/git_repo.h"
 #include "support/http_client.h"
+#include "support/secrets.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
 
@@ -37,7 +38,8 @@ class ServiceTest : public ::testing::Test {
     // as `org create`, `key create` and `project create` make them (the admin
     // commands have tests of their own).
     {
-      auto store = OpenSqliteStore(dir_ / "docwright.db");
+      auto store =
+          OpenSqliteStore(dir_ / "docwright.db", testing::KeyFileSecrets(dir_ / "secret.key"));
       ASSERT_TRUE(store.ok()) << store.status().message();
       AddTenant(**store, "acme", remote_a_, &org_a_, &key_a_, &project_a_);
       AddTenant(**store, "globex", remote_b_, &org_b_, &key_b_, &project_b_);

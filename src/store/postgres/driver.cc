@@ -113,8 +113,11 @@ class Driver final : public sql::Driver {
 }  // namespace
 }  // namespace postgres
 
-Result<std::unique_ptr<Store>> OpenPostgresStore(const std::string& url, PostgresOptions options) {
+Result<std::unique_ptr<Store>> OpenPostgresStore(const std::string& url,
+                                                 std::shared_ptr<const SecretBox> secrets,
+                                                 PostgresOptions options) {
   if (options.max_connections < 1) return Status::InvalidArgument("no database connections");
+  if (!secrets) return Status::InvalidArgument("no secret key to open the store with");
   postgres::ConnectOptions connect;
   {
     auto c = postgres::Connection::Open(url, connect);
@@ -124,8 +127,9 @@ Result<std::unique_ptr<Store>> OpenPostgresStore(const std::string& url, Postgre
   }
   auto listener = postgres::Listener::Start(url, connect);
   if (!listener.ok()) return listener.status();
-  return sql::NewSqlStore(
-      std::make_unique<postgres::Driver>(url, connect, options, std::move(*listener)));
+  return sql::OpenSqlStore(
+      std::make_unique<postgres::Driver>(url, connect, options, std::move(*listener)),
+      std::move(secrets));
 }
 
 }  // namespace docwright

@@ -6,7 +6,9 @@
 //   idempotency.cc    creates and follow-ups under an idempotency key
 //   turns.cc          the work queue: claims, leases, outcomes
 //   events.cc         the jobs' events, and steps recorded as they happen
-//   pull_requests.cc  the local forge's pull requests; health; NewSqlStore
+//   pull_requests.cc  the local forge's pull requests; health
+//   secrets.cc        secrets at rest: sealed on write, opened on read, swept
+//                     at open and resealed on rotation; OpenSqlStore
 // Every write runs in Driver::Write, which may run it again after a transient
 // failure: each write sets what it returns afresh on every run.
 #pragma once
@@ -24,6 +26,7 @@
 #include "core/job.h"
 #include "core/local_pull_request.h"
 #include "core/mutex.h"
+#include "core/secret_box.h"
 #include "core/status.h"
 #include "core/time.h"
 #include "core/turn.h"
@@ -87,7 +90,8 @@ Status TooManyFollowUps(int64_t queued);
 
 class SqlStore final : public Store {
  public:
-  explicit SqlStore(std::unique_ptr<Driver> driver) : driver_(std::move(driver)) {}
+  SqlStore(std::unique_ptr<Driver> driver, std::shared_ptr<const SecretBox> secrets)
+      : driver_(std::move(driver)), secrets_(std::move(secrets)) {}
 
   // tenants.cc
   Result<Org> CreateOrg(const std::string& name) override;
@@ -151,6 +155,12 @@ class SqlStore final : public Store {
   Result<LocalPullRequest> UpsertPullRequest(const LocalPullRequest& pr) override;
   Result<LocalPullRequest> GetPullRequest(const std::string& id) override;
   Status Ping() override;
+
+  // secrets.cc
+  Result<int64_t> ResealSecrets() override;
+  // At open: seals the secrets stored in the clear; InvalidArgument if one is
+  // sealed under a key the box lacks.
+  Status SealLegacySecrets();
   bool AnnouncesChanges() const override { return driver_->AnnouncesChanges(); }
 
  private:
@@ -259,7 +269,14 @@ class SqlStore final : public Store {
   // announces).
   void AnnounceEvents(const std::string& job_id);
 
+  // secrets.cc: `p`'s forge token, as stored, sealed for its row (`p.id` set);
+  // and `p`'s forge token, as read, opened (a value stored in the clear before
+  // sealing is taken as it is, until the sweep at the next open seals it).
+  Result<std::optional<std::string>> SealForgeToken(const Project& p) const;
+  Status OpenForgeToken(Project& p) const;
+
   std::unique_ptr<Driver> driver_;
+  const std::shared_ptr<const SecretBox> secrets_;  // never null
   Mutex watchers_mu_;
   std::vector<StoreWatcher> local_watchers_ GUARDED_BY(watchers_mu_);
 };

@@ -68,8 +68,4 @@ Status SqlStore::Ping() {
   return driver_->Read([](Connection& c) { return Run(c, kPing, {}); });
 }
 
-std::unique_ptr<Store> NewSqlStore(std::unique_ptr<Driver> driver) {
-  return std::make_unique<SqlStore>(std::move(driver));
-}
-
 }  // namespace docwright::sql

@@ -83,6 +83,12 @@ SQL(kUpdateProject,
     "UPDATE projects SET repository = ?2, base_ref = ?3, forge = ?4, forge_api_url = ?5, "
     "forge_token = ?6, model = ?7, rate_limit_per_hour = ?8, ssh_key_path = ?9, "
     "ssh_known_hosts_path = ?10, models = ?11, write_paths = ?12, max_active = ?13 WHERE id = ?1");
+// Secrets at rest (secrets.cc): every stored forge token, and one replaced only
+// if it is still the value read (so a sweep never undoes a concurrent update).
+SQL(kSelectProjectSecrets,
+    "SELECT id, forge_token FROM projects WHERE forge_token IS NOT NULL ORDER BY id");
+SQL(kSwapProjectForgeToken,
+    "UPDATE projects SET forge_token = ?3 WHERE id = ?1 AND forge_token = ?2");
 // Archives a project of the organisation ?2, once (the first time is kept).
 SQL(kArchiveProject,
     "UPDATE projects SET archived_at = COALESCE(archived_at, ?3) WHERE id = ?1 AND org_id = ?2");

@@ -12,6 +12,11 @@
 
 namespace docwright::sql {
 
-std::unique_ptr<Store> NewSqlStore(std::unique_ptr<Driver> driver);
+// The store over `driver`, its secrets sealed and opened with `secrets`
+// (non-null). Seals the secrets stored in the clear (by a docwright from before
+// sealing) and checks every sealed one names a key `secrets` holds, as
+// OpenStore (store.h) says.
+Result<std::unique_ptr<Store>> OpenSqlStore(std::unique_ptr<Driver> driver,
+                                            std::shared_ptr<const SecretBox> secrets);
 
 }  // namespace docwright::sql

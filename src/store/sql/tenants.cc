@@ -59,37 +59,49 @@ Result<ApiKey> SqlStore::FindActiveApiKey(const std::string& secret_hash) {
 Result<Project> SqlStore::CreateProject(Project p) {
   p.id = NewId();
   p.created_at = NowMillis();
+  auto token = SealForgeToken(p);  // sealed once: a write may run its function again
+  if (!token.ok()) return token.status();
   Status s = Write([&](Connection& c) -> Status {
     Status e = OrgExists(c, p.org_id);
     if (!e.ok()) return e;
     std::string forge(ToString(p.forge));
     return Run(c, kInsertProject,
                {V(p.id), V(p.org_id), V(p.repository), V(p.base_ref), V(forge), V(p.forge_api_url),
-                V(p.forge_token), V(p.model), V(p.rate_limit_per_hour), V(p.created_at),
-                V(p.ssh_key_path), V(p.ssh_known_hosts_path), V(JoinLines(p.models)),
-                V(JoinLines(p.write_paths)), V(p.max_active)});
+                V(*token), V(p.model), V(p.rate_limit_per_hour), V(p.created_at), V(p.ssh_key_path),
+                V(p.ssh_known_hosts_path), V(JoinLines(p.models)), V(JoinLines(p.write_paths)),
+                V(p.max_active)});
   });
   if (!s.ok()) return s;
   return p;
 }
 
 Result<Project> SqlStore::GetProject(const Scope& scope) {
-  return Read<Project>([&](Connection& c) { return LoadProject(c, scope); });
+  auto p = Read<Project>([&](Connection& c) { return LoadProject(c, scope); });
+  if (!p.ok()) return p;
+  if (Status s = OpenForgeToken(*p); !s.ok()) return s;
+  return p;
 }
 
 Result<std::vector<Project>> SqlStore::ListProjects(const std::string& org_id) {
-  return ReadAll(kSelectProjects, {V(org_id)}, &ReadProject);
+  auto projects = ReadAll(kSelectProjects, {V(org_id)}, &ReadProject);
+  if (!projects.ok()) return projects;
+  for (Project& p : *projects) {
+    if (Status s = OpenForgeToken(p); !s.ok()) return s;
+  }
+  return projects;
 }
 
 Status SqlStore::UpdateProject(const Project& p) {
+  auto token = SealForgeToken(p);
+  if (!token.ok()) return token.status();
   return Write([&](Connection& c) -> Status {
     std::string forge(ToString(p.forge));
-    Status w = Change(
-        c, kUpdateProject,
-        {V(p.id), V(p.repository), V(p.base_ref), V(forge), V(p.forge_api_url), V(p.forge_token),
-         V(p.model), V(p.rate_limit_per_hour), V(p.ssh_key_path), V(p.ssh_known_hosts_path),
-         V(JoinLines(p.models)), V(JoinLines(p.write_paths)), V(p.max_active)},
-        "project not found");
+    Status w =
+        Change(c, kUpdateProject,
+               {V(p.id), V(p.repository), V(p.base_ref), V(forge), V(p.forge_api_url), V(*token),
+                V(p.model), V(p.rate_limit_per_hour), V(p.ssh_key_path), V(p.ssh_known_hosts_path),
+                V(JoinLines(p.models)), V(JoinLines(p.write_paths)), V(p.max_active)},
+               "project not found");
     return w.ok() ? Notify(c, "t") : w;  // a raised cap may let turns run
   });
 }
@@ -107,6 +119,7 @@ Result<Project> SqlStore::ArchiveProject(const Scope& scope) {
     return Status();
   });
   if (!s.ok()) return s;
+  if (Status opened = OpenForgeToken(*archived); !opened.ok()) return opened;
   return std::move(*archived);
 }
 

@@ -52,6 +52,20 @@ Result<std::optional<TurnInput>> SqlStore::ClaimTurn(
       if (!w.ok()) return w;
       auto input = LoadClaimed(c, turn_id, *r);
       if (!input.ok()) return input.status();
+      if (Status opened = OpenForgeToken(input->project); !opened.ok()) {
+        // Every attempt would fail alike (a key this process lacks, or an
+        // altered value): the turn fails now, saying why, and the claim goes on.
+        std::string error = "the project's forge token cannot be used: " + opened.message();
+        w = Run(c, kDurableCommit, {});
+        if (w.ok()) w = Run(c, kFailTurn, {V(turn_id), V(error), V(now)});
+        if (w.ok()) {
+          w = MoveJobAfterTurn(c, r->Text("job_id"), r->Int("seq"),
+                               TurnOutcome{.succeeded = false, .error = error}, now);
+        }
+        if (!w.ok()) return w;
+        changed.push_back(input->job.id);
+        continue;
+      }
       // A re-run starts over: the steps an earlier attempt recorded go.
       if (attempts > 0) w = Run(c, kDeleteSteps, {V(input->job.id), V(input->message.seq)});
       if (w.ok()) {

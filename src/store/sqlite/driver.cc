@@ -152,7 +152,9 @@ class Driver final : public sql::Driver {
 }  // namespace
 }  // namespace sqlite
 
-Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path) {
+Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
+                                               std::shared_ptr<const SecretBox> secrets) {
+  if (!secrets) return Status::InvalidArgument("no secret key to open the store with");
   // Create the file owner-only before SQLite does: it holds secrets.
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return Status::Unavailable("cannot open database " + path);
@@ -162,7 +164,7 @@ Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path) {
   auto driver = std::make_unique<sqlite::Driver>(path, std::move(*writer));
   Status s = driver->Migrate();
   if (!s.ok()) return s;
-  return sql::NewSqlStore(std::move(driver));
+  return sql::OpenSqlStore(std::move(driver), std::move(secrets));
 }
 
 }  // namespace docwright
