@@ -7,9 +7,9 @@ namespace docwright {
 namespace {
 
 constexpr EventType kAll[] = {
-    EventType::kJobCreated,        EventType::kMessageAdded,       EventType::kTurnStarted,
-    EventType::kTurnStep,          EventType::kTurnEnded,          EventType::kPullRequestOpened,
-    EventType::kPullRequestUpdated, EventType::kJobCompleted,      EventType::kJobFailed,
+    EventType::kJobCreated,         EventType::kMessageAdded, EventType::kTurnStarted,
+    EventType::kTurnStep,           EventType::kTurnEnded,    EventType::kPullRequestOpened,
+    EventType::kPullRequestUpdated, EventType::kJobCompleted, EventType::kJobFailed,
     EventType::kJobArchived,
 };
 

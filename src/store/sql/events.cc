@@ -83,8 +83,8 @@ Result<LeaseState> SqlStore::RecordStep(int64_t turn_id, const std::string& work
 }
 
 Status SqlStore::AppendEvent(Connection& c, const std::string& job_id,
-                             const std::string& project_id, EventType type,
-                             const std::string& data, UnixMillis now) {
+                             const std::string& project_id, EventType type, const std::string& data,
+                             UnixMillis now) {
   auto sequence = One(c, kNextEvent, {V(job_id)});
   if (!sequence.ok()) return sequence.status();
   Status w = Run(c, kInsertEvent,
