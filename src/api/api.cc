@@ -18,6 +18,7 @@
 #include "core/api_key.h"
 #include "core/ids.h"
 #include "core/text.h"
+#include "events/event_streams.h"
 
 namespace docwright {
 namespace {
@@ -113,8 +114,8 @@ HttpResponse WithEntityTag(HttpResponse r, const HttpRequest& req) {
 
 }  // namespace
 
-Api::Api(Store& store, ApiOptions options, ApiHooks hooks)
-    : store_(store), options_(std::move(options)), hooks_(std::move(hooks)) {}
+Api::Api(Store& store, ApiOptions options, ApiHooks hooks, EventStreams* streams)
+    : store_(store), options_(std::move(options)), hooks_(std::move(hooks)), streams_(streams) {}
 
 // --- Routing and authentication --------------------------------------------------
 
@@ -187,6 +188,12 @@ std::span<const Api::Route> Api::Routes() {
        .needs_key = true,
        .quick = false,
        .serve = &Api::StopJob},
+      // Extension: the job's events as they happen (Server-Sent Events).
+      {.method = "GET",
+       .pattern = "/v2/agent/{projectId}/job/{id}/events",
+       .needs_key = true,
+       .quick = false,
+       .serve = &Api::JobEvents},
       // Extension: a job by its id alone, in any project the key's organisation has.
       {.method = "GET",
        .pattern = "/v2/agent/job/{id}",
@@ -511,6 +518,44 @@ HttpResponse Api::Transcript(const Call& call, HttpRequest& req) {
     page->next_after_seq = steps->through_seq;
   }
   return TranscriptResponse(call.job_id, *usage, *page, steps->steps);
+}
+
+HttpResponse Api::JobEvents(const Call& call, HttpRequest& req) {
+  // Where to resume: Last-Event-ID (what an EventSource sends when it
+  // reconnects), else ?after=; from the job's first event without either.
+  int64_t after = 0;
+  std::string_view given = req.last_event_id;
+  for (const auto& [k, v] : call.target.query) {
+    if (k == "after" && given.empty()) given = v;
+  }
+  given = TrimSpace(given);
+  if (!given.empty()) {
+    int value = 0;
+    if (!ParseIntParam(given, 0, INT32_MAX, &value)) {
+      return ErrorResponse(400,
+                           "Last-Event-ID (or after) must be the id of an event of the job, an "
+                           "integer from 0",
+                           "invalid_request");
+    }
+    after = value;
+  }
+  auto job = store_.GetJob(call.scope, call.job_id);
+  if (!job.ok()) return ResponseFromStatus(job.status());
+  if (streams_ == nullptr) {
+    return ErrorResponse(503, "event streams are not served by this process", "unavailable");
+  }
+  auto stream = streams_->Open(StreamRequest{.scope = call.scope,
+                                             .job_id = call.job_id,
+                                             .after = after,
+                                             .key_id = req.principal,
+                                             .framing = ServerSentEventFraming()});
+  if (!stream.ok()) return ResponseFromStatus(stream.status());
+  HttpResponse r;
+  r.content_type = kServerSentEventsType;
+  r.headers.emplace_back("Cache-Control", "no-store");
+  r.headers.emplace_back("X-Accel-Buffering", "no");  // a proxy passes each event on at once
+  r.stream = std::move(*stream);
+  return r;
 }
 
 HttpResponse Api::ArchiveJob(const Call& call, HttpRequest& req) {

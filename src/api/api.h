@@ -34,9 +34,13 @@ struct ApiOptions {
   int max_reads_per_key = 2;
 };
 
+class EventStreams;
+
 class Api {
  public:
-  Api(Store& store, ApiOptions options, ApiHooks hooks);
+  // `streams` (not owned; may be null: the event stream route then answers
+  // 503) serves GET .../events; it and `store` outlive the Api.
+  Api(Store& store, ApiOptions options, ApiHooks hooks, EventStreams* streams = nullptr);
 
   // The three HttpHandlers of the server; thread-safe. Precheck leaves what it
   // resolved (route, key, scope) in `request.context` for Handle.
@@ -66,6 +70,7 @@ class Api {
   HttpResponse Transcript(const Call& call, HttpRequest& request);
   HttpResponse ArchiveJob(const Call& call, HttpRequest& request);
   HttpResponse StopJob(const Call& call, HttpRequest& request);
+  HttpResponse JobEvents(const Call& call, HttpRequest& request);
 
   // Takes one of the key's slots for a slow read; false if all are taken. The
   // slot is given back by LeaveRead.
@@ -75,6 +80,7 @@ class Api {
   Store& store_;
   ApiOptions options_;
   ApiHooks hooks_;
+  EventStreams* streams_;
   std::mutex reads_mu_;
   std::unordered_map<std::string, int> reads_in_flight_;  // by key id, under reads_mu_
 };

@@ -25,6 +25,7 @@
 #include "core/crash_point.h"
 #include "core/job.h"
 #include "core/text.h"
+#include "events/event_streams.h"
 #include "forge/forge.h"
 #include "http/client.h"
 #include "http/server.h"
@@ -509,7 +510,8 @@ int RunServer(const Common& common, const ServeOptions& o, const AgentFactory& m
   if (!model.ok()) return Fail(model.status());
   AgentChoice agent = MakeNodeAgent(*model, make_agent);
   LateRunner runner;
-  Api api(**store, ApiOptions{model->model}, runner.Hooks());
+  EventStreams streams(**store, EventStreamOptions{});
+  Api api(**store, ApiOptions{model->model}, runner.Hooks(), &streams);
   auto server_options = MakeServerOptions(o.http, host, port, o.node.workers);
   if (!server_options.ok()) return Fail(server_options.status());
   auto access_log = MakeAccessLog(o.http.access_log);
@@ -526,6 +528,7 @@ int RunServer(const Common& common, const ServeOptions& o, const AgentFactory& m
   }
   runner.Start(**store, *agent.agent, to, MakeRunnerOptions(o.node, *model));
   server.Run();
+  streams.Stop();
   if (access) access->flush();
   spdlog::info("HTTP server stopped; handing back running turns");
   if (!runner.Stop()) ExitLeavingThreadsBehind();

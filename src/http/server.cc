@@ -192,6 +192,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   ~Session() {
+    if (source_ && !stream_ended_) source_->Close();
     state_.ReleasePeer(peer_);
     bool last = false;
     {
@@ -217,6 +218,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // Called on shutdown, on the session's I/O thread: an idle connection closes now, a
   // busy one after its response.
   void Stop() {
+    if (source_) return EndStream();
     if (reading_ && buffer_.size() == 0 && (!parser_ || !parser_->got_some())) {
       beast::error_code ec;
       stream_.socket().cancel(ec);
@@ -457,6 +459,7 @@ class Session : public std::enable_shared_from_this<Session> {
                        .body_bytes = response.body.size(),
                        .duration = took});
     }
+    if (response.stream) return WriteStream(std::move(response));
     res_.emplace(static_cast<http::status>(response.status), version_ ? version_ : 11);
     auto& res = *res_;
     res.set(http::field::server, "docwright");
@@ -481,6 +484,79 @@ class Session : public std::enable_shared_from_this<Session> {
     if (drain_after_write_) return DrainAndClose();
     if (!keep) return DoClose();
     DoRead();
+  }
+
+  // --- A streamed response (BodySource) ---
+
+  void WriteStream(HttpResponse response) {
+    source_ = std::move(response.stream);
+    auto& header = stream_header_.emplace(static_cast<http::status>(response.status),
+                                          version_ ? version_ : 11);
+    header.set(http::field::server, "docwright");
+    header.set(http::field::content_type, response.content_type);
+    for (auto& [name, value] : response.headers) header.set(name, value);
+    header.keep_alive(false);
+    chunked_ = version_ >= 11 && !head_only_;
+    if (chunked_) header.chunked(true);
+    if (head_only_) header.content_length(0);
+    stream_serializer_.emplace(header);
+    stream_.expires_after(state_.options.write_timeout);
+    http::async_write_header(stream_, *stream_serializer_,
+                             [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                               if (ec || self->head_only_) return self->EndStream();
+                               self->WatchForHangUp();
+                               self->PullPiece();
+                             });
+  }
+
+  // A client that hangs up is noticed at once, not at the next write: the
+  // socket is read (directly, outside the stream's timer) while the body is
+  // written; anything it sends ends the response too.
+  void WatchForHangUp() {
+    hangup_buf_.resize(512);
+    stream_.socket().async_read_some(
+        net::buffer(hangup_buf_),
+        [self = shared_from_this()](beast::error_code, std::size_t) { self->EndStream(); });
+  }
+
+  void PullPiece() {
+    if (stream_ended_) return;
+    // The source may answer on any thread: the piece is written on this
+    // connection's own.
+    std::weak_ptr<Session> weak = weak_from_this();
+    source_->Next([weak](std::optional<std::string> piece) {
+      auto self = weak.lock();
+      if (!self) return;
+      net::post(self->stream_.get_executor(),
+                [self, piece = std::move(piece)]() mutable { self->WritePiece(std::move(piece)); });
+    });
+  }
+
+  void WritePiece(std::optional<std::string> piece) {
+    if (stream_ended_) return;
+    auto after = [self = shared_from_this(), last = !piece](beast::error_code ec, std::size_t) {
+      if (ec || last) return self->EndStream();
+      self->PullPiece();
+    };
+    stream_.expires_after(state_.options.write_timeout);
+    if (!piece) {
+      if (!chunked_) return EndStream();
+      return net::async_write(stream_, http::make_chunk_last(), std::move(after));
+    }
+    piece_ = std::move(*piece);
+    if (chunked_) {
+      net::async_write(stream_, http::make_chunk(net::buffer(piece_)), std::move(after));
+    } else {
+      net::async_write(stream_, net::buffer(piece_), std::move(after));
+    }
+  }
+
+  void EndStream() {
+    if (stream_ended_) return;
+    stream_ended_ = true;
+    if (source_) source_->Close();
+    source_.reset();
+    DoClose();
   }
 
   // After an early error answer the client may still be sending its body; closing
@@ -534,6 +610,15 @@ class Session : public std::enable_shared_from_this<Session> {
   bool served_any_ = false;  // a request's header has arrived on this connection
   size_t drain_budget_ = 0;
   std::string drain_buf_;
+  // A streamed response: its source, header and serializer, the piece being
+  // written, and a buffer to notice a hang-up with.
+  std::shared_ptr<BodySource> source_;
+  std::optional<http::response<http::empty_body>> stream_header_;
+  std::optional<http::response_serializer<http::empty_body>> stream_serializer_;
+  std::string piece_;
+  std::string hangup_buf_;
+  bool chunked_ = false;
+  bool stream_ended_ = false;
 };
 
 class HttpServer::Impl {

@@ -13,7 +13,8 @@
 // separate pools, because they write durably or read more and may wait on the
 // disk: reads (GET, HEAD) on one, everything else (the writes) on another, so a
 // flood of slow reads never delays a write.
-// HEAD is answered as GET without the body.
+// HEAD is answered as GET without the body. A response may be a stream
+// (BodySource): its connection then serves nothing else and closes after it.
 #pragma once
 
 #include <any>
@@ -71,11 +72,33 @@ struct AccessRecord {
   std::chrono::microseconds duration{0};  // from the header's arrival to the answer
 };
 
+// A response body written as it is produced (an event stream). The server
+// sends the status and headers at once, then each piece as the source hands it
+// over, in chunked transfer coding (to an HTTP/1.0 client: as they come, the
+// end told by closing), and closes the connection after the last piece. At
+// most one piece waits to be written: the source is asked for the next only
+// once the last is written, so a slow reader holds back the source, not memory.
+class BodySource {
+ public:
+  virtual ~BodySource() = default;
+  // Asks for the next piece. The source calls `deliver` exactly once, from any
+  // thread, at any later time: with the bytes to send (not empty), or with
+  // nullopt to end the body.
+  virtual void Next(std::function<void(std::optional<std::string>)> deliver) = 0;
+  // The response is over: its end was sent, the client left, a write failed or
+  // timed out, or the server is shutting down. A `deliver` still pending may be
+  // called after this, and is ignored. Called once, on an I/O thread.
+  virtual void Close() = 0;
+};
+
 struct HttpResponse {
   int status = 200;
   std::string body;
   std::string content_type = "application/json";
   std::vector<std::pair<std::string, std::string>> headers;
+  // Set: the body is this source's, and `body` is ignored (a HEAD request gets
+  // the headers only, and the source is closed at once).
+  std::shared_ptr<BodySource> stream;
 };
 
 // An error answer in the API's shape, {"error": message, "code": code}: the one

@@ -1,0 +1,333 @@
+#include "events/event_streams.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <functional>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "core/mutex.h"
+
+namespace docwright {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Deliver = std::function<void(std::optional<std::string>)>;
+
+class ServerSentEvents final : public EventFraming {
+ public:
+  // `retry`: how long an EventSource waits before it reconnects.
+  std::string Start() override { return "retry: 2000\n\n"; }
+  std::string Event(const JobEvent& e) override {
+    // EventJson escapes every line break, so the data is one line.
+    std::string out = "id: " + std::to_string(e.sequence) + "\nevent: ";
+    out += EventTypeName(e.type);
+    out += "\ndata: ";
+    out += EventJson(e);
+    out += "\n\n";
+    return out;
+  }
+  std::string Heartbeat() override { return ": keep-alive\n\n"; }
+};
+
+}  // namespace
+
+std::unique_ptr<EventFraming> ServerSentEventFraming() {
+  return std::make_unique<ServerSentEvents>();
+}
+
+// What the hub and its streams share; kept alive by both, so a stream that
+// outlives the hub (its connection still closing) finds it stopped.
+struct EventStreams::Core {
+  struct Stream;
+
+  Core(Store& s, EventStreamOptions o) : store(s), options(std::move(o)) {}
+
+  void Run();
+  // One round: reads for the streams that need it, heartbeats, lifetimes.
+  // Returns when the next round is due.
+  Clock::time_point Round() EXCLUDES(mu);
+  void Close(Stream* stream) EXCLUDES(mu);
+
+  Store& store;
+  const EventStreamOptions options;
+  std::chrono::milliseconds poll{2000};
+
+  mutable Mutex mu;
+  std::condition_variable cv;
+  bool stopping GUARDED_BY(mu) = false;
+  bool wake GUARDED_BY(mu) = false;  // a stream needs a read, or a job was announced
+  std::unordered_map<std::string, std::vector<std::shared_ptr<Stream>>> by_job GUARDED_BY(mu);
+  std::unordered_map<std::string, size_t> per_key GUARDED_BY(mu);
+  size_t count GUARDED_BY(mu) = 0;
+  std::unordered_set<std::string> announced GUARDED_BY(mu);  // jobs with new events
+  bool hearing GUARDED_BY(mu) = true;
+  Clock::time_point next_poll GUARDED_BY(mu) = Clock::now();
+  std::thread thread;
+};
+
+struct EventStreams::Core::Stream final : BodySource {
+  Stream(std::shared_ptr<Core> c, StreamRequest r)
+      : core(std::move(c)),
+        scope(std::move(r.scope)),
+        job_id(std::move(r.job_id)),
+        key_id(std::move(r.key_id)),
+        framing(std::move(r.framing)),
+        after(r.after),
+        opened(Clock::now()),
+        last_sent(opened) {}
+
+  void Next(Deliver deliver) override {
+    std::optional<std::string> piece;  // delivered at once: the start, or nullopt (the end)
+    {
+      MutexLock lock(core->mu);
+      const bool over = closed || ending || core->stopping;
+      if (!over && !started) {
+        started = true;
+        piece = framing->Start();
+        if (piece->empty()) {
+          piece.reset();
+        } else {
+          last_sent = Clock::now();
+        }
+      }
+      if (!over && !piece) {
+        // Wait for events; read at once, as the last piece may not have taken
+        // all there is.
+        pending = std::move(deliver);
+        needs_read = true;
+        core->wake = true;
+        core->cv.notify_one();
+        return;
+      }
+    }
+    deliver(std::move(piece));
+  }
+
+  void Close() override { core->Close(this); }
+
+  const std::shared_ptr<Core> core;
+  const Scope scope;
+  const std::string job_id;
+  const std::string key_id;
+  const std::unique_ptr<EventFraming> framing;  // on the hub's thread, or under mu
+  // Under core->mu:
+  int64_t after;
+  const Clock::time_point opened;
+  Clock::time_point last_sent;
+  Deliver pending;          // set while the connection waits for a piece
+  bool needs_read = false;  // the store may hold events it has not been sent
+  bool started = false;
+  bool ending = false;  // its framing's end was sent: the next piece is the end
+  bool closed = false;
+};
+
+void EventStreams::Core::Close(Stream* stream) {
+  MutexLock lock(mu);
+  if (stream->closed) return;
+  stream->closed = true;
+  stream->pending = nullptr;
+  auto it = by_job.find(stream->job_id);
+  if (it != by_job.end()) {
+    std::erase_if(it->second, [&](const auto& s) { return s.get() == stream; });
+    if (it->second.empty()) by_job.erase(it);
+  }
+  if (auto k = per_key.find(stream->key_id); k != per_key.end() && --k->second == 0) {
+    per_key.erase(k);
+  }
+  --count;
+}
+
+void EventStreams::Core::Run() {
+  for (;;) {
+    Clock::time_point due = Round();
+    MutexLock lock(mu);
+    while (!stopping && !wake && Clock::now() < due) lock.WaitUntil(cv, due);
+    if (stopping) return;
+    wake = false;
+  }
+}
+
+Clock::time_point EventStreams::Core::Round() {
+  struct Read {
+    Scope scope;
+    std::string job_id;
+    int64_t after = 0;
+  };
+  std::vector<Read> reads;
+  std::vector<std::pair<Deliver, std::optional<std::string>>> sends;
+  Clock::time_point now = Clock::now();
+  Clock::time_point due = now + options.heartbeat;
+  {
+    MutexLock lock(mu);
+    const bool poll_due = now >= next_poll;
+    if (poll_due)
+      next_poll = now + (hearing ? poll : std::min(poll, std::chrono::milliseconds(1000)));
+    due = std::min(due, next_poll);
+    for (auto& [job_id, streams] : by_job) {
+      const bool told = announced.contains(job_id);
+      std::optional<int64_t> lowest;
+      for (auto& s : streams) {
+        if (!s->pending) continue;
+        if (told || poll_due) s->needs_read = true;
+        if (now - s->opened >= options.max_lifetime) {
+          sends.emplace_back(std::move(s->pending), std::nullopt);
+          s->pending = nullptr;
+          continue;
+        }
+        due = std::min(due, s->opened + options.max_lifetime);
+        if (s->needs_read) {
+          lowest = lowest ? std::min(*lowest, s->after) : s->after;
+        } else if (now - s->last_sent >= options.heartbeat) {
+          s->last_sent = now;
+          sends.emplace_back(std::move(s->pending), s->framing->Heartbeat());
+          s->pending = nullptr;
+        } else {
+          due = std::min(due, s->last_sent + options.heartbeat);
+        }
+      }
+      if (lowest) reads.push_back(Read{streams.front()->scope, job_id, *lowest});
+    }
+    announced.clear();
+  }
+  for (auto& [deliver, piece] : sends) deliver(std::move(piece));
+  sends.clear();
+
+  for (const Read& read : reads) {
+    auto events = store.ListEvents(read.scope, read.job_id, read.after, options.batch);
+    MutexLock lock(mu);
+    auto it = by_job.find(read.job_id);
+    if (it == by_job.end()) continue;
+    if (!events.ok()) {
+      if (events.status().code() == Code::kNotFound) {
+        // The job or its project was deleted: nothing more will come.
+        for (auto& s : it->second) {
+          if (s->pending) sends.emplace_back(std::move(s->pending), std::nullopt);
+          s->pending = nullptr;
+        }
+      } else {
+        spdlog::warn("event streams of job {}: cannot read its events: {}", read.job_id,
+                     events.status().message());
+      }
+      continue;  // the next poll tries again
+    }
+    const bool full = static_cast<int>(events->size()) >= options.batch;
+    for (auto& s : it->second) {
+      if (!s->pending || !s->needs_read) continue;
+      std::string piece;
+      for (const JobEvent& e : *events) {
+        if (e.sequence <= s->after) continue;
+        s->after = e.sequence;
+        piece += s->framing->Event(e);
+        if (s->framing->EndsAfter(e)) {
+          s->ending = true;
+          piece += s->framing->End();
+          break;
+        }
+      }
+      // A full batch may not be all there is: read again once this is sent.
+      s->needs_read = full && !s->ending;
+      if (piece.empty() && s->ending) {
+        sends.emplace_back(std::move(s->pending), std::nullopt);
+      } else if (!piece.empty()) {
+        s->last_sent = Clock::now();
+        sends.emplace_back(std::move(s->pending), std::move(piece));
+      } else {
+        continue;  // nothing new for it: it waits
+      }
+      s->pending = nullptr;
+    }
+  }
+  for (auto& [deliver, piece] : sends) deliver(std::move(piece));
+  return due;
+}
+
+EventStreams::EventStreams(Store& store, EventStreamOptions options)
+    : core_(std::make_shared<Core>(store, std::move(options))) {
+  if (core_->options.poll) {
+    core_->poll = *core_->options.poll;
+  } else {
+    core_->poll = store.AnnouncesChanges() ? std::chrono::milliseconds(30000)
+                                           : std::chrono::milliseconds(2000);
+  }
+  std::weak_ptr<Core> weak = core_;
+  store.Watch(StoreWatcher{
+      .job_events =
+          [weak](const std::string& job_id) {
+            auto core = weak.lock();
+            if (!core) return;
+            MutexLock lock(core->mu);
+            if (!core->by_job.contains(job_id)) return;
+            core->announced.insert(job_id);
+            core->wake = true;
+            core->cv.notify_one();
+          },
+      .hearing =
+          [weak](bool hearing) {
+            auto core = weak.lock();
+            if (!core) return;
+            MutexLock lock(core->mu);
+            core->hearing = hearing;
+            // What was missed meanwhile is read at once.
+            core->next_poll = Clock::now();
+            core->wake = true;
+            core->cv.notify_one();
+          },
+  });
+  core_->thread = std::thread([core = core_.get()] { core->Run(); });
+}
+
+EventStreams::~EventStreams() { Stop(); }
+
+void EventStreams::Stop() {
+  std::vector<Deliver> ends;
+  {
+    MutexLock lock(core_->mu);
+    if (core_->stopping) return;
+    core_->stopping = true;
+    for (auto& [job_id, streams] : core_->by_job) {
+      for (auto& s : streams) {
+        if (s->pending) ends.push_back(std::move(s->pending));
+        s->pending = nullptr;
+      }
+    }
+    core_->cv.notify_one();
+  }
+  for (auto& deliver : ends) deliver(std::nullopt);
+  if (core_->thread.joinable()) core_->thread.join();
+}
+
+Result<std::shared_ptr<BodySource>> EventStreams::Open(StreamRequest request) {
+  if (!request.framing) request.framing = ServerSentEventFraming();
+  auto stream = std::make_shared<Core::Stream>(core_, std::move(request));
+  MutexLock lock(core_->mu);
+  if (core_->stopping) return Status::Unavailable("the server is shutting down");
+  if (core_->count >= core_->options.max_streams) {
+    return Status::Unavailable("the server has " + std::to_string(core_->options.max_streams) +
+                               " event streams open, its limit; retry later");
+  }
+  size_t& mine = core_->per_key[stream->key_id];
+  if (mine >= core_->options.max_streams_per_key) {
+    return Status::RateLimited("this API key has " +
+                                   std::to_string(core_->options.max_streams_per_key) +
+                                   " event streams open, its limit; close one first",
+                               1);
+  }
+  ++mine;
+  ++core_->count;
+  core_->by_job[stream->job_id].push_back(stream);
+  return std::shared_ptr<BodySource>(std::move(stream));
+}
+
+size_t EventStreams::open_streams() const {
+  MutexLock lock(core_->mu);
+  return core_->count;
+}
+
+}  // namespace docwright
