@@ -1,8 +1,13 @@
 #include "http/client.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <random>
 #include <thread>
 
@@ -60,7 +65,76 @@ int AbandonIfCancelled(void* cancelled, curl_off_t, curl_off_t, curl_off_t, curl
   return (*static_cast<const std::function<bool()>*>(cancelled))() ? 1 : 0;
 }
 
+// An IPv4 address (4 bytes, network order) that IsPrivateAddress refuses.
+bool IsPrivateV4(const unsigned char* a) {
+  return a[0] == 0 ||                                // "this network", unspecified
+         a[0] == 10 ||                               // RFC 1918
+         a[0] == 127 ||                              // loopback
+         (a[0] == 100 && (a[1] & 0xc0) == 64) ||     // shared address space (CGNAT)
+         (a[0] == 169 && a[1] == 254) ||             // link-local
+         (a[0] == 172 && (a[1] & 0xf0) == 16) ||     // RFC 1918
+         (a[0] == 192 && a[1] == 168) ||             // RFC 1918
+         (a[0] == 192 && a[1] == 0 && a[2] == 0) ||  // IETF protocol assignments
+         (a[0] == 198 && (a[1] & 0xfe) == 18) ||     // benchmarking
+         a[0] >= 224;                                // multicast, reserved, broadcast
+}
+
+// An IPv6 address (16 bytes) that IsPrivateAddress refuses.
+bool IsPrivateV6(const unsigned char* a) {
+  static constexpr unsigned char kZero[16] = {};
+  static constexpr unsigned char kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  static constexpr unsigned char kNat64[12] = {0, 0x64, 0xff, 0x9b};
+  if (std::memcmp(a, kZero, 15) == 0 && (a[15] == 0 || a[15] == 1)) return true;  // ::, ::1
+  // IPv4-mapped, IPv4-compatible (deprecated) and NAT64: judged by the IPv4 address.
+  if (std::memcmp(a, kMapped, 12) == 0 || std::memcmp(a, kZero, 12) == 0 ||
+      std::memcmp(a, kNat64, 12) == 0) {
+    return IsPrivateV4(a + 12);
+  }
+  return (a[0] & 0xfe) == 0xfc ||                    // unique local, fc00::/7
+         (a[0] == 0xfe && (a[1] & 0xc0) == 0x80) ||  // link-local, fe80::/10
+         (a[0] == 0xfe && (a[1] & 0xc0) == 0xc0) ||  // site-local, fec0::/10
+         a[0] == 0xff;                               // multicast
+}
+
+// The address a socket is about to connect to, as text, and whether it is refused.
+bool IsPrivateSockaddr(const sockaddr* sa, std::string* text) {
+  char buf[INET6_ADDRSTRLEN] = {};
+  if (sa->sa_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(sa);
+    inet_ntop(AF_INET, &in->sin_addr, buf, sizeof buf);
+    *text = buf;
+    return IsPrivateV4(reinterpret_cast<const unsigned char*>(&in->sin_addr));
+  }
+  if (sa->sa_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(sa);
+    inet_ntop(AF_INET6, &in6->sin6_addr, buf, sizeof buf);
+    *text = buf;
+    return IsPrivateV6(reinterpret_cast<const unsigned char*>(&in6->sin6_addr));
+  }
+  *text = "an address of family " + std::to_string(sa->sa_family);
+  return true;  // a Unix socket or anything else is no public address
+}
+
+// CURLOPT_OPENSOCKETFUNCTION of a client refusing private addresses: called
+// for each address curl is about to connect to, after resolution. Refusing
+// makes curl try the next address, and fail when none is left.
+curl_socket_t OpenPublicSocket(void* refused, curlsocktype purpose, curl_sockaddr* address) {
+  std::string text;
+  if (purpose != CURLSOCKTYPE_IPCXN || IsPrivateSockaddr(&address->addr, &text)) {
+    *static_cast<std::string*>(refused) = text.empty() ? "a socket of another kind" : text;
+    return CURL_SOCKET_BAD;
+  }
+  return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
+
 }  // namespace
+
+bool IsPrivateAddress(const std::string& ip) {
+  unsigned char bytes[16];
+  if (inet_pton(AF_INET, ip.c_str(), bytes) == 1) return IsPrivateV4(bytes);
+  if (inet_pton(AF_INET6, ip.c_str(), bytes) == 1) return IsPrivateV6(bytes);
+  return false;
+}
 
 std::string Response::Header(const std::string& name) const {
   auto it = headers.find(name);
@@ -93,11 +167,15 @@ std::chrono::milliseconds RetryDelay(int retry, const RetryPolicy& policy,
 }
 
 struct Client::Impl {
+  ClientOptions options;
   std::unique_ptr<CURL, CurlDeleter> curl{curl_easy_init()};
   std::mt19937_64 rng{std::random_device{}()};
 };
 
-Client::Client() : impl_(std::make_unique<Impl>()) {}
+Client::Client() : Client(ClientOptions{}) {}
+Client::Client(ClientOptions options) : impl_(std::make_unique<Impl>()) {
+  impl_->options = options;
+}
 Client::~Client() = default;
 
 Result<Response> Client::Send(const Request& request) {
@@ -144,6 +222,14 @@ Result<Response> Client::Send(const Request& request) {
     curl_easy_setopt(c, CURLOPT_XFERINFODATA, &request.cancelled);
   }
   if (request.connect_only) curl_easy_setopt(c, CURLOPT_CONNECT_ONLY, 1L);
+  std::string refused;  // the last private address refused
+  if (impl_->options.refuse_private_addresses) {
+    // A proxy's address would be the one checked, not the receiver's.
+    curl_easy_setopt(c, CURLOPT_PROXY, "");
+    curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
+    curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, OpenPublicSocket);
+    curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, &refused);
+  }
   CURLcode rc = curl_easy_perform(c);
   if (rc == CURLE_ABORTED_BY_CALLBACK) {
     return Status::Unavailable("the request to " + Origin(request.url) + " was cancelled");
@@ -151,6 +237,10 @@ Result<Response> Client::Send(const Request& request) {
   if (sink.overflow) {  // not transient: no retry will shrink it
     return Status::Internal("the response from " + Origin(request.url) + " is larger than " +
                             std::to_string(request.max_response_bytes) + " bytes");
+  }
+  if (rc != CURLE_OK && !refused.empty()) {
+    return Status::Unavailable("refused to connect to " + Origin(request.url) + ": " + refused +
+                               " is a private address");
   }
   if (rc != CURLE_OK) {
     return Status::Unavailable("cannot reach " + Origin(request.url) + ": " +

@@ -70,9 +70,28 @@ std::chrono::milliseconds RetryDelay(int retry, const RetryPolicy& policy,
 // services docwright talks to and give nullopt.
 std::optional<std::chrono::milliseconds> ParseRetryAfter(const std::string& value);
 
+// Whether `ip` (a literal IPv4 or IPv6 address) is one a client refusing
+// private addresses does not connect to: unspecified, loopback, private (RFC
+// 1918, 100.64/10, fc00::/7), link-local (169.254/16, fe80::/10), site-local
+// (fec0::/10), multicast, broadcast and reserved (240/4), and the IPv4-mapped,
+// IPv4-compatible and NAT64 (64:ff9b::/96) forms of these. False for text that
+// is no address.
+bool IsPrivateAddress(const std::string& ip);
+
+struct ClientOptions {
+  // Refuse to connect to a private address (IsPrivateAddress), checked on each
+  // address the client is about to connect to, after name resolution (so a name
+  // that resolves to a public address when checked and a private one when used
+  // gains nothing); no proxy is used then. A refused request fails Unavailable
+  // naming the address. For sending to URLs that the service's users give
+  // (webhooks), so that they cannot reach the service's own network.
+  bool refuse_private_addresses = false;
+};
+
 class Client {
  public:
   Client();
+  explicit Client(ClientOptions options);
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
