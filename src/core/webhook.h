@@ -87,9 +87,6 @@ struct DeliveryAttempt {
   std::optional<int64_t> status;          // the receiver's HTTP status, if it answered
   std::optional<std::string> error;       // a short, bounded, secret-free reason when not delivered
   std::chrono::milliseconds retry_in{0};  // not delivered: when to try again
-  // Not delivered: disable the endpoint with this reason (its deliveries wait
-  // for `project webhook enable`).
-  std::optional<std::string> disable_reason;
 };
 
 // The types an endpoint gets when none are named: every type but turn.step.

@@ -216,6 +216,38 @@ class CachedStore final : public Store {
     return inner_->ListProjects(org_id);
   }
   Result<int64_t> ResealSecrets() override { return inner_->ResealSecrets(); }
+  Result<WebhookEndpoint> CreateWebhook(WebhookEndpoint endpoint) override {
+    return inner_->CreateWebhook(std::move(endpoint));
+  }
+  Result<WebhookEndpoint> GetWebhook(const std::string& endpoint_id) override {
+    return inner_->GetWebhook(endpoint_id);
+  }
+  Result<std::vector<WebhookEndpoint>> ListWebhooks(const std::string& project_id) override {
+    return inner_->ListWebhooks(project_id);
+  }
+  Status DeleteWebhook(const std::string& endpoint_id) override {
+    return inner_->DeleteWebhook(endpoint_id);
+  }
+  Result<WebhookEndpoint> EnableWebhook(const std::string& endpoint_id) override {
+    return inner_->EnableWebhook(endpoint_id);
+  }
+  Result<WebhookEndpoint> RotateWebhookSecret(const std::string& endpoint_id,
+                                              const std::string& secret) override {
+    return inner_->RotateWebhookSecret(endpoint_id, secret);
+  }
+  Result<std::vector<WebhookDelivery>> ListWebhookDeliveries(const std::string& endpoint_id,
+                                                             int limit) override {
+    return inner_->ListWebhookDeliveries(endpoint_id, limit);
+  }
+  Result<std::optional<ClaimedDelivery>> ClaimWebhookDelivery(
+      const std::string& worker_id, std::chrono::milliseconds lease) override {
+    return inner_->ClaimWebhookDelivery(worker_id, lease);
+  }
+  Result<DeliveryRecorded> FinishWebhookDelivery(int64_t delivery_id, const std::string& worker_id,
+                                                 const DeliveryAttempt& attempt,
+                                                 std::chrono::milliseconds give_up_after) override {
+    return inner_->FinishWebhookDelivery(delivery_id, worker_id, attempt, give_up_after);
+  }
   Result<Job> CreateJob(const Scope& scope, const NewJob& job) override {
     return inner_->CreateJob(scope, job);
   }

@@ -28,6 +28,7 @@
 #include "core/secret_box.h"
 #include "core/status.h"
 #include "core/turn.h"
+#include "core/webhook.h"
 
 namespace docwright {
 
@@ -268,6 +269,56 @@ class Store : public LocalPullRequestRecords {
   // Gives the turn back untouched, for another worker to claim at once; the
   // attempt does not count. Used on graceful shutdown.
   virtual Status ReleaseTurn(int64_t turn_id, const std::string& worker_id) = 0;
+
+  // --- Webhooks: a project's endpoints and the outbox of their deliveries ---
+  // Every event written (see Events) puts, in its transaction, one delivery in
+  // the outbox for each enabled endpoint of its project that takes its type:
+  // a crash after the commit loses no delivery. Endpoints are the operator's:
+  // these methods take ids, not a Scope (a caller acting for an organisation
+  // checks first that it owns the project). Secrets are sealed in the database
+  // and opened here.
+
+  // Stores `endpoint` (its url and events checked as CheckWebhookUrl and
+  // ParseWebhookEvents check them, its secret a NewWebhookSecret); its id and
+  // created_at are assigned. NotFound for an unknown project; ResourceExhausted
+  // when the project has kMaxWebhooksPerProject endpoints.
+  virtual Result<WebhookEndpoint> CreateWebhook(WebhookEndpoint endpoint) = 0;
+  // NotFound if there is no such endpoint.
+  virtual Result<WebhookEndpoint> GetWebhook(const std::string& endpoint_id) = 0;
+  // The project's endpoints, oldest first.
+  virtual Result<std::vector<WebhookEndpoint>> ListWebhooks(const std::string& project_id) = 0;
+  // Removes the endpoint and its deliveries, pending or not. NotFound if there
+  // is no such endpoint.
+  virtual Status DeleteWebhook(const std::string& endpoint_id) = 0;
+  // Enables the endpoint again after it was disabled; its pending deliveries
+  // are due at once, their failures forgotten. Idempotent; NotFound as above.
+  virtual Result<WebhookEndpoint> EnableWebhook(const std::string& endpoint_id) = 0;
+  // Makes `secret` the endpoint's secret; the one it replaces signs beside it
+  // for kWebhookSecretOverlap (a secret older than that is dropped). Conflict if
+  // another rotation changed the secret meanwhile; NotFound as above.
+  virtual Result<WebhookEndpoint> RotateWebhookSecret(const std::string& endpoint_id,
+                                                      const std::string& secret) = 0;
+  // The endpoint's deliveries, newest first, at most `limit`. NotFound as above.
+  virtual Result<std::vector<WebhookDelivery>> ListWebhookDeliveries(const std::string& endpoint_id,
+                                                                     int limit) = 0;
+  // Claims a delivery that is due, for `lease`: pending, of an enabled
+  // endpoint, its next attempt's time come, not leased (or its lease expired:
+  // a crashed worker's), the first pending one of its endpoint and job (so a
+  // job's events reach an endpoint in order), and of an endpoint with no other
+  // delivery leased (one request in flight an endpoint, across every node). The
+  // earliest due first. nullopt when none is due.
+  virtual Result<std::optional<ClaimedDelivery>> ClaimWebhookDelivery(
+      const std::string& worker_id, std::chrono::milliseconds lease) = 0;
+  // What recording an attempt did.
+  enum class DeliveryRecorded { kRecorded, kEndpointDisabled, kLeaseLost };
+  // Records the attempt of the delivery `worker_id` claimed: delivered, or
+  // failed and due again after `attempt.retry_in`; a failure when the delivery
+  // has failed for `give_up_after` since its first failure disables the
+  // endpoint (kEndpointDisabled). kLeaseLost, and nothing recorded, if the
+  // worker no longer holds the delivery.
+  virtual Result<DeliveryRecorded> FinishWebhookDelivery(
+      int64_t delivery_id, const std::string& worker_id, const DeliveryAttempt& attempt,
+      std::chrono::milliseconds give_up_after) = 0;
 
   // --- Pull requests of the local forge: see LocalPullRequestRecords ---
 

@@ -1,5 +1,6 @@
 // The SQL store: the jobs' events, written in the transaction of each change
-// (AppendEvent), and the steps of running turns, recorded as they happen.
+// (AppendEvent) with their webhook deliveries (the outbox), and the steps of
+// running turns, recorded as they happen.
 #include "store/sql/internal.h"
 #include "store/sql/statements.h"
 
@@ -87,8 +88,12 @@ Status SqlStore::AppendEvent(Connection& c, const std::string& job_id,
                              UnixMillis now) {
   auto sequence = One(c, kNextEvent, {V(job_id)});
   if (!sequence.ok()) return sequence.status();
-  Status w = Run(c, kInsertEvent,
-                 {V(job_id), V(*sequence), V(project_id), V(EventTypeName(type)), V(data), V(now)});
+  const std::string_view name = EventTypeName(type);
+  Status w =
+      Run(c, kInsertEvent, {V(job_id), V(*sequence), V(project_id), V(name), V(data), V(now)});
+  // The outbox: the event's deliveries, committed with it or not at all.
+  if (w.ok())
+    w = Run(c, kEnqueueDeliveries, {V(job_id), V(*sequence), V(project_id), V(name), V(now)});
   return w.ok() ? Notify(c, "e:" + job_id) : w;
 }
 

@@ -6,6 +6,7 @@
 //   idempotency.cc    creates and follow-ups under an idempotency key
 //   turns.cc          the work queue: claims, leases, outcomes
 //   events.cc         the jobs' events, and steps recorded as they happen
+//   webhooks.cc       webhook endpoints, and the outbox of their deliveries
 //   pull_requests.cc  the local forge's pull requests; health
 //   secrets.cc        secrets at rest: sealed on write, opened on read, swept
 //                     at open and resealed on rotation; OpenSqlStore
@@ -151,6 +152,22 @@ class SqlStore final : public Store {
                                 const TurnOutcome& outcome) override;
   Status ReleaseTurn(int64_t turn_id, const std::string& worker_id) override;
 
+  // webhooks.cc
+  Result<WebhookEndpoint> CreateWebhook(WebhookEndpoint endpoint) override;
+  Result<WebhookEndpoint> GetWebhook(const std::string& endpoint_id) override;
+  Result<std::vector<WebhookEndpoint>> ListWebhooks(const std::string& project_id) override;
+  Status DeleteWebhook(const std::string& endpoint_id) override;
+  Result<WebhookEndpoint> EnableWebhook(const std::string& endpoint_id) override;
+  Result<WebhookEndpoint> RotateWebhookSecret(const std::string& endpoint_id,
+                                              const std::string& secret) override;
+  Result<std::vector<WebhookDelivery>> ListWebhookDeliveries(const std::string& endpoint_id,
+                                                             int limit) override;
+  Result<std::optional<ClaimedDelivery>> ClaimWebhookDelivery(
+      const std::string& worker_id, std::chrono::milliseconds lease) override;
+  Result<DeliveryRecorded> FinishWebhookDelivery(int64_t delivery_id, const std::string& worker_id,
+                                                 const DeliveryAttempt& attempt,
+                                                 std::chrono::milliseconds give_up_after) override;
+
   // pull_requests.cc
   Result<LocalPullRequest> UpsertPullRequest(const LocalPullRequest& pr) override;
   Result<LocalPullRequest> GetPullRequest(const std::string& id) override;
@@ -274,6 +291,14 @@ class SqlStore final : public Store {
   // sealing is taken as it is, until the sweep at the next open seals it).
   Result<std::optional<std::string>> SealForgeToken(const Project& p) const;
   Status OpenForgeToken(Project& p) const;
+  // A webhook endpoint's secret (`previous`: the one a rotation replaced),
+  // sealed for its row, and opened.
+  Result<std::string> SealWebhookSecret(const std::string& endpoint_id, const std::string& secret,
+                                        bool previous) const;
+  Result<std::string> OpenWebhookSecret(const std::string& endpoint_id, const std::string& sealed,
+                                        bool previous) const;
+  // `e` as read (secrets sealed), its secrets opened.
+  Status OpenWebhookSecrets(WebhookEndpoint& e) const;
 
   std::unique_ptr<Driver> driver_;
   const std::shared_ptr<const SecretBox> secrets_;  // never null

@@ -1,7 +1,8 @@
-// The SQL store: secrets at rest. A project's forge token is stored sealed
-// (core/secret_box.h) for its row, opened where a project is handed out, sealed
-// at open if a docwright from before sealing stored it in the clear, and sealed
-// again under the current key on rotation.
+// The SQL store: secrets at rest. A project's forge token and a webhook
+// endpoint's secrets are stored sealed (core/secret_box.h) for their row,
+// opened where they are handed out, and sealed again under the current key on
+// rotation; a forge token a docwright from before sealing stored in the clear
+// is sealed at open (webhook secrets were never stored in the clear).
 #include <set>
 
 #include "store/sql/internal.h"
@@ -16,9 +17,41 @@ std::string ForgeTokenContext(const std::string& project_id) {
   return "projects.forge_token:" + project_id;
 }
 
+// What a webhook endpoint's secret is sealed for (`previous`: the one a
+// rotation replaced, in a column of its own).
+std::string WebhookSecretContext(const std::string& endpoint_id, bool previous) {
+  return std::string(previous ? "webhook_endpoints.previous_secret:"
+                              : "webhook_endpoints.secret:") +
+         endpoint_id;
+}
+
+// A stored secret: where it is, and its value.
 struct StoredSecret {
-  std::string project_id;
-  std::string value;  // as stored: sealed, or in the clear from before sealing
+  enum class Kind { kForgeToken, kWebhookSecret, kWebhookPreviousSecret } kind;
+  std::string row_id;  // the project's or the endpoint's
+  std::string value;   // as stored: sealed, or in the clear from before sealing
+
+  std::string Context() const {
+    return kind == Kind::kForgeToken ? ForgeTokenContext(row_id)
+                                     : WebhookSecretContext(row_id, kind != Kind::kWebhookSecret);
+  }
+  // For messages.
+  std::string What() const {
+    return kind == Kind::kForgeToken ? "the forge token of project " + row_id
+                                     : "a secret of webhook endpoint " + row_id;
+  }
+  // The statement that replaces it only if it is still `value`.
+  const Statement& Swap() const {
+    switch (kind) {
+      case Kind::kForgeToken:
+        return kSwapProjectForgeToken;
+      case Kind::kWebhookSecret:
+        return kSwapWebhookSecret;
+      case Kind::kWebhookPreviousSecret:
+        break;
+    }
+    return kSwapWebhookPreviousSecret;
+  }
 };
 
 // `s` with `what` before its message, of the same code.
@@ -43,6 +76,32 @@ Result<std::optional<std::string>> SqlStore::SealForgeToken(const Project& p) co
   return std::optional<std::string>(std::move(*sealed));
 }
 
+Result<std::string> SqlStore::SealWebhookSecret(const std::string& endpoint_id,
+                                                const std::string& secret, bool previous) const {
+  auto sealed = secrets_->Seal(secret, WebhookSecretContext(endpoint_id, previous));
+  if (!sealed.ok()) return About("a secret of webhook endpoint " + endpoint_id, sealed.status());
+  return sealed;
+}
+
+Result<std::string> SqlStore::OpenWebhookSecret(const std::string& endpoint_id,
+                                                const std::string& sealed, bool previous) const {
+  auto opened = secrets_->Open(sealed, WebhookSecretContext(endpoint_id, previous));
+  if (!opened.ok()) return About("a secret of webhook endpoint " + endpoint_id, opened.status());
+  return opened;
+}
+
+Status SqlStore::OpenWebhookSecrets(WebhookEndpoint& e) const {
+  auto secret = OpenWebhookSecret(e.id, e.secret, false);
+  if (!secret.ok()) return secret.status();
+  e.secret = std::move(*secret);
+  if (e.previous_secret) {
+    auto previous = OpenWebhookSecret(e.id, *e.previous_secret, true);
+    if (!previous.ok()) return previous.status();
+    e.previous_secret = std::move(*previous);
+  }
+  return Status();
+}
+
 Status SqlStore::OpenForgeToken(Project& p) const {
   if (!p.forge_token || !SecretBox::IsSealed(*p.forge_token)) return Status();
   auto opened = secrets_->Open(*p.forge_token, ForgeTokenContext(p.id));
@@ -54,10 +113,21 @@ Status SqlStore::OpenForgeToken(Project& p) const {
 namespace {
 
 Result<std::vector<StoredSecret>> ReadSecrets(Connection& c) {
-  auto r = c.Exec(kSelectProjectSecrets, {});
-  if (!r.ok()) return r.status();
+  using Kind = StoredSecret::Kind;
   std::vector<StoredSecret> out;
-  while (r->Next()) out.push_back(StoredSecret{r->Text("id"), r->Text("forge_token")});
+  {
+    auto r = c.Exec(kSelectProjectSecrets, {});
+    if (!r.ok()) return r.status();
+    while (r->Next()) out.push_back({Kind::kForgeToken, r->Text("id"), r->Text("forge_token")});
+  }
+  auto r = c.Exec(kSelectWebhookSecrets, {});
+  if (!r.ok()) return r.status();
+  while (r->Next()) {
+    out.push_back({Kind::kWebhookSecret, r->Text("id"), r->Text("secret")});
+    if (auto previous = r->OptText("previous_secret")) {
+      out.push_back({Kind::kWebhookPreviousSecret, r->Text("id"), std::move(*previous)});
+    }
+  }
   return out;
 }
 
@@ -75,8 +145,8 @@ Status SqlStore::SealLegacySecrets() {
       if (key_id && !secrets_->HoldsKey(*key_id)) unknown.insert(*key_id);
       continue;
     }
-    auto value = secrets_->Seal(s.value, ForgeTokenContext(s.project_id));
-    if (!value.ok()) return About("the forge token of project " + s.project_id, value.status());
+    auto value = secrets_->Seal(s.value, s.Context());
+    if (!value.ok()) return About(s.What(), value.status());
     sealed.emplace_back(&s, std::move(*value));
   }
   if (!unknown.empty()) {
@@ -91,7 +161,7 @@ Status SqlStore::SealLegacySecrets() {
   if (sealed.empty()) return Status();
   return Write([&](Connection& c) -> Status {
     for (const auto& [read, value] : sealed) {
-      Status w = Run(c, kSwapProjectForgeToken, {V(read->project_id), V(read->value), V(value)});
+      Status w = Run(c, read->Swap(), {V(read->row_id), V(read->value), V(value)});
       if (!w.ok()) return w;
     }
     return Status();
@@ -103,19 +173,19 @@ Result<int64_t> SqlStore::ResealSecrets() {
   if (!stored.ok()) return stored.status();
   int64_t resealed = 0;
   for (const StoredSecret& s : *stored) {
-    const std::string context = ForgeTokenContext(s.project_id);
+    const std::string context = s.Context();
     std::string plaintext = s.value;
     if (SecretBox::IsSealed(s.value)) {
       if (SecretBox::KeyIdOf(s.value) == secrets_->current_key_id()) continue;
       auto opened = secrets_->Open(s.value, context);
-      if (!opened.ok()) return About("the forge token of project " + s.project_id, opened.status());
+      if (!opened.ok()) return About(s.What(), opened.status());
       plaintext = std::move(*opened);
     }
     auto value = secrets_->Seal(plaintext, context);
-    if (!value.ok()) return About("the forge token of project " + s.project_id, value.status());
+    if (!value.ok()) return About(s.What(), value.status());
     int64_t changed = 0;
     Status w = Write([&](Connection& c) -> Status {
-      auto r = c.Exec(kSwapProjectForgeToken, {V(s.project_id), V(s.value), V(*value)});
+      auto r = c.Exec(s.Swap(), {V(s.row_id), V(s.value), V(*value)});
       if (!r.ok()) return r.status();
       changed = r->affected();
       return Status();

@@ -104,6 +104,8 @@ SQL(kDeleteProjectMessages, "DELETE FROM messages WHERE project_id = ?1");
 SQL(kDeleteProjectJobs, "DELETE FROM jobs WHERE project_id = ?1");
 SQL(kDeleteProjectIdempotencyKeys, "DELETE FROM idempotency_keys WHERE project_id = ?1");
 SQL(kDeleteProjectPullRequests, "DELETE FROM pull_requests WHERE project_id = ?1");
+SQL(kDeleteProjectWebhookDeliveries, "DELETE FROM webhook_deliveries WHERE project_id = ?1");
+SQL(kDeleteProjectWebhooks, "DELETE FROM webhook_endpoints WHERE project_id = ?1");
 SQL(kDeleteProject, "DELETE FROM projects WHERE id = ?1");
 
 // --- Jobs and messages ---
@@ -311,6 +313,92 @@ SQL(kSelectEvents,
     "SELECT job_id, sequence, project_id, type, data, created_at FROM events "
     "WHERE job_id = ?1 AND sequence > ?2 ORDER BY sequence LIMIT ?3");
 SQL(kSelectLastEvent, "SELECT last_event FROM jobs WHERE id = ?1");
+
+// --- Webhooks: endpoints, and the outbox of their deliveries ---
+#define DW_WEBHOOK_COLUMNS                                                                    \
+  "SELECT id, project_id, url, events, secret, previous_secret, previous_secret_expires_at, " \
+  "enabled, disabled_reason, disabled_at, created_at FROM webhook_endpoints "
+SQL(kSelectWebhook, DW_WEBHOOK_COLUMNS "WHERE id = ?1");
+SQL(kSelectWebhooks, DW_WEBHOOK_COLUMNS "WHERE project_id = ?1 ORDER BY created_at, id");
+#undef DW_WEBHOOK_COLUMNS
+SQL(kCountWebhooks, "SELECT COUNT(*) FROM webhook_endpoints WHERE project_id = ?1");
+SQL(kInsertWebhook,
+    "INSERT INTO webhook_endpoints (id, project_id, url, events, secret, enabled, created_at) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6)");
+SQL(kDeleteWebhookDeliveries, "DELETE FROM webhook_deliveries WHERE endpoint_id = ?1");
+SQL(kDeleteWebhook, "DELETE FROM webhook_endpoints WHERE id = ?1");
+SQL(kEnableWebhook,
+    "UPDATE webhook_endpoints SET enabled = 1, disabled_reason = NULL, disabled_at = NULL "
+    "WHERE id = ?1");
+// An endpoint enabled again: its pending deliveries are due now, afresh.
+SQL(kRestartWebhookDeliveries,
+    "UPDATE webhook_deliveries SET next_attempt_at = ?2, first_failed_at = NULL "
+    "WHERE endpoint_id = ?1 AND state = 'pending'");
+SQL(kDisableWebhook,
+    "UPDATE webhook_endpoints SET enabled = 0, disabled_reason = ?2, disabled_at = ?3 "
+    "WHERE id = ?1 AND enabled = 1");
+// A rotation: replaced only if the secret is still the one read.
+SQL(kRotateWebhookSecret,
+    "UPDATE webhook_endpoints SET secret = ?3, previous_secret = ?4, "
+    "previous_secret_expires_at = ?5 WHERE id = ?1 AND secret = ?2");
+// Secrets at rest (secrets.cc), as kSelectProjectSecrets and its swap.
+SQL(kSelectWebhookSecrets, "SELECT id, secret, previous_secret FROM webhook_endpoints ORDER BY id");
+SQL(kSwapWebhookSecret, "UPDATE webhook_endpoints SET secret = ?3 WHERE id = ?1 AND secret = ?2");
+SQL(kSwapWebhookPreviousSecret,
+    "UPDATE webhook_endpoints SET previous_secret = ?3 WHERE id = ?1 AND previous_secret = ?2");
+// The outbox: the event ?1.?2 of project ?3, of type ?4, written at ?5, put in
+// for each enabled endpoint of the project taking its type. An index on the
+// endpoints' project makes it one probe when the project has none.
+#define DW_ENQUEUE_DELIVERIES(find)                                                             \
+  "INSERT INTO webhook_deliveries (endpoint_id, project_id, job_id, sequence, event_type, "     \
+  "state, attempts, next_attempt_at, created_at) SELECT e.id, e.project_id, CAST(?1 AS TEXT), " \
+  "CAST(?2 AS BIGINT), CAST(?4 AS TEXT), 'pending', 0, CAST(?5 AS BIGINT), CAST(?5 AS BIGINT) " \
+  "FROM webhook_endpoints e WHERE e.project_id = ?3 AND e.enabled = 1 AND " find " > 0"
+SQL_EACH(kEnqueueDeliveries,
+         DW_ENQUEUE_DELIVERIES("instr(e.events, ',' || CAST(?4 AS TEXT) || ',')"),
+         DW_ENQUEUE_DELIVERIES("strpos(e.events, ',' || CAST(?4 AS TEXT) || ',')"));
+#undef DW_ENQUEUE_DELIVERIES
+// Claims take deliveries one at a time across every node, so that two never
+// take two deliveries of one endpoint (one request in flight an endpoint).
+SQL_POSTGRES(kLockDeliveryClaims, "SELECT pg_advisory_xact_lock(7237952079556063849)");
+// The next delivery due (Store::ClaimWebhookDelivery). PostgreSQL also passes
+// over a delivery whose row another transaction holds (one being recorded).
+#define DW_FIND_DUE_DELIVERY                                                                  \
+  "SELECT d.id, d.endpoint_id, d.job_id, d.sequence, d.attempts, d.first_failed_at, e.url, "  \
+  "e.secret, e.previous_secret, e.previous_secret_expires_at, v.project_id, v.type, v.data, " \
+  "v.created_at FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id "  \
+  "JOIN events v ON v.job_id = d.job_id AND v.sequence = d.sequence "                         \
+  "WHERE d.state = 'pending' AND e.enabled = 1 AND d.next_attempt_at <= docwright_now_ms() "  \
+  "AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= docwright_now_ms()) "             \
+  "AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = d.endpoint_id "   \
+  "AND p.job_id = d.job_id AND p.sequence < d.sequence AND p.state = 'pending') "             \
+  "AND NOT EXISTS (SELECT 1 FROM webhook_deliveries b WHERE b.endpoint_id = d.endpoint_id "   \
+  "AND b.state = 'pending' AND b.lease_expires_at > docwright_now_ms()) "                     \
+  "ORDER BY d.next_attempt_at, d.id LIMIT 1"
+SQL_EACH(kFindDueDelivery, DW_FIND_DUE_DELIVERY,
+         DW_FIND_DUE_DELIVERY " FOR UPDATE OF d SKIP LOCKED");
+#undef DW_FIND_DUE_DELIVERY
+SQL(kLeaseDelivery,
+    "UPDATE webhook_deliveries SET lease_owner = ?2, lease_expires_at = docwright_now_ms() + ?3 "
+    "WHERE id = ?1");
+// ?3: the receiver's status; ?4: now.
+SQL(kDeliveryDelivered,
+    "UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, "
+    "last_status = ?3, last_error = NULL, last_attempt_at = ?4, delivered_at = ?4, "
+    "next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL "
+    "WHERE id = ?1 AND lease_owner = ?2 AND state = 'pending'");
+// ?3: the receiver's status or NULL; ?4: the error; ?5: now; ?6: the wait before
+// the next attempt. Returns the first failure's time.
+SQL(kDeliveryFailed,
+    "UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ?3, last_error = ?4, "
+    "last_attempt_at = ?5, first_failed_at = COALESCE(first_failed_at, ?5), "
+    "next_attempt_at = CAST(?5 AS BIGINT) + CAST(?6 AS BIGINT), lease_owner = NULL, "
+    "lease_expires_at = NULL WHERE id = ?1 AND lease_owner = ?2 AND state = 'pending' "
+    "RETURNING endpoint_id, first_failed_at");
+SQL(kSelectDeliveries,
+    "SELECT id, endpoint_id, job_id, sequence, event_type, state, attempts, last_status, "
+    "last_error, created_at, last_attempt_at, next_attempt_at, first_failed_at, delivered_at "
+    "FROM webhook_deliveries WHERE endpoint_id = ?1 ORDER BY id DESC LIMIT ?2");
 
 SQL(kPing, "SELECT 1");
 

@@ -134,9 +134,9 @@ Status SqlStore::DeleteProject(const Scope& scope) {
     if (!active.ok()) return active.status();
     if (*active > 0) return ProjectHasActiveJobs(*active);
     for (const Statement* statement :
-         {&kDeleteProjectEvents, &kDeleteProjectSteps, &kDeleteProjectTurns,
-          &kDeleteProjectMessages, &kDeleteProjectJobs, &kDeleteProjectPullRequests,
-          &kDeleteProjectIdempotencyKeys, &kDeleteProject}) {
+         {&kDeleteProjectWebhookDeliveries, &kDeleteProjectWebhooks, &kDeleteProjectEvents,
+          &kDeleteProjectSteps, &kDeleteProjectTurns, &kDeleteProjectMessages, &kDeleteProjectJobs,
+          &kDeleteProjectPullRequests, &kDeleteProjectIdempotencyKeys, &kDeleteProject}) {
       if (Status w = Run(c, *statement, {V(project->id)}); !w.ok()) return w;
     }
     return Status();

@@ -175,6 +175,49 @@ CREATE TABLE idempotency_keys (
 ) WITHOUT ROWID;
 CREATE INDEX idempotency_keys_age ON idempotency_keys(project_id, created_at);
 )sql",
+    R"sql(
+-- Webhooks: a project's endpoints (secrets sealed, core/secret_box.h), and the
+-- outbox of their deliveries, written in the transaction of each event. events
+-- is the types taken, ",type,type,".
+CREATE TABLE webhook_endpoints (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES projects(id),
+  url TEXT NOT NULL,
+  events TEXT NOT NULL,
+  secret TEXT NOT NULL,
+  previous_secret TEXT,
+  previous_secret_expires_at INTEGER,
+  enabled INTEGER NOT NULL,
+  disabled_reason TEXT,
+  disabled_at INTEGER,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX webhook_endpoints_project ON webhook_endpoints(project_id);
+CREATE TABLE webhook_deliveries (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  endpoint_id TEXT NOT NULL,
+  project_id TEXT NOT NULL,
+  job_id TEXT NOT NULL,
+  sequence INTEGER NOT NULL,
+  event_type TEXT NOT NULL,
+  state TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  next_attempt_at INTEGER,
+  first_failed_at INTEGER,
+  lease_owner TEXT,
+  lease_expires_at INTEGER,
+  last_status INTEGER,
+  last_error TEXT,
+  last_attempt_at INTEGER,
+  created_at INTEGER NOT NULL,
+  delivered_at INTEGER
+);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE state = 'pending';
+CREATE INDEX webhook_deliveries_order ON webhook_deliveries(endpoint_id, job_id, sequence)
+  WHERE state = 'pending';
+CREATE INDEX webhook_deliveries_log ON webhook_deliveries(endpoint_id, id);
+CREATE INDEX webhook_deliveries_project ON webhook_deliveries(project_id);
+)sql",
 };
 
 }  // namespace
