@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -25,6 +26,7 @@
 #include "core/crash_point.h"
 #include "core/job.h"
 #include "core/text.h"
+#include "events/delivery_workers.h"
 #include "events/event_streams.h"
 #include "forge/forge.h"
 #include "http/client.h"
@@ -145,6 +147,12 @@ struct NodeOptions {
   int git_timeout_s = 60;
   std::string commit_name = "docwright";
   std::string commit_email = "docwright@localhost";
+  // Webhook deliveries (events/delivery_workers.h).
+  int webhook_workers = 4;
+  double webhook_timeout_s = 10;
+  double webhook_retry_base_s = 5;
+  double webhook_disable_after_s = 24 * 3600;
+  bool webhook_allow_private = false;
 };
 
 // The options of `serve` alone: its HTTP server.
@@ -165,6 +173,54 @@ struct ServeOptions {
   NodeOptions node;
   HttpOptions http;
 };
+
+// The options of webhook deliveries, on `serve` and `worker` alike.
+void AddWebhookOptions(CLI::App* cmd, NodeOptions& o) {
+  cmd->add_option("--webhook-workers", o.webhook_workers,
+                  "webhook requests in flight on this node, one an endpoint at most (default 4; "
+                  "0: this node delivers none)")
+      ->check(CLI::Range(0, 256))
+      ->envname("DOCWRIGHT_WEBHOOK_WORKERS");
+  cmd->add_option("--webhook-timeout", o.webhook_timeout_s,
+                  "seconds a webhook request may take, connection included (default 10)")
+      ->check(CLI::Range(0.1, 300.0))
+      ->envname("DOCWRIGHT_WEBHOOK_TIMEOUT");
+  cmd->add_option("--webhook-retry-base", o.webhook_retry_base_s,
+                  "seconds of the first retry's backoff, doubled at each failure up to an hour, "
+                  "with full jitter (default 5)")
+      ->check(CLI::Range(0.01, 3600.0))
+      ->envname("DOCWRIGHT_WEBHOOK_RETRY_BASE");
+  cmd->add_option("--webhook-disable-after", o.webhook_disable_after_s,
+                  "seconds a delivery may keep failing before its endpoint is disabled "
+                  "(default 86400: a day)")
+      ->check(CLI::Range(1.0, 30 * 86400.0))
+      ->envname("DOCWRIGHT_WEBHOOK_DISABLE_AFTER");
+  cmd->add_flag("--webhook-allow-private", o.webhook_allow_private,
+                "let webhooks reach private, loopback and link-local addresses (refused by "
+                "default, checked on the address connected)")
+      ->envname("DOCWRIGHT_WEBHOOK_ALLOW_PRIVATE");
+}
+
+// The delivery workers of a node with options `o`; null with --webhook-workers 0.
+std::unique_ptr<events::DeliveryWorkers> MakeDeliveryWorkers(Store& store, const NodeOptions& o) {
+  if (o.webhook_workers == 0) return nullptr;
+  auto ms = [](double s) { return std::chrono::milliseconds(static_cast<int64_t>(s * 1000)); };
+  events::DeliveryWorkersOptions wo;
+  wo.threads = o.webhook_workers;
+  wo.sender.timeout = wo.sender.connect_timeout = ms(o.webhook_timeout_s);
+  wo.sender.allow_private = o.webhook_allow_private;
+  wo.retry.base = ms(o.webhook_retry_base_s);
+  wo.retry.give_up_after = ms(o.webhook_disable_after_s);
+  // Past the request's deadline, so a live worker keeps its claim to the end.
+  wo.lease = 2 * wo.sender.timeout + std::chrono::seconds(5);
+  wo.poll =
+      std::clamp(wo.retry.base, std::chrono::milliseconds(100), std::chrono::milliseconds(5000));
+  auto workers = std::make_unique<events::DeliveryWorkers>(store, wo);
+  workers->Start();
+  spdlog::info("webhooks: {} delivery workers{}", o.webhook_workers,
+               o.webhook_allow_private ? " (private addresses allowed)" : "");
+  return workers;
+}
 
 // The options `serve` and `worker` share. `min_workers` is 0 for `serve` (the
 // API alone) and 1 for `worker`, which exists to run turns.
@@ -192,6 +248,7 @@ void AddNodeOptions(CLI::App* cmd, NodeOptions& o, int min_workers) {
       ->envname("DOCWRIGHT_COMMIT_NAME");
   cmd->add_option("--commit-email", o.commit_email, "author email of the agent's commits")
       ->envname("DOCWRIGHT_COMMIT_EMAIL");
+  AddWebhookOptions(cmd, o);
 }
 
 // `serve`'s options on where it listens and how it reads and caches.
@@ -382,11 +439,13 @@ int RunWorker(const Common& common, const NodeOptions& o, const AgentFactory& ma
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   runner.Start();
+  auto deliveries = MakeDeliveryWorkers(**store, o);
   spdlog::info("worker started with {} workers on {}", o.workers,
                RedactCredentials(common.DatabaseUrl()));
   int sig = 0;
   sigwait(&set, &sig);
   spdlog::info("signal {} received: stopping workers", sig);
+  if (deliveries) deliveries->Stop();
   if (!runner.Stop()) ExitLeavingThreadsBehind();
   return 0;
 }
@@ -527,9 +586,11 @@ int RunServer(const Common& common, const ServeOptions& o, const AgentFactory& m
     if (Status s = WritePortFile(o.http.port_file, server.port()); !s.ok()) return Fail(s);
   }
   runner.Start(**store, *agent.agent, to, MakeRunnerOptions(o.node, *model));
+  auto deliveries = MakeDeliveryWorkers(**store, o.node);
   server.Run();
   streams.Stop();
   if (access) access->flush();
+  if (deliveries) deliveries->Stop();
   spdlog::info("HTTP server stopped; handing back running turns");
   if (!runner.Stop()) ExitLeavingThreadsBehind();
   spdlog::info("stopped");

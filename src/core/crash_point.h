@@ -19,7 +19,7 @@
 namespace docwright {
 
 // Every crash point, in the order a turn passes them.
-inline constexpr std::array<std::string_view, 9> kCrashPoints = {
+inline constexpr std::array<std::string_view, 10> kCrashPoints = {
     "fetch.transfer",        // the mirror's fetch has received part of the objects
     "commit.written",        // the turn's commit is in the mirror, not on the remote
     "push.transfer",         // part of the pack is sent to the remote (transport)
@@ -29,6 +29,7 @@ inline constexpr std::array<std::string_view, 9> kCrashPoints = {
     "pr.opened",             // the pull request exists; prLink is not recorded
     "store.turn-recording",  // inside the store's transaction that records the outcome
     "local-pr.recording",    // inside the store's transaction that records a local pull request
+    "webhook.claimed",       // a webhook delivery is claimed (its event committed), not sent
 };
 
 // A name from kCrashPoints, checked when the program is compiled: an unknown

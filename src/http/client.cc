@@ -26,6 +26,7 @@ struct SlistDeleter {
 struct Sink {
   std::string* body;
   size_t limit;
+  bool truncate = false;
   bool overflow = false;
 };
 
@@ -33,6 +34,7 @@ size_t CollectBody(char* data, size_t size, size_t n, void* out) {
   auto* sink = static_cast<Sink*>(out);
   if (sink->body->size() + size * n > sink->limit) {
     sink->overflow = true;
+    if (sink->truncate) sink->body->append(data, sink->limit - sink->body->size());
     return 0;  // aborts the transfer
   }
   sink->body->append(data, size * n);
@@ -198,7 +200,7 @@ Result<Response> Client::Send(const Request& request) {
     headers.reset(l);
   }
   Response response;
-  Sink sink{&response.body, request.max_response_bytes};
+  Sink sink{&response.body, request.max_response_bytes, request.truncate_response};
   curl_easy_setopt(c, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
@@ -233,6 +235,12 @@ Result<Response> Client::Send(const Request& request) {
   CURLcode rc = curl_easy_perform(c);
   if (rc == CURLE_ABORTED_BY_CALLBACK) {
     return Status::Unavailable("the request to " + Origin(request.url) + " was cancelled");
+  }
+  if (sink.overflow && request.truncate_response) {
+    long status = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    response.status = static_cast<int>(status);
+    return response;
   }
   if (sink.overflow) {  // not transient: no retry will shrink it
     return Status::Internal("the response from " + Origin(request.url) + " is larger than " +

@@ -25,6 +25,10 @@ struct Request {
   std::chrono::milliseconds timeout{30000};  // the whole exchange
   std::chrono::milliseconds connect_timeout{10000};
   size_t max_response_bytes = 64u << 20;
+  // A body over max_response_bytes: false, the request fails (Internal); true,
+  // the reply is kept with its body cut at max_response_bytes (the rest is not
+  // read), for a caller that needs the status and at most an excerpt.
+  bool truncate_response = false;
   // Asked while the exchange is under way (as data moves, and about once a second
   // while it waits); returning true abandons it: Unavailable, and no retry.
   std::function<bool()> cancelled;

@@ -1,0 +1,114 @@
+#include "events/delivery_workers.h"
+
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <random>
+
+#include "core/crash_point.h"
+#include "core/ids.h"
+
+namespace docwright::events {
+
+// Outlives the workers when the store's watcher still holds it.
+struct DeliveryWorkers::Shared {
+  std::mutex mu;
+  std::condition_variable cv;
+  uint64_t wakes = 0;  // guarded by mu
+  std::atomic<bool> stopping{false};
+
+  void Wake() {
+    {
+      std::lock_guard lock(mu);
+      ++wakes;
+    }
+    cv.notify_all();
+  }
+};
+
+DeliveryWorkers::DeliveryWorkers(Store& store, DeliveryWorkersOptions options)
+    : store_(store), options_(std::move(options)), shared_(std::make_shared<Shared>()) {}
+
+DeliveryWorkers::~DeliveryWorkers() { Stop(); }
+
+void DeliveryWorkers::Start() {
+  std::weak_ptr<Shared> weak = shared_;
+  store_.Watch(StoreWatcher{.job_events = [weak](const std::string&) {
+    if (auto shared = weak.lock()) shared->Wake();
+  }});
+  for (int i = 0; i < options_.threads; ++i) threads_.emplace_back([this, i] { Run(i); });
+}
+
+void DeliveryWorkers::Wake() { shared_->Wake(); }
+
+void DeliveryWorkers::Stop() {
+  shared_->stopping = true;
+  shared_->Wake();
+  for (std::thread& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+  threads_.clear();
+}
+
+void DeliveryWorkers::Run(int index) {
+  const std::string worker_id = (options_.node_id.empty() ? NewId() : options_.node_id) +
+                                "/webhooks-" + std::to_string(index);
+  WebhookSender sender(options_.sender);
+  std::mt19937_64 rng{std::random_device{}()};
+  Shared& shared = *shared_;
+  const std::function<bool()> cancelled = [&shared] { return shared.stopping.load(); };
+  bool failing = false;  // the store failed last time: said once until it recovers
+  while (!shared.stopping) {
+    uint64_t seen;
+    {
+      std::lock_guard lock(shared.mu);
+      seen = shared.wakes;
+    }
+    auto claimed = store_.ClaimWebhookDelivery(worker_id, options_.lease);
+    if (!claimed.ok() && !failing) {
+      spdlog::warn("webhooks: cannot claim deliveries: {}", claimed.status().message());
+    }
+    failing = !claimed.ok();
+    if (!claimed.ok() || !*claimed) {
+      std::unique_lock lock(shared.mu);
+      shared.cv.wait_for(lock, options_.poll,
+                         [&] { return shared.stopping || shared.wakes != seen; });
+      continue;
+    }
+    const ClaimedDelivery& d = **claimed;
+    CrashPoint("webhook.claimed");
+    SendOutcome sent = sender.SendEvent(d.url, d.secrets, d.event, cancelled);
+    if (shared.stopping && !sent.delivered) break;  // abandoned: the lease brings it back
+    DeliveryAttempt attempt{
+        .delivered = sent.delivered, .status = sent.status, .error = sent.error};
+    if (!sent.delivered)
+      attempt.retry_in = WebhookRetryDelay(d.attempts + 1, options_.retry, rng());
+    auto recorded =
+        store_.FinishWebhookDelivery(d.id, worker_id, attempt, options_.retry.give_up_after);
+    const std::string event_id = EventId(d.event);
+    if (!recorded.ok()) {
+      spdlog::warn("webhooks: cannot record the delivery of {} to endpoint {}: {}", event_id,
+                   d.endpoint_id, recorded.status().message());
+    } else if (*recorded == Store::DeliveryRecorded::kLeaseLost) {
+      spdlog::warn("webhooks: the claim of {} for endpoint {} expired during its attempt", event_id,
+                   d.endpoint_id);
+    } else if (sent.delivered) {
+      spdlog::debug("webhooks: {} delivered to endpoint {} ({})", event_id, d.endpoint_id,
+                    sent.status.value_or(0));
+    } else if (*recorded == Store::DeliveryRecorded::kEndpointDisabled) {
+      spdlog::warn(
+          "webhooks: endpoint {} disabled: its deliveries failed for {} s (last: {}); "
+          "`docwright project webhook enable {}` resumes them",
+          d.endpoint_id, options_.retry.give_up_after.count() / 1000, sent.error.value_or(""),
+          d.endpoint_id);
+    } else {
+      spdlog::info("webhooks: {} to endpoint {} failed (attempt {}): {}; again in {} ms", event_id,
+                   d.endpoint_id, d.attempts + 1, sent.error.value_or(""),
+                   attempt.retry_in.count());
+    }
+  }
+}
+
+}  // namespace docwright::events
