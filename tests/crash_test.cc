@@ -18,6 +18,7 @@
 #include "support/git_http_server.h"
 #include "support/secrets.h"
 #include "support/service_fixture.h"
+#include "support/webhook_receiver.h"
 
 namespace docwright::testing {
 namespace {
@@ -187,11 +188,17 @@ struct Point {
 // Every crash point a turn passes, and which remotes reach it (the remote's ref
 // lock is docwright's own only on disk; a transfer only over a transport).
 constexpr Point kPoints[] = {
-    {"fetch.transfer", false, true},    {"commit.written", true, true},
-    {"push.transfer", false, true},     {"push.objects-copied", true, false},
-    {"push.ref-locked", true, false},   {"push.ref-moved", true, true},
-    {"pr.opened", true, true},          {"store.turn-recording", true, true},
+    {"fetch.transfer", false, true},
+    {"commit.written", true, true},
+    {"push.transfer", false, true},
+    {"push.objects-copied", true, false},
+    {"push.ref-locked", true, false},
+    {"push.ref-moved", true, true},
+    {"pr.opened", true, true},
+    {"store.turn-recording", true, true},
     {"local-pr.recording", true, true},
+    // Not reached by a turn: the webhook deliveries' own case is below.
+    {"webhook.claimed", false, false},
 };
 
 class CrashPointTest : public CrashTest,
@@ -234,6 +241,33 @@ TEST(CrashPointList, EveryPointHasACase) {
   for (std::string_view point : kCrashPoints) {
     EXPECT_EQ(tested.count(std::string(point)), 1u) << point << " has no crash test";
   }
+}
+
+TEST_F(CrashTest, AnEventCommittedButNotDeliveredWhenTheProcessDiesIsDeliveredAfterARestart) {
+  UseRemote(false);
+  WebhookReceiver receiver({});
+  json made = json::parse(Admin({"project", "webhook", "add", project_, "--url", receiver.Url(),
+                                 "--events", "job.created", "--json"})
+                              .out);
+  receiver.AddSecret(made["secret"]);
+  // The claim of a dead process is taken over after its lease: 2 * 1 s + 5 s.
+  const std::vector<std::string> args = {
+      "--lease-seconds",      "1",   "--webhook-allow-private", "--webhook-timeout", "1",
+      "--webhook-retry-base", "0.05"};
+  StartServer(kScripted, args, {"DOCWRIGHT_CRASH_AT=webhook.claimed"});
+  HttpResult created = Post(Jobs(project_), Prompt("Fix the typo"), key_a_);
+  ASSERT_EQ(created.status, 201) << created.body;
+  ASSERT_TRUE(WaitUntil([&] { return !server_->Running(); }, milliseconds(30000)))
+      << server_->Log();
+  EXPECT_NE(server_->Log().find("crash point webhook.claimed reached"), std::string::npos)
+      << server_->Log();
+  EXPECT_TRUE(receiver.Requests().empty());
+  StartServer(kScripted, args);
+  ASSERT_TRUE(receiver.WaitForAccepted(1, milliseconds(30000))) << server_->Log();
+  json event = receiver.Accepted()[0];
+  EXPECT_EQ(event["type"], "job.created");
+  EXPECT_EQ(event["jobId"], created.Json()["id"]);
+  EXPECT_EQ(receiver.Problems(), std::vector<std::string>{});
 }
 
 TEST_F(CrashTest, ALockSomeoneElseHoldsOnTheBranchIsWaitedForThenReportedNeverTaken) {
