@@ -121,4 +121,41 @@ std::string BranchNameFor(std::string_view job_id, std::string_view prompt) {
   return name;
 }
 
+Status CheckBranchName(std::string_view b) {
+  auto refuse = [&](std::string_view why) {
+    return Status::InvalidArgument("branch " + std::string(why));
+  };
+  if (b.empty()) return refuse("must not be empty");
+  if (b.size() > kMaxBranchNameChars) {
+    return refuse("is too long: at most " + std::to_string(kMaxBranchNameChars) + " characters");
+  }
+  for (char c : b) {
+    auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u >= 0x7f) {
+      return refuse("must be printable ASCII without spaces or control characters");
+    }
+    if (std::string_view("~^:?*[\\").find(c) != std::string_view::npos) {
+      return refuse("must not contain any of ~ ^ : ? * [ \\");
+    }
+  }
+  if (b.find("..") != std::string_view::npos) return refuse("must not contain \"..\"");
+  if (b.find("@{") != std::string_view::npos) return refuse("must not contain \"@{\"");
+  if (b.find("//") != std::string_view::npos) return refuse("must not contain \"//\"");
+  if (b.front() == '/' || b.back() == '/') return refuse("must not start or end with \"/\"");
+  if (b.front() == '-') return refuse("must not start with \"-\"");
+  if (b.back() == '.') return refuse("must not end with \".\"");
+  if (b == "@" || b == "HEAD") return refuse("must not be \"" + std::string(b) + "\"");
+  for (size_t start = 0; start <= b.size();) {
+    size_t end = b.find('/', start);
+    if (end == std::string_view::npos) end = b.size();
+    std::string_view part = b.substr(start, end - start);
+    if (!part.empty() && part.front() == '.') {
+      return refuse("must not have a part starting with \".\"");
+    }
+    if (part.ends_with(".lock")) return refuse("must not have a part ending with \".lock\"");
+    start = end + 1;
+  }
+  return Status();
+}
+
 }  // namespace docwright

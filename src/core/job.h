@@ -171,4 +171,17 @@ Status CheckRequestedModel(const Project& project, const std::optional<std::stri
 // The branch a job works on: "docwright/<12 random hex digits of the id>-<slug>".
 std::string BranchNameFor(std::string_view job_id, std::string_view prompt);
 
+// The longest branch name a client may give a job.
+inline constexpr size_t kMaxBranchNameChars = 200;
+
+// Whether a client may name `branch` as the one a job works on: OK, or
+// InvalidArgument saying why not. The rules of `git check-ref-format --branch`
+// (no "..", "@{", "//", control characters, spaces or any of ~^:?*[\; no part
+// starting with "." or ending with ".lock"; not starting or ending with "/",
+// not ending with "."; not "@"), and, because the name travels in HTTP headers
+// and command lines, printable ASCII only, 1 to kMaxBranchNameChars, not
+// starting with "-", not "HEAD". Pure: the api layer checks a name before any
+// git code sees it.
+Status CheckBranchName(std::string_view branch);
+
 }  // namespace docwright

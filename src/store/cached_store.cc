@@ -190,6 +190,11 @@ class CachedStore final : public Store {
                               int to_seq, int64_t max_bytes) override {
     return inner_->ListSteps(scope, job_id, from_seq, to_seq, max_bytes);
   }
+  Result<std::vector<std::vector<MessageHead>>> ListMessageHeads(
+      const Scope& scope, const std::vector<std::string>& job_ids, int latest,
+      int prompt_chars) override {
+    return inner_->ListMessageHeads(scope, job_ids, latest, prompt_chars);
+  }
   Result<TokenUsage> JobUsage(const Scope& scope, const std::string& job_id) override {
     return inner_->JobUsage(scope, job_id);
   }

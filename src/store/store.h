@@ -43,6 +43,10 @@ struct NewJob {
   std::optional<std::string> requested_model;  // the creator's choice, if any
   std::optional<std::string> default_model;    // the server's, used after the project's
   bool draft = false;
+  // The branch to work on (CheckBranchName holds), instead of one named after
+  // the job (BranchNameFor). If it exists on the remote, the job's turns start
+  // from its head, and the pull request from it is the job's.
+  std::optional<std::string> ref;
 };
 
 // A follow-up message, and the model the job is to use from now on if it names
@@ -88,6 +92,7 @@ struct JobQuery {
   std::optional<JobStatus> status;
   int limit = 20;
   std::optional<std::string> after_id;  // exclusive; jobs are listed newest first
+  int64_t offset = 0;                   // jobs skipped after `after_id` (the v1 listing's skip)
 };
 
 struct JobPage {
@@ -105,6 +110,14 @@ struct MessageQuery {
 struct StepsPage {
   std::vector<std::pair<int, TranscriptStep>> steps;
   int through_seq = 0;
+};
+
+// The start of one of a job's prompts and the state of its turn: what a view
+// of a job's tasks shows (the v1 endpoints' todos and title).
+struct MessageHead {
+  int seq = 0;
+  std::string prompt;  // its first characters
+  TurnState state = TurnState::kQueued;
 };
 
 struct MessagePage {
@@ -219,6 +232,13 @@ class Store : public LocalPullRequestRecords {
   // one left out.
   virtual Result<StepsPage> ListSteps(const Scope& scope, const std::string& job_id, int from_seq,
                                       int to_seq, int64_t max_bytes) = 0;
+  // For each of `job_ids` (jobs of the scope's project; another job has none),
+  // the heads of its first message and of its latest `latest`, in order, each
+  // prompt cut to its first `prompt_chars` characters: in one read, bounded by
+  // the number of jobs whatever their prompts. NotFound for an unknown project.
+  virtual Result<std::vector<std::vector<MessageHead>>> ListMessageHeads(
+      const Scope& scope, const std::vector<std::string>& job_ids, int latest,
+      int prompt_chars) = 0;
   // The tokens the job's turns used, all turns together.
   virtual Result<TokenUsage> JobUsage(const Scope& scope, const std::string& job_id) = 0;
   // All of them; for tests and tools on small jobs.

@@ -115,6 +115,9 @@ class SqlStore final : public Store {
   Result<Job> GetJob(const Scope& scope, const std::string& job_id) override;
   Result<Job> FindJob(const std::string& org_id, const std::string& job_id) override;
   Result<JobPage> ListJobs(const Scope& scope, const JobQuery& query) override;
+  Result<std::vector<std::vector<MessageHead>>> ListMessageHeads(
+      const Scope& scope, const std::vector<std::string>& job_ids, int latest,
+      int prompt_chars) override;
   using Store::AddMessage;
   Result<Job> AddMessage(const Scope& scope, const std::string& job_id,
                          const NewMessage& message) override;
@@ -243,6 +246,9 @@ class SqlStore final : public Store {
   static Result<Project> LoadProject(Connection& c, const Scope& scope);
   static Result<Job> LoadJob(Connection& c, const Scope& scope, const std::string& job_id);
   static Result<Job> LoadJobById(Connection& c, const std::string& job_id);
+  // OK if a new job may work on `branch`: not the project's base branch
+  // (InvalidArgument), not held by an active or archived job (Conflict).
+  static Status CheckBranchIsFree(Connection& c, const Project& project, const std::string& branch);
   // The writes of CreateJob and AddMessage, once the project is locked (and
   // `now` read under the lock).
   static Result<Job> InsertJob(Connection& c, const Project& project, const NewJob& job,

@@ -32,6 +32,10 @@ Result<Job> SqlStore::InsertJob(Connection& c, const Project& project, const New
                                 UnixMillis now) {
   Status allowed = CheckRequestedModel(project, nj.requested_model, nj.default_model);
   if (!allowed.ok()) return allowed;
+  if (nj.ref) {
+    Status free = CheckBranchIsFree(c, project, *nj.ref);
+    if (!free.ok()) return free;
+  }
   Status admit = Admit(c, project, now);
   if (!admit.ok()) return admit;
   Job j;
@@ -39,7 +43,7 @@ Result<Job> SqlStore::InsertJob(Connection& c, const Project& project, const New
   j.project_id = project.id;
   j.status = JobStatus::kActive;
   j.repository = project.repository;
-  j.ref = BranchNameFor(j.id, nj.prompt);
+  j.ref = nj.ref ? *nj.ref : BranchNameFor(j.id, nj.prompt);
   j.model = ResolveModel(nj.requested_model, project.model, nj.default_model);
   j.requested_model = nj.requested_model;
   j.draft = nj.draft;
@@ -58,6 +62,25 @@ Result<Job> SqlStore::InsertJob(Connection& c, const Project& project, const New
   return j;
 }
 
+Status SqlStore::CheckBranchIsFree(Connection& c, const Project& project,
+                                   const std::string& branch) {
+  if (branch == project.base_ref) {
+    return Status::InvalidArgument("branch must not be the project's base branch (" +
+                                   project.base_ref + "): a job's branch is merged into it");
+  }
+  // Under the project's lock: a job created meanwhile on the same branch is seen.
+  auto r = c.Exec(kSelectBranchHolder, {V(project.id), V(branch)});
+  if (!r.ok()) return r.status();
+  if (!r->Next()) return Status();
+  std::string holder = r->Text(0);
+  if (r->Text(1) == "archived") {
+    return Status::Conflict("branch " + branch + " belongs to the archived job " + holder +
+                            ", whose pull request is closed; name another branch");
+  }
+  return Status::Conflict("branch " + branch + " is being worked on by the active job " + holder +
+                          "; send that job a follow-up, or name another branch");
+}
+
 Result<Job> SqlStore::GetJob(const Scope& scope, const std::string& job_id) {
   return Read<Job>([&](Connection& c) { return LoadJob(c, scope, job_id); });
 }
@@ -73,7 +96,7 @@ Result<JobPage> SqlStore::ListJobs(const Scope& scope, const JobQuery& query) {
     std::optional<std::string> status;
     if (query.status) status = std::string(ToString(*query.status));
     auto r = c.Exec(kListJobs, {V(scope.project_id), V(status), V(query.after_id),
-                                V(int64_t{query.limit} + 1)});
+                                V(int64_t{query.limit} + 1), V(query.offset)});
     if (!r.ok()) return r.status();
     JobPage page;
     while (r->Next()) page.jobs.push_back(ReadJob(*r));
@@ -82,6 +105,28 @@ Result<JobPage> SqlStore::ListJobs(const Scope& scope, const JobQuery& query) {
       page.next_after_id = page.jobs.back().id;
     }
     return page;
+  });
+}
+
+Result<std::vector<std::vector<MessageHead>>> SqlStore::ListMessageHeads(
+    const Scope& scope, const std::vector<std::string>& job_ids, int latest, int prompt_chars) {
+  using Heads = std::vector<std::vector<MessageHead>>;
+  return Read<Heads>([&](Connection& c) -> Result<Heads> {
+    auto project = LoadProject(c, scope);
+    if (!project.ok()) return project.status();
+    Heads all(job_ids.size());
+    for (size_t i = 0; i < job_ids.size(); ++i) {
+      auto r = c.Exec(kSelectMessageHeads, {V(job_ids[i]), V(scope.project_id), V(int64_t{latest}),
+                                            V(int64_t{prompt_chars})});
+      if (!r.ok()) return r.status();
+      while (r->Next()) {
+        all[i].push_back(
+            MessageHead{.seq = static_cast<int>(r->Int(0)),
+                        .prompt = r->Text(1),
+                        .state = ParseTurnState(r->Text(2)).value_or(TurnState::kFailed)});
+      }
+    }
+    return all;
   });
 }
 

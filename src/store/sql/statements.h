@@ -122,7 +122,14 @@ SQL(kSelectJobInOrg,
     DW_JOB_COLUMNS "JOIN projects p ON p.id = j.project_id WHERE j.id = ?1 AND p.org_id = ?2");
 SQL(kListJobs, DW_JOB_COLUMNS
     "WHERE j.project_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR j.status = CAST(?2 AS TEXT)) "
-    "AND (CAST(?3 AS TEXT) IS NULL OR j.id < CAST(?3 AS TEXT)) ORDER BY j.id DESC LIMIT ?4");
+    "AND (CAST(?3 AS TEXT) IS NULL OR j.id < CAST(?3 AS TEXT)) ORDER BY j.id DESC LIMIT ?4 "
+    "OFFSET ?5");
+// Whether a job of the project works on the branch and keeps others off it:
+// an active one (two jobs would push over each other), or an archived one (its
+// pull request is closed for good).
+SQL(kSelectBranchHolder,
+    "SELECT id, status FROM jobs WHERE project_id = ?1 AND ref = ?2 AND status IN ('active', "
+    "'archived') LIMIT 1");
 #undef DW_JOB_COLUMNS
 SQL(kCountRecentMessages,
     "SELECT COUNT(*) FROM messages WHERE project_id = ?1 AND created_at > ?2");
@@ -162,6 +169,11 @@ SQL(kSelectMessagesUpTo, DW_MESSAGE_COLUMNS
 SQL(kSelectMessagesPage,
     DW_MESSAGE_COLUMNS "WHERE m.job_id = ?1 AND m.seq > ?2 ORDER BY m.seq LIMIT ?3");
 #undef DW_MESSAGE_COLUMNS
+// The heads of a job's first message and of its latest ?3 (Store::ListMessageHeads).
+SQL(kSelectMessageHeads,
+    "SELECT m.seq, SUBSTR(m.prompt, 1, CAST(?4 AS INTEGER)), t.state FROM messages m JOIN turns "
+    "t ON t.job_id = m.job_id AND t.seq = m.seq WHERE m.job_id = ?1 AND m.project_id = ?2 AND "
+    "(m.seq = 1 OR m.seq > (SELECT next_seq FROM jobs WHERE id = ?1) - 1 - ?3) ORDER BY m.seq");
 // The first message of ?2 .. ?3 whose steps are left out of a page of ?4 bytes
 // (Store::ListSteps), or NULL. SQLite's LENGTH of a text counts characters up
 // to a NUL: a blob's, bytes.
