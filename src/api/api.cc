@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <any>
 #include <cctype>
-#include <charconv>
 #include <cstdint>
 #include <span>
 #include <string_view>
 #include <variant>
 #include <vector>
 
+#include "api/call.h"
 #include "api/etag.h"
 #include "api/pull_request_page.h"
 #include "api/request_body.h"
@@ -26,26 +26,6 @@ namespace {
 // --- Request parsing ---------------------------------------------------------------
 
 constexpr int kMaxPageSize = 100;
-
-// A whole decimal integer in [lo, hi].
-bool ParseIntParam(std::string_view v, int lo, int hi, int* out) {
-  int n = 0;
-  auto r = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (r.ec != std::errc() || r.ptr != v.data() + v.size() || n < lo || n > hi) return false;
-  *out = n;
-  return true;
-}
-
-bool IsJsonContentType(std::string_view ct) {
-  std::string_view media = TrimSpace(ct.substr(0, ct.find(';')));
-  if (media.size() != 16) return false;
-  for (size_t i = 0; i < media.size(); ++i) {
-    char c = media[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != "application/json"[i]) return false;
-  }
-  return true;
-}
 
 // --- Idempotent POSTs and conditional polling -----------------------------------
 
@@ -132,14 +112,6 @@ struct Api::Route {
   HttpResponse (Api::*serve)(const Call&, HttpRequest&) = nullptr;
 };
 
-// A request matched to its route, with what it names, its key checked.
-struct Api::Call {
-  const Route* route = nullptr;
-  RequestTarget target;
-  Scope scope;         // routes that need a key: the key's organisation and the project
-  std::string job_id;  // routes with a job's {id}
-};
-
 std::span<const Api::Route> Api::Routes() {
   static const Route kRoutes[] = {
       {.method = "GET",
@@ -194,6 +166,22 @@ std::span<const Api::Route> Api::Routes() {
        .needs_key = true,
        .quick = false,
        .serve = &Api::JobEvents},
+      // The reference's deprecated v1 endpoints (api/v1_routes.cc).
+      {.method = "POST",
+       .pattern = "/v1/agent/{projectId}/job",
+       .needs_key = true,
+       .quick = false,
+       .serve = &Api::V1CreateJob},
+      {.method = "GET",
+       .pattern = "/v1/agent/{projectId}/job/{id}",
+       .needs_key = true,
+       .quick = false,
+       .serve = &Api::V1GetJob},
+      {.method = "GET",
+       .pattern = "/v1/agent/{projectId}/jobs",
+       .needs_key = true,
+       .quick = false,
+       .serve = &Api::V1ListJobs},
       // Extension: a job by its id alone, in any project the key's organisation has.
       {.method = "GET",
        .pattern = "/v2/agent/job/{id}",

@@ -1,5 +1,6 @@
-// The v2 Agent Jobs API: routing, authentication and validation, on top of the
-// Store; the response bodies are api/views.h's. See docs/api.md for the contract.
+// The Agent Jobs API, v2 and the reference's deprecated v1: routing,
+// authentication and validation, on top of the Store; the response bodies are
+// api/views.h's and api/v1_views.h's. See docs/api.md for the contract.
 #pragma once
 
 #include <functional>
@@ -32,6 +33,10 @@ struct ApiOptions {
   // more are answered 429 with Retry-After, so one tenant's reads cannot take
   // the server's read threads from the others.
   int max_reads_per_key = 2;
+  // The v1 create's `model` names ("sonnet", "opus") and the model each stands
+  // for (--v1-model NAME=MODEL). A name not here is refused; without a
+  // `model`, "sonnet" if it is here, else the default model.
+  std::vector<std::pair<std::string, std::string>> v1_models;
 };
 
 class EventStreams;
@@ -71,6 +76,10 @@ class Api {
   HttpResponse ArchiveJob(const Call& call, HttpRequest& request);
   HttpResponse StopJob(const Call& call, HttpRequest& request);
   HttpResponse JobEvents(const Call& call, HttpRequest& request);
+  // The reference's deprecated v1 endpoints (api/v1_routes.cc).
+  HttpResponse V1CreateJob(const Call& call, HttpRequest& request);
+  HttpResponse V1GetJob(const Call& call, HttpRequest& request);
+  HttpResponse V1ListJobs(const Call& call, HttpRequest& request);
 
   // Takes one of the key's slots for a slow read; false if all are taken. The
   // slot is given back by LeaveRead.

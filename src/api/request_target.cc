@@ -1,5 +1,7 @@
 #include "api/request_target.h"
 
+#include <charconv>
+
 #include "core/url.h"
 
 namespace docwright {
@@ -35,6 +37,14 @@ RequestTarget ParseTarget(std::string_view target) {
     query.remove_prefix(amp + 1);
   }
   return t;
+}
+
+bool ParseIntParam(std::string_view v, int lo, int hi, int* out) {
+  int n = 0;
+  auto r = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (r.ec != std::errc() || r.ptr != v.data() + v.size() || n < lo || n > hi) return false;
+  *out = n;
+  return true;
 }
 
 }  // namespace docwright

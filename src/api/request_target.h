@@ -26,4 +26,8 @@ struct RequestTarget {
 // Never fails otherwise; linear in the size of `target`.
 RequestTarget ParseTarget(std::string_view target);
 
+// A query parameter's value as a whole decimal integer in [lo, hi]: false (and
+// `*out` untouched) for anything else (signs other than '-', spaces, empty).
+bool ParseIntParam(std::string_view value, int lo, int hi, int* out);
+
 }  // namespace docwright

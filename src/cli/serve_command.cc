@@ -167,6 +167,7 @@ struct HttpOptions {
   std::string access_log = "stderr";  // off, stderr or a file
   std::vector<std::string> trusted_proxies;          // address ranges of reverse proxies
   std::string forwarded_header = "x-forwarded-for";  // the header they name the client in
+  std::vector<std::string> v1_models;                // NAME=MODEL: the v1 create's model names
 };
 
 struct ServeOptions {
@@ -296,6 +297,36 @@ void AddClientOptions(CLI::App* cmd, HttpOptions& o) {
       ->check(CLI::IsMember({"x-forwarded-for", "forwarded"}))
       ->capture_default_str()
       ->envname("DOCWRIGHT_FORWARDED_HEADER");
+  cmd->add_option("--v1-model", o.v1_models,
+                  "NAME=MODEL: the model a v1 create's \"model\": NAME stands for (the "
+                  "reference's names are sonnet and opus); repeatable, or comma-separated")
+      ->delimiter(',')
+      ->envname("DOCWRIGHT_V1_MODELS");
+}
+
+// The v1 model names of --v1-model, each NAME=MODEL once; InvalidArgument for
+// anything else.
+Result<std::vector<std::pair<std::string, std::string>>> ParseV1Models(
+    const std::vector<std::string>& entries) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& entry : entries) {
+    size_t eq = entry.find('=');
+    std::string name = eq == std::string::npos ? "" : std::string(TrimSpace(entry.substr(0, eq)));
+    std::string model = eq == std::string::npos ? "" : std::string(TrimSpace(entry.substr(eq + 1)));
+    bool valid = Utf8Length(entry) && !name.empty() && !model.empty() &&
+                 model.size() <= kMaxModelNameChars && name.size() <= kMaxModelNameChars &&
+                 !HasControlCharacter(name + model, /*allow_line_breaks=*/false) &&
+                 (name + model).find_first_of(" \t") == std::string::npos;
+    if (!valid) {
+      return Status::InvalidArgument("--v1-model must be NAME=MODEL (no spaces), got \"" +
+                                     OneLogLine(entry, 200) + "\"");
+    }
+    for (const auto& [n, m] : out) {
+      if (n == name) return Status::InvalidArgument("--v1-model names " + name + " twice");
+    }
+    out.emplace_back(std::move(name), std::move(model));
+  }
+  return out;
 }
 
 // The access log: a line per answered request, written by a thread of its own
@@ -570,7 +601,10 @@ int RunServer(const Common& common, const ServeOptions& o, const AgentFactory& m
   AgentChoice agent = MakeNodeAgent(*model, make_agent);
   LateRunner runner;
   EventStreams streams(**store, EventStreamOptions{});
-  Api api(**store, ApiOptions{model->model}, runner.Hooks(), &streams);
+  auto v1_models = ParseV1Models(o.http.v1_models);
+  if (!v1_models.ok()) return Fail(v1_models.status());
+  Api api(**store, ApiOptions{.default_model = model->model, .v1_models = std::move(*v1_models)},
+          runner.Hooks(), &streams);
   auto server_options = MakeServerOptions(o.http, host, port, o.node.workers);
   if (!server_options.ok()) return Fail(server_options.status());
   auto access_log = MakeAccessLog(o.http.access_log);
