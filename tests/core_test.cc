@@ -360,6 +360,25 @@ TEST(Naming, BranchUsesRandomTailOfIdAndSlug) {
   EXPECT_EQ(BranchNameFor(id, "日本語"), "docwright/c6f1ad82ddc7");
 }
 
+TEST(Naming, BranchNamesAClientGivesFollowGitsRules) {
+  for (const char* good : {"docs/faq", "feature-1", "a.b/c_d", "UPPER", "x@y", "a.lockx"}) {
+    EXPECT_TRUE(CheckBranchName(good).ok()) << good;
+  }
+  EXPECT_TRUE(CheckBranchName(std::string(kMaxBranchNameChars, 'b')).ok());
+  EXPECT_TRUE(BranchNameFor("01a202ea-c483-7000-b7c4-c6f1ad82ddc7", "Fix it").size() > 0 &&
+              CheckBranchName(BranchNameFor("01a202ea-c483-7000-b7c4-c6f1ad82ddc7", "Fix it")).ok())
+      << "the generated names pass too";
+  for (const char* bad :
+       {"",   "a..b",  "-x",     "a b",        "a~1",       "a^",   "a:b",  "a?", "a*",
+        "a[", "a\\b",  "x.lock", "a/x.lock/b", "a//b",      "/a",   "a/",   ".a", "a/.b",
+        "a.", "a@{1}", "@",      "HEAD",       "caf\u00e9", "a\tb", "a\x7f"}) {
+    Status s = CheckBranchName(bad);
+    EXPECT_EQ(s.code(), Code::kInvalidArgument) << bad;
+    EXPECT_EQ(s.message().rfind("branch ", 0), 0u) << s.message();
+  }
+  EXPECT_FALSE(CheckBranchName(std::string(kMaxBranchNameChars + 1, 'b')).ok());
+}
+
 TEST(Naming, ModelResolutionOrder) {
   EXPECT_EQ(ResolveModel("a", "b", "c"), "a");
   EXPECT_EQ(ResolveModel(std::nullopt, "b", "c"), "b");
