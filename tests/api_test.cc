@@ -349,7 +349,8 @@ TEST_F(ApiTest, BodyOverOneMebibyteIs413) {
 
 TEST_F(ApiTest, UnknownRoutesAndMethods) {
   ExpectError(Get("/v2/agent/" + project_a_ + "/nothing", key_a_), 404, "unknown route");
-  ExpectError(Get("/v1/agent/" + project_a_ + "/job", key_a_), 404, "v1");
+  ExpectError(Get("/v1/agent/" + project_a_ + "/sessions", key_a_), 404, "v1");
+  ExpectError(Get("/v1/agent/" + project_a_ + "/job", key_a_), 405, "v1 create is a POST");
   ExpectError(Get("/", key_a_), 404, "root");
   struct Case {
     std::string method, target, allow;

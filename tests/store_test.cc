@@ -14,6 +14,7 @@
 #include "store/sqlite_store.h"
 #include "support/postgres_database.h"
 #include "support/secrets.h"
+#include "support/store_fixture.h"
 #include "support/temp_dir.h"
 #include "support/test_tools.h"
 
@@ -21,74 +22,8 @@ namespace docwright {
 namespace {
 
 using std::chrono::milliseconds;
+using testing::StoreTest;
 using testing::TempDir;
-
-// The Store contract: every case runs on SQLite and on PostgreSQL (a database
-// of its own on the test run's server, support/postgres_database.h).
-class StoreTest : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override {
-    if (GetParam() == "postgres") {
-      std::string why;
-      database_ = testing::PostgresDatabase::Create(&why);
-      DOCWRIGHT_REQUIRE_TOOL(database_ != nullptr, "no PostgreSQL server: " + why);
-      url_ = database_->url();
-    } else {
-      url_ = dir_ / "docwright.db";
-    }
-    store_ = Open();
-    org_ = *store_->CreateOrg("acme");
-    other_org_ = *store_->CreateOrg("globex");
-    project_ = NewProject(org_.id, 100);
-    other_project_ = NewProject(other_org_.id, 100);
-  }
-
-  std::unique_ptr<Store> Open() {
-    auto s = OpenStore(url_, testing::TestSecrets());
-    EXPECT_TRUE(s.ok()) << s.status().message();
-    return std::move(*s);
-  }
-
-  Project NewProject(const std::string& org_id, int64_t rate_limit) {
-    Project p;
-    p.org_id = org_id;
-    p.repository = "https://git.example/acme/docs";
-    p.base_ref = "main";
-    p.rate_limit_per_hour = rate_limit;
-    auto created = store_->CreateProject(p);
-    EXPECT_TRUE(created.ok()) << created.status().message();
-    return *created;
-  }
-
-  Scope ScopeOf(const Project& p) { return Scope{p.org_id, p.id}; }
-
-  Job Create(const Project& p, const std::string& prompt = "Fix the typo") {
-    auto j = store_->CreateJob(ScopeOf(p), NewJob{prompt, std::nullopt, std::nullopt, false});
-    EXPECT_TRUE(j.ok()) << j.status().message();
-    return *j;
-  }
-
-  TurnInput Claim(const std::string& worker, milliseconds lease = milliseconds(60000)) {
-    auto c = store_->ClaimTurn(worker, lease, kMaxTurnAttempts);
-    EXPECT_TRUE(c.ok()) << c.status().message();
-    EXPECT_TRUE(c->has_value());
-    return std::move(**c);
-  }
-
-  bool NothingToClaim() {
-    auto c = store_->ClaimTurn("probe", milliseconds(60000), kMaxTurnAttempts);
-    return c.ok() && !c->has_value();
-  }
-
-  bool postgres() const { return GetParam() == "postgres"; }
-
-  TempDir dir_;
-  std::unique_ptr<testing::PostgresDatabase> database_;
-  std::string url_;
-  std::unique_ptr<Store> store_;
-  Org org_, other_org_;
-  Project project_, other_project_;
-};
 
 TEST_P(StoreTest, CreatedJobHasItsFirstMessageAndIsActive) {
   Job j = Create(project_, "Document the rate limits");

@@ -168,6 +168,8 @@ struct HttpOptions {
   std::vector<std::string> trusted_proxies;          // address ranges of reverse proxies
   std::string forwarded_header = "x-forwarded-for";  // the header they name the client in
   std::vector<std::string> v1_models;                // NAME=MODEL: the v1 create's model names
+  int event_streams_per_key = 100;                   // event streams one API key may hold open
+  int event_heartbeat_s = 15;                        // a stream's heartbeat when nothing happens
 };
 
 struct ServeOptions {
@@ -291,6 +293,17 @@ void AddClientOptions(CLI::App* cmd, HttpOptions& o) {
                   "their connections are not capped per address (default: none)")
       ->delimiter(',')
       ->envname("DOCWRIGHT_TRUSTED_PROXIES");
+  cmd->add_option("--event-streams-per-key", o.event_streams_per_key,
+                  "event streams (GET .../events, v1 creates) one API key may hold open; more "
+                  "are answered 429")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str()
+      ->envname("DOCWRIGHT_EVENT_STREAMS_PER_KEY");
+  cmd->add_option("--event-heartbeat", o.event_heartbeat_s,
+                  "seconds after which an event stream with nothing to send sends a heartbeat")
+      ->check(CLI::Range(1, 300))
+      ->capture_default_str()
+      ->envname("DOCWRIGHT_EVENT_HEARTBEAT");
   cmd->add_option("--forwarded-header", o.forwarded_header,
                   "the header the trusted proxies name the client in: x-forwarded-for or "
                   "forwarded (RFC 7239); the other is ignored")
@@ -600,7 +613,10 @@ int RunServer(const Common& common, const ServeOptions& o, const AgentFactory& m
   if (!model.ok()) return Fail(model.status());
   AgentChoice agent = MakeNodeAgent(*model, make_agent);
   LateRunner runner;
-  EventStreams streams(**store, EventStreamOptions{});
+  EventStreams streams(
+      **store,
+      EventStreamOptions{.max_streams_per_key = static_cast<size_t>(o.http.event_streams_per_key),
+                         .heartbeat = std::chrono::seconds(o.http.event_heartbeat_s)});
   auto v1_models = ParseV1Models(o.http.v1_models);
   if (!v1_models.ok()) return Fail(v1_models.status());
   Api api(**store, ApiOptions{.default_model = model->model, .v1_models = std::move(*v1_models)},

@@ -4,7 +4,11 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <mutex>
+#include <set>
 #include <thread>
+
+#include <sys/socket.h>
 
 namespace docwright::testing {
 
@@ -19,8 +23,25 @@ struct LoopbackHttpServer::Impl {
   tcp::acceptor acceptor{ioc};
   std::atomic<bool> stopping{false};
   std::thread thread;
+  // Connections being served: shut down when the server goes, so a client
+  // that keeps one alive (curl does) cannot hold the destructor.
+  std::mutex mu;
+  std::set<int> open_fds;
 
   void Serve(tcp::socket socket) {
+    {
+      std::lock_guard lock(mu);
+      if (stopping) return;
+      open_fds.insert(socket.native_handle());
+    }
+    struct Forget {
+      Impl* impl;
+      int fd;
+      ~Forget() {
+        std::lock_guard lock(impl->mu);
+        impl->open_fds.erase(fd);
+      }
+    } forget{this, socket.native_handle()};
     beast::flat_buffer buffer;
     for (;;) {
       http::request_parser<http::string_body> parser;
@@ -69,7 +90,11 @@ LoopbackHttpServer::LoopbackHttpServer(Handler handler) : impl_(std::make_unique
 }
 
 LoopbackHttpServer::~LoopbackHttpServer() {
-  impl_->stopping = true;
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->stopping = true;
+    for (int fd : impl_->open_fds) ::shutdown(fd, SHUT_RDWR);
+  }
   beast::error_code ec;
   // Wake the blocking accept with a connection of our own.
   tcp::socket poke(impl_->ioc);
