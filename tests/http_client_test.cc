@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "fakes/scripted_http_server.h"
+#include "support/loopback_http_server.h"
 
 namespace docwright::http {
 namespace {
@@ -172,6 +173,126 @@ TEST(HttpClient, NetworkFailuresTimeoutsAndHugeBodiesAreClearErrors) {
   ASSERT_FALSE(b.ok());
   EXPECT_NE(b.status().message().find("larger than 1000 bytes"), std::string::npos);
   EXPECT_TRUE(none.waits.empty()) << "a body too large is not transient";
+}
+
+using Clock = std::chrono::steady_clock;
+using testing::LoopbackHttpServer;
+using testing::LoopbackRequest;
+using testing::LoopbackResponse;
+
+// A server answering every request with a stream of `pieces`.
+LoopbackHttpServer StreamingServer(std::vector<LoopbackResponse::Piece> pieces,
+                                   bool broken = false) {
+  return LoopbackHttpServer([pieces, broken](const LoopbackRequest&) {
+    LoopbackResponse r;
+    r.headers = {{"Content-Type", "text/event-stream"}};
+    r.stream = pieces;
+    r.broken = broken;
+    return r;
+  });
+}
+
+TEST(HttpClient, AStreamedBodyIsHandedOverPieceByPieceAsItArrives) {
+  LoopbackHttpServer server = StreamingServer(
+      {{milliseconds(0), "one"}, {milliseconds(300), "two"}, {milliseconds(300), "three"}});
+  Client client;
+  Request r{"GET", server.Url("/events")};
+  r.timeout = milliseconds(0);  // no limit on the whole exchange
+  std::string got;
+  std::vector<Clock::time_point> when;
+  r.on_body = [&](std::string_view piece) {
+    got.append(piece);
+    when.push_back(Clock::now());
+    return true;
+  };
+  auto reply = client.Send(r);
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  EXPECT_EQ(reply->status, 200);
+  EXPECT_EQ(reply->Header("content-type"), "text/event-stream");
+  EXPECT_EQ(got, "onetwothree");
+  EXPECT_TRUE(reply->body.empty()) << "handed over, not collected";
+  ASSERT_GE(when.size(), 3u);
+  EXPECT_GE(when.back() - when.front(), milliseconds(500)) << "each piece as it came";
+}
+
+TEST(HttpClient, AStreamEndsCleanlyWhenTheCallerHasEnough) {
+  LoopbackHttpServer server =
+      StreamingServer({{milliseconds(0), "first"}, {std::chrono::minutes(10), "never"}});
+  Client client;
+  Request r{"GET", server.Url()};
+  r.timeout = milliseconds(0);
+  int pieces = 0;
+  r.on_body = [&](std::string_view) { return ++pieces < 1; };
+  auto start = Clock::now();
+  auto reply = client.Send(r);
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  EXPECT_EQ(reply->status, 200);
+  EXPECT_EQ(pieces, 1);
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5));
+}
+
+TEST(HttpClient, AStreamLivesAsLongAsBytesKeepComingAndNoLongerThanItsIdleTimeout) {
+  // A byte every 300 ms for 3 s, with a whole-exchange timeout of 0 and an
+  // idle timeout of 1 s: it lives to its end.
+  std::vector<LoopbackResponse::Piece> steady;
+  for (int i = 0; i < 10; ++i) steady.push_back({milliseconds(300), ":"});
+  LoopbackHttpServer lively = StreamingServer(steady);
+  Client client;
+  Request r{"GET", lively.Url()};
+  r.timeout = milliseconds(0);
+  r.idle_timeout = milliseconds(1000);
+  std::string got;
+  r.on_body = [&](std::string_view piece) {
+    got.append(piece);
+    return true;
+  };
+  auto reply = client.Send(r);
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  EXPECT_EQ(got, std::string(10, ':'));
+
+  // Silent after its first piece: Unavailable, within the idle timeout and
+  // libcurl's few seconds of averaging.
+  LoopbackHttpServer silent =
+      StreamingServer({{milliseconds(0), "hello"}, {std::chrono::minutes(10), "late"}});
+  Request quiet{"GET", silent.Url()};
+  quiet.timeout = milliseconds(0);
+  quiet.idle_timeout = milliseconds(1000);
+  quiet.on_body = [](std::string_view) { return true; };
+  auto start = Clock::now();
+  auto idle = client.Send(quiet);
+  ASSERT_FALSE(idle.ok());
+  EXPECT_EQ(idle.status().code(), Code::kUnavailable);
+  EXPECT_NE(idle.status().message().find("sent nothing for 1 s"), std::string::npos)
+      << idle.status().message();
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(10));
+}
+
+TEST(HttpClient, AStreamThatBreaksOffIsUnavailableAndAnErrorReplyIsCollected) {
+  LoopbackHttpServer broken = StreamingServer({{milliseconds(0), "partial"}}, /*broken=*/true);
+  Client client;
+  Request r{"GET", broken.Url()};
+  r.timeout = milliseconds(0);
+  std::string got;
+  r.on_body = [&](std::string_view piece) {
+    got.append(piece);
+    return true;
+  };
+  auto reply = client.Send(r);
+  ASSERT_FALSE(reply.ok());
+  EXPECT_EQ(reply.status().code(), Code::kUnavailable);
+  EXPECT_NE(reply.status().message().find("broke off"), std::string::npos)
+      << reply.status().message();
+  EXPECT_EQ(got, "partial");
+
+  ScriptedHttpServer refusing({{404, {}, "{\"error\":\"job not found\"}"}});
+  Request missing{"GET", refusing.Url()};
+  bool streamed = false;
+  missing.on_body = [&](std::string_view) { return streamed = true; };
+  auto answer = client.Send(missing);
+  ASSERT_TRUE(answer.ok()) << answer.status().message();
+  EXPECT_EQ(answer->status, 404);
+  EXPECT_EQ(answer->body, "{\"error\":\"job not found\"}");
+  EXPECT_FALSE(streamed) << "only a 2xx body is streamed";
 }
 
 TEST(HttpClient, RetryAfterParsingAndDelayBounds) {

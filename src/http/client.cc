@@ -28,10 +28,18 @@ struct Sink {
   size_t limit;
   bool truncate = false;
   bool overflow = false;
+  const int* status = nullptr;  // of the response whose body arrives
+  const std::function<bool(std::string_view)>* on_body = nullptr;
+  bool stopped = false;  // on_body asked to end the exchange
 };
 
 size_t CollectBody(char* data, size_t size, size_t n, void* out) {
   auto* sink = static_cast<Sink*>(out);
+  if (sink->on_body && *sink->status >= 200 && *sink->status < 300) {
+    if ((*sink->on_body)(std::string_view(data, size * n))) return size * n;
+    sink->stopped = true;
+    return 0;  // aborts the transfer
+  }
   if (sink->body->size() + size * n > sink->limit) {
     sink->overflow = true;
     if (sink->truncate) sink->body->append(data, sink->limit - sink->body->size());
@@ -41,10 +49,25 @@ size_t CollectBody(char* data, size_t size, size_t n, void* out) {
   return size * n;
 }
 
+struct HeaderSink {
+  std::map<std::string, std::string>* headers;
+  int status = 0;  // of the last status line
+};
+
 size_t CollectHeader(char* data, size_t size, size_t n, void* out) {
-  auto* headers = static_cast<std::map<std::string, std::string>*>(out);
+  auto* sink = static_cast<HeaderSink*>(out);
+  auto* headers = sink->headers;
   std::string line(data, size * n);
-  if (line.starts_with("HTTP/")) headers->clear();  // a new response (after 100, redirects)
+  if (line.starts_with("HTTP/")) {  // a new response (after 100, redirects)
+    headers->clear();
+    size_t space = line.find(' ');
+    sink->status = 0;
+    for (size_t i = space + 1; space != std::string::npos && i < line.size() && i < space + 4;
+         ++i) {
+      if (line[i] < '0' || line[i] > '9') break;
+      sink->status = sink->status * 10 + (line[i] - '0');
+    }
+  }
   size_t colon = line.find(':');
   if (colon == std::string::npos) return size * n;
   std::string name = line.substr(0, colon);
@@ -200,7 +223,12 @@ Result<Response> Client::Send(const Request& request) {
     headers.reset(l);
   }
   Response response;
+  HeaderSink header_sink{&response.headers};
   Sink sink{&response.body, request.max_response_bytes, request.truncate_response};
+  if (request.on_body) {
+    sink.status = &header_sink.status;
+    sink.on_body = &request.on_body;
+  }
   curl_easy_setopt(c, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
@@ -212,7 +240,15 @@ Result<Response> Client::Send(const Request& request) {
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, CollectBody);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, CollectHeader);
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, &response.headers);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, &header_sink);
+  if (request.idle_timeout.count() > 0) {
+    // Under a byte a second for this many seconds: nothing but, at most, a
+    // stray heartbeat arrived.
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(
+        c, CURLOPT_LOW_SPEED_TIME,
+        static_cast<long>(std::max<int64_t>(1, (request.idle_timeout.count() + 999) / 1000)));
+  }
   if (!request.body.empty() || request.method == "POST" || request.method == "PUT" ||
       request.method == "PATCH") {
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, request.body.data());
@@ -236,6 +272,10 @@ Result<Response> Client::Send(const Request& request) {
   if (rc == CURLE_ABORTED_BY_CALLBACK) {
     return Status::Unavailable("the request to " + Origin(request.url) + " was cancelled");
   }
+  if (sink.stopped) {  // the caller has what it wanted
+    response.status = header_sink.status;
+    return response;
+  }
   if (sink.overflow && request.truncate_response) {
     long status = 0;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
@@ -249,6 +289,17 @@ Result<Response> Client::Send(const Request& request) {
   if (rc != CURLE_OK && !refused.empty()) {
     return Status::Unavailable("refused to connect to " + Origin(request.url) + ": " + refused +
                                " is a private address");
+  }
+  if (rc == CURLE_OPERATION_TIMEDOUT && request.idle_timeout.count() > 0 &&
+      header_sink.status != 0) {
+    std::string idle = std::to_string((request.idle_timeout.count() + 999) / 1000) + " s";
+    return Status::Unavailable(
+        Origin(request.url) + " sent nothing for " + idle +
+        (request.timeout.count() > 0 ? ", or took longer than the exchange may" : ""));
+  }
+  if (rc != CURLE_OK && header_sink.status != 0) {  // it answered, then broke off
+    return Status::Unavailable("the response from " + Origin(request.url) +
+                               " broke off: " + curl_easy_strerror(rc));
   }
   if (rc != CURLE_OK) {
     return Status::Unavailable("cannot reach " + Origin(request.url) + ": " +

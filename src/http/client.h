@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -22,8 +23,17 @@ struct Request {
   std::string url;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
-  std::chrono::milliseconds timeout{30000};  // the whole exchange
+  // The whole exchange; 0 for no limit (for a stream that lasts, with
+  // idle_timeout to notice a peer gone silent).
+  std::chrono::milliseconds timeout{30000};
   std::chrono::milliseconds connect_timeout{10000};
+  // Unavailable when nothing arrived for about this long once connected (0: no
+  // such limit). Measured in whole seconds, by libcurl's average over its last
+  // few seconds, so it may fire up to about 5 s later than asked: a stream
+  // whose server sends a heartbeat every 15 s takes 45 s here.
+  std::chrono::milliseconds idle_timeout{0};
+  // The body collected in Response::body; over it, see truncate_response. Not
+  // applied to a body handed to on_body.
   size_t max_response_bytes = 64u << 20;
   // A body over max_response_bytes: false, the request fails (Internal); true,
   // the reply is kept with its body cut at max_response_bytes (the rest is not
@@ -35,6 +45,13 @@ struct Request {
   // Only connect (TCP, and TLS for https): whether anything answers there, with
   // nothing sent. The response is empty, status 0.
   bool connect_only = false;
+  // Streaming: a 2xx response's body is handed over piece by piece as it
+  // arrives, instead of being collected (Response::body stays empty); called on
+  // the thread of Send. Returning false ends the exchange cleanly: Send then
+  // returns the Response, as when the server ends the body. A reply of any
+  // other status is collected as usual, for its error message. A stream is
+  // sent once: not through SendWithRetries, which would hand a piece over twice.
+  std::function<bool(std::string_view piece)> on_body;
 };
 
 struct Response {

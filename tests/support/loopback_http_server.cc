@@ -4,6 +4,8 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <chrono>
+#include <cstdio>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -27,6 +29,29 @@ struct LoopbackHttpServer::Impl {
   // that keeps one alive (curl does) cannot hold the destructor.
   std::mutex mu;
   std::set<int> open_fds;
+
+  // Writes `out` as a chunked stream, piece by piece.
+  void Stream(tcp::socket& socket, const LoopbackResponse& out) {
+    std::string head = "HTTP/1.1 " + std::to_string(out.status) + " " +
+                       std::string(http::obsolete_reason(static_cast<http::status>(out.status))) +
+                       "\r\n";
+    for (const auto& [k, v] : out.headers) head += k + ": " + v + "\r\n";
+    head += "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+    beast::error_code ec;
+    net::write(socket, net::buffer(head), ec);
+    for (const LoopbackResponse::Piece& piece : out.stream) {
+      auto until = std::chrono::steady_clock::now() + piece.delay;
+      while (!stopping && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      if (ec || piece.bytes.empty()) continue;
+      char size[32];
+      std::snprintf(size, sizeof size, "%zx\r\n", piece.bytes.size());
+      net::write(socket, net::buffer(std::string(size) + piece.bytes + "\r\n"), ec);
+    }
+    if (!ec && !out.broken) net::write(socket, net::buffer(std::string("0\r\n\r\n")), ec);
+    socket.shutdown(tcp::socket::shutdown_both, ec);
+  }
 
   void Serve(tcp::socket socket) {
     {
@@ -58,6 +83,7 @@ struct LoopbackHttpServer::Impl {
         in.headers[name] = std::string(f.value());
       }
       LoopbackResponse out = handler(in);
+      if (!out.stream.empty()) return Stream(socket, out);
       http::response<http::string_body> res{static_cast<http::status>(out.status), 11};
       for (auto& [k, v] : out.headers) res.set(k, v);
       res.body() = std::move(out.body);

@@ -3,6 +3,7 @@
 // such functions.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -23,6 +24,17 @@ struct LoopbackResponse {
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
   bool close = false;  // close the connection after this response
+  // Instead of `body`: a body sent in pieces as a stream, with chunked transfer
+  // coding, each piece after its delay (cut short when the server stops; a
+  // piece without bytes is only a pause); the
+  // connection then closes, after the last chunk unless `broken` (a stream that
+  // breaks off).
+  struct Piece {
+    std::chrono::milliseconds delay{0};
+    std::string bytes;
+  };
+  std::vector<Piece> stream;
+  bool broken = false;
 };
 
 class LoopbackHttpServer {
