@@ -3,10 +3,10 @@
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "cli/job_follow.h"
 #include "client/api_client.h"
 #include "core/ids.h"
 #include "core/text.h"
@@ -31,6 +31,7 @@ struct JobOptions {
   int limit = 20;
   bool draft = false;
   bool wait = false;
+  bool follow = false;
   bool json = false;
   double timeout_s = 3600;
   int interval_ms = 1000;
@@ -226,6 +227,12 @@ std::string MessagesPath(const JobOptions& o, const std::string& cursor) {
          (cursor.empty() ? "" : "?cursor=" + PercentEncode(cursor));
 }
 
+// What `job follow` is given, for job `id`.
+FollowOptions Following(const JobOptions& o, const std::string& id) {
+  return FollowOptions{
+      .project = o.project, .job_id = id, .json = o.json, .timeout_s = o.timeout_s};
+}
+
 int CreateJob(ApiClient& client, const JobOptions& o) {
   auto prompt = ReadPrompt(o);
   if (!prompt.ok()) return Error(prompt.status().message());
@@ -238,6 +245,14 @@ int CreateJob(ApiClient& client, const JobOptions& o) {
   Json created = Json::parse(r->body, nullptr, false);
   std::string id = created.value("id", "");
   if (o.wait) return Wait(client, o, id);
+  if (o.follow) {
+    // The job.created event carries the job: --json prints it there.
+    if (!o.json) {
+      std::cout << "Created job " << id << " on branch " << created["source"].value("ref", "")
+                << ".\n";
+    }
+    return FollowJob(client, Following(o, id));
+  }
   if (o.json) {
     std::cout << r->body << "\n";
   } else {
@@ -254,8 +269,12 @@ void AddCreateCommand(CLI::App* job, std::function<int()>& action, const JobOpti
   create->add_option("--model", o->model, "model for this job (default: the project's)");
   create->add_flag("--draft", o->draft, "ask for a draft pull request");
   AddIdempotencyKey(create, *o);
-  create->add_flag("--wait", o->wait, "wait until the job ends and print it");
-  create->add_flag("--json", o->json, "print the job as JSON");
+  auto* wait = create->add_flag("--wait", o->wait, "wait until the job ends and print it");
+  create
+      ->add_flag("--follow", o->follow,
+                 "print the job's events as they happen until it ends, as `job follow`")
+      ->excludes(wait);
+  create->add_flag("--json", o->json, "print the job as JSON (with --follow: each event)");
   AddWaitFlags(create, *o);
   create->callback([&action, o] { action = WithClient(o, CreateJob); });
 }
@@ -320,67 +339,20 @@ void AddWaitCommand(CLI::App* job, std::function<int()>& action, const JobOption
   });
 }
 
-// Prints each turn of the job once it has ended (its steps are recorded then),
-// and each turn's start. `printed` holds each message's turn state when last
-// printed. Returns 0, or the exit code of a failed read.
-int PrintNewTurns(ApiClient& client, const JobOptions& o, std::map<int, std::string>& printed) {
-  std::string cursor;
-  for (int pages = 0; pages < 1000; ++pages) {
-    int code = 1;
-    auto page = GetJson(client, MessagesPath(o, cursor), &code);
-    if (!page.ok()) return code;
-    for (const Json& m : (*page)["messages"]) {
-      int seq = m.value("seq", 0);
-      std::string state = Field(m.contains("turn") ? m["turn"] : Json(), "state");
-      if (printed[seq] == state) continue;
-      bool ended = state != "queued" && state != "running";
-      if (ended) {
-        PrintMessage(m);
-      } else if (state == "running") {
-        std::cout << "#" << seq << " running  " << OneLogLine(Field(m, "prompt"), 200) << "\n";
-      }
-      printed[seq] = state;
-    }
-    cursor = Field(*page, "nextCursor");
-    if (cursor == "-") break;
-  }
-  return 0;
-}
-
-int FollowJob(ApiClient& client, const JobOptions& o) {
-  auto deadline = std::chrono::steady_clock::now() +
-                  std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
-  std::string last_status;
-  std::map<int, std::string> printed;
-  for (;;) {
-    int code = 1;
-    auto job = GetJson(client, JobPath(o, "/" + PercentEncode(o.job_id)), &code);
-    if (!job.ok()) return code;
-    std::string status = Field(*job, "status");
-    if (status != last_status) {
-      std::cout << "status: " << status
-                << (Field(*job, "prLink") != "-" ? "  " + Field(*job, "prLink") : "") << "\n";
-      last_status = status;
-    }
-    if (int failed = PrintNewTurns(client, o, printed); failed != 0) return failed;
-    std::cout.flush();
-    if (IsTerminal(*job)) return status == "failed" ? 1 : 0;
-    if (std::chrono::steady_clock::now() >= deadline) {
-      return Error("timed out following job " + o.job_id);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::clamp(o.interval_ms, 50, 60000)));
-  }
-}
-
 void AddFollowCommand(CLI::App* job, std::function<int()>& action, const JobOptionsPtr& o) {
   auto* follow = job->add_subcommand(
       "follow",
-      "print a job's status changes and its turns' steps as they are recorded, until it ends; "
-      "exit 1 if it failed");
+      "print a job's events as they happen (a progress line on a terminal, a line per event "
+      "otherwise), from its first, until it ends; exit 1 if it failed");
   AddConnection(follow, *o);
   follow->add_option("JOB_ID", o->job_id, "job id")->required();
+  follow->add_flag("--json", o->json, "print each event as JSON, one a line");
   AddWaitFlags(follow, *o);
-  follow->callback([&action, o] { action = WithClient(o, FollowJob); });
+  follow->callback([&action, o] {
+    action = WithClient(o, [](ApiClient& client, const JobOptions& o) {
+      return FollowJob(client, Following(o, o.job_id));
+    });
+  });
 }
 
 int PrintTranscript(ApiClient& client, const JobOptions& o) {

@@ -58,4 +58,48 @@ Result<http::Response> ApiClient::Post(const std::string& path, const std::strin
   }
 }
 
+EventStreamEnd ApiClient::Stream(const std::string& path, const std::string& last_event_id,
+                                 const std::function<bool(const ServerSentEvent&)>& on_event,
+                                 const std::function<bool()>& cancelled) {
+  http::Request r = Make("GET", path);
+  r.headers = {{"Authorization", "Bearer " + key_},
+               {"Accept", "text/event-stream"},
+               {"Cache-Control", "no-cache"}};
+  // An id holds no line break or NUL (the parser's lines and its rule), so it
+  // cannot end the header.
+  if (!last_event_id.empty()) r.headers.emplace_back("Last-Event-ID", last_event_id);
+  r.timeout = std::chrono::milliseconds(0);  // a stream lasts: the idle timeout watches it
+  r.idle_timeout = kStreamIdle;
+  r.max_response_bytes = 64u << 10;  // an error's body
+  r.cancelled = cancelled;
+  SseParser parser;
+  Status malformed;
+  bool stopped = false;
+  r.on_body = [&](std::string_view piece) {
+    Status s = parser.Feed(piece, [&](const ServerSentEvent& event) {
+      stopped = !on_event(event);
+      return !stopped;
+    });
+    if (!s.ok()) malformed = s;
+    return s.ok() && !stopped;
+  };
+  auto reply = client_.Send(r);
+  EventStreamEnd end;
+  end.last_event_id = parser.last_event_id().empty() ? last_event_id : parser.last_event_id();
+  end.retry = parser.retry();
+  if (!malformed.ok()) {
+    end.status = malformed;
+  } else if (!reply.ok()) {
+    end.status = reply.status();
+  } else {
+    end.response = std::move(*reply);
+    const std::string type = end.response.Header("content-type");
+    if (end.response.status / 100 == 2 && !type.starts_with("text/event-stream")) {
+      end.status = Status::Internal("the server's answer is not an event stream (" +
+                                    (type.empty() ? std::string("no type") : type) + ")");
+    }
+  }
+  return end;
+}
+
 }  // namespace docwright
