@@ -118,9 +118,9 @@ TEST_F(CliTest, JobClientListsFollowsArchivesAndFindsJobsById) {
   std::string failing =
       job({"job", "create", "--prompt", "[sleep 300] [fail no luck]"}, 0).LastLine();
   CommandResult followed = job({"job", "follow", failing, "--interval", "50"}, 1);
-  EXPECT_NE(followed.out.find("status: active"), std::string::npos) << followed.out;
+  EXPECT_NE(followed.out.find(" job.created "), std::string::npos) << followed.out;
   EXPECT_NE(followed.out.find("error: no luck"), std::string::npos) << followed.out;
-  EXPECT_NE(followed.out.find("status: failed"), std::string::npos) << followed.out;
+  EXPECT_NE(followed.out.find("job.failed status: failed"), std::string::npos) << followed.out;
 
   // stop: nothing runs now, so there is nothing to stop.
   CommandResult idle = job({"job", "stop", second}, 1);
