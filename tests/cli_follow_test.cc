@@ -3,6 +3,7 @@
 // the stream.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <mutex>
 #include <regex>
 #include <sstream>
@@ -80,7 +81,7 @@ TEST_F(CliFollowTest, PrintsTheJobsEventsInOrderAndExitsAsTheJobEnded) {
   EXPECT_EQ(EventTypes(failed.out),
             (std::vector<std::string>{"job.created", "turn.started", "turn.ended", "job.failed"}))
       << failed.out;
-  EXPECT_NE(failed.out.find("#1 failed  error: no luck"), std::string::npos) << failed.out;
+  EXPECT_NE(failed.out.find("error: no luck"), std::string::npos) << failed.out;
 
   // An unknown job is an error at once, not retried.
   CommandResult unknown = Job({"job", "follow", "019a8f3e-5c2b-7d41-9a6e-3f0c2b8d4e71"}, 1);
@@ -113,49 +114,49 @@ TEST_F(CliFollowTest, AnEarlierEndOfTheJobDoesNotEndTheFollowAfterAFollowUp) {
   EXPECT_EQ(json::parse(lines.back())["type"], "job.completed");
 }
 
-TEST_F(CliFollowTest, TextFromTheJobReachesTheOutputWithoutControlCharacters) {
-  // Escape sequences (clear the screen, colours, a title, CSI in its C1 form),
-  // a bell and a line break in the prompt and in the model's summary.
-  const std::string hostile =
-      "\x1b[2J\x1b[31mred\x07 \xc2\x9b"
-      "5m\r\nforged line";
+TEST_F(CliFollowTest, LineBreaksInThePromptStartNoLine) {
+  // The API takes tabs and line breaks in a prompt (and no other control
+  // character); the model's text is tried below.
+  const std::string text = "Fix it\r\nforged line\tand a tab\rforged too";
   CommandResult created = Job(
-      {"job", "create", "--prompt", hostile + " [summary " + hostile + "] [nochange]", "--follow"},
-      0);
+      {"job", "create", "--prompt", text + " [summary " + text + "] [nochange]", "--follow"}, 0);
   ExpectNoControlCharacters(created.out);
-  EXPECT_NE(created.out.find("red"), std::string::npos) << "the text is kept, made harmless";
+  EXPECT_NE(created.out.find("forged line and a tab forged too"), std::string::npos) << created.out;
   for (const std::string& line : Lines(created.out)) {
-    EXPECT_FALSE(line.starts_with("forged line")) << "a line break in the text starts no line";
+    EXPECT_FALSE(line.starts_with("forged")) << "a line break in the text starts no line";
   }
 }
 
-// A server that drops the stream after two events, and checks that the client
-// resumes after the second one.
-TEST(CliFollowResume, ResumesAfterADroppedConnectionWithLastEventId) {
-  const std::string project = "019a8f3e-0000-7000-8000-000000000001";
-  const std::string job = "019a8f3e-0000-7000-8000-000000000002";
-  const std::string updated = "2026-01-02T03:04:05.678Z";
-  auto event = [&](int seq, const std::string& type, json data) {
-    json e = {{"id", job + "." + std::to_string(seq)},
-              {"type", type},
-              {"version", 1},
-              {"timestamp", "2026-01-02T03:04:0" + std::to_string(seq) + ".000Z"},
-              {"jobId", job},
-              {"projectId", project},
-              {"sequence", seq},
-              {"data", data}};
-    return "id: " + std::to_string(seq) + "\nevent: " + type + "\ndata: " + e.dump() + "\n\n";
-  };
-  json the_job = {
-      {"id", job}, {"status", "completed"}, {"updatedAt", updated}, {"prLink", nullptr}};
-  std::mutex mu;
-  std::vector<std::string> resumed_after;  // the Last-Event-ID of each stream opened
+// A job of a fake server, and its events as the server frames them.
+const std::string kProject = "019a8f3e-0000-7000-8000-000000000001";
+const std::string kJob = "019a8f3e-0000-7000-8000-000000000002";
+const json kTheJob = {{"id", kJob},
+                      {"status", "completed"},
+                      {"updatedAt", "2026-01-02T03:04:05.678Z"},
+                      {"prLink", nullptr},
+                      {"error", nullptr}};
+
+std::string Event(int seq, const std::string& type, const json& data) {
+  json e = {{"id", kJob + "." + std::to_string(seq)},
+            {"type", type},
+            {"version", 1},
+            {"timestamp", "2026-01-02T03:04:0" + std::to_string(seq) + ".000Z"},
+            {"jobId", kJob},
+            {"projectId", kProject},
+            {"sequence", seq},
+            {"data", data}};
+  return "id: " + std::to_string(seq) + "\nevent: " + type + "\ndata: " + e.dump() + "\n\n";
+}
+
+// `job follow` of kJob against a server that answers a GET of the job with
+// kTheJob and opens each stream with `stream` (given the Last-Event-ID).
+CommandResult FollowFake(const std::function<LoopbackResponse(const std::string&)>& stream) {
   LoopbackHttpServer server([&](const LoopbackRequest& req) {
     LoopbackResponse r;
-    const std::string base = "/v2/agent/" + project + "/job/" + job;
+    const std::string base = "/v2/agent/" + kProject + "/job/" + kJob;
     if (req.target == base) {
       r.headers = {{"Content-Type", "application/json"}};
-      r.body = the_job.dump();
+      r.body = kTheJob.dump();
       return r;
     }
     if (req.target != base + "/events") {
@@ -164,28 +165,82 @@ TEST(CliFollowResume, ResumesAfterADroppedConnectionWithLastEventId) {
       return r;
     }
     auto it = req.headers.find("last-event-id");
-    std::string after = it == req.headers.end() ? "" : it->second;
+    return stream(it == req.headers.end() ? "" : it->second);
+  });
+  return RunCommand(kScripted, {"job", "follow", kJob, "--url", server.Url(""), "--key", "dw_test",
+                                "--project", kProject, "--timeout", "20"});
+}
+
+// What a model says (and a repository holds) may be anything: escape sequences
+// (clear the screen, colours, a window title, CSI in its C1 form), a bell, DEL,
+// line breaks. None of it reaches the output as a control character.
+TEST(CliFollowFake, TextFromTheModelReachesTheOutputWithoutControlCharacters) {
+  const std::string hostile =
+      "\x1b[2J\x1b[31mred\x07 \x1b]0;title\x07 \xc2\x9b"
+      "5m\x7f\r\nforged line";
+  json failed = kTheJob;
+  failed["status"] = "failed";
+  failed["error"] = hostile;
+  json step = {{"type", "tool"},
+               {"tool", hostile},
+               {"arguments", hostile},
+               {"result", hostile},
+               {"isError", true}};
+  json ended = {{"seq", 1},
+                {"outcome", "failed"},
+                {"summary", hostile},
+                {"error", hostile},
+                {"usage", json::object()}};
+  CommandResult r = FollowFake([&](const std::string&) {
+    LoopbackResponse res;
+    res.headers = {{"Content-Type", "text/event-stream"}};
+    res.stream = {
+        {milliseconds(0), Event(1, "job.created", {{"job", kTheJob}, {"prompt", hostile}})},
+        {milliseconds(0),
+         Event(2, "turn.step", {{"seq", 1}, {"attempt", 1}, {"index", 1}, {"step", step}})},
+        {milliseconds(0), Event(3, "turn.ended", ended)},
+        {milliseconds(0), Event(4, "x", {{"x", hostile}})},  // a type this client does not know
+        {milliseconds(0), Event(5, "job.failed", {{"job", failed}})},
+        {std::chrono::seconds(30), ""}};
+    return res;
+  });
+  // The job read back (kTheJob) changed no later than the event: it ends there.
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  ExpectNoControlCharacters(r.out);
+  ExpectNoControlCharacters(r.err);
+  EXPECT_NE(r.out.find("red"), std::string::npos) << "the text is kept, made harmless";
+  for (const std::string& line : Lines(r.out)) {
+    EXPECT_FALSE(line.starts_with("forged line")) << "a line break in the text starts no line";
+    EXPECT_LE(line.size(), 400u);
+  }
+}
+
+// A server that drops the stream after two events, and checks that the client
+// resumes after the second one.
+TEST(CliFollowFake, ResumesAfterADroppedConnectionWithLastEventId) {
+  std::mutex mu;
+  std::vector<std::string> resumed_after;  // the Last-Event-ID of each stream opened
+  CommandResult r = FollowFake([&](const std::string& after) {
     {
       std::lock_guard lock(mu);
       resumed_after.push_back(after);
     }
-    r.headers = {{"Content-Type", "text/event-stream"}};
+    LoopbackResponse res;
+    res.headers = {{"Content-Type", "text/event-stream"}};
     if (after.empty()) {
       // Two events, then the connection drops in the middle of the third.
-      r.stream = {{milliseconds(0), "retry: 100\n\n"},
-                  {milliseconds(0), event(1, "job.created", {{"job", the_job}, {"prompt", "p"}})},
-                  {milliseconds(50), event(2, "turn.started", {{"seq", 1}, {"attempt", 1}})},
-                  {milliseconds(50), "id: 3\nevent: turn.ended\ndata: {\"cut"}};
-      r.broken = true;
+      res.stream = {{milliseconds(0), "retry: 100\n\n"},
+                    {milliseconds(0), Event(1, "job.created", {{"job", kTheJob}, {"prompt", "p"}})},
+                    {milliseconds(50), Event(2, "turn.started", {{"seq", 1}, {"attempt", 1}})},
+                    {milliseconds(50), "id: 3\nevent: turn.ended\ndata: {\"cut"}};
+      res.broken = true;
     } else {
-      r.stream = {{milliseconds(0), ": keep-alive\n\n"},
-                  {milliseconds(0), event(3, "job.completed", {{"job", the_job}})},
-                  {std::chrono::seconds(30), ""}};  // stays open: the client ends it
+      res.stream = {{milliseconds(0), ": keep-alive\n\n"},
+                    {milliseconds(0), Event(3, "job.completed", {{"job", kTheJob}})},
+                    {std::chrono::seconds(30), ""}};  // stays open: the client ends it
     }
-    return r;
+    return res;
   });
-  CommandResult r = RunCommand(kScripted, {"job", "follow", job, "--url", server.Url(""), "--key",
-                                           "dw_test", "--project", project, "--timeout", "20"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(EventTypes(r.out),
             (std::vector<std::string>{"job.created", "turn.started", "job.completed"}))

@@ -21,7 +21,7 @@ using Clock = std::chrono::steady_clock;
 
 // Attempts in a row that brought no event before following gives up.
 constexpr int kMaxFailures = 8;
-constexpr size_t kMaxLine = 400;  // bytes of a plain line
+constexpr size_t kMaxLine = 397;  // bytes of a plain line, before "..." when cut
 
 // Text from the job (a prompt, the model's output, a repository's text) made
 // safe for a terminal and a log: one line of well-formed UTF-8 without C0 or
