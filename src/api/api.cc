@@ -11,6 +11,7 @@
 
 #include "api/call.h"
 #include "api/etag.h"
+#include "api/openapi.h"
 #include "api/pull_request_page.h"
 #include "api/request_body.h"
 #include "api/request_target.h"
@@ -119,6 +120,12 @@ std::span<const Api::Route> Api::Routes() {
        .needs_key = false,
        .quick = true,
        .serve = &Api::Health},
+      // The API's own OpenAPI document (docs/openapi.json), for client generators.
+      {.method = "GET",
+       .pattern = "/openapi.json",
+       .needs_key = false,
+       .quick = true,
+       .serve = &Api::OpenApiDocument},
       {.method = "GET",
        .pattern = "/pulls/{id}",
        .needs_key = false,
@@ -367,6 +374,21 @@ HttpResponse Api::Health(const Call& call, HttpRequest& req) {
   Status s = store_.Ping();
   if (!s.ok()) return ErrorResponse(503, "the store is unavailable", "unavailable");
   return HealthResponse();
+}
+
+HttpResponse Api::OpenApiDocument(const Call& call, HttpRequest& req) {
+  // The document changes only with the binary: a client revalidates after a
+  // few minutes, and gets a 304 while it is the same.
+  static const std::string kTag = EntityTag(OpenApiJson());
+  HttpResponse r;
+  r.headers.emplace_back("ETag", kTag);
+  r.headers.emplace_back("Cache-Control", "public, max-age=300");
+  if (!req.if_none_match.empty() && IfNoneMatchMatches(req.if_none_match, kTag)) {
+    r.status = 304;
+    return r;
+  }
+  r.body = std::string(OpenApiJson());
+  return r;
 }
 
 HttpResponse Api::PullRequestPage(const Call& call, HttpRequest& req) {

@@ -66,6 +66,7 @@ class Api {
 
   // One per route, in Routes().
   HttpResponse Health(const Call& call, HttpRequest& request);
+  HttpResponse OpenApiDocument(const Call& call, HttpRequest& request);
   HttpResponse PullRequestPage(const Call& call, HttpRequest& request);
   HttpResponse CreateJob(const Call& call, HttpRequest& request);
   HttpResponse ListJobs(const Call& call, HttpRequest& request);
