@@ -116,7 +116,10 @@ HttpResult HttpClient::Send(const std::string& method, const std::string& target
       continue;
     }
     HttpResult r = impl_->Read(method == "HEAD");
-    if (r.status != 0 || attempt == 1) return r;
+    if (r.status != 0 || attempt == 1) {
+      if (check_) check_(method, target, r);
+      return r;
+    }
   }
   return {};
 }
@@ -127,7 +130,9 @@ HttpResult HttpClient::SendRaw(const std::string& bytes) {
   beast::error_code ec;
   net::write(impl_->stream->socket(), net::buffer(bytes), ec);
   if (ec) return {};
-  return impl_->Read();
+  HttpResult r = impl_->Read();
+  if (check_) check_("", bytes, r);
+  return r;
 }
 
 }  // namespace docwright::testing

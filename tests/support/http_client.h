@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -39,6 +40,12 @@ class HttpClient {
                   const std::vector<std::pair<std::string, std::string>>& headers = {});
   // Writes `bytes` as they are on a fresh connection and reads one response.
   HttpResult SendRaw(const std::string& bytes);
+  // Called with every answer Send and SendRaw receive (SendRaw's with an empty
+  // method, and the raw bytes as its target), on the calling thread: the
+  // service's tests check each answer against the API's document with it.
+  using ResponseCheck = std::function<void(const std::string& method, const std::string& target,
+                                           const HttpResult& response)>;
+  void SetResponseCheck(ResponseCheck check) { check_ = std::move(check); }
   // How many TCP connections this client has opened.
   int connections_opened() const { return connections_; }
 
@@ -46,6 +53,7 @@ class HttpClient {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   int connections_ = 0;
+  ResponseCheck check_;
 };
 
 }  // namespace docwright::testing

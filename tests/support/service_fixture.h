@@ -15,6 +15,7 @@
 #include "store/sqlite_store.h"
 #include "support/git_repo.h"
 #include "support/http_client.h"
+#include "support/openapi_conformance.h"
 #include "support/secrets.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
@@ -73,6 +74,21 @@ class ServiceTest : public ::testing::Test {
     server_ = std::make_unique<ServerProcess>(binary, dir_.path(), std::move(args), std::move(env));
     ASSERT_TRUE(server_->Start()) << server_->Log();
     client_ = std::make_unique<HttpClient>(server_->port());
+    client_->SetResponseCheck(CheckAgainstOpenApi);
+  }
+
+  // Every answer the service gives this fixture's client (Get, Post, and the
+  // tests' own client_->Send and SendRaw) is checked against docs/openapi.json:
+  // the operation's documented response for the status, or the error body for
+  // a route the document does not have. A client a test makes for itself can
+  // take the same check with SetResponseCheck.
+  static void CheckAgainstOpenApi(const std::string& method, const std::string& target,
+                                  const HttpResult& response) {
+    if (method.empty()) {
+      ExpectRawResponseConformsToOpenApi(target, response);
+    } else {
+      ExpectResponseConformsToOpenApi(method, target, response);
+    }
   }
 
   CommandResult Admin(std::vector<std::string> args, int expected_exit = 0) {
