@@ -4,6 +4,10 @@
 // published one); a v1 job is a job like any other, seen through v2 too.
 #include <gtest/gtest.h>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cctype>
 #include <fstream>
 
 #include "support/json_schema.h"
@@ -26,10 +30,46 @@ class ApiV1Test : public ServiceTest {
     return extra.dump();
   }
 
+  // POSTs a v1 create and reads its answer's status and headers only: the
+  // stream follows the job until it ends, and the connection is then dropped
+  // (the job goes on).
+  HttpResult PostHead(const std::string& target, const std::string& body) {
+    HttpResult out;
+    int fd = ConnectLoopback(server_->port(), std::chrono::seconds(30));
+    if (fd < 0) return out;
+    std::string request =
+        "POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + "Authorization: Bearer " + key_a_ +
+        "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+        "\r\n\r\n" + body;
+    ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+    std::string got;
+    char chunk[4096];
+    while (got.find("\r\n\r\n") == std::string::npos) {
+      ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
+      if (n <= 0) break;
+      got.append(chunk, static_cast<size_t>(n));
+    }
+    ::close(fd);
+    size_t end = got.find("\r\n\r\n");
+    if (end == std::string::npos || got.size() < 12) return out;
+    out.status = std::stoi(got.substr(9, 3));
+    for (size_t at = got.find("\r\n") + 2; at < end;) {
+      size_t eol = got.find("\r\n", at);
+      std::string line = got.substr(at, eol - at);
+      at = eol + 2;
+      size_t colon = line.find(':');
+      if (colon == std::string::npos) continue;
+      std::string name = line.substr(0, colon);
+      for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      out.headers[name] = line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+    return out;
+  }
+
   // Creates a job through v1; its id (the X-Session-Id header).
   std::string CreateV1(const std::string& body, const std::string& project = "") {
-    HttpResult r = Post(V1(project.empty() ? project_a_ : project) + "/job", body, key_a_);
-    EXPECT_EQ(r.status, 200) << r.body;
+    HttpResult r = PostHead(V1(project.empty() ? project_a_ : project) + "/job", body);
+    EXPECT_EQ(r.status, 200);
     return r.Header("x-session-id");
   }
 
@@ -90,6 +130,12 @@ TEST_F(ApiV1Test, ACreateStreamsTheJobAndTheJobIsSeenThroughBothVersions) {
   EXPECT_EQ(r.body.substr(0, 2), "2:");
   EXPECT_EQ(start[0]["sessionId"], id);
   EXPECT_EQ(start[0]["branch"], branch);
+  // The stream followed the job to its end: a step started and finished, and
+  // the message's finish is the last part.
+  EXPECT_NE(r.body.find("\nf:{\"messageId\""), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("\ne:{"), std::string::npos) << r.body;
+  size_t last = r.body.rfind('\n', r.body.size() - 2);
+  EXPECT_EQ(r.body.substr(last + 1), "d:{\"finishReason\":\"stop\"}\n") << r.body;
 
   json v2 = WaitForEnd(id);
   EXPECT_EQ(v2["status"], "completed");
@@ -176,9 +222,9 @@ TEST_F(ApiV1Test, ListingPagesWithSkipAndTake) {
 
 TEST_F(ApiV1Test, ANamedBranchIsWorkedOnAndHeldByOneActiveJob) {
   std::string gate = dir_ / "gate";
-  HttpResult r = Post(V1(project_a_) + "/job",
-                      Body("Start [await " + gate + "]", {{"branch", "docs/faq-update"}}), key_a_);
-  ASSERT_EQ(r.status, 200) << r.body;
+  HttpResult r = PostHead(V1(project_a_) + "/job",
+                          Body("Start [await " + gate + "]", {{"branch", "docs/faq-update"}}));
+  ASSERT_EQ(r.status, 200);
   EXPECT_EQ(r.Header("x-branch-name"), "docs/faq-update");
   std::string first = r.Header("x-session-id");
   ExpectError(Post(V1(project_a_) + "/job", Body("Again", {{"branch", "docs/faq-update"}}), key_a_),

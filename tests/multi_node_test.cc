@@ -15,6 +15,7 @@
 #include "support/postgres_database.h"
 #include "support/secrets.h"
 #include "support/service_fixture.h"
+#include "support/sse_reader.h"
 #include "support/test_tools.h"
 
 namespace docwright::testing {
@@ -282,6 +283,48 @@ TEST_F(MultiNodeTest, AnotherOrganisationsFirstJobWaitsForNoMoreThanOneTurnPerWo
 }
 
 // A password in the database URL reaches the server, never a log.
+// A job's events reach streams on every node as they are written on one, and
+// a stream dropped on one node resumes on another with nothing missed or
+// repeated.
+TEST_F(MultiNodeTest, EventStreamsFollowAJobAcrossNodesAndResumeOnAnother) {
+  auto a = StartNode("node-a", 0);  // the API only: the turn runs on b
+  auto b = StartNode("node-b", 1);
+  const std::string hold = dir_ / "hold";
+  HttpResult r = PostVia(*a, Jobs(project_a_), "[await " + hold + "] " + kInstruction);
+  ASSERT_EQ(r.status, 201) << r.body;
+  std::string id = r.Json()["id"];
+  const std::string events = Job(project_a_, id) + "/events";
+  const Headers auth = {{"Authorization", "Bearer " + key_a_}};
+
+  std::vector<SseEvent> first;
+  {
+    SseReader on_a(a->port(), events, auth);
+    ASSERT_EQ(on_a.status(), 200) << on_a.head();
+    // turn.started is written by b's claim: it reaches a's stream.
+    first = on_a.ReadUntilType("turn.started", milliseconds(30000));
+    ASSERT_EQ(first.size(), 2u);
+    EXPECT_EQ(first[1].type, "turn.started");
+  }  // the connection drops
+  std::ofstream(hold) << "go";
+  SseReader on_b(b->port(), events,
+                 {{"Authorization", "Bearer " + key_a_}, {"Last-Event-ID", first.back().id}});
+  ASSERT_EQ(on_b.status(), 200) << on_b.head();
+  const auto& rest = on_b.ReadUntilType("job.completed", milliseconds(60000));
+  ASSERT_FALSE(rest.empty());
+  ASSERT_EQ(rest.back().type, "job.completed");
+
+  std::vector<SseEvent> joined = first;
+  joined.insert(joined.end(), rest.begin(), rest.end());
+  SseReader whole(a->port(), events, auth);
+  const auto& all = whole.ReadUntil([&](const auto& got) { return got.size() >= joined.size(); },
+                                    milliseconds(30000));
+  ASSERT_EQ(all.size(), joined.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(joined[i].id, std::to_string(i + 1)) << "nothing missed, nothing repeated";
+    EXPECT_EQ(joined[i].data, all[i].data);
+  }
+}
+
 TEST_F(MultiNodeTest, TheDatabasePasswordIsNeverLogged) {
   // The test server trusts its socket: the password is carried, not checked.
   std::string url = database_->url();

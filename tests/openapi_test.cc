@@ -136,6 +136,34 @@ TEST_F(OpenApiTest, TheDocumentIsWholeAndDocumentsEveryRoute) {
 // A client of the reference's document works against docwright's: each of its
 // agent operations is here, with each status it documents, and docwright's
 // bodies pass the reference's schemas.
+// docs/api.md documents each event type's payload with a JSON Schema: the
+// document's, which the tests check every received event against.
+TEST_F(OpenApiTest, TheEventsPayloadsInTheApiDocsAreTheDocumentsSchemas) {
+  const OpenApiDocument& doc = DocwrightOpenApi();
+  std::string api_md = DOCWRIGHT_OPENAPI;
+  api_md.replace(api_md.rfind("openapi.json"), std::string("openapi.json").size(), "api.md");
+  std::ifstream in(api_md);
+  ASSERT_TRUE(in) << api_md;
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string md = text.str();
+  const json& mapping =
+      doc.document()["components"]["schemas"]["Event"]["discriminator"]["mapping"];
+  ASSERT_EQ(mapping.size(), 10u);
+  for (const auto& [type, ref] : mapping.items()) {
+    const std::string heading = "#### `" + type + "`";
+    size_t at = md.find(heading);
+    ASSERT_NE(at, std::string::npos) << type << " is not documented in docs/api.md";
+    size_t open = md.find("```json\n", at);
+    size_t close = md.find("\n```", open + 8);
+    ASSERT_NE(open, std::string::npos) << type;
+    ASSERT_NE(close, std::string::npos) << type;
+    json documented = json::parse(md.substr(open + 8, close - open - 8));
+    const json& schema = doc.Resolve(json{{"$ref", ref}});
+    EXPECT_EQ(documented, schema["properties"]["data"]) << type;
+  }
+}
+
 TEST_F(OpenApiTest, TheReferencesAgentEndpointsAreKept) {
   OpenApiDocument reference{DOCWRIGHT_REFERENCE_OPENAPI};
   const OpenApiDocument& ours = DocwrightOpenApi();

@@ -7,6 +7,10 @@
 #   ./dw bench pipeline
 #   JOBS=300 WORKERS=8 ./dw bench pipeline
 #   RUNS_OF="sqlite:1 postgres:1 postgres:2" ./dw bench pipeline   # the stores, the nodes
+#   RUNS_OF="sqlite:1 sqlite:1:webhook" ./dw bench pipeline
+#       # ":webhook": the project has a webhook endpoint (nginx answering 204, on
+#       # this machine) taking every event type but turn.step: the outbox's cost
+#       # on the pipeline, and the deliveries' throughput
 #
 # Target: at least 20 jobs/s on 2 cores. Also prints what the system prompt and
 # the site map cost for this repository (bytes, and tokens at ~4 bytes a token).
@@ -49,7 +53,7 @@ dw="$build/docwright"
 # server started for this script, with fsync on), on a repository of its own.
 # Sets `rate` (jobs/s) and prints what it measured.
 run_pipeline() {
-  local store="$1" nodes="$2" name="$1-$2"
+  local store="$1" nodes="$2" hook="${3:-}" name="$1-$2${3:+-$3}"
   local remote="$work/$name.git"
   cp -r "$work/docs.git" "$remote"
   local database=()
@@ -63,10 +67,17 @@ run_pipeline() {
   key=$("$dw" key create --data-dir "$work/$name-admin" "${database[@]}" --org "$org" | tail -n1)
   project=$("$dw" project create --data-dir "$work/$name-admin" "${database[@]}" --org "$org" \
     --repository "$remote" --rate-limit 1000000 | tail -n1)
+  local hook_flags=() receiver_log=""
+  if [ -n "$hook" ]; then
+    start_receiver "$name"
+    "$dw" project webhook add "$project" --data-dir "$work/$name-admin" "${database[@]}" \
+      --url "http://127.0.0.1:$receiver_port/hook" >/dev/null
+    hook_flags=(--webhook-allow-private)
+  fi
   local urls=() i
   for i in $(seq "$nodes"); do
     "$dw" serve --data-dir "$work/$name-node-$i" "${database[@]}" --listen 127.0.0.1:0 \
-      --workers "$WORKERS" > "$work/$name-$i.out" 2> "$work/$name-$i.log" &
+      --workers "$WORKERS" "${hook_flags[@]}" > "$work/$name-$i.out" 2> "$work/$name-$i.log" &
     pids+=($!)
     local url
     url=$(wait_for_line "$work/$name-$i.log" 'listening on http://127\.0\.0\.1:[0-9]+')
@@ -97,13 +108,58 @@ run_pipeline() {
   echo "$store, $nodes node(s): jobs: $JOBS on $FILES files, $WORKERS workers a node, $CLIENTS clients; $(nproc) cores"
   echo "$store, $nodes node(s): created in $((t_created - t0)) ms; all ended in $elapsed ms"
   echo "$store, $nodes node(s): branches pushed: $branches; failed jobs (first page): $failed"
-  echo "$store, $nodes node(s): pipeline: $rate jobs/s (target: 20)"
+  echo "$store, $nodes node(s)${hook:+, webhook}: pipeline: $rate jobs/s (target: 20)"
   [ "$branches" -eq "$JOBS" ] || { echo "bench: expected $JOBS branches" >&2; exit 1; }
+  if [ -n "$hook" ]; then
+    # Every job's created, turn.started, turn.ended, pull_request.opened and
+    # job.completed, delivered (each a 204 in the receiver's log).
+    local expected=$((JOBS * 5)) delivered=0 t_hooks
+    for _ in $(seq 1200); do
+      delivered=$(wc -l < "$receiver_log")
+      [ "$delivered" -ge "$expected" ] && break
+      sleep 0.05
+    done
+    t_hooks=$(now_ms)
+    echo "$store, $nodes node(s), webhook: $delivered of $expected deliveries; all delivered" \
+      "$((t_hooks - t0)) ms after the first create:" \
+      "$(awk -v n="$delivered" -v ms="$((t_hooks - t0))" 'BEGIN { printf "%.0f", n * 1000 / ms }') deliveries/s"
+    [ "$delivered" -ge "$expected" ] || { echo "bench: deliveries missing" >&2; exit 1; }
+  fi
+}
+
+# A webhook receiver: nginx answering 204 to every POST, logging each; sets
+# receiver_port and receiver_log.
+receiver_port=""
+start_receiver() {
+  local dir="$work/receiver-$1"
+  mkdir -p "$dir"
+  receiver_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  cat > "$dir/nginx.conf" <<NGINX
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/error.log;
+events { worker_connections 1024; }
+http {
+  log_format plain '\$status';
+  access_log $dir/access.log plain;
+  server { listen 127.0.0.1:$receiver_port; location / { return 204; } }
+}
+NGINX
+  receiver_log="$dir/access.log"
+  : > "$receiver_log"
+  nginx -g 'daemon off;' -c "$dir/nginx.conf" -p "$dir" >&2 &
+  pids+=($!)
+  for _ in $(seq 100); do
+    curl -s -o /dev/null -X POST "http://127.0.0.1:$receiver_port/" && break
+    sleep 0.05
+  done
+  : > "$receiver_log"
 }
 
 declare -A rates
 for run in $RUNS_OF; do
-  run_pipeline "${run%:*}" "${run#*:}"
+  IFS=: read -r store nodes hook <<<"$run"
+  run_pipeline "$store" "$nodes" "$hook"
   rates[$run]=$rate
 done
 
@@ -127,6 +183,9 @@ for run in $RUNS_OF; do
 done
 if [ -n "${rates[sqlite:1]:-}" ] && [ -n "${rates[postgres:1]:-}" ]; then
   echo "ratio postgres / sqlite, one node: $(awk -v a="${rates[postgres:1]}" -v b="${rates[sqlite:1]}" 'BEGIN { printf "%.2f", a / b }')"
+fi
+if [ -n "${rates[sqlite:1]:-}" ] && [ -n "${rates[sqlite:1:webhook]:-}" ]; then
+  echo "ratio with a webhook / without, sqlite: $(awk -v a="${rates[sqlite:1:webhook]}" -v b="${rates[sqlite:1]}" 'BEGIN { printf "%.2f", a / b }')"
 fi
 if [ -n "${rates[postgres:1]:-}" ] && [ -n "${rates[postgres:2]:-}" ]; then
   echo "ratio two nodes / one node, postgres: $(awk -v a="${rates[postgres:2]}" -v b="${rates[postgres:1]}" 'BEGIN { printf "%.2f", a / b }')"

@@ -11,6 +11,9 @@
 #                                       # for the run, fsync on), not SQLite
 #   ACCESS_LOG=file ./dw bench poll     # docwright with its access log (to a file in
 #                                       # the run's dir; or stderr), nginx without one
+#   CONDITIONAL=1 ./dw bench poll       # conditional polls: each request carries the
+#                                       # server's ETag in If-None-Match and is answered
+#                                       # 304 without a body, by both servers
 #
 # Prints requests/s and p99 latency of each, the ratio, and whether the targets
 # (>= 70% of nginx's requests/s, p99 < 5 ms) are met.
@@ -103,28 +106,45 @@ for _ in $(seq 100); do
   sleep 0.05
 done
 
-# "Requests/sec" and the 99th percentile (in ms) of one wrk run.
+# Conditional polls: each server's own ETag for the body, sent back in
+# If-None-Match; both must answer 304.
+dw_cond=() ; ng_cond=()
+if [ "${CONDITIONAL:-0}" = 1 ]; then
+  dw_etag=$(curl -fsS -D - -o /dev/null -H "$auth" "$url" | tr -d '\r' | awk 'tolower($1) == "etag:" {print $2}')
+  ng_etag=$(curl -fsS -D - -o /dev/null "http://127.0.0.1:$NGINX_PORT/job.json" | tr -d '\r' | awk 'tolower($1) == "etag:" {print $2}')
+  [ -n "$dw_etag" ] && [ -n "$ng_etag" ] || { echo "error: no ETag from a server" >&2; exit 1; }
+  for pair in "$url|$dw_etag" "http://127.0.0.1:$NGINX_PORT/job.json|$ng_etag"; do
+    code=$(curl -s -o /dev/null -w '%{http_code}' -H "$auth" -H "If-None-Match: ${pair#*|}" "${pair%%|*}")
+    [ "$code" = 304 ] || { echo "error: ${pair%%|*} answered $code, not 304" >&2; exit 1; }
+  done
+  dw_cond=(-H "If-None-Match: $dw_etag")
+  ng_cond=(-H "If-None-Match: $ng_etag")
+fi
+
+# "Requests/sec" and the 99th percentile (in ms) of one wrk run of `$1` with
+# the headers that follow it.
 measure() {
-  local out rps p99
-  out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -H "$auth" "$1")
+  local out rps p99 target=$1
+  shift
+  out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -H "$auth" "$@" "$target")
   rps=$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")
   p99=$(awk '$1 == "99%" {v=$2; if (v ~ /us$/) {sub(/us$/,"",v); v=v/1000} else if (v ~ /ms$/) {sub(/ms$/,"",v)} else if (v ~ /s$/) {sub(/s$/,"",v); v=v*1000}; print v}' <<<"$out")
   if grep -q "Non-2xx" <<<"$out"; then
-    echo "error: non-2xx responses from $1" >&2
+    echo "error: non-2xx responses from $target" >&2
     echo "$out" >&2
     exit 1
   fi
   echo "$rps $p99"
 }
 
-echo "body: $size bytes; wrk -t$THREADS -c$CONNECTIONS -d$DURATION; $ROUNDS rounds; $(nproc) cores"
+echo "body: $size bytes${CONDITIONAL:+ (conditional: 304s without a body)}; wrk -t$THREADS -c$CONNECTIONS -d$DURATION; $ROUNDS rounds; $(nproc) cores"
 # Warm both up, then alternate so drift affects both alike.
 wrk -t"$THREADS" -c"$CONNECTIONS" -d2s -H "$auth" "$url" >/dev/null
 wrk -t"$THREADS" -c"$CONNECTIONS" -d2s "http://127.0.0.1:$NGINX_PORT/job.json" >/dev/null
 ratios=() ; dw_all=() ; ng_all=() ; dw_p99s=() ; ng_p99s=()
 for r in $(seq "$ROUNDS"); do
-  read -r dw_rps dw_p99 < <(measure "$url")
-  read -r ng_rps ng_p99 < <(measure "http://127.0.0.1:$NGINX_PORT/job.json")
+  read -r dw_rps dw_p99 < <(measure "$url" "${dw_cond[@]}")
+  read -r ng_rps ng_p99 < <(measure "http://127.0.0.1:$NGINX_PORT/job.json" "${ng_cond[@]}")
   ratio=$(awk -v a="$dw_rps" -v b="$ng_rps" 'BEGIN {printf "%.3f", a / b}')
   printf 'round %d: docwright %8.0f req/s p99 %6.2f ms | nginx %8.0f req/s p99 %6.2f ms | ratio %s\n' \
     "$r" "$dw_rps" "$dw_p99" "$ng_rps" "$ng_p99" "$ratio"

@@ -167,11 +167,13 @@ std::span<const Api::Route> Api::Routes() {
        .needs_key = true,
        .quick = false,
        .serve = &Api::StopJob},
-      // Extension: the job's events as they happen (Server-Sent Events).
+      // Extension: the job's events as they happen (Server-Sent Events). Quick:
+      // it reads the job as a poll does, and hands the stream to the hub (which
+      // bounds the streams per key) without reading the store.
       {.method = "GET",
        .pattern = "/v2/agent/{projectId}/job/{id}/events",
        .needs_key = true,
-       .quick = false,
+       .quick = true,
        .serve = &Api::JobEvents},
       // The reference's deprecated v1 endpoints (api/v1_routes.cc).
       {.method = "POST",

@@ -3,6 +3,7 @@
 // api/views.h's and api/v1_views.h's. See docs/api.md for the contract.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -37,6 +38,9 @@ struct ApiOptions {
   // for (--v1-model NAME=MODEL). A name not here is refused; without a
   // `model`, "sonnet" if it is here, else the default model.
   std::vector<std::pair<std::string, std::string>> v1_models;
+  // How long a v1 create's stream follows its job at most: the turn's deadline
+  // and a margin, so it ends with the job's first turn.
+  std::chrono::milliseconds v1_stream_lifetime{std::chrono::minutes(25)};
 };
 
 class EventStreams;

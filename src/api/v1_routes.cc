@@ -12,6 +12,7 @@
 #include "api/v1_views.h"
 #include "api/views.h"
 #include "core/text.h"
+#include "events/event_streams.h"
 
 namespace docwright {
 namespace {
@@ -48,6 +49,23 @@ Result<std::optional<std::string>> MapV1Model(
                                  "\" is not known here; known: " + known);
 }
 
+// The v1 stream's framing over the event stream: the job's events as data
+// stream parts, ending with the job (V1StreamEnds), or at its lifetime's end
+// with an "unknown" finish.
+class V1Framing final : public EventFraming {
+ public:
+  explicit V1Framing(Job job) : job_(std::move(job)) {}
+  std::string Start() override { return V1StreamStart(job_); }
+  std::string Event(const JobEvent& event) override { return V1StreamEvent(event); }
+  // An empty data part: an AI SDK client appends nothing for it.
+  std::string Heartbeat() override { return "2:[]\n"; }
+  bool EndsAfter(const JobEvent& event) override { return V1StreamEnds(event); }
+  std::string End() override { return V1StreamEnd(job_); }
+
+ private:
+  const Job job_;  // as created: still active
+};
+
 }  // namespace
 
 HttpResponse Api::V1CreateJob(const Call& call, HttpRequest& req) {
@@ -65,13 +83,28 @@ HttpResponse Api::V1CreateJob(const Call& call, HttpRequest& req) {
   if (!job.ok()) return ResponseFromStatus(job.status());
   if (hooks_.work_queued) hooks_.work_queued();
 
-  // The reference answers 200 with the job's stream. This answer holds what is
-  // recorded when it is written; the live continuation, up to the job's end or
-  // deadline, is attached where the event stream serves its connections.
+  // The reference answers 200 with the job's stream, to its end: the job's
+  // events as they happen, up to its end or the stream's lifetime (the turn's
+  // deadline).
   HttpResponse r;
   r.status = 200;
   r.content_type = kV1StreamContentType;
   r.headers = V1StreamHeaders(*job);
+  if (streams_ != nullptr) {
+    auto stream = streams_->Open(StreamRequest{.scope = call.scope,
+                                               .job_id = job->id,
+                                               .after = 0,
+                                               .key_id = req.principal,
+                                               .framing = std::make_unique<V1Framing>(*job),
+                                               .lifetime = options_.v1_stream_lifetime});
+    if (stream.ok()) {
+      r.stream = std::move(*stream);
+      return r;
+    }
+    // The job is made (its id is in the headers): it is not refused for this.
+    // The answer then holds what is recorded, and the client polls.
+    spdlog::warn("v1 create: job {} gets no live stream: {}", job->id, stream.status().message());
+  }
   r.body = V1StreamStart(*job);
   auto events = store_.ListEvents(call.scope, job->id, 0, kV1MaxReplayedEvents);
   if (!events.ok()) {

@@ -619,7 +619,14 @@ int RunServer(const Common& common, const ServeOptions& o, const AgentFactory& m
                          .heartbeat = std::chrono::seconds(o.http.event_heartbeat_s)});
   auto v1_models = ParseV1Models(o.http.v1_models);
   if (!v1_models.ok()) return Fail(v1_models.status());
-  Api api(**store, ApiOptions{.default_model = model->model, .v1_models = std::move(*v1_models)},
+  // A v1 create's stream follows its job's first turn: up to the turn's
+  // deadline, and a minute for the claim and the outcome.
+  const auto v1_lifetime =
+      MakeRunnerOptions(o.node, *model).turn_deadline + std::chrono::milliseconds(60000);
+  Api api(**store,
+          ApiOptions{.default_model = model->model,
+                     .v1_models = std::move(*v1_models),
+                     .v1_stream_lifetime = v1_lifetime},
           runner.Hooks(), &streams);
   auto server_options = MakeServerOptions(o.http, host, port, o.node.workers);
   if (!server_options.ok()) return Fail(server_options.status());

@@ -81,6 +81,8 @@ struct EventStreams::Core::Stream final : BodySource {
         framing(std::move(r.framing)),
         after(r.after),
         opened(Clock::now()),
+        ends(opened +
+             std::min(r.lifetime.value_or(core->options.max_lifetime), core->options.max_lifetime)),
         last_sent(opened) {}
 
   void Next(Deliver deliver) override {
@@ -120,6 +122,7 @@ struct EventStreams::Core::Stream final : BodySource {
   // Under core->mu:
   int64_t after;
   const Clock::time_point opened;
+  const Clock::time_point ends;  // its lifetime's end
   Clock::time_point last_sent;
   Deliver pending;          // set while the connection waits for a piece
   bool needs_read = false;  // the store may hold events it has not been sent
@@ -176,18 +179,25 @@ Clock::time_point EventStreams::Core::Round() {
       for (auto& s : streams) {
         if (!s->pending) continue;
         if (told || poll_due) s->needs_read = true;
-        if (now - s->opened >= options.max_lifetime) {
-          sends.emplace_back(std::move(s->pending), std::nullopt);
+        if (now >= s->ends) {
+          // Its end, then (at the next piece) the end of the body.
+          s->ending = true;
+          std::string end = s->framing->End();
+          sends.emplace_back(std::move(s->pending),
+                             end.empty() ? std::nullopt : std::optional(std::move(end)));
           s->pending = nullptr;
           continue;
         }
-        due = std::min(due, s->opened + options.max_lifetime);
+        due = std::min(due, s->ends);
         if (s->needs_read) {
           lowest = lowest ? std::min(*lowest, s->after) : s->after;
         } else if (now - s->last_sent >= options.heartbeat) {
           s->last_sent = now;
-          sends.emplace_back(std::move(s->pending), s->framing->Heartbeat());
-          s->pending = nullptr;
+          if (std::string beat = s->framing->Heartbeat(); !beat.empty()) {
+            sends.emplace_back(std::move(s->pending), std::move(beat));
+            s->pending = nullptr;
+          }
+          due = std::min(due, now + options.heartbeat);
         } else {
           due = std::min(due, s->last_sent + options.heartbeat);
         }
@@ -225,9 +235,8 @@ Clock::time_point EventStreams::Core::Round() {
         if (e.sequence <= s->after) continue;
         s->after = e.sequence;
         piece += s->framing->Event(e);
-        if (s->framing->EndsAfter(e)) {
+        if (s->framing->EndsAfter(e)) {  // its bytes end the stream
           s->ending = true;
-          piece += s->framing->End();
           break;
         }
       }

@@ -41,10 +41,12 @@ class EventFraming {
   virtual std::string Start() = 0;
   // An event's bytes; empty to send nothing for it.
   virtual std::string Event(const JobEvent& event) = 0;
-  // Sent when nothing else was sent for EventStreamOptions::heartbeat.
+  // Sent when nothing else was sent for EventStreamOptions::heartbeat; empty:
+  // nothing is sent.
   virtual std::string Heartbeat() = 0;
-  // Whether the stream ends after `event`, and then the bytes that end it.
+  // Whether the stream ends after `event` (its bytes then end it).
   virtual bool EndsAfter(const JobEvent& event) { return false; }
+  // The bytes that end a stream whose lifetime is over.
   virtual std::string End() { return {}; }
 };
 
@@ -71,6 +73,8 @@ struct StreamRequest {
   int64_t after = 0;   // the last event the client has: it gets the ones after it
   std::string key_id;  // counted against max_streams_per_key
   std::unique_ptr<EventFraming> framing;
+  // Ends the stream sooner than EventStreamOptions::max_lifetime.
+  std::optional<std::chrono::milliseconds> lifetime;
 };
 
 class EventStreams {

@@ -543,6 +543,7 @@ class Session : public std::enable_shared_from_this<Session> {
       if (!chunked_) return EndStream();
       return net::async_write(stream_, http::make_chunk_last(), std::move(after));
     }
+    if (piece->empty()) return PullPiece();  // an empty chunk would end the body
     piece_ = std::move(*piece);
     if (chunked_) {
       net::async_write(stream_, http::make_chunk(net::buffer(piece_)), std::move(after));
