@@ -24,7 +24,7 @@ struct DeliveryWorkers::Shared {
       std::lock_guard lock(mu);
       ++wakes;
     }
-    cv.notify_all();
+    cv.notify_all();  // each looks with a read first (the claim writes only when one is due)
   }
 };
 

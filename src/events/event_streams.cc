@@ -209,6 +209,7 @@ Clock::time_point EventStreams::Core::Round() {
   for (auto& [deliver, piece] : sends) deliver(std::move(piece));
   sends.clear();
 
+  bool again = false;  // a stream waiting to be read for is left for the next round
   for (const Read& read : reads) {
     auto events = store.ListEvents(read.scope, read.job_id, read.after, options.batch);
     MutexLock lock(mu);
@@ -230,6 +231,12 @@ Clock::time_point EventStreams::Core::Round() {
     const bool full = static_cast<int>(events->size()) >= options.batch;
     for (auto& s : it->second) {
       if (!s->pending || !s->needs_read) continue;
+      if (s->after < read.after) {
+        // It began waiting during the read, from further back than the read
+        // started: it is read for in the next round, from where it is.
+        again = true;
+        continue;
+      }
       std::string piece;
       for (const JobEvent& e : *events) {
         if (e.sequence <= s->after) continue;
@@ -248,10 +255,18 @@ Clock::time_point EventStreams::Core::Round() {
         s->last_sent = Clock::now();
         sends.emplace_back(std::move(s->pending), std::move(piece));
       } else {
-        continue;  // nothing new for it: it waits
+        // Nothing past it in this batch. If the batch was full (read from a
+        // stream further back), what follows is read in the next round, at
+        // once: a stream behind does not hold back one that is not.
+        again |= s->needs_read;
+        continue;
       }
       s->pending = nullptr;
     }
+  }
+  if (again) {
+    MutexLock lock(mu);
+    wake = true;
   }
   for (auto& [deliver, piece] : sends) deliver(std::move(piece));
   return due;

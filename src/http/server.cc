@@ -447,6 +447,14 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void Write(HttpResponse response) {
+    if (response.stream && state_.stopping.load()) {
+      // Shutting down: a stream that starts now would hold the shutdown for
+      // its grace period. The client resumes elsewhere.
+      response.stream->Close();
+      keep_alive_ = false;
+      response = ErrorResponse(503, "the server is shutting down", "unavailable");
+      response.headers.emplace_back("Retry-After", "1");
+    }
     if (state_.handlers.access_log) {
       auto took = std::chrono::duration_cast<std::chrono::microseconds>(
           std::chrono::steady_clock::now() - log_.started);

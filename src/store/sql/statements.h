@@ -390,6 +390,12 @@ SQL_POSTGRES(kLockDeliveryClaims, "SELECT pg_advisory_xact_lock(7237952079556063
 SQL_EACH(kFindDueDelivery, DW_FIND_DUE_DELIVERY,
          DW_FIND_DUE_DELIVERY " FOR UPDATE OF d SKIP LOCKED");
 #undef DW_FIND_DUE_DELIVERY
+// Whether any delivery may be due: a read before the claim's write, so an idle
+// worker woken by every event writes nothing.
+SQL(kAnyDueDelivery,
+    "SELECT 1 FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= "
+    "docwright_now_ms() AND (lease_expires_at IS NULL OR lease_expires_at <= docwright_now_ms()) "
+    "LIMIT 1");
 SQL(kLeaseDelivery,
     "UPDATE webhook_deliveries SET lease_owner = ?2, lease_expires_at = docwright_now_ms() + ?3 "
     "WHERE id = ?1");

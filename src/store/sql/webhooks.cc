@@ -1,6 +1,8 @@
 // The SQL store: webhook endpoints, and the outbox of their deliveries (which
 // AppendEvent fills, events.cc): claimed with a lease, recorded, retried.
+#include <spdlog/spdlog.h>
 #include "core/ids.h"
+
 #include "store/sql/internal.h"
 #include "store/sql/statements.h"
 
@@ -174,6 +176,13 @@ Result<std::optional<ClaimedDelivery>> SqlStore::ClaimWebhookDelivery(
   std::optional<std::string> previous;
   std::optional<int64_t> previous_expires;
   UnixMillis now = 0;
+  auto any = Read<bool>([&](Connection& c) -> Result<bool> {
+    auto r = c.Exec(kAnyDueDelivery, {});
+    if (!r.ok()) return r.status();
+    return r->size() > 0;
+  });
+  if (!any.ok()) return any.status();
+  if (!*any) return claimed;
   Status s = driver_->Write(Commit::kLeaseOnly, [&](Connection& c) -> Status {
     claimed.reset();
     if (Status locked = Run(c, kLockDeliveryClaims, {}); !locked.ok()) return locked;
@@ -207,15 +216,24 @@ Result<std::optional<ClaimedDelivery>> SqlStore::ClaimWebhookDelivery(
   });
   if (!s.ok()) return s;
   if (!claimed) return claimed;
-  // A secret that does not open fails the attempt, not the worker: the
-  // delivery is recorded as failed with the reason by the caller.
+  // A secret that does not open fails the attempt, not the worker: the claim
+  // comes without it, the sender fails the attempt ("no usable secret"), and
+  // the delivery backs off and in time disables its endpoint as any failure.
   auto opened = OpenWebhookSecret(claimed->endpoint_id, secret, false);
-  if (!opened.ok()) return opened.status();
+  if (!opened.ok()) {
+    spdlog::warn("webhook endpoint {}: its secret cannot be opened: {}", claimed->endpoint_id,
+                 opened.status().message());
+    return claimed;
+  }
   claimed->secrets.push_back(std::move(*opened));
   if (previous && previous_expires && *previous_expires > now) {
     auto old = OpenWebhookSecret(claimed->endpoint_id, *previous, true);
-    if (!old.ok()) return old.status();
-    claimed->secrets.push_back(std::move(*old));
+    if (old.ok()) {
+      claimed->secrets.push_back(std::move(*old));
+    } else {
+      spdlog::warn("webhook endpoint {}: its previous secret cannot be opened: {}",
+                   claimed->endpoint_id, old.status().message());
+    }
   }
   return claimed;
 }

@@ -1,0 +1,143 @@
+// The event stream hub (events/event_streams.h) over a real SQLite store:
+// streams at different points of one job, read at different speeds while
+// events are written, each get exactly the events after their point, in order.
+#include "events/event_streams.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <future>
+#include <random>
+#include <thread>
+
+#include "support/secrets.h"
+#include "support/temp_dir.h"
+
+namespace docwright {
+namespace {
+
+using std::chrono::milliseconds;
+
+class EventStreamsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto s = OpenStore(dir_ / "docwright.db", testing::TestSecrets());
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    store_ = std::move(*s);
+    Org org = *store_->CreateOrg("acme");
+    Project p;
+    p.org_id = org.id;
+    p.repository = "https://git.example/acme/docs";
+    p.base_ref = "main";
+    p.rate_limit_per_hour = 1000;
+    project_ = *store_->CreateProject(p);
+    scope_ = Scope{org.id, project_.id};
+    job_ = *store_->CreateJob(scope_, NewJob{.prompt = "Go"});
+    auto claimed = store_->ClaimTurn("w", milliseconds(600000), kMaxTurnAttempts);
+    ASSERT_TRUE(claimed.ok() && claimed->has_value());
+    turn_ = (*claimed)->turn_id;
+  }
+
+  // Steps `from` to `to` of the turn, each an event.
+  void Steps(int from, int to) {
+    for (int i = from; i <= to; ++i) {
+      auto r =
+          store_->RecordStep(turn_, "w", i, TranscriptStep{.text = "step " + std::to_string(i)});
+      ASSERT_TRUE(r.ok() && *r == LeaseState::kHeld);
+    }
+  }
+
+  // Reads `stream` as a connection would, a piece at a time, pausing at
+  // random, until it has the event `last`; returns the ids it got.
+  static std::vector<int64_t> Drain(BodySource& stream, int64_t last, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::vector<int64_t> ids;
+    while (ids.empty() || ids.back() < last) {
+      std::promise<std::optional<std::string>> got;
+      auto piece = got.get_future();
+      stream.Next([&got](std::optional<std::string> p) { got.set_value(std::move(p)); });
+      if (piece.wait_for(std::chrono::seconds(30)) != std::future_status::ready) break;
+      std::optional<std::string> bytes = piece.get();
+      if (!bytes) break;
+      for (size_t at = bytes->find("id: "); at != std::string::npos;
+           at = bytes->find("\nid: ", at + 1)) {
+        size_t start = bytes->find("id: ", at) + 4;
+        ids.push_back(std::stoll(bytes->substr(start, bytes->find('\n', start) - start)));
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(rng() % 3000));
+    }
+    stream.Close();
+    return ids;
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<Store> store_;
+  Project project_;
+  Scope scope_;
+  Job job_;
+  int64_t turn_ = 0;
+};
+
+TEST_F(EventStreamsTest, StreamsAtEveryPointGetExactlyTheEventsAfterItInOrder) {
+  Steps(1, 100);  // events 3..102 (after job.created and turn.started)
+  EventStreams hub(*store_, EventStreamOptions{.heartbeat = std::chrono::hours(1), .batch = 4});
+  constexpr int kStreams = 24;
+  constexpr int64_t kLast = 2 + 200;
+  std::vector<std::future<std::vector<int64_t>>> readers;
+  std::vector<int64_t> starts;
+  std::mt19937 rng(7);
+  for (int i = 0; i < kStreams; ++i) {
+    int64_t after = rng() % 103;
+    starts.push_back(after);
+    auto stream = hub.Open(StreamRequest{.scope = scope_,
+                                         .job_id = job_.id,
+                                         .after = after,
+                                         .key_id = "k",
+                                         .framing = ServerSentEventFraming()});
+    ASSERT_TRUE(stream.ok()) << stream.status().message();
+    readers.push_back(std::async(std::launch::async, [s = *stream, i] {
+      return Drain(*s, kLast, static_cast<unsigned>(i));
+    }));
+  }
+  Steps(101, 200);  // written while the streams are read
+  for (int i = 0; i < kStreams; ++i) {
+    std::vector<int64_t> ids = readers[i].get();
+    ASSERT_EQ(ids.size(), static_cast<size_t>(kLast - starts[i])) << "stream " << i;
+    for (size_t k = 0; k < ids.size(); ++k) {
+      ASSERT_EQ(ids[k], starts[i] + 1 + static_cast<int64_t>(k)) << "stream " << i;
+    }
+  }
+  EXPECT_EQ(hub.open_streams(), 0u) << "closed streams free their slots";
+}
+
+TEST_F(EventStreamsTest, ABoundPerKeyAndTheHubsStopEndEveryStream) {
+  EventStreams hub(*store_, EventStreamOptions{.max_streams_per_key = 2});
+  auto open = [&](const std::string& key) {
+    return hub.Open(StreamRequest{.scope = scope_, .job_id = job_.id, .key_id = key});
+  };
+  auto a = open("k");
+  auto b = open("k");
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(open("k").status().code(), Code::kRateLimited);
+  EXPECT_TRUE(open("other").ok());
+  // A stream waiting for events ends when the hub stops.
+  std::promise<std::optional<std::string>> start, next;
+  (*a)->Next([&](std::optional<std::string> p) { start.set_value(std::move(p)); });
+  ASSERT_TRUE(start.get_future().get().has_value()) << "the framing's start";
+  (*a)->Next([&](std::optional<std::string> p) { next.set_value(std::move(p)); });
+  auto events = next.get_future();
+  ASSERT_TRUE(events.get().has_value()) << "job.created and turn.started";
+  std::promise<std::optional<std::string>> waiting;
+  (*a)->Next([&](std::optional<std::string> p) { waiting.set_value(std::move(p)); });
+  auto end = waiting.get_future();
+  EXPECT_EQ(end.wait_for(milliseconds(200)), std::future_status::timeout) << "nothing new yet";
+  hub.Stop();
+  ASSERT_EQ(end.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_FALSE(end.get().has_value());
+  EXPECT_FALSE(open("k2").ok()) << "a stopped hub opens nothing";
+  (*a)->Close();
+  (*b)->Close();
+}
+
+}  // namespace
+}  // namespace docwright
