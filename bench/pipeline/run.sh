@@ -29,6 +29,9 @@ build=build
 work=$(mktemp -d /tmp/dw-bench-pipeline.XXXXXX)
 # shellcheck source=../../scripts/lib.sh
 . scripts/lib.sh
+# One key for every process of a run, as every node of one database needs
+# (the admin commands and the nodes have data dirs of their own).
+export DOCWRIGHT_SECRET_KEY_FILE="$work/secret.key"
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
 export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
 
