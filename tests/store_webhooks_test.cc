@@ -283,7 +283,6 @@ TEST_P(StoreWebhooksTest, TwoNodesClaimingAtOnceDeliverEachEventOnce) {
   for (int i = 0; i < 10; ++i) Create(project_);
   std::mutex mu;
   std::multiset<std::string> delivered;  // endpoint id + event id
-  std::atomic<int> in_flight_max{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 6; ++t) {
     threads.emplace_back([&, t] {

@@ -63,7 +63,9 @@ struct EventStreams::Core {
   std::condition_variable cv;
   bool stopping GUARDED_BY(mu) = false;
   bool wake GUARDED_BY(mu) = false;  // a stream needs a read, or a job was announced
-  std::unordered_map<std::string, std::vector<std::shared_ptr<Stream>>> by_job GUARDED_BY(mu);
+  // The open streams, by job. Not owned: a stream is its connection's, and
+  // leaves this map as it is closed or destroyed (under mu).
+  std::unordered_map<std::string, std::vector<Stream*>> by_job GUARDED_BY(mu);
   std::unordered_map<std::string, size_t> per_key GUARDED_BY(mu);
   size_t count GUARDED_BY(mu) = 0;
   std::unordered_set<std::string> announced GUARDED_BY(mu);  // jobs with new events
@@ -113,6 +115,8 @@ struct EventStreams::Core::Stream final : BodySource {
   }
 
   void Close() override { core->Close(this); }
+  // A stream dropped unclosed (its response never written) leaves the hub too.
+  ~Stream() override { core->Close(this); }
 
   const std::shared_ptr<Core> core;
   const Scope scope;
@@ -128,6 +132,7 @@ struct EventStreams::Core::Stream final : BodySource {
   bool needs_read = false;  // the store may hold events it has not been sent
   bool started = false;
   bool ending = false;  // its framing's end was sent: the next piece is the end
+  bool registered = false;  // counted and in by_job (Open let it in)
   bool closed = false;
 };
 
@@ -135,10 +140,11 @@ void EventStreams::Core::Close(Stream* stream) {
   MutexLock lock(mu);
   if (stream->closed) return;
   stream->closed = true;
+  if (!stream->registered) return;
   stream->pending = nullptr;
   auto it = by_job.find(stream->job_id);
   if (it != by_job.end()) {
-    std::erase_if(it->second, [&](const auto& s) { return s.get() == stream; });
+    std::erase(it->second, stream);
     if (it->second.empty()) by_job.erase(it);
   }
   if (auto k = per_key.find(stream->key_id); k != per_key.end() && --k->second == 0) {
@@ -345,7 +351,8 @@ Result<std::shared_ptr<BodySource>> EventStreams::Open(StreamRequest request) {
   }
   ++mine;
   ++core_->count;
-  core_->by_job[stream->job_id].push_back(stream);
+  core_->by_job[stream->job_id].push_back(stream.get());
+  stream->registered = true;
   return std::shared_ptr<BodySource>(std::move(stream));
 }
 
