@@ -130,6 +130,12 @@ def read_until(marker, deadline):
     """Reads every stream until each has `marker` after its offset; returns
     the arrival time of it on each stream."""
     arrived = {}
+    now = time.monotonic()
+    for s in socks:  # already read, in an earlier wait's chunk
+        at = bufs[s].find(marker)
+        if at >= 0:
+            arrived[s] = now
+            bufs[s] = bufs[s][at + len(marker):]
     while len(arrived) < len(socks) and time.monotonic() < deadline:
         for key_, _ in sel.select(timeout=0.5):
             s = key_.fileobj
@@ -137,9 +143,10 @@ def read_until(marker, deadline):
             if not chunk:
                 raise SystemExit("a stream closed")
             bufs[s] += chunk
-            if s not in arrived and marker in bufs[s]:
+            at = bufs[s].find(marker)
+            if s not in arrived and at >= 0:
                 arrived[s] = time.monotonic()
-                bufs[s] = b""
+                bufs[s] = bufs[s][at + len(marker):]  # what follows is the next wait's
     if len(arrived) < len(socks):
         raise SystemExit(f"only {len(arrived)} of {len(socks)} streams got {marker!r}")
     return arrived

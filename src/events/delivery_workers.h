@@ -29,7 +29,7 @@
 namespace docwright::events {
 
 struct DeliveryWorkersOptions {
-  int threads = 4;  // requests in flight on this node, one an endpoint at most
+  int threads = 4;  // requests in flight on this node, one a job and endpoint at most
   WebhookSenderOptions sender;
   WebhookRetryPolicy retry;
   // How long a claim holds a delivery: past the sender's deadline, so a live

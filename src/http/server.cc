@@ -498,6 +498,11 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void WriteStream(HttpResponse response) {
     source_ = std::move(response.stream);
+    // The connection serves nothing else: what its request took goes back
+    // now, as a stream may stay open for hours.
+    parser_.reset();
+    buffer_.clear();
+    buffer_.shrink_to_fit();
     auto& header = stream_header_.emplace(static_cast<http::status>(response.status),
                                           version_ ? version_ : 11);
     header.set(http::field::server, "docwright");
@@ -543,6 +548,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void WritePiece(std::optional<std::string> piece) {
     if (stream_ended_) return;
     auto after = [self = shared_from_this(), last = !piece](beast::error_code ec, std::size_t) {
+      std::string().swap(self->piece_);  // an idle stream holds no piece
       if (ec || last) return self->EndStream();
       self->PullPiece();
     };

@@ -323,10 +323,10 @@ class Store : public LocalPullRequestRecords {
                                                                      int limit) = 0;
   // Claims a delivery that is due, for `lease`: pending, of an enabled
   // endpoint, its next attempt's time come, not leased (or its lease expired:
-  // a crashed worker's), the first pending one of its endpoint and job (so a
-  // job's events reach an endpoint in order), and of an endpoint with no other
-  // delivery leased (one request in flight an endpoint, across every node). The
-  // earliest due first. nullopt when none is due.
+  // a crashed worker's), and the first pending one of its endpoint and job (so
+  // a job's events reach an endpoint in order, one request in flight a job and
+  // endpoint, across every node). The earliest due first. nullopt when none is
+  // due.
   virtual Result<std::optional<ClaimedDelivery>> ClaimWebhookDelivery(
       const std::string& worker_id, std::chrono::milliseconds lease) = 0;
   // What recording an attempt did.

@@ -384,8 +384,6 @@ SQL_POSTGRES(kLockDeliveryClaims, "SELECT pg_advisory_xact_lock(7237952079556063
   "AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= docwright_now_ms()) "             \
   "AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = d.endpoint_id "   \
   "AND p.job_id = d.job_id AND p.sequence < d.sequence AND p.state = 'pending') "             \
-  "AND NOT EXISTS (SELECT 1 FROM webhook_deliveries b WHERE b.endpoint_id = d.endpoint_id "   \
-  "AND b.state = 'pending' AND b.lease_expires_at > docwright_now_ms()) "                     \
   "ORDER BY d.next_attempt_at, d.id LIMIT 1"
 SQL_EACH(kFindDueDelivery, DW_FIND_DUE_DELIVERY,
          DW_FIND_DUE_DELIVERY " FOR UPDATE OF d SKIP LOCKED");

@@ -242,7 +242,11 @@ Result<Store::DeliveryRecorded> SqlStore::FinishWebhookDelivery(
     int64_t delivery_id, const std::string& worker_id, const DeliveryAttempt& attempt,
     std::chrono::milliseconds give_up_after) {
   DeliveryRecorded result = DeliveryRecorded::kRecorded;
-  Status s = Write([&](Connection& c) -> Status {
+  // A delivered mark that a power loss undoes sends the event once more, which
+  // at least once allows: it need not wait for the disk. A failure (which may
+  // disable the endpoint) is flushed.
+  const Commit commit = attempt.delivered ? Commit::kLeaseOnly : Commit::kDurable;
+  Status s = driver_->Write(commit, [&](Connection& c) -> Status {
     result = DeliveryRecorded::kRecorded;
     auto now = Now(c);
     if (!now.ok()) return now.status();
