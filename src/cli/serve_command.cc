@@ -179,9 +179,10 @@ struct ServeOptions {
 
 // The options of webhook deliveries, on `serve` and `worker` alike.
 void AddWebhookOptions(CLI::App* cmd, NodeOptions& o) {
-  cmd->add_option("--webhook-workers", o.webhook_workers,
-                  "webhook requests in flight on this node, one a job and endpoint at most (default 4; "
-                  "0: this node delivers none)")
+  cmd->add_option(
+         "--webhook-workers", o.webhook_workers,
+         "webhook requests in flight on this node, one a job and endpoint at most (default 4; "
+         "0: this node delivers none)")
       ->check(CLI::Range(0, 256))
       ->envname("DOCWRIGHT_WEBHOOK_WORKERS");
   cmd->add_option("--webhook-timeout", o.webhook_timeout_s,

@@ -131,7 +131,7 @@ struct EventStreams::Core::Stream final : BodySource {
   Deliver pending;          // set while the connection waits for a piece
   bool needs_read = false;  // the store may hold events it has not been sent
   bool started = false;
-  bool ending = false;  // its framing's end was sent: the next piece is the end
+  bool ending = false;      // its framing's end was sent: the next piece is the end
   bool registered = false;  // counted and in by_job (Open let it in)
   bool closed = false;
 };
