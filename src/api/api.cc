@@ -110,6 +110,7 @@ struct Api::Route {
                              // prLink in a browser, which carries no key (their
                              // unguessable id is what grants access)
   bool quick = false;        // answered on the I/O thread, from memory or the read cache
+  bool rest = false;         // the last {name} takes one or more segments (the dashboard's paths)
   HttpResponse (Api::*serve)(const Call&, HttpRequest&) = nullptr;
 };
 
@@ -126,6 +127,18 @@ std::span<const Api::Route> Api::Routes() {
        .needs_key = false,
        .quick = true,
        .serve = &Api::OpenApiDocument},
+      // The dashboard's static files (api/ui_routes.cc); /ui is its index.
+      {.method = "GET",
+       .pattern = "/ui",
+       .needs_key = false,
+       .quick = true,
+       .serve = &Api::DashboardFile},
+      {.method = "GET",
+       .pattern = "/ui/{path}",
+       .needs_key = false,
+       .quick = true,
+       .rest = true,
+       .serve = &Api::DashboardFile},
       {.method = "GET",
        .pattern = "/pulls/{id}",
        .needs_key = false,
@@ -237,9 +250,9 @@ const Api::Route* Api::Match(const RequestTarget& target, std::string_view metho
   const auto& seg = target.segments;
   for (const Route& route : Routes()) {
     const auto& parts = Segments(route);
-    if (parts.size() != seg.size()) continue;
+    if (route.rest ? seg.size() < parts.size() : parts.size() != seg.size()) continue;
     bool same = true;
-    for (size_t i = 0; i < seg.size() && same; ++i) {
+    for (size_t i = 0; i < parts.size() && same; ++i) {
       same = IsParameter(parts[i]) || parts[i] == seg[i];
     }
     if (!same) continue;

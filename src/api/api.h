@@ -72,6 +72,7 @@ class Api {
   HttpResponse Health(const Call& call, HttpRequest& request);
   HttpResponse OpenApiDocument(const Call& call, HttpRequest& request);
   HttpResponse PullRequestPage(const Call& call, HttpRequest& request);
+  HttpResponse DashboardFile(const Call& call, HttpRequest& request);  // api/ui_routes.cc
   HttpResponse CreateJob(const Call& call, HttpRequest& request);
   HttpResponse ListJobs(const Call& call, HttpRequest& request);
   HttpResponse GetJob(const Call& call, HttpRequest& request);
