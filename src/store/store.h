@@ -25,6 +25,7 @@
 #include "core/event.h"
 #include "core/job.h"
 #include "core/local_pull_request.h"
+#include "core/review.h"
 #include "core/secret_box.h"
 #include "core/status.h"
 #include "core/turn.h"
@@ -341,6 +342,16 @@ class Store : public LocalPullRequestRecords {
       std::chrono::milliseconds give_up_after) = 0;
 
   // --- Pull requests of the local forge: see LocalPullRequestRecords ---
+
+  // --- Reviews of a job's branch (core/review.h) ---
+  // Replaces the job's review with `review` (its job_id, project_id and branch
+  // say whose). NotFound if the job does not exist.
+  virtual Status PutReview(const Review& review) = 0;
+  // The job's review; NotFound if the job is not in scope or has none yet.
+  virtual Result<Review> GetReview(const Scope& scope, const std::string& job_id) = 0;
+  // The review of the project's job whose branch is `branch`; NotFound if none.
+  virtual Result<Review> GetReviewByBranch(const std::string& project_id,
+                                           const std::string& branch) = 0;
 
   // --- Secrets at rest ---
   // Seals again, under the secret box's current key, every stored secret that is
