@@ -186,6 +186,14 @@ class CachedStore final : public Store {
   Result<LocalPullRequest> GetPullRequest(const std::string& id) override {
     return inner_->GetPullRequest(id);
   }
+  Status PutReview(const Review& review) override { return inner_->PutReview(review); }
+  Result<Review> GetReview(const Scope& scope, const std::string& job_id) override {
+    return inner_->GetReview(scope, job_id);
+  }
+  Result<Review> GetReviewByBranch(const std::string& project_id,
+                                   const std::string& branch) override {
+    return inner_->GetReviewByBranch(project_id, branch);
+  }
   Result<StepsPage> ListSteps(const Scope& scope, const std::string& job_id, int from_seq,
                               int to_seq, int64_t max_bytes) override {
     return inner_->ListSteps(scope, job_id, from_seq, to_seq, max_bytes);

@@ -215,6 +215,27 @@ CREATE INDEX webhook_deliveries_order ON webhook_deliveries(endpoint_id, job_id,
 CREATE INDEX webhook_deliveries_log ON webhook_deliveries(endpoint_id, id);
 CREATE INDEX webhook_deliveries_project ON webhook_deliveries(project_id);
 )sql",
+    R"sql(
+-- What a reviewer reads about a job's branch (core/review.h), replaced after
+-- every turn that pushed; files, problems and notes are JSON arrays. Goes with
+-- its job.
+CREATE TABLE reviews (
+  job_id TEXT PRIMARY KEY REFERENCES jobs(id) ON DELETE CASCADE,
+  project_id TEXT NOT NULL,
+  branch TEXT NOT NULL,
+  base TEXT NOT NULL,
+  base_commit TEXT NOT NULL,
+  head_commit TEXT NOT NULL,
+  files TEXT NOT NULL,
+  diff TEXT NOT NULL,
+  diff_truncated BIGINT NOT NULL,
+  problems TEXT NOT NULL,
+  notes TEXT NOT NULL,
+  pull_request_body_html TEXT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX reviews_branch ON reviews(project_id, branch);
+)sql",
 };
 
 // The key of the advisory lock migrations take ("docwright" in ASCII, truncated).

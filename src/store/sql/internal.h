@@ -8,6 +8,7 @@
 //   events.cc         the jobs' events, and steps recorded as they happen
 //   webhooks.cc       webhook endpoints, and the outbox of their deliveries
 //   pull_requests.cc  the local forge's pull requests; health
+//   reviews.cc        reviews of jobs' branches
 //   secrets.cc        secrets at rest: sealed on write, opened on read, swept
 //                     at open and resealed on rotation; OpenSqlStore
 // Every write runs in Driver::Write, which may run it again after a transient
@@ -175,6 +176,12 @@ class SqlStore final : public Store {
   Result<LocalPullRequest> UpsertPullRequest(const LocalPullRequest& pr) override;
   Result<LocalPullRequest> GetPullRequest(const std::string& id) override;
   Status Ping() override;
+
+  // reviews.cc
+  Status PutReview(const Review& review) override;
+  Result<Review> GetReview(const Scope& scope, const std::string& job_id) override;
+  Result<Review> GetReviewByBranch(const std::string& project_id,
+                                   const std::string& branch) override;
 
   // secrets.cc
   Result<int64_t> ResealSecrets() override;

@@ -93,14 +93,15 @@ SQL(kSwapProjectForgeToken,
 SQL(kArchiveProject,
     "UPDATE projects SET archived_at = COALESCE(archived_at, ?3) WHERE id = ?1 AND org_id = ?2");
 SQL(kCountActiveJobs, "SELECT COUNT(*) FROM jobs WHERE project_id = ?1 AND status = 'active'");
-// A project's deletion, children first: its jobs' steps, turns and messages, its
-// jobs, pull requests and idempotency keys, then the project.
+// A project's deletion, children first: its jobs' steps, turns, messages and
+// reviews, its jobs, pull requests and idempotency keys, then the project.
 SQL(kDeleteProjectSteps,
     "DELETE FROM steps WHERE job_id IN (SELECT id FROM jobs WHERE project_id = ?1)");
 SQL(kDeleteProjectTurns,
     "DELETE FROM turns WHERE job_id IN (SELECT id FROM jobs WHERE project_id = ?1)");
 SQL(kDeleteProjectEvents, "DELETE FROM events WHERE project_id = ?1");
 SQL(kDeleteProjectMessages, "DELETE FROM messages WHERE project_id = ?1");
+SQL(kDeleteProjectReviews, "DELETE FROM reviews WHERE project_id = ?1");
 SQL(kDeleteProjectJobs, "DELETE FROM jobs WHERE project_id = ?1");
 SQL(kDeleteProjectIdempotencyKeys, "DELETE FROM idempotency_keys WHERE project_id = ?1");
 SQL(kDeleteProjectPullRequests, "DELETE FROM pull_requests WHERE project_id = ?1");
@@ -314,6 +315,30 @@ SQL(kUpdatePullRequest,
 SQL(kArchivePullRequest,
     "UPDATE pull_requests SET archived_at = ?3, body = '', diff = '', updated_at = ?3 "
     "WHERE project_id = ?1 AND head = ?2 AND archived_at IS NULL");
+
+// --- Reviews of jobs' branches ---
+#define DW_REVIEW_COLUMNS                                                                    \
+  "SELECT r.job_id, r.project_id, r.branch, r.base, r.base_commit, r.head_commit, r.files, " \
+  "r.diff, r.diff_truncated, r.problems, r.notes, r.pull_request_body_html, r.updated_at "   \
+  "FROM reviews r "
+SQL(kSelectReview, DW_REVIEW_COLUMNS
+    "JOIN jobs j ON j.id = r.job_id JOIN projects p ON p.id = j.project_id "
+    "WHERE r.job_id = ?1 AND j.project_id = ?2 AND p.org_id = ?3");
+// A branch may have been worked on by several jobs over time (a finished job's
+// branch can be taken up again): the latest review is the branch's.
+SQL(kSelectReviewByBranch, DW_REVIEW_COLUMNS
+    "WHERE r.project_id = ?1 AND r.branch = ?2 ORDER BY r.updated_at DESC, "
+    "r.job_id DESC LIMIT 1");
+#undef DW_REVIEW_COLUMNS
+SQL(kUpsertReview,
+    "INSERT INTO reviews (job_id, project_id, branch, base, base_commit, head_commit, files, "
+    "diff, diff_truncated, problems, notes, pull_request_body_html, updated_at) VALUES (?1, ?2, "
+    "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) ON CONFLICT (job_id) DO UPDATE SET "
+    "project_id = excluded.project_id, branch = excluded.branch, base = excluded.base, "
+    "base_commit = excluded.base_commit, head_commit = excluded.head_commit, "
+    "files = excluded.files, diff = excluded.diff, diff_truncated = excluded.diff_truncated, "
+    "problems = excluded.problems, notes = excluded.notes, "
+    "pull_request_body_html = excluded.pull_request_body_html, updated_at = excluded.updated_at");
 
 // --- Events ---
 // The job's next event number; the caller holds the job's lock.

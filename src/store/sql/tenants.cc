@@ -135,8 +135,9 @@ Status SqlStore::DeleteProject(const Scope& scope) {
     if (*active > 0) return ProjectHasActiveJobs(*active);
     for (const Statement* statement :
          {&kDeleteProjectWebhookDeliveries, &kDeleteProjectWebhooks, &kDeleteProjectEvents,
-          &kDeleteProjectSteps, &kDeleteProjectTurns, &kDeleteProjectMessages, &kDeleteProjectJobs,
-          &kDeleteProjectPullRequests, &kDeleteProjectIdempotencyKeys, &kDeleteProject}) {
+          &kDeleteProjectSteps, &kDeleteProjectTurns, &kDeleteProjectMessages,
+          &kDeleteProjectReviews, &kDeleteProjectJobs, &kDeleteProjectPullRequests,
+          &kDeleteProjectIdempotencyKeys, &kDeleteProject}) {
       if (Status w = Run(c, *statement, {V(project->id)}); !w.ok()) return w;
     }
     return Status();
