@@ -11,6 +11,7 @@
 //                     one module per framework, behind FrameworkModule
 //   checks.cc         the checks, and comparing them with the base
 //   render.cc         the site map as text for the system prompt
+//   preview.cc        pages and descriptions as sanitised HTML (preview.h)
 //
 // Adding a framework is: its module (a FrameworkModule in a unit of its own),
 // its value of Framework and its name in ToString (docs.h), its entry in
@@ -175,6 +176,53 @@ Page ReadPage(std::string_view text, bool mdx, Budget& budget);
 
 // Frontmatter `title:`, else the first level-1 heading, else "".
 std::string TitleOf(std::string_view text, bool mdx, Budget& budget);
+
+// Shared by the page reader and the previews (preview.cc).
+
+// A line that opens or closes a fenced code block.
+struct Fence {
+  char marker = 0;
+  size_t length = 0;
+  bool bare = true;  // nothing follows the marker run: it can close a block
+};
+std::optional<Fence> FenceOf(std::string_view line);
+
+// Tracks fenced code blocks line by line (the MDX passes need them before
+// cmark-gfm runs: JSX inside code is code).
+class FenceTracker {
+ public:
+  // True if `line` is code (or a fence line), false if it is prose.
+  bool IsCode(std::string_view line) {
+    std::optional<Fence> fence = FenceOf(line);
+    if (open_.marker == 0) {
+      if (!fence) return false;
+      open_ = *fence;
+      return true;
+    }
+    if (fence && fence->marker == open_.marker && fence->length >= open_.length && fence->bare) {
+      open_ = Fence{};
+    }
+    return true;
+  }
+
+ private:
+  Fence open_;
+};
+
+// Blanks inline code spans of `text` (a run of backticks up to the next run of
+// the same length in the same paragraph), found in one pass from the right.
+void BlankCodeSpans(std::string& text);
+// The end of a {...} expression starting at `i`, strings inside included.
+size_t SkipBraces(std::string_view text, size_t i);
+// Guards against cmark-gfm 0.29's quadratic inputs, none of which real text has,
+// by making them plain text:
+//  - opening brackets beyond kMaxOpenBrackets in one paragraph (its bracket
+//    matching walks back over every unclosed opener each time a link closes,
+//    CVE-2023-22486); brackets inside code spans are not brackets to cmark and
+//    are not counted;
+//  - "<?" and "<![CDATA[" with no end after them (each would scan to the end of
+//    the text looking for "?>" or "]]>").
+void DefuseQuadraticInputs(std::string& text);
 
 // --- YAML (yaml.cc) --------------------------------------------------------------
 

@@ -28,12 +28,7 @@ void Blank(std::string& text, size_t begin, size_t end) {
   }
 }
 
-// A line that opens or closes a fenced code block.
-struct Fence {
-  char marker = 0;
-  size_t length = 0;
-  bool bare = true;  // nothing follows the marker run: it can close a block
-};
+}  // namespace
 
 std::optional<Fence> FenceOf(std::string_view line) {
   size_t i = 0;
@@ -49,27 +44,7 @@ std::optional<Fence> FenceOf(std::string_view line) {
   return Fence{marker, j - i, IsBlank(rest)};
 }
 
-// Tracks fenced code blocks line by line (the MDX pass needs them before
-// cmark-gfm runs: JSX inside code is code).
-class FenceTracker {
- public:
-  // True if `line` is code (or a fence line), false if it is prose.
-  bool IsCode(std::string_view line) {
-    std::optional<Fence> fence = FenceOf(line);
-    if (open_.marker == 0) {
-      if (!fence) return false;
-      open_ = *fence;
-      return true;
-    }
-    if (fence && fence->marker == open_.marker && fence->length >= open_.length && fence->bare) {
-      open_ = Fence{};
-    }
-    return true;
-  }
-
- private:
-  Fence open_;
-};
+namespace {
 
 // Line numbers of byte offsets, 1-based.
 class LineIndex {
@@ -88,8 +63,8 @@ class LineIndex {
   std::vector<size_t> breaks_;
 };
 
-// Blanks inline code spans of `text` (a run of backticks up to the next run of
-// the same length in the same paragraph), found in one pass from the right.
+}  // namespace
+
 void BlankCodeSpans(std::string& text) {
   struct Run {
     size_t pos;
@@ -131,6 +106,8 @@ void BlankCodeSpans(std::string& text) {
   }
 }
 
+namespace {
+
 // Blanks every `open` ... `close` of `text` (to its end when not closed) in each
 // of `targets`.
 void BlankBetween(const std::string& text, std::string_view open, std::string_view close,
@@ -170,7 +147,8 @@ bool IsVoidElement(std::string_view name) {
   return false;
 }
 
-// The end of a {...} expression starting at `i`, strings inside included.
+}  // namespace
+
 size_t SkipBraces(std::string_view text, size_t i) {
   int depth = 0;
   for (; i < text.size(); ++i) {
@@ -187,6 +165,8 @@ size_t SkipBraces(std::string_view text, size_t i) {
   }
   return text.size();
 }
+
+namespace {
 
 std::string TagName(const std::string& name) { return name.empty() ? "<>" : "<" + name + ">"; }
 std::string ClosingTag(const std::string& name) { return "</" + name + ">"; }
@@ -346,14 +326,8 @@ std::string PrepareMdx(std::string_view body, int first_line, Page& page, Budget
   return dedented;
 }
 
-// Guards against cmark-gfm 0.29's quadratic inputs, none of which real text has,
-// by making them plain text:
-//  - opening brackets beyond kMaxOpenBrackets in one paragraph (its bracket
-//    matching walks back over every unclosed opener each time a link closes,
-//    CVE-2023-22486); brackets inside code spans are not brackets to cmark and
-//    are not counted;
-//  - "<?" and "<![CDATA[" with no end after them (each would scan to the end of
-//    the text looking for "?>" or "]]>").
+}  // namespace
+
 void DefuseQuadraticInputs(std::string& text) {
   std::string code(text);
   BlankCodeSpans(code);  // same offsets; code spans are blanks
@@ -389,6 +363,8 @@ void DefuseQuadraticInputs(std::string& text) {
     }
   }
 }
+
+namespace {
 
 struct CmarkNodeDeleter {
   void operator()(cmark_node* node) const { cmark_node_free(node); }

@@ -1,0 +1,685 @@
+// Previews of pages as sanitised HTML (preview.h). The page is split into
+// segments (the page, and each MDX component placeholder) in one pass without
+// recursion; each segment's Markdown is parsed once by cmark-gfm, its links and
+// images checked on the tree, rendered without raw HTML, and the placeholders
+// and inlined images put in where their markers are. The markers are text
+// holding \x01, a byte taken out of the input first, so no page can forge one.
+#include "docs/preview.h"
+
+#include <cmark-gfm-core-extensions.h>
+#include <cmark-gfm-extension_api.h>
+#include <cmark-gfm.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "core/text.h"
+#include "core/work_budget.h"
+#include "docs/internal.h"
+
+namespace docwright::docs {
+namespace {
+
+// The text read for a preview: a multiple of the HTML allowed, as Markdown
+// rarely renders to less than a quarter of its size; the rest could not be shown.
+constexpr size_t kInputPerHtmlByte = 4;
+constexpr size_t kMinInputBytes = 64 << 10;
+// What one preview may spend (nodes, bytes / 64), whatever the caller's budget.
+constexpr uint64_t kMaxPreviewSteps = 4000000;
+// Placeholders nest this deep; deeper components are shown as their text.
+constexpr size_t kMaxComponentDepth = 8;
+constexpr size_t kMaxComponents = 1000;
+constexpr size_t kMaxComponentNameBytes = 64;
+// Images read from the branch for one page (each read costs a blob lookup).
+constexpr size_t kMaxImageLoads = 64;
+// A table's cells (its columns times its rows): cmark-gfm 0.29 fills every
+// short row up to the header's width, so a wide header over many one-cell rows
+// would make a tree quadratic in the text.
+constexpr size_t kMaxTableCells = 50000;
+constexpr char kMarker = '\x01';
+
+const char kCutNote[] =
+    "<p class=\"preview-note\">The preview stops here: the page is too long.</p>";
+const char kSpentNote[] =
+    "<p class=\"preview-note\">The preview stops here: the page took too much work to "
+    "render.</p>";
+
+void AppendEscaped(std::string_view text, std::string& out) {
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      case kMarker:
+        break;
+      default:
+        out += c;
+    }
+  }
+}
+
+std::string Marker(char kind, size_t index) {
+  return std::string(1, kMarker) + kind + std::to_string(index) + kMarker;
+}
+
+// --- URLs ------------------------------------------------------------------------
+
+enum class UrlKind { kRejected, kWeb, kMail, kAnchor, kRelative };
+
+// What a browser would make of `url`: it drops tabs and line breaks anywhere
+// and control characters and spaces at either end, and a scheme is what comes
+// before the first ':' that precedes any '/', '?' or '#'. Only http(s) and
+// mailto are schemes allowed; anything unusual is refused.
+UrlKind ClassifyUrl(std::string_view url) {
+  std::string u;
+  for (char c : url) {
+    if (c != '\t' && c != '\n' && c != '\r') u += c;
+  }
+  size_t b = 0, e = u.size();
+  while (b < e && static_cast<unsigned char>(u[b]) <= 0x20) ++b;
+  while (e > b && static_cast<unsigned char>(u[e - 1]) <= 0x20) --e;
+  std::string_view v = std::string_view(u).substr(b, e - b);
+  if (v.empty()) return UrlKind::kRejected;
+  if (v.front() == '#') return UrlKind::kAnchor;
+  size_t stop = v.find_first_of(":/?#\\");
+  if (stop == std::string_view::npos || v[stop] != ':') return UrlKind::kRelative;
+  std::string scheme = Lower(v.substr(0, stop));
+  if (scheme == "http" || scheme == "https") return UrlKind::kWeb;
+  if (scheme == "mailto") return UrlKind::kMail;
+  return UrlKind::kRejected;
+}
+
+std::optional<std::string> ImageType(std::string_view path) {
+  std::string ext = Extension(path);
+  if (ext == ".png") return "image/png";
+  if (ext == ".jpg" || ext == ".jpeg") return "image/jpeg";
+  if (ext == ".gif") return "image/gif";
+  if (ext == ".webp") return "image/webp";
+  if (ext == ".svg") return "image/svg+xml";
+  return std::nullopt;
+}
+
+std::string PercentDecode(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && HexDigitValue(s[i + 1]) >= 0 &&
+        HexDigitValue(s[i + 2]) >= 0) {
+      out += static_cast<char>(HexDigitValue(s[i + 1]) * 16 + HexDigitValue(s[i + 2]));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// --- One rendering ---------------------------------------------------------------
+
+struct CmarkParserDeleter {
+  void operator()(cmark_parser* p) const { cmark_parser_free(p); }
+};
+struct CmarkNodeDeleter {
+  void operator()(cmark_node* n) const { cmark_node_free(n); }
+};
+struct CmarkIterDeleter {
+  void operator()(cmark_iter* i) const { cmark_iter_free(i); }
+};
+
+// What the segments of one preview share.
+struct Context {
+  std::string_view page_dir;
+  const BlobLoader* load = nullptr;  // null: no image is loaded
+  PreviewLimits limits;
+  WorkBudget* budget = nullptr;
+  std::map<std::string, std::optional<std::string>> images;  // path -> data: URI, read once
+  size_t loads = 0;
+  std::vector<std::string> components;  // rendered placeholders, by marker index
+};
+
+// A table whose delimiter row would make more than kMaxTableCells cells is not
+// a table: its delimiter row's pipes become spaces. One pass over the lines.
+void DefuseWideTables(std::string& text) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t next;
+    std::string_view line = LineFrom(text, pos, &next);
+    bool delimiter = line.find('-') != std::string_view::npos &&
+                     line.find('|') != std::string_view::npos &&
+                     line.find_first_not_of("|:- \t\r") == std::string_view::npos;
+    if (delimiter) {
+      size_t columns = std::count(line.begin(), line.end(), '|') + 1;
+      size_t rows = 0;
+      for (size_t p = next; p < text.size() && rows * columns <= kMaxTableCells; ++rows) {
+        size_t after;
+        if (IsBlank(LineFrom(text, p, &after))) break;
+        p = after;
+      }
+      if (rows * columns > kMaxTableCells)
+        std::replace(text.begin() + pos, text.begin() + next, '|', ' ');
+    }
+    pos = next;
+  }
+}
+
+// The plain text of `node`'s inlines (an image's description).
+std::string PlainText(cmark_node* node, WorkBudget& budget) {
+  std::string out;
+  std::unique_ptr<cmark_iter, CmarkIterDeleter> it(cmark_iter_new(node));
+  cmark_event_type ev;
+  while ((ev = cmark_iter_next(it.get())) != CMARK_EVENT_DONE &&
+         budget.Charge(WorkBudget::Meter::kSteps)) {
+    if (ev != CMARK_EVENT_ENTER) continue;
+    cmark_node* n = cmark_iter_get_node(it.get());
+    cmark_node_type t = cmark_node_get_type(n);
+    if (t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE) {
+      if (const char* literal = cmark_node_get_literal(n)) out += literal;
+    }
+  }
+  return out;
+}
+
+// The path of the branch an image's URL names, relative to the page; nullopt if
+// it climbs out of the repository.
+std::vector<std::string> ImagePaths(std::string_view url, std::string_view page_dir) {
+  std::string_view v = url.substr(0, url.find_first_of("?#"));
+  std::string path = PercentDecode(v);
+  std::vector<std::string> out;
+  if (path.starts_with("/")) {
+    for (std::string_view root : {"", "static", "public"}) {
+      if (auto p = Normalize(Join(root, std::string_view(path).substr(1)))) out.push_back(*p);
+    }
+  } else if (auto p = Normalize(Join(page_dir, path))) {
+    out.push_back(*p);
+  }
+  return out;
+}
+
+// The data: URI of the branch's image at `url`, charged to the image budget;
+// nullopt when it is not one of the branch's images, or not within the limits.
+std::optional<std::string> InlineImage(std::string_view url, Context& ctx) {
+  if (!ctx.load || !*ctx.load) return std::nullopt;
+  for (const std::string& path : ImagePaths(url, ctx.page_dir)) {
+    std::optional<std::string> type = ImageType(path);
+    if (!type) return std::nullopt;
+    auto cached = ctx.images.find(path);
+    if (cached == ctx.images.end()) {
+      if (ctx.loads >= kMaxImageLoads) return std::nullopt;
+      ++ctx.loads;
+      size_t max = ctx.limits.max_image_bytes;
+      if (ctx.limits.image_budget) max = std::min(max, *ctx.limits.image_budget / 4 * 3);
+      std::optional<std::string> bytes = (*ctx.load)(path, max);
+      std::optional<std::string> uri;
+      if (bytes && bytes->size() <= max) uri = "data:" + *type + ";base64," + Base64Encode(*bytes);
+      cached = ctx.images.emplace(path, std::move(uri)).first;
+      if (!ctx.budget->Charge(WorkBudget::Meter::kBytesRead, bytes ? bytes->size() : 0)) {
+        return std::nullopt;
+      }
+    }
+    if (!cached->second) continue;
+    const std::string& uri = *cached->second;
+    if (ctx.limits.image_budget) {
+      if (*ctx.limits.image_budget < uri.size()) return std::nullopt;
+      *ctx.limits.image_budget -= uri.size();
+    }
+    return uri;
+  }
+  return std::nullopt;
+}
+
+// Puts a link's children where it is, then frees it. Never frees another node
+// (the caller holds pointers to some): if a child cannot move, the link stays,
+// its URL emptied.
+void Unwrap(cmark_node* link) {
+  while (cmark_node* child = cmark_node_first_child(link)) {
+    if (!cmark_node_insert_before(link, child)) {
+      cmark_node_set_url(link, "");
+      return;
+    }
+  }
+  cmark_node_free(link);
+}
+
+// Replaces an image by a text node of `text` (if it cannot, the image stays,
+// its URL emptied).
+void ReplaceWithText(cmark_node* image, const std::string& text) {
+  cmark_node* t = cmark_node_new(CMARK_NODE_TEXT);
+  cmark_node_set_literal(t, text.c_str());
+  if (!cmark_node_insert_before(image, t)) {
+    cmark_node_free(t);
+    cmark_node_set_url(image, "");
+    return;
+  }
+  cmark_node_free(image);
+}
+
+// Puts each marker of `html` in: a placeholder (alone in its paragraph, the
+// paragraph goes) or an inlined image. A marker inside a tag is dropped (none
+// can be: markers are text).
+std::string PutMarkersIn(const std::string& html, const std::vector<std::string>& images,
+                         std::vector<std::string>& components) {
+  std::string out;
+  out.reserve(html.size());
+  bool in_tag = false;
+  for (size_t i = 0; i < html.size(); ++i) {
+    char c = html[i];
+    if (c != kMarker) {
+      if (c == '<') in_tag = true;
+      if (c == '>') in_tag = false;
+      out += c;
+      continue;
+    }
+    size_t end = html.find(kMarker, i + 1);
+    if (end == std::string::npos) break;
+    std::string_view mark(html.data() + i + 1, end - i - 1);
+    size_t index = 0;
+    bool ok = mark.size() >= 2 && mark.size() <= 10;
+    for (size_t k = 1; ok && k < mark.size(); ++k) {
+      ok = std::isdigit(static_cast<unsigned char>(mark[k]));
+      index = index * 10 + (mark[k] - '0');
+    }
+    if (ok && !in_tag && mark[0] == 'I' && index < images.size()) {
+      out += images[index];
+    } else if (ok && !in_tag && mark[0] == 'C' && index < components.size()) {
+      bool paragraph =
+          out.ends_with("<p>") && std::string_view(html).substr(end + 1).starts_with("</p>");
+      if (paragraph) out.resize(out.size() - 3);
+      out += components[index];
+      components[index].clear();  // each is put in once
+      if (paragraph) end += 4;
+    }
+    i = end;
+  }
+  return out;
+}
+
+// `markdown` as sanitised HTML, its markers put in.
+std::string RenderSegment(std::string markdown, Context& ctx) {
+  WorkBudget& budget = *ctx.budget;
+  if (!budget.Charge(WorkBudget::Meter::kSteps, markdown.size() / 64 + 1)) return "";
+  DefuseQuadraticInputs(markdown);
+  DefuseWideTables(markdown);
+
+  static const bool registered = [] {
+    cmark_gfm_core_extensions_ensure_registered();
+    return true;
+  }();
+  (void)registered;
+  const int options = CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8;  // never CMARK_OPT_UNSAFE
+  std::unique_ptr<cmark_parser, CmarkParserDeleter> parser(cmark_parser_new(options));
+  for (const char* name : {"table", "strikethrough", "autolink", "tasklist"}) {
+    if (cmark_syntax_extension* ext = cmark_find_syntax_extension(name)) {
+      cmark_parser_attach_syntax_extension(parser.get(), ext);
+    }
+  }
+  cmark_parser_feed(parser.get(), markdown.data(), markdown.size());
+  std::unique_ptr<cmark_node, CmarkNodeDeleter> doc(cmark_parser_finish(parser.get()));
+  if (!doc) return "";
+
+  // Links and the outermost images, found first: the tree changes after.
+  std::vector<cmark_node*> links, images;
+  {
+    std::unique_ptr<cmark_iter, CmarkIterDeleter> it(cmark_iter_new(doc.get()));
+    int in_image = 0;
+    cmark_event_type ev;
+    while ((ev = cmark_iter_next(it.get())) != CMARK_EVENT_DONE) {
+      if (!budget.Charge(WorkBudget::Meter::kSteps)) return "";
+      cmark_node* n = cmark_iter_get_node(it.get());
+      cmark_node_type t = cmark_node_get_type(n);
+      if (t == CMARK_NODE_IMAGE) {
+        if (ev == CMARK_EVENT_ENTER && in_image++ == 0) images.push_back(n);
+        if (ev == CMARK_EVENT_EXIT) --in_image;
+      } else if (t == CMARK_NODE_LINK && ev == CMARK_EVENT_ENTER) {
+        links.push_back(n);
+      }
+    }
+  }
+  for (cmark_node* link : links) {
+    const char* url = cmark_node_get_url(link);
+    if (ClassifyUrl(url ? url : "") == UrlKind::kRejected) Unwrap(link);
+  }
+  std::vector<std::string> image_html;
+  for (cmark_node* image : images) {
+    const char* raw = cmark_node_get_url(image);
+    std::string url = raw ? raw : "";
+    UrlKind kind = ClassifyUrl(url);
+    if (kind == UrlKind::kWeb) continue;  // kept; the pages' policy decides whether it loads
+    std::string alt = PlainText(image, budget);
+    std::optional<std::string> uri;
+    if (kind == UrlKind::kRelative) uri = InlineImage(url, ctx);
+    if (!uri) {
+      ReplaceWithText(image, alt);
+      continue;
+    }
+    std::string tag = "<img src=\"" + *uri + "\" alt=\"";
+    AppendEscaped(alt, tag);
+    if (const char* title = cmark_node_get_title(image); title && *title) {
+      tag += "\" title=\"";
+      AppendEscaped(title, tag);
+    }
+    tag += "\" />";
+    ReplaceWithText(image, Marker('I', image_html.size()));
+    image_html.push_back(std::move(tag));
+  }
+
+  char* rendered =
+      cmark_render_html(doc.get(), options, cmark_parser_get_syntax_extensions(parser.get()));
+  if (!rendered) return "";
+  std::string html(rendered);
+  cmark_get_default_mem_allocator()->free(rendered);
+  if (!budget.Charge(WorkBudget::Meter::kSteps, html.size() / 64 + 1)) return "";
+  return PutMarkersIn(html, image_html, ctx.components);
+}
+
+// --- MDX ---------------------------------------------------------------------------
+
+// `text` with the common indentation of its lines taken off (markers' lines and
+// blank lines aside): a component's children are indented, and MDX has no
+// indented code.
+std::string Dedent(const std::string& text) {
+  size_t common = SIZE_MAX;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t next;
+    std::string_view line = LineFrom(text, pos, &next);
+    size_t indent = line.find_first_not_of(" \t");
+    if (indent != std::string_view::npos && line[indent] != kMarker)
+      common = std::min(common, indent);
+    pos = next;
+  }
+  if (common == 0 || common == SIZE_MAX) return text;
+  std::string out;
+  out.reserve(text.size());
+  for (size_t pos = 0; pos < text.size();) {
+    size_t next;
+    std::string_view line = LineFrom(text, pos, &next);
+    size_t drop = std::min(common, line.find_first_not_of(" \t") == std::string_view::npos
+                                       ? line.size()
+                                       : line.find_first_not_of(" \t"));
+    out.append(text, pos + drop, next - pos - drop);
+    pos = next;
+  }
+  return out;
+}
+
+// A component's placeholder: its name, then its children rendered.
+std::string Placeholder(std::string_view name, std::string_view inner) {
+  std::string out = "<div class=\"mdx-component\" data-component=\"";
+  AppendEscaped(name, out);
+  out += "\">";
+  AppendEscaped(name, out);
+  out += inner;
+  out += "</div>";
+  return out;
+}
+
+// One segment being read: the page, or an open component.
+struct Segment {
+  std::string name;  // "" for the page
+  std::string markdown;
+};
+
+// The Markdown of `body` (MDX) with its components as placeholder markers, the
+// placeholders rendered into ctx.components as each closes.
+std::string SplitMdx(std::string_view body, Context& ctx) {
+  std::string md(body);     // what is rendered: ESM and comments blanked
+  std::string prose(body);  // where tags are looked for: code blanked too
+  FenceTracker fences;
+  bool in_esm = false, after_blank = true;
+  auto blank = [](std::string& s, size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) {
+      if (s[i] != '\n') s[i] = ' ';
+    }
+  };
+  for (size_t pos = 0; pos < body.size();) {
+    size_t start = pos;
+    std::string_view line = LineFrom(body, pos, &pos);
+    bool is_blank = IsBlank(line);
+    if (fences.IsCode(line)) {
+      blank(prose, start, pos);
+    } else if (in_esm ||
+               (after_blank && (line.starts_with("import ") || line.starts_with("export ")))) {
+      in_esm = !is_blank;
+      blank(prose, start, pos);
+      blank(md, start, pos);
+    }
+    after_blank = is_blank;
+  }
+  BlankCodeSpans(prose);
+  for (size_t i = prose.find("{/*"); i != std::string::npos; i = prose.find("{/*", i)) {
+    size_t end = prose.find("*/}", i + 3);
+    end = end == std::string::npos ? prose.size() : end + 3;
+    blank(prose, i, end);
+    blank(md, i, end);
+    i = end;
+  }
+
+  std::vector<Segment> open(1);
+  // Components opened without a placeholder (inline, or too deep), by name.
+  std::map<std::string, size_t> unplaced;
+  auto close_top = [&] {
+    Segment done = std::move(open.back());
+    open.pop_back();
+    std::string inner = RenderSegment(Dedent(done.markdown), ctx);
+    open.back().markdown += "\n\n" + Marker('C', ctx.components.size()) + "\n\n";
+    ctx.components.push_back(Placeholder(done.name, inner));
+  };
+  const size_t n = prose.size();
+  size_t copied = 0, last_tag_end = SIZE_MAX;
+  bool last_tag_block = false;
+  for (size_t i = prose.find('<'); i != std::string::npos && i < n; i = prose.find('<', i)) {
+    if (!ctx.budget->Charge(WorkBudget::Meter::kSteps)) break;
+    size_t start = i++;
+    bool closing = i < n && prose[i] == '/';
+    if (closing) ++i;
+    size_t name_start = i;
+    while (i < n && (std::isalnum(static_cast<unsigned char>(prose[i])) || prose[i] == '_' ||
+                     prose[i] == '-' || prose[i] == '.' || prose[i] == ':')) {
+      ++i;
+    }
+    std::string name = prose.substr(name_start, i - name_start);
+    if (name.empty() ? !(i < n && prose[i] == '>')
+                     : !std::isalpha(static_cast<unsigned char>(name[0]))) {
+      continue;
+    }
+    if (i < n && (prose[i] == '@' || (prose[i] == '/' && i + 1 < n && prose[i + 1] == '/'))) {
+      continue;  // an autolink
+    }
+    bool self_closing = false, ended = false;
+    while (i < n && !ended) {
+      char c = prose[i];
+      if (c == '"' || c == '\'') {
+        size_t end = prose.find(c, i + 1);
+        i = end == std::string::npos ? n : end + 1;
+      } else if (c == '{') {
+        i = SkipBraces(prose, i);
+      } else if (c == '/' && i + 1 < n && prose[i + 1] == '>') {
+        self_closing = ended = true;
+        i += 2;
+      } else if (c == '>') {
+        ended = true;
+        ++i;
+      } else if (c == '<') {
+        break;
+      } else {
+        ++i;
+      }
+    }
+    if (!ended) continue;  // text
+    // A tag that starts its line (after others that did) is a block.
+    size_t b = start;
+    while (b > 0 && b != last_tag_end && (prose[b - 1] == ' ' || prose[b - 1] == '\t')) --b;
+    bool block = b == 0 || prose[b - 1] == '\n' || (b == last_tag_end && last_tag_block);
+    last_tag_end = i;
+    last_tag_block = block;
+    open.back().markdown.append(md, copied, start - copied);
+    copied = i;
+    bool component = !name.empty() && (std::isupper(static_cast<unsigned char>(name[0])) ||
+                                       name.find('.') != std::string::npos);
+    if (!component) continue;  // HTML and fragments: the text stays
+    name = std::string(CutUtf8(name, kMaxComponentNameBytes));
+    if (closing) {
+      // What an inline or too deep opener opened closes first.
+      if (auto u = unplaced.find(name); u != unplaced.end()) {
+        if (--u->second == 0) unplaced.erase(u);
+        continue;
+      }
+      auto match = std::find_if(open.rbegin(), open.rend() - 1,
+                                [&](const Segment& s) { return s.name == name; });
+      if (match == open.rend() - 1) continue;  // closes nothing open: dropped
+      size_t keep = open.rend() - match - 1;   // the segments below the match
+      while (open.size() > keep) close_top();
+    } else if (!block || ctx.components.size() >= kMaxComponents) {
+      if (!self_closing) ++unplaced[name];  // inline JSX: its text stays
+    } else if (self_closing) {
+      open.back().markdown += "\n\n" + Marker('C', ctx.components.size()) + "\n\n";
+      ctx.components.push_back(Placeholder(name, ""));
+    } else if (open.size() > kMaxComponentDepth) {
+      ++unplaced[name];
+    } else {
+      open.push_back(Segment{name, ""});
+    }
+  }
+  if (copied < md.size()) open.back().markdown.append(md, copied, std::string::npos);
+  while (open.size() > 1) close_top();
+  return Dedent(open.front().markdown);
+}
+
+// --- The cut -----------------------------------------------------------------------
+
+bool IsVoid(std::string_view name) {
+  return name == "img" || name == "br" || name == "hr" || name == "input";
+}
+
+// Walks the tags of `html` (well formed: cmark-gfm's and ours) before `limit`,
+// calling `at(position, open, closers)` at each tag's start with the elements
+// open there and the size of their closing tags.
+template <typename Fn>
+void WalkTags(const std::string& html, size_t limit, Fn&& at) {
+  std::vector<std::string_view> open;
+  size_t closers = 0;
+  for (size_t i = html.find('<'); i != std::string::npos && i <= limit; i = html.find('<', i + 1)) {
+    if (!at(i, open, closers)) return;
+    size_t end = html.compare(i, 4, "<!--") == 0 ? html.find("-->", i) : html.find('>', i);
+    if (end == std::string::npos) return;
+    if (html[i + 1] == '!') {
+      i = end;
+      continue;
+    }
+    bool closing = html[i + 1] == '/';
+    size_t name_start = i + (closing ? 2 : 1);
+    size_t name_end = std::min(html.find_first_of(" \t\n/>", name_start), end);
+    std::string_view name(html.data() + name_start, name_end - name_start);
+    if (closing) {
+      if (!open.empty() && open.back() == name) {
+        closers -= name.size() + 3;
+        open.pop_back();
+      }
+    } else if (!IsVoid(name) && html[end - 1] != '/') {
+      open.push_back(name);
+      closers += name.size() + 3;
+    }
+    i = end;
+  }
+}
+
+// `html` cut before the last tag at which it, the closing tags of what is open
+// there and `note` fit in `max`. Two walks: one finds the place, one the tags
+// open there, so a deep nesting costs no more than a shallow one.
+std::string CutHtml(const std::string& html, size_t max, std::string_view note) {
+  if (note.size() > max) return "";
+  if (html.size() + note.size() <= max) return html + std::string(note);
+  size_t best = 0;
+  WalkTags(html, max, [&](size_t at, const std::vector<std::string_view>&, size_t closers) {
+    if (at + note.size() > max) return false;
+    if (at + closers + note.size() <= max) best = at;
+    return true;
+  });
+  std::string out = html.substr(0, best);
+  WalkTags(html, best, [&](size_t at, const std::vector<std::string_view>& open, size_t) {
+    if (at < best) return true;
+    for (auto it = open.rbegin(); it != open.rend(); ++it) out += "</" + std::string(*it) + ">";
+    return false;
+  });
+  out += note;
+  return out;
+}
+
+std::string Render(std::string_view text, std::string_view page_path, bool preview,
+                   const BlobLoader* load, const PreviewLimits& limits, WorkBudget* parent) {
+  WorkBudget::Limits own;
+  own.steps = kMaxPreviewSteps;
+  WorkBudget budget(own, nullptr, std::chrono::steady_clock::time_point::max(), parent);
+  Context ctx;
+  ctx.limits = limits;
+  ctx.budget = &budget;
+  std::string page_dir = Dirname(page_path);
+  ctx.page_dir = page_dir;
+  ctx.load = load;
+
+  size_t max_input = std::max(kMinInputBytes, limits.max_html_bytes * kInputPerHtmlByte);
+  bool cut = text.size() > max_input;
+  std::string source(cut ? text.substr(0, text.rfind('\n', max_input) == std::string_view::npos
+                                              ? max_input
+                                              : text.rfind('\n', max_input))
+                         : text);
+  std::replace(source.begin(), source.end(), kMarker, ' ');
+
+  std::string html;
+  std::string_view body = source;
+  bool mdx = false;
+  if (preview) {
+    mdx = Lower(Extension(page_path)) == ".mdx";
+    Frontmatter fm = SplitFrontmatter(source);
+    if (fm.present && fm.closed) {
+      body = std::string_view(source).substr(fm.body);
+      budget.Charge(WorkBudget::Meter::kSteps, fm.yaml.size() / 64 + 1);
+      std::optional<std::string> title = SimpleTitle(fm.yaml);
+      if (!title && fm.yaml.size() <= kMaxYamlTreeBytes) {
+        if (std::optional<YAML::Node> node = ParseYaml(fm.yaml)) title = YamlString(*node, "title");
+      }
+      std::string clean = ScrubUtf8(CleanLine(title.value_or(""), kMaxTitleLength));
+      if (!clean.empty()) {
+        html += "<h1>";
+        AppendEscaped(clean, html);
+        html += "</h1>\n";
+      }
+    }
+  }
+  std::string markdown = mdx ? SplitMdx(body, ctx) : std::string(body);
+  if (!budget.spent()) html += RenderSegment(std::move(markdown), ctx);
+  if (budget.spent()) {
+    return CutHtml(html, limits.max_html_bytes, kSpentNote);
+  }
+  if (cut || html.size() > limits.max_html_bytes) {
+    return CutHtml(html, limits.max_html_bytes, kCutNote);
+  }
+  return html;
+}
+
+}  // namespace
+
+std::string RenderPreviewHtml(std::string_view page_text, std::string_view page_path,
+                              const BlobLoader& load, const PreviewLimits& limits,
+                              WorkBudget* budget) {
+  return Render(page_text, page_path, /*preview=*/true, &load, limits, budget);
+}
+
+std::string RenderMarkdownHtml(std::string_view markdown, WorkBudget* budget) {
+  return Render(markdown, "", /*preview=*/false, nullptr, PreviewLimits{}, budget);
+}
+
+}  // namespace docwright::docs
