@@ -188,6 +188,12 @@ std::span<const Api::Route> Api::Routes() {
        .needs_key = true,
        .quick = true,
        .serve = &Api::JobEvents},
+      // Extension: the job's branch as a reviewer reads it (api/review_routes.cc).
+      {.method = "GET",
+       .pattern = "/v2/agent/{projectId}/job/{id}/review",
+       .needs_key = true,
+       .quick = false,
+       .serve = &Api::JobReview},
       // The reference's deprecated v1 endpoints (api/v1_routes.cc).
       {.method = "POST",
        .pattern = "/v1/agent/{projectId}/job",

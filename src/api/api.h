@@ -82,6 +82,7 @@ class Api {
   HttpResponse ArchiveJob(const Call& call, HttpRequest& request);
   HttpResponse StopJob(const Call& call, HttpRequest& request);
   HttpResponse JobEvents(const Call& call, HttpRequest& request);
+  HttpResponse JobReview(const Call& call, HttpRequest& request);  // api/review_routes.cc
   // The reference's deprecated v1 endpoints (api/v1_routes.cc).
   HttpResponse V1CreateJob(const Call& call, HttpRequest& request);
   HttpResponse V1GetJob(const Call& call, HttpRequest& request);
