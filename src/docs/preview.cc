@@ -421,6 +421,7 @@ std::string Placeholder(std::string_view name, std::string_view inner) {
   AppendEscaped(name, out);
   out += "\">";
   AppendEscaped(name, out);
+  while (!inner.empty() && inner.back() == '\n') inner.remove_suffix(1);
   out += inner;
   out += "</div>";
   return out;

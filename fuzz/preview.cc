@@ -1,0 +1,51 @@
+// A page, or a description, rendered as a preview (docs/preview.h). The first
+// byte chooses .md, .mdx or a description, and a small or the default cap.
+// Checks that the HTML stays within its cap, has no raw script or frame and no
+// javascript: link, that every image inlined is within the image budget, and that a
+// tiny budget stops the rendering.
+#include <string>
+
+#include "core/work_budget.h"
+#include "docs/preview.h"
+#include "fuzz_check.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace docwright;
+  if (size == 0) return 0;
+  const uint8_t mode = data[0];
+  std::string text(fuzz::AsText(data + 1, size - 1));
+  docs::PreviewLimits limits;
+  if (mode & 4) limits.max_html_bytes = 1024;
+  size_t image_budget = 300;
+  limits.image_budget = &image_budget;
+  limits.max_image_bytes = 200;
+  // Every image of the branch exists, 100 bytes of it.
+  docs::BlobLoader load = [](const std::string& path, size_t max) -> std::optional<std::string> {
+    FUZZ_CHECK(path.find("../") == std::string::npos && !path.starts_with("/"));
+    if (max < 100) return std::nullopt;
+    return std::string(100, 'i');
+  };
+  std::string html;
+  switch (mode % 3) {
+    case 0:
+      html = docs::RenderPreviewHtml(text, "docs/page.md", load, limits, nullptr);
+      break;
+    case 1:
+      html = docs::RenderPreviewHtml(text, "docs/page.mdx", load, limits, nullptr);
+      break;
+    default:
+      html = docs::RenderMarkdownHtml(text, nullptr);
+      break;
+  }
+  FUZZ_CHECK(html.size() <= (mode % 3 == 2 ? size_t{512 << 10} : limits.max_html_bytes));
+  FUZZ_CHECK(html.find("<script") == std::string::npos);
+  FUZZ_CHECK(html.find("<iframe") == std::string::npos);
+  FUZZ_CHECK(html.find("href=\"javascript") == std::string::npos);
+  FUZZ_CHECK(image_budget <= 300);
+  FUZZ_CHECK(html.find('\x01') == std::string::npos);
+
+  WorkBudget tiny(WorkBudget::Limits{.steps = 10});
+  std::string stopped = docs::RenderPreviewHtml(text, "docs/page.mdx", load, limits, &tiny);
+  FUZZ_CHECK(stopped.size() <= limits.max_html_bytes);
+  return 0;
+}
