@@ -91,6 +91,7 @@ TEST_F(OpenApiTest, TheDocumentIsWholeAndDocumentsEveryRoute) {
       {"/v2/agent/{projectId}/job/{id}/archive", "post"},
       {"/v2/agent/{projectId}/job/{id}/stop", "post"},
       {"/v2/agent/{projectId}/job/{id}/events", "get"},
+      {"/v2/agent/{projectId}/job/{id}/review", "get"},
       {"/v1/agent/{projectId}/job", "post"},
       {"/v1/agent/{projectId}/job/{id}", "get"},
       {"/v1/agent/{projectId}/jobs", "get"},
