@@ -151,28 +151,35 @@ struct Context {
   std::vector<std::string> components;  // rendered placeholders, by marker index
 };
 
-// A table whose delimiter row would make more than kMaxTableCells cells is not
-// a table: its delimiter row's pipes become spaces. One pass over the lines.
+// A table whose delimiter row would make more than kMaxTableCells cells (its
+// columns times the lines up to the next blank one) is not a table: its
+// delimiter row's pipes become spaces. Linear: the runs of lines are counted
+// once, from the end.
 void DefuseWideTables(std::string& text) {
-  size_t pos = 0;
-  while (pos < text.size()) {
+  struct Line {
+    size_t begin, end;
+    bool blank;
+  };
+  std::vector<Line> lines;
+  for (size_t pos = 0; pos < text.size();) {
     size_t next;
     std::string_view line = LineFrom(text, pos, &next);
+    lines.push_back(Line{pos, pos + line.size(), IsBlank(line)});
+    pos = next;
+  }
+  size_t run = 0;  // non-blank lines from the one after the current one
+  for (size_t k = lines.size(); k-- > 0;) {
+    std::string_view line(text.data() + lines[k].begin, lines[k].end - lines[k].begin);
     bool delimiter = line.find('-') != std::string_view::npos &&
                      line.find('|') != std::string_view::npos &&
                      line.find_first_not_of("|:- \t\r") == std::string_view::npos;
     if (delimiter) {
       size_t columns = std::count(line.begin(), line.end(), '|') + 1;
-      size_t rows = 0;
-      for (size_t p = next; p < text.size() && rows * columns <= kMaxTableCells; ++rows) {
-        size_t after;
-        if (IsBlank(LineFrom(text, p, &after))) break;
-        p = after;
+      if (run > kMaxTableCells / columns) {
+        std::replace(text.begin() + lines[k].begin, text.begin() + lines[k].end, '|', ' ');
       }
-      if (rows * columns > kMaxTableCells)
-        std::replace(text.begin() + pos, text.begin() + next, '|', ' ');
     }
-    pos = next;
+    run = lines[k].blank ? 0 : run + 1;
   }
 }
 
@@ -284,7 +291,7 @@ std::string PutMarkersIn(const std::string& html, const std::vector<std::string>
       continue;
     }
     size_t end = html.find(kMarker, i + 1);
-    if (end == std::string::npos) break;
+    if (end == std::string::npos) continue;  // a lone marker: dropped
     std::string_view mark(html.data() + i + 1, end - i - 1);
     size_t index = 0;
     bool ok = mark.size() >= 2 && mark.size() <= 10;
