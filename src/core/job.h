@@ -44,13 +44,27 @@ struct Org {
   UnixMillis created_at = 0;
 };
 
+// What a key may do (core/api_key.h): an admin everything, keys included; a
+// member its organisation's jobs only.
+enum class KeyRole { kAdmin, kMember };
+
+// The most projects a key may be limited to.
+inline constexpr size_t kMaxKeyProjects = 100;
+
 struct ApiKey {
   std::string id;
   std::string org_id;
   std::string name;
   std::string prefix;       // the first characters of the key, to recognise it in lists
   std::string secret_hash;  // SHA-256 of the whole key; the key itself is never stored
+  KeyRole role = KeyRole::kAdmin;
+  // Set: the only projects the key reaches (ids; maybe none); unset: all of its
+  // organisation's.
+  std::optional<std::vector<std::string>> projects;
   UnixMillis created_at = 0;
+  // When the key last authenticated a request, to the minute (recorded in the
+  // background; see Store::RecordKeyUses).
+  std::optional<UnixMillis> last_used_at;
   std::optional<UnixMillis> revoked_at;
 };
 

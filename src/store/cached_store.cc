@@ -74,17 +74,22 @@ class TtlCache {
 class CachedStore final : public Store {
  public:
   CachedStore(std::unique_ptr<Store> inner, CacheOptions o)
-      : keys_(o), jobs_(o), inner_(std::move(inner)) {
+      : keys_(o), sessions_(o), jobs_(o), inner_(std::move(inner)) {
     if (inner_->AnnouncesChanges()) {
       // Other processes' writes are announced: forget what they change as it is
       // heard, and cache nothing while announcements may be missed.
       inner_->Watch(StoreWatcher{
           .job_changed = [this](const std::string& job_id) { jobs_.Erase(job_id); },
-          .keys_changed = [this] { keys_.Clear(); },
+          .keys_changed =
+              [this] {
+                keys_.Clear();
+                sessions_.Clear();
+              },
           .hearing =
               [this](bool hearing) {
                 // Forget first: nothing cached before the gap is served after it.
                 keys_.Clear();
+                sessions_.Clear();
                 jobs_.Clear();
                 hearing_.store(hearing);
               },
@@ -109,6 +114,16 @@ class CachedStore final : public Store {
     return r;
   }
 
+  // A browser's requests each check its session, as a client's its key.
+  Result<ActiveSession> FindSession(const std::string& token_hash, UnixMillis now) override {
+    if (!hearing_.load()) return inner_->FindSession(token_hash, now);
+    if (auto hit = sessions_.Get(token_hash); hit && hit->session.expires_at > now) return *hit;
+    uint64_t gen = sessions_.generation();
+    auto r = inner_->FindSession(token_hash, now);
+    if (r.ok()) sessions_.Put(token_hash, *r, gen);
+    return r;
+  }
+
   Result<Job> GetJob(const Scope& scope, const std::string& job_id) override {
     if (!hearing_.load()) return inner_->GetJob(scope, job_id);
     if (auto hit = jobs_.Get(job_id)) {
@@ -126,7 +141,13 @@ class CachedStore final : public Store {
 
   Status RevokeApiKey(const std::string& key_id) override {
     Status s = inner_->RevokeApiKey(key_id);
-    keys_.Clear();  // keys are cached by hash, not id; revocations are rare
+    keys_.Clear();      // keys are cached by hash, not id; revocations are rare
+    sessions_.Clear();  // and its sessions ended with it
+    return s;
+  }
+  Status DeleteSession(const std::string& token_hash) override {
+    Status s = inner_->DeleteSession(token_hash);
+    sessions_.Erase(token_hash);
     return s;
   }
   using Store::AddMessage;
@@ -207,6 +228,13 @@ class CachedStore final : public Store {
     return inner_->JobUsage(scope, job_id);
   }
   Status CreateApiKey(const ApiKey& key) override { return inner_->CreateApiKey(key); }
+  Status RecordKeyUses(const std::vector<std::pair<std::string, UnixMillis>>& uses) override {
+    return inner_->RecordKeyUses(uses);
+  }
+  Status CreateSession(const Session& session) override { return inner_->CreateSession(session); }
+  Result<std::vector<ProjectJobCounts>> CountJobs(const std::string& org_id) override {
+    return inner_->CountJobs(org_id);
+  }
   Result<std::vector<ApiKey>> ListApiKeys(const std::string& org_id) override {
     return inner_->ListApiKeys(org_id);
   }
@@ -304,6 +332,7 @@ class CachedStore final : public Store {
 
   std::atomic<bool> hearing_{true};  // false: the inner store's announcements stopped
   TtlCache<ApiKey> keys_;
+  TtlCache<ActiveSession> sessions_;  // by token hash
   TtlCache<ScopedJob> jobs_;
   // Last: destroyed first, so the inner store's listener (which calls into the
   // caches above) has stopped before they go.

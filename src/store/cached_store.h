@@ -1,5 +1,6 @@
-// A Store decorator that caches the two lookups every poll makes: the API key
-// and the job. Polling is most of the traffic, and both answers rarely change.
+// A Store decorator that caches the lookups every poll makes: the API key (or
+// a browser's sign-in session) and the job. Polling is most of the traffic, and
+// these answers rarely change.
 //
 // Consistency: a write made through this object is visible to the next read at
 // once (it invalidates the cache, and a read that raced with it is not cached).

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/api_key.h"
 #include "core/event.h"
 #include "core/job.h"
 #include "core/local_pull_request.h"
@@ -37,6 +38,15 @@ namespace docwright {
 struct Scope {
   std::string org_id;
   std::string project_id;
+};
+
+// A project's jobs by status (Store::CountJobs).
+struct ProjectJobCounts {
+  std::string project_id;
+  int64_t active = 0;
+  int64_t completed = 0;
+  int64_t failed = 0;
+  int64_t archived = 0;
 };
 
 struct NewJob {
@@ -140,7 +150,7 @@ struct StoreWatcher {
   std::function<void()> turn_queued;  // a turn may have become runnable
   std::function<void(const std::string& job_id)> job_changed;
   std::function<void(const std::string& job_id)> job_archived;  // job_changed is told too
-  std::function<void()> keys_changed;                           // API keys created or revoked
+  std::function<void()> keys_changed;                           // API keys revoked, sessions ended
   // The job has new events (Store::ListEvents). Unlike the others, also told of
   // this process's own writes, on every store, once they are committed.
   std::function<void(const std::string& job_id)> job_events;
@@ -164,16 +174,34 @@ class Store : public LocalPullRequestRecords {
   // Stores a key whose id, prefix and secret_hash the caller made.
   virtual Status CreateApiKey(const ApiKey& key) = 0;
   virtual Result<std::vector<ApiKey>> ListApiKeys(const std::string& org_id) = 0;
-  // Idempotent. NotFound if there is no such key.
+  // Idempotent. NotFound if there is no such key. Ends the key's sessions in
+  // the same transaction, and is announced (keys_changed).
   virtual Status RevokeApiKey(const std::string& key_id) = 0;
   // The unrevoked key whose secret hashes to `secret_hash`; NotFound otherwise.
   virtual Result<ApiKey> FindActiveApiKey(const std::string& secret_hash) = 0;
+  // Makes each key's last_used_at the later of its own and the time given with
+  // it (key id, time). Keys that do not exist are skipped. Not announced: a
+  // listing may show a use a little late.
+  virtual Status RecordKeyUses(const std::vector<std::pair<std::string, UnixMillis>>& uses) = 0;
+
+  // --- Sign-in sessions (core/api_key.h) ---
+  // Stores `session`; NotFound if its key does not exist. Removes a bounded
+  // number of expired sessions on the way, so they do not pile up.
+  virtual Status CreateSession(const Session& session) = 0;
+  // The session whose token hashes to `token_hash`, if it has not expired as of
+  // `now` and its key is not revoked, with that key; NotFound otherwise.
+  virtual Result<ActiveSession> FindSession(const std::string& token_hash, UnixMillis now) = 0;
+  // Ends the session (sign-out). Idempotent; announced (keys_changed).
+  virtual Status DeleteSession(const std::string& token_hash) = 0;
 
   // --- Projects ---
   // Stores `project`; its id and created_at are assigned by the store.
   virtual Result<Project> CreateProject(Project project) = 0;
   virtual Result<Project> GetProject(const Scope& scope) = 0;
   virtual Result<std::vector<Project>> ListProjects(const std::string& org_id) = 0;
+  // How many jobs of each status each of the organisation's projects has, in one
+  // grouped read; a project without jobs is not listed.
+  virtual Result<std::vector<ProjectJobCounts>> CountJobs(const std::string& org_id) = 0;
   // Replaces the project's settings (all but id, org_id, created_at and
   // archived_at) with `project`'s. NotFound if no project has its id.
   virtual Status UpdateProject(const Project& project) = 0;

@@ -2,6 +2,7 @@
 // a Driver (sql/driver.h), split by concern over several files:
 //   records.cc        rows read into records; the rules every write applies
 //   tenants.cc        organisations, API keys, projects
+//   sessions.cc       sign-in sessions of browsers
 //   jobs.cc           jobs, messages, steps
 //   idempotency.cc    creates and follow-ups under an idempotency key
 //   turns.cc          the work queue: claims, leases, outcomes
@@ -104,9 +105,16 @@ class SqlStore final : public Store {
   Result<std::vector<ApiKey>> ListApiKeys(const std::string& org_id) override;
   Status RevokeApiKey(const std::string& key_id) override;
   Result<ApiKey> FindActiveApiKey(const std::string& secret_hash) override;
+  Status RecordKeyUses(const std::vector<std::pair<std::string, UnixMillis>>& uses) override;
   Result<Project> CreateProject(Project project) override;
   Result<Project> GetProject(const Scope& scope) override;
   Result<std::vector<Project>> ListProjects(const std::string& org_id) override;
+  Result<std::vector<ProjectJobCounts>> CountJobs(const std::string& org_id) override;
+
+  // sessions.cc
+  Status CreateSession(const Session& session) override;
+  Result<ActiveSession> FindSession(const std::string& token_hash, UnixMillis now) override;
+  Status DeleteSession(const std::string& token_hash) override;
   Status UpdateProject(const Project& project) override;
   Result<Project> ArchiveProject(const Scope& scope) override;
   Status DeleteProject(const Scope& scope) override;

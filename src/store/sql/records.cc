@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "core/api_key.h"
 #include "store/sql/internal.h"
 
 namespace docwright::sql {
@@ -60,7 +61,11 @@ ApiKey ReadKey(const Rows& r) {
   k.name = r.Text("name");
   k.prefix = r.Text("prefix");
   k.secret_hash = r.Text("secret_hash");
+  // A role this version does not know grants the least.
+  k.role = ParseKeyRole(r.Text("role")).value_or(KeyRole::kMember);
+  if (auto projects = r.OptText("projects")) k.projects = SplitLines(*projects);
   k.created_at = r.Int("created_at");
+  k.last_used_at = r.OptInt("last_used_at");
   k.revoked_at = r.OptInt("revoked_at");
   return k;
 }

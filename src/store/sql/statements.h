@@ -55,15 +55,38 @@ SQL(kSelectOrg, DW_ORG_COLUMNS "WHERE id = ?1");
 SQL(kSelectOrgs, DW_ORG_COLUMNS "ORDER BY id");
 #undef DW_ORG_COLUMNS
 SQL(kUpdateOrg, "UPDATE orgs SET name = ?2, max_active = ?3 WHERE id = ?1");
-#define DW_KEY_COLUMNS \
-  "SELECT id, org_id, name, prefix, secret_hash, created_at, revoked_at FROM api_keys "
+#define DW_KEY_COLUMNS                                                                       \
+  "SELECT id, org_id, name, prefix, secret_hash, role, projects, created_at, last_used_at, " \
+  "revoked_at FROM api_keys "
 SQL(kInsertKey,
-    "INSERT INTO api_keys (id, org_id, name, prefix, secret_hash, created_at, revoked_at) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL)");
+    "INSERT INTO api_keys (id, org_id, name, prefix, secret_hash, role, projects, created_at, "
+    "revoked_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULL)");
 SQL(kSelectKeys, DW_KEY_COLUMNS "WHERE org_id = ?1 ORDER BY id");
 SQL(kRevokeKey, "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?2) WHERE id = ?1");
 SQL(kSelectKeyByHash, DW_KEY_COLUMNS "WHERE secret_hash = ?1 AND revoked_at IS NULL");
+SQL(kSelectActiveKey, DW_KEY_COLUMNS "WHERE id = ?1 AND org_id = ?2 AND revoked_at IS NULL");
+// A key's use, kept only if it is later than the one recorded.
+SQL(kRecordKeyUse,
+    "UPDATE api_keys SET last_used_at = ?2 WHERE id = ?1 AND (last_used_at IS NULL OR "
+    "last_used_at < ?2)");
 #undef DW_KEY_COLUMNS
+
+// --- Sign-in sessions ---
+SQL(kInsertSession,
+    "INSERT INTO sessions (token_hash, key_id, org_id, csrf_token, created_at, expires_at) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+// The session with its key, the key's columns under their own names.
+SQL(kSelectSession,
+    "SELECT s.token_hash, s.csrf_token, s.created_at AS session_created_at, s.expires_at, k.id, "
+    "k.org_id, k.name, k.prefix, k.secret_hash, k.role, k.projects, k.created_at, "
+    "k.last_used_at, k.revoked_at FROM sessions s JOIN api_keys k ON k.id = s.key_id "
+    "WHERE s.token_hash = ?1 AND s.expires_at > ?2 AND k.revoked_at IS NULL");
+SQL(kDeleteSession, "DELETE FROM sessions WHERE token_hash = ?1");
+SQL(kDeleteKeySessions, "DELETE FROM sessions WHERE key_id = ?1");
+// Expired sessions, a few at a time (a sign-in removes them on its way).
+SQL(kPurgeExpiredSessions,
+    "DELETE FROM sessions WHERE token_hash IN (SELECT token_hash FROM sessions WHERE "
+    "expires_at <= ?1 LIMIT 100)");
 
 // --- Projects ---
 #define DW_PROJECT_COLUMNS                                                                     \
@@ -92,6 +115,11 @@ SQL(kSwapProjectForgeToken,
 // Archives a project of the organisation ?2, once (the first time is kept).
 SQL(kArchiveProject,
     "UPDATE projects SET archived_at = COALESCE(archived_at, ?3) WHERE id = ?1 AND org_id = ?2");
+// Every project's jobs of the organisation, counted by status in one read.
+SQL(kCountJobsByStatus,
+    "SELECT j.project_id, j.status, COUNT(*) AS n FROM jobs j JOIN projects p ON "
+    "p.id = j.project_id WHERE p.org_id = ?1 GROUP BY j.project_id, j.status ORDER BY "
+    "j.project_id");
 SQL(kCountActiveJobs, "SELECT COUNT(*) FROM jobs WHERE project_id = ?1 AND status = 'active'");
 // A project's deletion, children first: its jobs' steps, turns, messages and
 // reviews, its jobs, pull requests and idempotency keys, then the project.

@@ -1,4 +1,5 @@
 // The SQL store: organisations, API keys and projects.
+#include "core/api_key.h"
 #include "core/ids.h"
 #include "store/sql/internal.h"
 #include "store/sql/statements.h"
@@ -34,8 +35,11 @@ Status SqlStore::CreateApiKey(const ApiKey& k) {
   return Write([&](Connection& c) -> Status {
     Status s = OrgExists(c, k.org_id);
     if (!s.ok()) return s;
+    std::optional<std::string> projects;
+    if (k.projects) projects = JoinLines(*k.projects);
     return Run(c, kInsertKey,
-               {V(k.id), V(k.org_id), V(k.name), V(k.prefix), V(k.secret_hash), V(k.created_at)});
+               {V(k.id), V(k.org_id), V(k.name), V(k.prefix), V(k.secret_hash), V(ToString(k.role)),
+                V(projects), V(k.created_at)});
   });
 }
 
@@ -46,12 +50,26 @@ Result<std::vector<ApiKey>> SqlStore::ListApiKeys(const std::string& org_id) {
 Status SqlStore::RevokeApiKey(const std::string& key_id) {
   return Write([&](Connection& c) -> Status {
     Status w = Change(c, kRevokeKey, {V(key_id), V(NowMillis())}, "API key not found");
-    return w.ok() ? Notify(c, "k") : w;
+    if (!w.ok()) return w;
+    // Its sign-ins end with it: no browser keeps a key's rights past its revocation.
+    if (Status ended = Run(c, kDeleteKeySessions, {V(key_id)}); !ended.ok()) return ended;
+    return Notify(c, "k");
   });
 }
 
 Result<ApiKey> SqlStore::FindActiveApiKey(const std::string& secret_hash) {
   return ReadOne(kSelectKeyByHash, {V(secret_hash)}, &ReadKey, "invalid or revoked API key");
+}
+
+Status SqlStore::RecordKeyUses(const std::vector<std::pair<std::string, UnixMillis>>& uses) {
+  if (uses.empty()) return Status();
+  // Not flushed on its own: a use lost to a power loss is a listing a minute behind.
+  return driver_->Write(Commit::kLeaseOnly, [&](Connection& c) -> Status {
+    for (const auto& [key_id, at] : uses) {
+      if (Status s = Run(c, kRecordKeyUse, {V(key_id), V(at)}); !s.ok()) return s;
+    }
+    return Status();
+  });
 }
 
 // --- Projects ---
@@ -89,6 +107,39 @@ Result<std::vector<Project>> SqlStore::ListProjects(const std::string& org_id) {
     if (Status s = OpenForgeToken(p); !s.ok()) return s;
   }
   return projects;
+}
+
+Result<std::vector<ProjectJobCounts>> SqlStore::CountJobs(const std::string& org_id) {
+  return Read<std::vector<ProjectJobCounts>>(
+      [&](Connection& c) -> Result<std::vector<ProjectJobCounts>> {
+        auto r = c.Exec(kCountJobsByStatus, {V(org_id)});
+        if (!r.ok()) return r.status();
+        std::vector<ProjectJobCounts> out;
+        while (r->Next()) {
+          std::string project_id = r->Text("project_id");
+          // In order of project: a project's rows are together.
+          if (out.empty() || out.back().project_id != project_id) {
+            out.push_back(ProjectJobCounts{.project_id = project_id});
+          }
+          ProjectJobCounts* it = &out.back();
+          int64_t n = r->Int("n");
+          switch (ParseJobStatus(r->Text("status")).value_or(JobStatus::kFailed)) {
+            case JobStatus::kActive:
+              it->active += n;
+              break;
+            case JobStatus::kCompleted:
+              it->completed += n;
+              break;
+            case JobStatus::kFailed:
+              it->failed += n;
+              break;
+            case JobStatus::kArchived:
+              it->archived += n;
+              break;
+          }
+        }
+        return out;
+      });
 }
 
 Status SqlStore::UpdateProject(const Project& p) {

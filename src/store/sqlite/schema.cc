@@ -239,6 +239,26 @@ CREATE TABLE reviews (
 );
 CREATE INDEX reviews_branch ON reviews(project_id, branch);
 )sql",
+    R"sql(
+-- Key roles: what a key may do (admin, member) and the projects it is limited
+-- to (one id a line; NULL: all). Keys from before roles stay admins of the
+-- whole organisation. last_used_at is recorded in the background, to the minute.
+ALTER TABLE api_keys ADD COLUMN role TEXT NOT NULL DEFAULT 'admin';
+ALTER TABLE api_keys ADD COLUMN projects TEXT;
+ALTER TABLE api_keys ADD COLUMN last_used_at INTEGER;
+-- Browsers' sign-ins: the hash of the cookie's token only, so any node checks
+-- them; ended with their key's revocation.
+CREATE TABLE sessions (
+  token_hash TEXT PRIMARY KEY,
+  key_id TEXT NOT NULL REFERENCES api_keys(id),
+  org_id TEXT NOT NULL REFERENCES orgs(id),
+  csrf_token TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX sessions_key ON sessions(key_id);
+CREATE INDEX sessions_expiry ON sessions(expires_at);
+)sql",
 };
 
 }  // namespace
