@@ -216,6 +216,14 @@ std::span<const Api::Route> Api::Routes() {
        .needs_key = true,
        .quick = false,
        .serve = &Api::GetJobById},
+      // Sign-in sessions, keys and projects (api/session_routes.cc, api/key_routes.cc).
+      {.method = "POST", .pattern = "/v2/session", .needs_key = false, .serve = &Api::SignIn},
+      {.method = "GET", .pattern = "/v2/session", .serve = &Api::GetSession},
+      {.method = "POST", .pattern = "/v2/session/end", .serve = &Api::SignOut},
+      {.method = "GET", .pattern = "/v2/keys", .serve = &Api::ListKeys},
+      {.method = "POST", .pattern = "/v2/keys", .serve = &Api::CreateKey},
+      {.method = "POST", .pattern = "/v2/keys/{keyId}/revoke", .serve = &Api::RevokeKey},
+      {.method = "GET", .pattern = "/v2/projects", .serve = &Api::ListProjects},
   };
   return kRoutes;
 }
@@ -282,49 +290,7 @@ std::variant<HttpResponse, Api::Call> Api::Resolve(HttpRequest& req) {
   if (!call.route->needs_key) return call;
 
   // Authenticate before anything about the project or job is looked at.
-  std::string_view auth = req.authorization;
-  constexpr std::string_view kBearer = "Bearer ";
-  if (auth.size() < kBearer.size() ||
-      !std::equal(kBearer.begin(), kBearer.end(), auth.begin(),
-                  [](char a, char b) { return std::tolower(a) == std::tolower(b); })) {
-    return ResponseFromStatus(Status::Unauthenticated(
-        "missing or malformed Authorization header; expected 'Bearer <API key>'"));
-  }
-  std::string_view secret = Trim(auth.substr(kBearer.size()), " ");
-  if (!LooksLikeApiKey(secret))
-    return ResponseFromStatus(Status::Unauthenticated("invalid API key"));
-  std::string hash = HashApiKey(secret);
-  auto key = store_.FindActiveApiKey(hash);
-  if (!key.ok()) {
-    if (key.status().code() == Code::kNotFound) {
-      return ResponseFromStatus(Status::Unauthenticated("invalid or revoked API key"));
-    }
-    return ResponseFromStatus(key.status());
-  }
-  if (!ConstantTimeEquals(key->secret_hash, hash)) {
-    return ResponseFromStatus(Status::Unauthenticated("invalid or revoked API key"));
-  }
-  req.principal = key->id;
-
-  const auto& seg = call.target.segments;
-  call.scope.org_id = key->org_id;
-  bool has_project = false, has_job = false;
-  const auto& parts = Segments(*call.route);
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (parts[i] == "{projectId}") has_project = true, call.scope.project_id = seg[i];
-    if (parts[i] == "{id}") has_job = true, call.job_id = seg[i];
-  }
-  // Ids have one shape; anything else cannot exist, and needs no lookup.
-  if (has_project && !LooksLikeId(call.scope.project_id)) {
-    return ErrorResponse(404, "project not found", "not_found");
-  }
-  if (has_job && !LooksLikeId(call.job_id)) {
-    if (has_project) {
-      auto project = store_.GetProject(call.scope);
-      if (!project.ok()) return ResponseFromStatus(project.status());
-    }
-    return ErrorResponse(404, "job not found", "not_found");
-  }
+  if (auto refused = Authenticate(req, call)) return std::move(*refused);
   return call;
 }
 
@@ -493,6 +459,9 @@ HttpResponse Api::GetJob(const Call& call, HttpRequest& req) {
 HttpResponse Api::GetJobById(const Call& call, HttpRequest& req) {
   auto job = store_.FindJob(call.scope.org_id, call.job_id);
   if (!job.ok()) return ResponseFromStatus(job.status());
+  if (!KeySeesProject(call.key, job->project_id)) {
+    return ErrorResponse(404, "job not found", "not_found");  // as if it were not there
+  }
   return WithEntityTag(JobResponse(200, *job), req);
 }
 

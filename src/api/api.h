@@ -14,7 +14,9 @@
 #include <variant>
 #include <vector>
 
+#include "api/key_uses.h"
 #include "api/request_target.h"
+#include "api/sign_in_limiter.h"
 #include "http/server.h"
 #include "store/store.h"
 
@@ -41,6 +43,15 @@ struct ApiOptions {
   // How long a v1 create's stream follows its job at most: the turn's deadline
   // and a margin, so it ends with the job's first turn.
   std::chrono::milliseconds v1_stream_lifetime{std::chrono::minutes(25)};
+  // Where clients reach the server (--public-url): a browser's writes must come
+  // from its origin, and an https one marks the session cookie Secure. Empty:
+  // the origin is the request's Host.
+  std::string public_url;
+  // How long a sign-in lasts (--session-lifetime).
+  std::chrono::seconds session_lifetime{43200};
+  // Sign-in attempts one client address may make a minute; more are answered
+  // 429 with Retry-After.
+  int sign_ins_per_minute = 10;
 };
 
 class EventStreams;
@@ -68,6 +79,18 @@ class Api {
                             std::string_view* allow);
   std::variant<HttpResponse, Call> Resolve(HttpRequest& request);
 
+  // Authentication (api/auth.cc). Who asks for `call` (a route that needs a
+  // key): the key of the request's Bearer header, else of its session cookie
+  // (a write then needs its CSRF token and the service's origin), allowed the
+  // route by its role and the project by its limits; fills `call` and the
+  // request's principal, or returns the refusal (401, 403, 404).
+  std::optional<HttpResponse> Authenticate(HttpRequest& request, Call& call);
+  // The active key of the request's valid session cookie, or nullopt (no
+  // cookie, expired, revoked). No CSRF check: for rendering only.
+  std::optional<ApiKey> SessionKey(const HttpRequest& request);
+  // Whether the request's Origin header, if it has one, is the service's own.
+  bool FromOwnOrigin(const HttpRequest& request) const;
+
   // One per route, in Routes().
   HttpResponse Health(const Call& call, HttpRequest& request);
   HttpResponse OpenApiDocument(const Call& call, HttpRequest& request);
@@ -87,6 +110,15 @@ class Api {
   HttpResponse V1CreateJob(const Call& call, HttpRequest& request);
   HttpResponse V1GetJob(const Call& call, HttpRequest& request);
   HttpResponse V1ListJobs(const Call& call, HttpRequest& request);
+  // Sign-in sessions (api/session_routes.cc).
+  HttpResponse SignIn(const Call& call, HttpRequest& request);
+  HttpResponse GetSession(const Call& call, HttpRequest& request);
+  HttpResponse SignOut(const Call& call, HttpRequest& request);
+  // Keys and projects (api/key_routes.cc).
+  HttpResponse ListKeys(const Call& call, HttpRequest& request);
+  HttpResponse CreateKey(const Call& call, HttpRequest& request);
+  HttpResponse RevokeKey(const Call& call, HttpRequest& request);
+  HttpResponse ListProjects(const Call& call, HttpRequest& request);
 
   // Takes one of the key's slots for a slow read; false if all are taken. The
   // slot is given back by LeaveRead.
@@ -99,6 +131,8 @@ class Api {
   EventStreams* streams_;
   std::mutex reads_mu_;
   std::unordered_map<std::string, int> reads_in_flight_;  // by key id, under reads_mu_
+  KeyUses key_uses_{store_};
+  SignInLimiter sign_ins_{options_.sign_ins_per_minute};
 };
 
 }  // namespace docwright

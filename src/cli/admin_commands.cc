@@ -3,6 +3,7 @@
 #include "cli/admin_commands.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -22,6 +23,8 @@ struct AdminOptions {
   std::string org_name, org_id, backup_to;
   int64_t org_max_active = 0;  // 0: no cap
   std::string key_org, key_name = "default", key_id;
+  std::string key_role = "admin";
+  std::vector<std::string> key_projects;  // none: the whole organisation
 };
 
 Json KeyJson(const ApiKey& k) {
@@ -29,8 +32,18 @@ Json KeyJson(const ApiKey& k) {
               {"orgId", k.org_id},
               {"name", k.name},
               {"prefix", k.prefix},
+              {"role", ToString(k.role)},
+              {"projects", k.projects ? Json(*k.projects) : Json(nullptr)},
               {"createdAt", FormatRfc3339(k.created_at)},
+              {"lastUsedAt", k.last_used_at ? Json(FormatRfc3339(*k.last_used_at)) : Json(nullptr)},
               {"revokedAt", k.revoked_at ? Json(FormatRfc3339(*k.revoked_at)) : Json(nullptr)}};
+}
+
+// "a,b" (a key's projects, in a line of text).
+std::string JoinIds(const std::vector<std::string>& ids) {
+  std::string out;
+  for (const std::string& id : ids) out += (out.empty() ? "" : ",") + id;
+  return out.empty() ? "(none)" : out;
 }
 
 Json OrgJson(const Org& o) {
@@ -213,9 +226,29 @@ int CreateKey(const Common& common, const AdminOptions& opts) {
   if (opts.key_name.empty() || opts.key_name.size() > 200) {
     return Fail(Status::InvalidArgument("--name must be 1 to 200 characters"));
   }
+  auto role = ParseKeyRole(opts.key_role);
+  if (!role) return Fail(Status::InvalidArgument("--role must be admin or member"));
+  if (opts.key_projects.size() > kMaxKeyProjects) {
+    return Fail(Status::InvalidArgument("a key may be limited to at most " +
+                                        std::to_string(kMaxKeyProjects) + " projects"));
+  }
   auto store = Open(common);
   if (!store.ok()) return Fail(store.status());
-  GeneratedApiKey k = GenerateApiKey(opts.key_org, opts.key_name);
+  std::optional<std::vector<std::string>> projects;
+  if (!opts.key_projects.empty()) {
+    projects.emplace();
+    for (const std::string& id : opts.key_projects) {
+      // Only the organisation's own projects: a key never names another's.
+      auto p = (*store)->GetProject(Scope{opts.key_org, id});
+      if (!p.ok())
+        return Fail(
+            Status::InvalidArgument("--project " + id + ": no such project in the organisation"));
+      if (std::find(projects->begin(), projects->end(), id) == projects->end()) {
+        projects->push_back(id);
+      }
+    }
+  }
+  GeneratedApiKey k = GenerateApiKey(opts.key_org, opts.key_name, *role, std::move(projects));
   Status s = (*store)->CreateApiKey(k.record);
   if (!s.ok()) return Fail(s);
   if (common.json) {
@@ -223,8 +256,10 @@ int CreateKey(const Common& common, const AdminOptions& opts) {
     j["key"] = k.secret;
     std::cout << j.dump() << "\n";
   } else {
-    std::cout << "Created API key " << k.record.id << " (\"" << k.record.name
-              << "\"). Store it now: it is not shown again.\n"
+    std::cout << "Created API key " << k.record.id << " (\"" << k.record.name << "\", "
+              << ToString(k.record.role) << ", "
+              << (k.record.projects ? "projects " + JoinIds(*k.record.projects) : "all projects")
+              << "). Store it now: it is not shown again.\n"
               << k.secret << "\n";
   }
   return 0;
@@ -236,6 +271,13 @@ void AddKeyCreateCommand(CLI::App* key, Common& common, std::function<int()>& ac
   AddCommon(create, common, true);
   create->add_option("--org", opts->key_org, "organisation id")->required();
   create->add_option("--name", opts->key_name, "a name to recognise the key by");
+  create
+      ->add_option("--role", opts->key_role,
+                   "admin (everything, keys included) or member (jobs only)")
+      ->check(CLI::IsMember({"admin", "member"}))
+      ->capture_default_str();
+  create->add_option("--project", opts->key_projects,
+                     "a project the key is limited to (repeatable; none: every project)");
   create->callback([&, opts] { action = [&, opts] { return CreateKey(common, *opts); }; });
 }
 
@@ -250,7 +292,8 @@ int ListKeys(const Common& common, const AdminOptions& opts) {
     std::cout << arr.dump() << "\n";
   } else {
     for (const auto& k : *keys) {
-      std::cout << k.id << "  " << k.prefix << "...  " << k.name << "  "
+      std::cout << k.id << "  " << k.prefix << "...  " << k.name << "  " << ToString(k.role) << "  "
+                << (k.projects ? "projects " + JoinIds(*k.projects) : "all projects") << "  "
                 << FormatRfc3339(k.created_at)
                 << (k.revoked_at ? "  revoked " + FormatRfc3339(*k.revoked_at) : "") << "\n";
     }

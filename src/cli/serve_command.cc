@@ -170,6 +170,7 @@ struct HttpOptions {
   std::vector<std::string> v1_models;                // NAME=MODEL: the v1 create's model names
   int event_streams_per_key = 100;                   // event streams one API key may hold open
   int event_heartbeat_s = 15;                        // a stream's heartbeat when nothing happens
+  int64_t session_lifetime_s = 43200;                // how long a browser's sign-in lasts
 };
 
 struct ServeOptions {
@@ -316,6 +317,11 @@ void AddClientOptions(CLI::App* cmd, HttpOptions& o) {
                   "reference's names are sonnet and opus); repeatable, or comma-separated")
       ->delimiter(',')
       ->envname("DOCWRIGHT_V1_MODELS");
+  cmd->add_option("--session-lifetime", o.session_lifetime_s,
+                  "seconds a browser's sign-in (POST /v2/session) lasts")
+      ->check(CLI::Range(int64_t{60}, int64_t{30} * 86400))
+      ->capture_default_str()
+      ->envname("DOCWRIGHT_SESSION_LIFETIME");
 }
 
 // The v1 model names of --v1-model, each NAME=MODEL once; InvalidArgument for
@@ -627,7 +633,9 @@ int RunServer(const Common& common, const ServeOptions& o, const AgentFactory& m
   Api api(**store,
           ApiOptions{.default_model = model->model,
                      .v1_models = std::move(*v1_models),
-                     .v1_stream_lifetime = v1_lifetime},
+                     .v1_stream_lifetime = v1_lifetime,
+                     .public_url = o.node.public_url,
+                     .session_lifetime = std::chrono::seconds(o.http.session_lifetime_s)},
           runner.Hooks(), &streams);
   auto server_options = MakeServerOptions(o.http, host, port, o.node.workers);
   if (!server_options.ok()) return Fail(server_options.status());

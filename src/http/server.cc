@@ -394,6 +394,10 @@ class Session : public std::enable_shared_from_this<Session> {
     r.if_none_match = AllLines(http::field::if_none_match);
     r.idempotency_key = AllLines("Idempotency-Key");
     r.last_event_id = AllLines("Last-Event-ID");
+    r.cookie = AllLines(http::field::cookie, "; ");
+    r.csrf_token = AllLines("X-Docwright-CSRF");
+    r.origin = AllLines(http::field::origin);
+    r.host = AllLines(http::field::host);
     r.client = address_;
     if (!state_.options.trusted_proxies.empty()) {
       const bool rfc = state_.options.forwarded_header == ForwardedHeader::kForwarded;
@@ -404,13 +408,14 @@ class Session : public std::enable_shared_from_this<Session> {
     return r;
   }
 
-  // Every line of a header field, comma-joined as RFC 9110 allows.
+  // Every line of a header field, comma-joined as RFC 9110 allows (Cookie:
+  // "; "-joined, as RFC 6265 has it).
   template <typename Field>
-  std::string AllLines(Field field) const {
+  std::string AllLines(Field field, std::string_view separator = ", ") const {
     std::string joined;
     auto [begin, end] = parser_->get().equal_range(field);
     for (auto it = begin; it != end; ++it) {
-      if (!joined.empty()) joined += ", ";
+      if (!joined.empty()) joined += separator;
       joined.append(it->value().data(), it->value().size());
     }
     return joined;

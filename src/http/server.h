@@ -47,6 +47,13 @@ struct HttpRequest {
   std::string if_none_match;
   std::string idempotency_key;
   std::string last_event_id;
+  // Sign-in sessions of browsers: the cookies (every Cookie line, "; "-joined),
+  // the page's CSRF token (X-Docwright-CSRF), and where the request says it
+  // comes from (Origin) and goes to (Host).
+  std::string cookie;
+  std::string csrf_token;
+  std::string origin;
+  std::string host;
   std::string body;
   // The client's address: the connection's, or, from a trusted proxy, the
   // address it forwards for (see ClientAddress).

@@ -1,0 +1,36 @@
+// The bound on sign-in attempts (POST /v2/session) per client address: a fixed
+// window of a minute, `per_minute` attempts in it. Guessing a key is hopeless
+// (256 bits), so this bounds the work and the sessions a client can make, not
+// the odds. Memory is bounded: at most `max_addresses` windows are kept; when
+// they are all live, an address not among them is refused until one ends
+// (fail closed: a flood of addresses does not lift the bound).
+#pragma once
+
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+namespace docwright {
+
+class SignInLimiter {
+ public:
+  explicit SignInLimiter(int per_minute, size_t max_addresses = 10000)
+      : per_minute_(per_minute), max_addresses_(max_addresses) {}
+
+  // Counts an attempt from `address`: 0 if it may go on, else the seconds
+  // until it may try again. Thread-safe.
+  int Admit(const std::string& address);
+
+ private:
+  struct Window {
+    std::chrono::steady_clock::time_point start;
+    int attempts = 0;
+  };
+  const int per_minute_;
+  const size_t max_addresses_;
+  std::mutex mu_;
+  std::unordered_map<std::string, Window> windows_;  // under mu_
+};
+
+}  // namespace docwright
