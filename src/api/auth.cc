@@ -156,10 +156,13 @@ std::optional<HttpResponse> Api::Authenticate(HttpRequest& req, Call& call) {
   const auto& seg = call.target.segments;
   call.scope.org_id = call.key.org_id;
   bool has_project = false, has_job = false;
+  // A job's {id} is in the agent routes only (a pull request's page names its own).
+  const bool agent_route =
+      req.route.starts_with("/v2/agent/") || req.route.starts_with("/v1/agent/");
   const auto& parts = Segments(*call.route);
   for (size_t i = 0; i < parts.size(); ++i) {
     if (parts[i] == "{projectId}") has_project = true, call.scope.project_id = seg[i];
-    if (parts[i] == "{id}") has_job = true, call.job_id = seg[i];
+    if (parts[i] == "{id}" && agent_route) has_job = true, call.job_id = seg[i];
   }
   // Ids have one shape; anything else cannot exist, and needs no lookup. A
   // project outside the key's limits is answered as one that does not exist.

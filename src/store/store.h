@@ -181,7 +181,8 @@ class Store : public LocalPullRequestRecords {
   virtual Result<ApiKey> FindActiveApiKey(const std::string& secret_hash) = 0;
   // Makes each key's last_used_at the later of its own and the time given with
   // it (key id, time). Keys that do not exist are skipped. Not announced: a
-  // listing may show a use a little late.
+  // listing may show a use a little late. As a claim, not flushed to the disk
+  // on its own (a power loss may lose the last uses).
   virtual Status RecordKeyUses(const std::vector<std::pair<std::string, UnixMillis>>& uses) = 0;
 
   // --- Sign-in sessions (core/api_key.h) ---
