@@ -172,10 +172,15 @@ TEST_F(SessionTest, ACookieWriteNeedsTheCsrfTokenAndTheServicesOrigin) {
               403, "another origin");
   EXPECT_EQ(WithCookie("POST", Jobs(project_a_), s, s.csrf, {}, Prompt("x [nochange]")).status,
             201);
-  EXPECT_EQ(WithCookie("POST", Jobs(project_a_), s, s.csrf, {{"Origin", Origin()}},
+  // Without a public URL, the service's origin is the Host a browser sends.
+  const std::string host = "127.0.0.1:" + std::to_string(server_->port());
+  EXPECT_EQ(WithCookie("POST", Jobs(project_a_), s, s.csrf, {{"Host", host}, {"Origin", Origin()}},
                        Prompt("x [nochange]"))
                 .status,
             201);
+  ExpectError(WithCookie("POST", Jobs(project_a_), s, s.csrf,
+                         {{"Host", host}, {"Origin", "https://127.0.0.1:1"}}, Prompt("x")),
+              403, "another port");
   // A sign-in from another site's page is refused too.
   HttpResult foreign =
       client_->Send("POST", "/v2/session", json{{"key", key_a_}}.dump(),
