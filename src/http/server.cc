@@ -94,7 +94,7 @@ std::optional<FramingRefusal> FramingError(const http::request<http::string_body
 
 }  // namespace
 
-class Session;
+class HttpConnection;
 
 // What sessions share with the server.
 // Members are destroyed bottom-up: the contexts go first, and destroying them
@@ -106,7 +106,7 @@ struct ServerState {
   std::atomic<size_t> connections{0};
 
   std::mutex sessions_mu;
-  std::unordered_map<Session*, std::weak_ptr<Session>> sessions;
+  std::unordered_map<HttpConnection*, std::weak_ptr<HttpConnection>> sessions;
   // Open connections by client address (PeerKey).
   std::unordered_map<std::string, size_t> peers;
   std::function<void()> on_last_session_closed;
@@ -178,11 +178,11 @@ std::string PeerKey(const tcp::endpoint& endpoint) {
 
 }  // namespace
 
-class Session : public std::enable_shared_from_this<Session> {
+class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
  public:
   // `peer` was admitted by ServerState::AdmitPeer; the session releases it.
   // `address` is the peer's address in text.
-  Session(Socket&& socket, ServerState& state, std::string peer, std::string address)
+  HttpConnection(Socket&& socket, ServerState& state, std::string peer, std::string address)
       : stream_(std::move(socket)),
         state_(state),
         peer_(std::move(peer)),
@@ -191,7 +191,7 @@ class Session : public std::enable_shared_from_this<Session> {
     state_.connections.fetch_add(1, std::memory_order_relaxed);
   }
 
-  ~Session() {
+  ~HttpConnection() {
     if (source_ && !stream_ended_) source_->Close();
     state_.ReleasePeer(peer_);
     bool last = false;
@@ -212,7 +212,7 @@ class Session : public std::enable_shared_from_this<Session> {
       state_.sessions.emplace(this, weak_from_this());
     }
     net::dispatch(stream_.get_executor(),
-                  beast::bind_front_handler(&Session::DoRead, shared_from_this()));
+                  beast::bind_front_handler(&HttpConnection::DoRead, shared_from_this()));
   }
 
   // Called on shutdown, on the session's I/O thread: an idle connection closes now, a
@@ -253,7 +253,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void ReadHeader() {
     stream_.expires_after(state_.options.header_timeout);
     http::async_read_header(stream_, buffer_, *parser_,
-                            beast::bind_front_handler(&Session::OnHeader, shared_from_this()));
+                            beast::bind_front_handler(&HttpConnection::OnHeader, shared_from_this()));
   }
 
   // The header is in. A client that sent "Expect: 100-continue" waits for our
@@ -313,7 +313,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void ReadBody() {
     stream_.expires_after(state_.options.read_timeout);
     http::async_read(stream_, buffer_, *parser_,
-                     beast::bind_front_handler(&Session::OnRead, shared_from_this()));
+                     beast::bind_front_handler(&HttpConnection::OnRead, shared_from_this()));
   }
 
   void OnRead(beast::error_code ec, std::size_t) {
@@ -487,7 +487,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     stream_.expires_after(state_.options.write_timeout);
     http::async_write(stream_, res,
-                      beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
+                      beast::bind_front_handler(&HttpConnection::OnWrite, shared_from_this()));
   }
 
   void OnWrite(beast::error_code ec, std::size_t) {
@@ -541,7 +541,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (stream_ended_) return;
     // The source may answer on any thread: the piece is written on this
     // connection's own.
-    std::weak_ptr<Session> weak = weak_from_this();
+    std::weak_ptr<HttpConnection> weak = weak_from_this();
     source_->Next([weak](std::optional<std::string> piece) {
       auto self = weak.lock();
       if (!self) return;
@@ -737,7 +737,7 @@ class HttpServer::Impl {
         }
       } else {
         socket.set_option(tcp::no_delay(true), ec);
-        std::make_shared<Session>(std::move(socket), state_, std::move(peer), std::move(address))
+        std::make_shared<HttpConnection>(std::move(socket), state_, std::move(peer), std::move(address))
             ->Start();
       }
     }
@@ -769,7 +769,7 @@ class HttpServer::Impl {
     accept_retry_.cancel();
     // Each context's run() returns once its last connection is gone.
     for (auto& g : state_.guards) g.reset();
-    std::vector<std::shared_ptr<Session>> live;
+    std::vector<std::shared_ptr<HttpConnection>> live;
     {
       std::lock_guard lock(state_.sessions_mu);
       for (auto& [ptr, weak] : state_.sessions) {
