@@ -111,11 +111,25 @@ inline constexpr size_t kMaxDiffFiles = 100000;
 
 class Mirror;
 
+// One path a branch changes, as DiffText lists it.
+struct DiffFile {
+  enum class Kind { kAdded, kModified, kDeleted, kRenamed };
+  Kind kind = Kind::kModified;
+  std::string path;                 // where it is on the head (on the base, if deleted)
+  std::optional<std::string> from;  // kRenamed: where it was on the base
+  // Lines, for the files the patch shows (a file past the cut, a large file, a
+  // link or submodule counts 0).
+  int64_t additions = 0;
+  int64_t deletions = 0;
+};
+
 // What a branch changes, as `git diff base...head` shows it.
 struct DiffText {
   std::string patch;               // unified diff
   std::vector<std::string> files;  // the changed paths
   bool truncated = false;          // `patch` was cut at a line to fit the limit
+  std::vector<DiffFile> changes;   // one for each of `files`, in their order
+  std::string merge_base;          // what the head is compared with ("": unrelated histories)
 };
 
 // A read-only view of one commit's tree, read from git objects. Use it from one
@@ -138,6 +152,9 @@ class Snapshot {
   // NotFound if there is no such file; InvalidArgument for a directory, a
   // symlink or submodule (never followed), or a file over kMaxReadBytes.
   Result<FileContent> Read(const std::string& path) const;
+  // The bytes of the file at `path` whatever they are (an image, say): errors as
+  // Read's, with `max_bytes` (at most kMaxReadBytes) as the limit.
+  Result<std::string> ReadBytes(const std::string& path, size_t max_bytes) const;
   // Entries of a directory ("" for the root), sorted by name.
   Result<std::vector<DirEntry>> List(const std::string& dir) const;
   // Every file path under `dir` (recursively), sorted; at most `limit`. The walk
@@ -193,6 +210,11 @@ class Workspace {
   Status Delete(const std::string& path);
   // Moves a file as it is, whatever its size or content, keeping its mode.
   Status Move(const std::string& from, const std::string& to);
+  // Makes `path` what it is in `other` (a snapshot of the same mirror): its file
+  // there as it is, whatever its size or content, keeping its mode; deleted if
+  // `other` has no file there. So a workspace over a branch's base can hold the
+  // branch's changes, for the checks. Refused as Write refuses.
+  Status Take(const Snapshot& other, const std::string& path);
 
   // The changes by path. Edits that restore what the base has are dropped.
   std::map<std::string, Change> Changes() const;

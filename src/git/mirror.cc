@@ -406,14 +406,18 @@ Result<DiffText> Mirror::Diff(const std::string& base, const std::string& head, 
   git_repository* repo = impl_->repo.get();
   git_oid fork_point;
   TreePtr old_tree;  // none if the histories are unrelated: everything is new
+  std::string merge_base;
   if (git_merge_base(&fork_point, repo, &*base_oid, &*head_oid) == 0) {
     auto tree = TreeOf(repo, fork_point);
     if (!tree.ok()) return tree.status();
     old_tree = std::move(*tree);
+    merge_base = Hex(fork_point);
   }
   auto new_tree = TreeOf(repo, *head_oid);
   if (!new_tree.ok()) return new_tree.status();
-  return DiffTrees(repo, old_tree.get(), new_tree->get(), max_bytes, budget);
+  auto diff = DiffTrees(repo, old_tree.get(), new_tree->get(), max_bytes, budget);
+  if (diff.ok()) diff->merge_base = std::move(merge_base);
+  return diff;
 }
 
 namespace {

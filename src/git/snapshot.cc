@@ -22,6 +22,12 @@ Result<FileContent> Snapshot::Read(const std::string& path) const {
   return FileContent{std::move(*raw), false};
 }
 
+Result<std::string> Snapshot::ReadBytes(const std::string& path, size_t max_bytes) const {
+  auto p = CheckPath(path);
+  if (!p.ok()) return p.status();
+  return impl_->Raw(*p, std::min(max_bytes, kMaxReadBytes), nullptr);
+}
+
 Result<std::vector<DirEntry>> Snapshot::List(const std::string& dir) const {
   auto checked = CheckDir(dir);
   if (!checked.ok()) return checked.status();

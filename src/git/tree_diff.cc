@@ -289,14 +289,27 @@ Result<DiffText> DiffTrees(git_repository* repo, const git_tree* old_tree, const
   }
   std::vector<FileChange>& changes = comparison.changes();
   PairRenames(changes);
-  for (const FileChange& c : changes) out.files.push_back(c.path());
+  for (const FileChange& c : changes) {
+    out.files.push_back(c.path());
+    DiffFile& f = out.changes.emplace_back();
+    f.path = c.path();
+    if (!c.before.present()) {
+      f.kind = DiffFile::Kind::kAdded;
+    } else if (!c.after.present()) {
+      f.kind = DiffFile::Kind::kDeleted;
+    } else if (c.before.path != c.after.path) {
+      f.kind = DiffFile::Kind::kRenamed;
+      f.from = c.before.path;
+    }
+  }
 
   git_odb* raw_odb = nullptr;
   if (git_repository_odb(&raw_odb, repo) != 0) return Fail("cannot read the objects", -1);
   OdbPtr odb(raw_odb);
   PatchSink sink{&out, max_bytes};
   git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
-  for (const FileChange& c : changes) {
+  for (size_t i = 0; i < changes.size(); ++i) {
+    const FileChange& c = changes[i];
     size_t before = SizeOf(odb.get(), c.before), after = SizeOf(odb.get(), c.after);
     if (budget && !budget->Charge(WorkBudget::Meter::kBytesRead,
                                   std::min(before, kMaxDiffFileBytes + 1) +
@@ -336,6 +349,11 @@ Result<DiffText> DiffTrees(git_repository* repo, const git_tree* old_tree, const
         c.after.present() ? c.after.path.c_str() : nullptr, &opts);
     if (rc != 0) return Fail("cannot compare " + c.path(), rc);
     PatchPtr patch(p);
+    size_t additions = 0, deletions = 0;
+    if (git_patch_line_stats(nullptr, &additions, &deletions, patch.get()) == 0) {
+      out.changes[i].additions = static_cast<int64_t>(additions);
+      out.changes[i].deletions = static_cast<int64_t>(deletions);
+    }
     rc = git_patch_print(patch.get(), AppendLine, &sink);
     if (out.truncated) break;
     if (rc != 0) return Fail("cannot print the diff", rc);

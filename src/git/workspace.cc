@@ -210,6 +210,24 @@ Status Workspace::Move(const std::string& from, const std::string& to) {
   return Delete(*f);
 }
 
+Status Workspace::Take(const Snapshot& other, const std::string& path) {
+  auto p = CheckPath(path);
+  if (!p.ok()) return p.status();
+  auto file = other.impl_->FileAt(*p);
+  if (!file.ok()) {
+    if (file.status().code() != Code::kNotFound && other.KindAt(*p)) {
+      return file.status();  // a link or submodule there: not a file to take
+    }
+    return IsFile(*p) ? Delete(*p) : Status();
+  }
+  Status writable = CheckWritable(*p);
+  if (!writable.ok()) return writable;
+  if (Status room = CheckRoom(*p, 0); !room.ok()) return room;
+  // The same blob, read from the one object database the snapshots share.
+  edits_[*p] = Change{Change::Kind::kCopy, "", Hex(file->first), file->second};
+  return Status();
+}
+
 std::map<std::string, Change> Workspace::Changes() const {
   std::map<std::string, Change> out;
   for (const auto& [path, change] : edits_) {
