@@ -92,16 +92,17 @@ TEST(PullRequestBody, ListsEverySectionInItsPlace) {
                                       .outside_site = {"README.md"},
                                       .code = {"docs/conf.js"},
                                       .notes = {"docs/old.md: heading levels skip"}});
-  EXPECT_EQ(body,
-            "Documented the flags.\n\n"
-            "### Instruction\n\n> Document the flags\n\n"
-            "### Changed outside the docs site\n\n- `README.md`\n\n"
-            "### Changed files that run at build\n\n- `docs/conf.js`\n\n"
-            "### Files changed in this turn\n\n- `README.md`\n- `docs/conf.js`\n- `docs/cli.md`\n\n"
-            "### Problems the checks still report\n\n- docs/cli.md:3: broken link\n\n"
-            "### Notes from the checks\n\nNot asked to be fixed in this turn:\n\n"
-            "- docs/old.md: heading levels skip\n\n" +
-                std::string(kEnd));
+  EXPECT_EQ(
+      body,
+      "Documented the flags.\n\n"
+      "### Instruction\n\n> Document the flags\n\n"
+      "### Changed outside the docs site\n\n- `README.md`\n\n"
+      "### Changed files that run at build\n\n- `docs/conf.js`\n\n"
+      "### Files changed on this branch\n\n- `README.md`\n- `docs/conf.js`\n- `docs/cli.md`\n\n"
+      "### Problems the checks report on this branch\n\n- docs/cli.md:3: broken link\n\n"
+      "### Notes from the checks\n\nNot asked to be fixed:\n\n"
+      "- docs/old.md: heading levels skip\n\n" +
+          std::string(kEnd));
 }
 
 TEST(PullRequestBody, WithoutSummaryOrChangesIsTheInstructionAndTheJob) {
@@ -110,9 +111,8 @@ TEST(PullRequestBody, WithoutSummaryOrChangesIsTheInstructionAndTheJob) {
   EXPECT_EQ(PullRequestBody(TurnOf("Fix it"), {.summary = " \n\t"}), expected);
 }
 
-// The body quotes the instruction of this turn only; the title is the one that
-// opened the job.
-TEST(PullRequestBody, QuotesTheTurnsOwnInstruction) {
+// Without the job's instructions, the body quotes the turn's own only.
+TEST(PullRequestBody, WithoutTheJobsInstructionsQuotesTheTurnsOwn) {
   TurnInput in = TurnOf("Also the environment variables", 2);
   in.history = {Earlier(1, "Document the CLI flags")};
   std::string body = PullRequestBody(in, {});
@@ -146,9 +146,9 @@ TEST(PullRequestBody, CutsEachProblemAndNote) {
   std::string body = PullRequestBody(
       TurnOf("Fix them"),
       {.problems = {std::string(600, 'p'), "short"}, .notes = {std::string(600, 'n')}});
-  EXPECT_NE(body.find("\n- " + std::string(500, 'p') + "\n- short\n"), std::string::npos);
+  EXPECT_NE(body.find("\n- " + std::string(500, 'p') + "…\n- short\n"), std::string::npos);
   EXPECT_EQ(body.find(std::string(501, 'p')), std::string::npos);
-  EXPECT_NE(body.find("\n- " + std::string(500, 'n') + "\n"), std::string::npos);
+  EXPECT_NE(body.find("\n- " + std::string(500, 'n') + "…\n"), std::string::npos);
   EXPECT_EQ(body.find(std::string(501, 'n')), std::string::npos);
 }
 
@@ -159,9 +159,82 @@ TEST(PullRequestBody, ALongSummaryIsCutToKeepTheBodyUnderGitHubsLimit) {
   EXPECT_EQ(body.substr(body.size() - std::string(kEnd).size()), kEnd);
 }
 
+TEST(PullRequestTitle, AnEarlierTurnsTitleStaysUntilAFinishGivesAnother) {
+  TurnInput in = TurnOf("Fix the typo", 2);
+  in.history = {Earlier(1, "Add a guide")};
+  EXPECT_EQ(PullRequestTitle(in, std::nullopt), "Add a guide");
+  EXPECT_EQ(PullRequestTitle(in, std::nullopt, "Write the guide"), "Write the guide");
+  EXPECT_EQ(PullRequestTitle(in, " \n", "  Write the guide\nmore"), "Write the guide");
+  EXPECT_EQ(PullRequestTitle(in, "Guide and typo", "Write the guide"), "Guide and typo");
+  EXPECT_EQ(PullRequestTitle(in, std::nullopt, " \t"), "Add a guide");
+}
+
+TEST(PullRequestBody, QuotesEveryInstructionOfTheJobInOrder) {
+  TurnInput in = TurnOf("Fix the typo\nin the quickstart", 2);
+  PullRequestInputs text;
+  text.instructions = {Earlier(1, "Add a guide"), in.message};
+  text.files = {"guide.mdx", "quickstart.mdx"};
+  text.problems = {"guide.mdx:1: link /nowhere does not resolve to a page or file"};
+  std::string body = PullRequestBody(in, text);
+  EXPECT_NE(body.find("### Instructions\n\nMessage 1:\n\n> Add a guide\n\n"
+                      "Message 2:\n\n> Fix the typo\n> in the quickstart\n\n"
+                      "### Files changed on this branch\n\n- `guide.mdx`\n- `quickstart.mdx`\n\n"
+                      "### Problems the checks report on this branch\n\n"
+                      "- guide.mdx:1: link /nowhere does not resolve to a page or file\n\n"),
+            std::string::npos)
+      << body;
+}
+
+// However much the job holds, the body stays under GitHub's limit, and still
+// shows the first instruction, the latest, and where it left things out.
+TEST(PullRequestBody, AJobOfEverythingAtItsLargestStaysUnderTheLimit) {
+  TurnInput in = TurnOf("latest", 1000);
+  PullRequestInputs text;
+  std::string lines;
+  for (int i = 0; i < 3000; ++i) lines += "x\n";  // quote marks double its size
+  for (int seq = 1; seq <= 1000; ++seq) text.instructions.push_back(Earlier(seq, lines));
+  text.instructions.back().prompt = "The latest instruction";
+  text.instructions.front().prompt = "The first instruction";
+  for (int i = 0; i < 200; ++i) {
+    std::string path = std::to_string(i) + std::string(4000, 'p');
+    text.files.push_back(path);
+    text.outside_site.push_back(path);
+    text.code.push_back(path);
+  }
+  for (int i = 0; i < 100; ++i) {
+    text.problems.push_back(std::string(600, 'q'));
+    text.notes.push_back(std::string(600, 'n'));
+  }
+  text.summary = std::string(70000, 's');
+  std::string body = PullRequestBody(in, text);
+  EXPECT_LE(body.size(), 60000u);
+  EXPECT_NE(body.find("Message 1:\n\n> The first instruction\n\n"), std::string::npos);
+  EXPECT_NE(body.find("Message 1000:\n\n> The latest instruction\n\n"), std::string::npos);
+  EXPECT_NE(body.find(" more instructions are not shown]"), std::string::npos);
+  EXPECT_NE(body.find("- and "), std::string::npos);
+  EXPECT_EQ(body.substr(body.size() - std::string(kEnd).size()), kEnd);
+}
+
+// A path or a checks' remark quotes the repository: it shows as written, never
+// as a link, an image or a tag.
+TEST(PullRequestBody, PathsAndRemarksShowAsWritten) {
+  std::string body = PullRequestBody(
+      TurnOf("Fix it"),
+      {.files = {"a`b.md", "`x`", "new\nline.md"},
+       .problems = {"p.md:2: link ![i](http://t.example/p.png) <img src=x> *x* does not resolve"}});
+  EXPECT_NE(body.find("- ``a`b.md``\n- `` `x` ``\n- `new?line.md`\n"), std::string::npos) << body;
+  EXPECT_NE(body.find("- p.md:2: link \\!\\[i\\](http://t.example/p.png) \\<img src=x\\> "
+                      "\\*x\\* does not resolve\n"),
+            std::string::npos)
+      << body;
+  EXPECT_EQ(body.find("![i]"), std::string::npos);
+}
+
 TEST(CommitMessage, EndsWithTheTurnsTrailer) {
   TurnInput in = TurnOf("Fix it", 3);
   EXPECT_EQ(TurnTrailer(in), "Docwright-Job: job-1\nDocwright-Message: 3\n");
+  EXPECT_EQ(TurnTrailer(in).rfind(JobTrailerPrefix("job-1"), 0), 0u);
+  EXPECT_EQ(JobTrailerPrefix("job-1"), "Docwright-Job: job-1\nDocwright-Message: ");
   EXPECT_EQ(CommitMessage("Fix the install step", in, "Fixed it.\n\nAnd more."),
             "Fix the install step\n\nFixed it.\n\nAnd more.\n\n"
             "Docwright-Job: job-1\nDocwright-Message: 3\n");

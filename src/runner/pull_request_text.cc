@@ -11,8 +11,18 @@ namespace {
 
 constexpr size_t kMaxTitleChars = 72;
 constexpr size_t kMaxQuotedPromptBytes = 4000;
-// GitHub refuses pull request bodies over 65,536 characters.
+// GitHub refuses pull request bodies over 65,536 characters. The sections share
+// what is left once each has its own bound, so the body stays under it whatever
+// the job holds: instructions, lists of paths, problems, notes, then the summary.
 constexpr size_t kMaxBodyBytes = 60000;
+constexpr size_t kMaxInstructionsBytes = 24000;
+constexpr size_t kMinQuotedPromptBytes = 300;  // each instruction shown gets at least this
+constexpr size_t kMaxListBytes = 6000;         // each list of paths
+constexpr size_t kMaxListedPaths = 50;
+constexpr size_t kMaxShownPathBytes = 300;
+constexpr size_t kMaxProblemBytes = 500;
+constexpr size_t kMaxProblemsBytes = 8000;
+constexpr size_t kMaxNotesBytes = 4000;
 constexpr const char* kFallbackTitle = "Update the documentation";
 
 // The first non-blank line of `text`, cut at a word to fit `max_chars` (UTF-8
@@ -50,71 +60,160 @@ const std::string& FirstPrompt(const TurnInput& input) {
   return input.message.prompt;
 }
 
-std::string Quote(const std::string& text) {
-  std::string bounded = text.size() > kMaxQuotedPromptBytes
-                            ? std::string(CutUtf8(text, kMaxQuotedPromptBytes)) + "\n[…]"
-                            : text;
+// `text` as a block quote, cut to `max_bytes` of text; the quote marks of a
+// text of many short lines may make it at most twice that, and no more.
+std::string Quote(const std::string& text, size_t max_bytes) {
+  std::string bounded =
+      text.size() > max_bytes ? std::string(CutUtf8(text, max_bytes)) + "\n[…]" : text;
   std::string out = "> ";
   for (char c : bounded) {
     out.push_back(c);
     if (c == '\n') out += "> ";
   }
+  if (out.size() > 2 * max_bytes + 8) out = std::string(CutUtf8(out, 2 * max_bytes)) + "\n> […]";
+  return out;
+}
+
+// `text` cut to `max_bytes`, on one line, with every character that could
+// start Markdown or HTML escaped: a path or a link target the checks quote
+// shows as written (no link, image or tag of the repository's making).
+std::string Plain(std::string_view text, size_t max_bytes) {
+  std::string_view cut = CutUtf8(text, max_bytes);
+  std::string out;
+  for (char c : cut) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      out.push_back(' ');
+    } else {
+      if (std::string_view("\\`*_[]<>!|~&#").find(c) != std::string_view::npos) out.push_back('\\');
+      out.push_back(c);
+    }
+  }
+  if (cut.size() < text.size()) out += "…";
+  return out;
+}
+
+// A path as a code span that shows it as written, whatever backticks it holds.
+std::string CodeSpan(std::string_view path) {
+  std::string_view cut = CutUtf8(path, kMaxShownPathBytes);
+  std::string shown;
+  size_t run = 0, longest = 0;
+  for (char c : cut) {
+    auto u = static_cast<unsigned char>(c);
+    shown.push_back(u < 0x20 || u == 0x7f ? '?' : c);
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  if (cut.size() < path.size()) shown += "…";
+  std::string fence(longest + 1, '`');
+  bool pad = !shown.empty() && (shown.front() == '`' || shown.back() == '`');
+  return fence + (pad ? " " : "") + shown + (pad ? " " : "") + fence;
+}
+
+// The job's instructions quoted in order: each gets an equal share of
+// kMaxInstructionsBytes (at least kMinQuotedPromptBytes, at most
+// kMaxQuotedPromptBytes); past what fits, the first and the latest are shown.
+std::string Instructions(const std::vector<Message>& all) {
+  if (all.size() == 1) {
+    return "### Instruction\n\n" + Quote(all[0].prompt, kMaxQuotedPromptBytes) + "\n\n";
+  }
+  size_t share = std::clamp(kMaxInstructionsBytes / std::max<size_t>(all.size(), 1),
+                            kMinQuotedPromptBytes, kMaxQuotedPromptBytes);
+  auto quoted = [&](const Message& m) {
+    return "Message " + std::to_string(m.seq) + ":\n\n" + Quote(m.prompt, share) + "\n\n";
+  };
+  std::string first = quoted(all.front());
+  size_t used = first.size();
+  // The latest ones, newest first, while they fit.
+  std::vector<std::string> latest;
+  for (size_t i = all.size() - 1; i > 0; --i) {
+    std::string q = quoted(all[i]);
+    if (used + q.size() > kMaxInstructionsBytes) break;
+    used += q.size();
+    latest.push_back(std::move(q));
+  }
+  std::string out = "### Instructions\n\n" + first;
+  if (size_t skipped = all.size() - 1 - latest.size(); skipped > 0) {
+    out += "[" + std::to_string(skipped) + " more " +
+           (skipped == 1 ? "instruction is" : "instructions are") + " not shown]\n\n";
+  }
+  for (auto it = latest.rbegin(); it != latest.rend(); ++it) out += *it;
+  return out;
+}
+
+// A list of items under `heading` (and `intro`, if any), at most `max_items`
+// and `max_bytes` of them, then how many more there are.
+std::string List(const std::string& heading, const std::string& intro,
+                 const std::vector<std::string>& items, size_t max_items, size_t max_bytes) {
+  if (items.empty()) return "";
+  std::string out = "### " + heading + "\n\n" + intro;
+  size_t used = 0;
+  for (size_t i = 0; i < items.size(); ++i) {
+    std::string line = "- " + items[i] + "\n";
+    if (i == max_items || used + line.size() > max_bytes) {
+      out += "- and " + std::to_string(items.size() - i) + " more\n";
+      break;
+    }
+    used += line.size();
+    out += line;
+  }
+  return out + "\n";
+}
+
+std::vector<std::string> Paths(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const std::string& p : paths) out.push_back(CodeSpan(p));
+  return out;
+}
+
+std::vector<std::string> Remarks(const std::vector<std::string>& remarks) {
+  std::vector<std::string> out;
+  for (const std::string& r : remarks) out.push_back(Plain(r, kMaxProblemBytes));
   return out;
 }
 
 }  // namespace
 
-std::string PullRequestTitle(const TurnInput& input, const std::optional<std::string>& title) {
+std::string PullRequestTitle(const TurnInput& input, const std::optional<std::string>& title,
+                             const std::optional<std::string>& earlier) {
   std::string line;
   if (title) line = FirstLine(*title, kMaxTitleChars);
+  if (line.empty() && earlier) line = FirstLine(*earlier, kMaxTitleChars);
   if (line.empty()) line = FirstLine(FirstPrompt(input), kMaxTitleChars);
   return line.empty() ? kFallbackTitle : line;
 }
 
 std::string PullRequestBody(const TurnInput& input, const PullRequestInputs& text) {
-  std::string tail = "### Instruction\n\n" + Quote(input.message.prompt) + "\n\n";
-  // Paths, each in code quotes, at most 50 of them.
-  auto list = [&tail](const std::string& heading, const std::vector<std::string>& paths) {
-    if (paths.empty()) return;
-    tail += "### " + heading + "\n\n";
-    size_t shown = 0;
-    for (const std::string& f : paths) {
-      if (++shown > 50) {
-        tail += "- and " + std::to_string(paths.size() - 50) + " more\n";
-        break;
-      }
-      tail += "- `" + f + "`\n";
-    }
-    tail += "\n";
-  };
+  std::string tail = Instructions(text.instructions.empty() ? std::vector<Message>{input.message}
+                                                            : text.instructions);
   // Allowed, but worth a reviewer's closer look.
-  list("Changed outside the docs site", text.outside_site);
-  list("Changed files that run at build", text.code);
-  list("Files changed in this turn", text.files);
-  if (!text.problems.empty()) {
-    tail += "### Problems the checks still report\n\n";
-    for (const std::string& p : text.problems) tail += "- " + std::string(CutUtf8(p, 500)) + "\n";
-    tail += "\n";
-  }
-  if (!text.notes.empty()) {
-    tail += "### Notes from the checks\n\nNot asked to be fixed in this turn:\n\n";
-    for (const std::string& n : text.notes) tail += "- " + std::string(CutUtf8(n, 500)) + "\n";
-    tail += "\n";
-  }
+  tail += List("Changed outside the docs site", "", Paths(text.outside_site), kMaxListedPaths,
+               kMaxListBytes);
+  tail +=
+      List("Changed files that run at build", "", Paths(text.code), kMaxListedPaths, kMaxListBytes);
+  tail +=
+      List("Files changed on this branch", "", Paths(text.files), kMaxListedPaths, kMaxListBytes);
+  tail += List("Problems the checks report on this branch", "", Remarks(text.problems), SIZE_MAX,
+               kMaxProblemsBytes);
+  tail += List("Notes from the checks", "Not asked to be fixed:\n\n", Remarks(text.notes), SIZE_MAX,
+               kMaxNotesBytes);
   tail += "---\nOpened by docwright for job `" + input.job.id + "`.";
   const std::optional<std::string>& summary = text.summary;
   std::string body;
-  if (summary && !IsBlank(*summary)) {
-    body = std::string(CutUtf8(*summary, kMaxBodyBytes - tail.size() - 8));
+  if (summary && !IsBlank(*summary) && tail.size() + 16 < kMaxBodyBytes) {
+    body = std::string(CutUtf8(*summary, kMaxBodyBytes - tail.size() - 16));
     if (body.size() < summary->size()) body += "\n[…]";
     body += "\n\n";
   }
   return body + tail;
 }
 
+std::string JobTrailerPrefix(const std::string& job_id) {
+  return "Docwright-Job: " + job_id + "\nDocwright-Message: ";
+}
+
 std::string TurnTrailer(const TurnInput& input) {
-  return "Docwright-Job: " + input.job.id +
-         "\nDocwright-Message: " + std::to_string(input.message.seq) + "\n";
+  return JobTrailerPrefix(input.job.id) + std::to_string(input.message.seq) + "\n";
 }
 
 std::string WithoutTrailers(const std::string& text) {
