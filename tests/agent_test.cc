@@ -143,7 +143,7 @@ TEST_P(AgentTest, EditsAPageAndAddsANewPageToTheNavigation) {
   EXPECT_NE(page.body.find("<title>Fix the quickstart typo and add a troubleshooting guide"),
             std::string::npos);
   EXPECT_NE(page.body.find("Fixed the heading typo"), std::string::npos);
-  EXPECT_NE(page.body.find("Files changed in this turn"), std::string::npos);
+  EXPECT_NE(page.body.find("Files changed on this branch"), std::string::npos);
   EXPECT_NE(page.body.find("guides/troubleshooting.mdx"), std::string::npos);
   EXPECT_EQ(page.body.find("Problems the checks"), std::string::npos) << "the checks passed";
 
@@ -532,7 +532,7 @@ TEST_P(AgentTest, ProblemsLeftAfterTheRepairRoundsAreListedInThePullRequest) {
   ASSERT_EQ(done["status"], "completed") << done;
   std::string link = done["prLink"];
   HttpResult page = client_->Send("GET", link.substr(link.find("/pulls/")));
-  EXPECT_NE(page.body.find("Problems the checks still report"), std::string::npos);
+  EXPECT_NE(page.body.find("Problems the checks report on this branch"), std::string::npos);
   EXPECT_NE(page.body.find("guides/orphan.mdx"), std::string::npos);
   EXPECT_EQ(model_->Requests().size(), 3u) << "two repair rounds, then the turn ends";
 }
@@ -566,7 +566,7 @@ TEST_P(AgentTest, OldProblemsAreNotesAndTheRepositorysInstructionsReachTheModel)
 
   std::string link = done["prLink"];
   HttpResult page = client_->Send("GET", link.substr(link.find("/pulls/")));
-  EXPECT_EQ(page.body.find("Problems the checks still report"), std::string::npos);
+  EXPECT_EQ(page.body.find("Problems the checks report on this branch"), std::string::npos);
   EXPECT_NE(page.body.find("Notes from the checks"), std::string::npos);
   EXPECT_NE(page.body.find("/reference/v1-removed"), std::string::npos);
 }

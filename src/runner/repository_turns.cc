@@ -12,6 +12,7 @@
 #include "core/text.h"
 #include "docs/docs.h"
 #include "forge/forge.h"
+#include "runner/branch_story.h"
 #include "runner/pull_request_text.h"
 
 namespace docwright {
@@ -223,6 +224,7 @@ std::optional<TurnOutcome> RepositoryTurns::Publish(Turn& turn, Round& round) co
     round.done.summary = summary;
     round.spec.title = PullRequestTitle(input, title);
     round.spec.body = PullRequestBody(input, {.summary = summary});
+    if (auto end = TellStory(turn, round)) return end;
     return OpenPullRequest(turn, round);
   }
   if (auto refused = CheckEdits(turn, round)) return refused;
@@ -264,6 +266,7 @@ std::optional<TurnOutcome> RepositoryTurns::Publish(Turn& turn, Round& round) co
   }
   // The edits are in memory, and may be large: not held through the forge's retries.
   round.edits.reset();
+  if (auto end = TellStory(turn, round)) return end;
   return OpenPullRequest(turn, round);
 }
 
@@ -295,13 +298,61 @@ std::optional<TurnOutcome> RepositoryTurns::CheckEdits(Turn& turn, Round& round)
     failed.usage = turn.spent;
     return failed;
   }
-  round.spec.title = PullRequestTitle(turn.input, edits.result.title);
+  // The title an earlier turn left on the branch (its commit's: the pull
+  // request's title then), so that a turn whose finish gives none keeps it. The
+  // branch, not the forge, keeps it: it survives a crash and is the same on
+  // every forge.
+  std::optional<std::string> earlier;
+  if (round.branch_head) {
+    auto found = turn.repo.FindCommitMessage(
+        *round.branch_head, JobTrailerPrefix(turn.input.job.id), kMaxCommitsToSearch);
+    if (found.ok() && *found) {
+      earlier = found->value().substr(0, found->value().find('\n'));
+    } else if (!found.ok()) {
+      spdlog::warn("job {}: cannot read the branch's earlier title: {}", turn.input.job.id,
+                   OneLogLine(found.status().message()));
+    }
+  }
+  round.spec.title = PullRequestTitle(turn.input, edits.result.title, earlier);
   round.spec.body = PullRequestBody(turn.input, {.summary = edits.result.summary,
                                                  .files = std::move(files),
                                                  .problems = edits.result.problems,
                                                  .outside_site = std::move(outside_site),
                                                  .code = std::move(code),
                                                  .notes = edits.result.notes});
+  return std::nullopt;
+}
+
+std::optional<TurnOutcome> RepositoryTurns::TellStory(Turn& turn, Round& round) const {
+  const TurnInput& input = turn.input;
+  if (turn.cancel.cancelled()) return Interrupted();
+  if (round.spec.base_commit.empty()) return std::nullopt;  // no base to compare with
+  // A budget of its own: the branch is pushed, whatever the agent spent.
+  WorkBudget budget(WorkBudget::TurnLimits(), &turn.cancel);
+  auto story = ReadBranchStory(turn.repo, round.spec.base_commit, round.spec.head_commit,
+                               input.project, budget, turn.cancel);
+  if (turn.cancel.cancelled()) return Interrupted();
+  if (!story.ok()) {
+    spdlog::warn(
+        "job {}: cannot compare the branch {} with {}; its pull request tells this turn "
+        "only: {}",
+        input.job.id, input.job.ref, input.project.base_ref, OneLogLine(story.status().message()));
+    return std::nullopt;
+  }
+  round.spec.body = PullRequestBody(input, {.summary = round.done.summary,
+                                            .instructions = JobInstructions(store_, input),
+                                            .files = story->diff.files,
+                                            .problems = story->problems,
+                                            .outside_site = story->outside_site,
+                                            .code = story->code,
+                                            .notes = story->notes});
+  auto review = MakeReview(turn.repo, input, *story, round.spec.body, budget);
+  if (turn.cancel.cancelled()) return Interrupted();
+  Status stored = review.ok() ? store_.PutReview(*review) : review.status();
+  if (!stored.ok()) {
+    spdlog::warn("job {}: cannot store the review of its branch: {}", input.job.id,
+                 OneLogLine(stored.message()));
+  }
   return std::nullopt;
 }
 

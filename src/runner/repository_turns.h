@@ -1,7 +1,9 @@
 // Carries out a turn on the project's repository: brings the project's mirror up
 // to date, lets the agent edit a workspace over the head of the job's branch,
 // commits and pushes the edits with a lease on that head, and makes sure the
-// branch has its pull request. The job's prLink is that pull request.
+// branch has its pull request, whose title and description tell the whole
+// branch against its base (runner/branch_story.h); the branch's review is
+// stored with it. The job's prLink is that pull request.
 #pragma once
 
 #include <chrono>
@@ -76,6 +78,13 @@ class RepositoryTurns final : public TurnHandler {
   // Publish's checks: fails the turn if it changed a path the agent may not
   // change; else writes the pull request's title and body.
   std::optional<TurnOutcome> CheckEdits(Turn& turn, Round& round) const;
+  // Publish's step before the pull request, once the branch is pushed: the
+  // body tells the whole branch against its base (every instruction of the job,
+  // every file changed, the checks run again on the branch as it stands), and
+  // the branch's review is stored. Neither failing fails the turn: the body
+  // then tells this turn only, and no review is stored. Ends the turn only if
+  // it is cancelled.
+  std::optional<TurnOutcome> TellStory(Turn& turn, Round& round) const;
   // Publish's last step: opens the pull request, or updates it, through the
   // project's forge.
   TurnOutcome OpenPullRequest(Turn& turn, Round& round) const;
