@@ -169,6 +169,70 @@ TEST_F(GitTest, DiffShowsWhatABranchChangesSinceItForked) {
   EXPECT_EQ(cut->patch.back(), '\n') << "cut at a line";
 }
 
+// What a review of a branch needs: each file's change and lines, the merge
+// base, the branch's edits taken onto a workspace over that base for the
+// checks, and an image's bytes.
+TEST_F(GitTest, DiffNamesEachChangeAndTheMergeBaseAndAWorkspaceTakesTheBranch) {
+  auto mirror = OpenMirror(remote_);
+  std::string fork = Fetch(*mirror, "main");
+  auto snap = Snap(*mirror, fork);
+  Workspace work(*snap);
+  ASSERT_TRUE(work.Write("docs/guide/install.md", "# Install\nUse it.\nThen run it.\n").ok());
+  ASSERT_TRUE(work.Write("docs/new.md", "# New\n").ok());
+  ASSERT_TRUE(work.Delete("docs/guide/usage.md").ok());
+  ASSERT_TRUE(work.Move("logo.png", "images/logo.png").ok());
+  auto commit = mirror->Commit(work, Identity{}, "edit");
+  ASSERT_TRUE(commit.ok());
+  ASSERT_TRUE(mirror->Push(*commit, "docwright/review", std::nullopt).ok());
+  Write("docs/index.md", "# Moved on\n");
+  Sh("cd " + seed_ + " && " + kGit + " commit -qam 'main moves' && " + kGit +
+     " push -q origin main");
+  std::string main_head = Fetch(*mirror, "main");
+
+  auto diff = mirror->Diff(main_head, *commit, 1 << 20);
+  ASSERT_TRUE(diff.ok()) << diff.status().message();
+  EXPECT_EQ(diff->merge_base, fork);
+  ASSERT_EQ(diff->changes.size(), diff->files.size());
+  ASSERT_EQ(diff->changes.size(), 4u);
+  using Kind = DiffFile::Kind;
+  EXPECT_EQ(diff->changes[0].path, "docs/guide/install.md");
+  EXPECT_EQ(diff->changes[0].kind, Kind::kModified);
+  EXPECT_EQ(diff->changes[0].additions, 2);
+  EXPECT_EQ(diff->changes[0].deletions, 1);
+  EXPECT_EQ(diff->changes[1].path, "docs/guide/usage.md");
+  EXPECT_EQ(diff->changes[1].kind, Kind::kDeleted);
+  EXPECT_EQ(diff->changes[1].deletions, 1);
+  EXPECT_EQ(diff->changes[2].path, "docs/new.md");
+  EXPECT_EQ(diff->changes[2].kind, Kind::kAdded);
+  EXPECT_EQ(diff->changes[2].additions, 1);
+  EXPECT_EQ(diff->changes[3].path, "images/logo.png");
+  EXPECT_EQ(diff->changes[3].kind, Kind::kRenamed);
+  EXPECT_EQ(diff->changes[3].from, "logo.png");
+
+  // The branch as edits over its merge base: what the checks of a whole branch read.
+  auto head = Snap(*mirror, *commit);
+  Workspace branch(*snap);
+  for (const DiffFile& f : diff->changes) {
+    ASSERT_TRUE(branch.Take(*head, f.path).ok()) << f.path;
+    if (f.from) {
+      ASSERT_TRUE(branch.Take(*head, *f.from).ok()) << *f.from;
+    }
+  }
+  EXPECT_EQ(branch.Read("docs/guide/install.md")->text, "# Install\nUse it.\nThen run it.\n");
+  EXPECT_FALSE(branch.IsFile("docs/guide/usage.md"));
+  EXPECT_FALSE(branch.IsFile("logo.png"));
+  EXPECT_TRUE(branch.IsFile("images/logo.png"));
+  EXPECT_EQ(branch.Changes().size(), 5u);  // a move is two paths
+  EXPECT_FALSE(branch.Take(*head, "passwd.md").ok()) << "a link is not a file to take";
+
+  // An image's bytes, within a limit.
+  auto png = head->ReadBytes("images/logo.png", 1 << 20);
+  ASSERT_TRUE(png.ok()) << png.status().message();
+  EXPECT_EQ(png->substr(1, 3), "PNG");
+  EXPECT_FALSE(head->ReadBytes("images/logo.png", 10).ok());
+  EXPECT_FALSE(head->ReadBytes("images/none.png", 1 << 20).ok());
+}
+
 TEST_F(GitTest, LinksSubmodulesBinariesAndHugeFilesAreNeverReadWhole) {
   auto mirror = OpenMirror(remote_);
   auto snap = Snap(*mirror, Fetch(*mirror, "main"));
