@@ -21,6 +21,8 @@
 #include "core/text.h"
 #include "core/work_budget.h"
 
+struct git_repository;  // libgit2's, for Mirror's engine-internal access
+
 namespace docwright::git {
 
 // How to authenticate to the remote. Secrets never appear in logs or errors.
@@ -122,6 +124,25 @@ struct DiffFile {
   int64_t additions = 0;
   int64_t deletions = 0;
 };
+
+// How a branch is merged into another (Mirror::Merge).
+enum class MergeMethod {
+  kMerge,        // always a merge commit with both heads as parents, as a forge's merge button
+  kFastForward,  // the base moves to the branch's head; refused unless the base is in it
+};
+
+// What a merge did, or would do (Mirror::PrepareMerge).
+struct MergeOutcome {
+  std::string base_before;  // the base's head it was made on
+  std::string commit;       // the base's head after it: the merge commit, or the branch's head
+  bool fast_forward = false;
+  // The branch's head was in the base already: nothing was made or pushed, and
+  // `commit` is the base's head.
+  bool already_merged = false;
+};
+
+// The most conflicting paths a refused merge names; it says how many more there are.
+inline constexpr size_t kMaxConflictsNamed = 20;
 
 // What a branch changes, as `git diff base...head` shows it.
 struct DiffText {
@@ -304,9 +325,34 @@ class Mirror {
               const std::optional<std::string>& expected_head,
               const std::function<bool()>& cancelled = {});
 
+  // Merges branch `head` into branch `base` on the remote (git/merge.cc):
+  // fetches both, makes the merge (PrepareMerge) and pushes `base` under a lease
+  // on the head it was made on, each transfer within the mirror's limits and
+  // `cancelled` as for FetchBranches. NotFound when the remote lacks either
+  // branch; Conflict, with nothing pushed, when the branches conflict (naming
+  // the paths), when a fast-forward is asked for and is not possible, or when
+  // `base` moved on the remote meanwhile (never overwritten: try again).
+  Result<MergeOutcome> Merge(const std::string& head, const std::string& base, MergeMethod method,
+                             const Identity& committer,
+                             const std::function<bool()>& cancelled = {});
+
+  // The merge of commit `head_commit` (branch `head`) into `base_commit`
+  // (branch `base`), both already in the mirror, without the network: for
+  // kMerge a commit "Merge branch 'HEAD' into 'BASE'" by `committer` whose
+  // parents are the base's and the branch's heads and whose tree is libgit2's
+  // three-way merge of theirs from their merge base (renames found); for
+  // kFastForward the branch's head. Conflict as Merge; InvalidArgument for
+  // commits without a common history.
+  Result<MergeOutcome> PrepareMerge(const std::string& base_commit, const std::string& head_commit,
+                                    const std::string& head, const std::string& base,
+                                    MergeMethod method, const Identity& committer);
+
  private:
   struct Impl;
   explicit Mirror(std::unique_ptr<Impl> impl);
+  // Runs `work` on the mirror's repository, serialised with the mirror's other
+  // methods (within the lock timeout); for the engine's own files (merge.cc).
+  Status WithRepository(const std::function<Status(git_repository*)>& work);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -395,6 +395,12 @@ Result<TreePtr> TreeOf(git_repository* repo, const git_oid& commit) {
 
 }  // namespace
 
+Status Mirror::WithRepository(const std::function<Status(git_repository*)>& work) {
+  auto hold = impl_->Take(impl_->LimitsNow(), {}, /*files=*/false);
+  if (!hold.ok()) return hold.status();
+  return work(impl_->repo.get());
+}
+
 Result<DiffText> Mirror::Diff(const std::string& base, const std::string& head, size_t max_bytes,
                               WorkBudget* budget) {
   auto base_oid = ParseOid(base);
