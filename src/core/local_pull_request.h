@@ -15,7 +15,8 @@
 namespace docwright {
 
 // A pull request of the embedded "local" forge: docwright stores and shows it.
-// One per (project, head branch). `id` is unguessable: it is the only secret of
+// One open per (project, head branch): once merged it stays as it was, and work
+// pushed to the branch later opens the next one. `id` is unguessable: it is the only secret of
 // the page that shows it (a browser link cannot carry an API key).
 struct LocalPullRequest {
   std::string id;
@@ -32,6 +33,18 @@ struct LocalPullRequest {
   // Set when its job was archived: the body and diff are gone, and the page says
   // only that it was closed.
   std::optional<UnixMillis> archived_at;
+  // Set when it was merged into its base (MarkPullRequestMerged): the base's
+  // head after the merge (a merge commit, or the branch's head when
+  // fast-forwarded). A merged pull request is never changed again but for its
+  // job's archiving, which takes its body and diff down as for any other.
+  std::optional<UnixMillis> merged_at;
+  std::string merge_commit;
+};
+
+// What merging a local pull request did (ApiHooks::merge_pull_request).
+struct PullRequestMerge {
+  std::string merge_commit;  // the base's head after the merge
+  UnixMillis merged_at = 0;
 };
 
 // Local pull request ids: 22 base62 characters (about 131 random bits).
@@ -51,11 +64,18 @@ class LocalPullRequestRecords {
  public:
   virtual ~LocalPullRequestRecords() = default;
   // Creates the project's pull request for `pr.head`, or updates the title, body,
-  // diff and draft flag of the one that exists; id, number and created_at are
-  // assigned on creation. Returns the stored pull request.
+  // diff and draft flag of the one open for it; id, number and created_at are
+  // assigned on creation. A merged one is not reopened: the branch gets a new
+  // pull request, numbered next. Returns the stored pull request.
   virtual Result<LocalPullRequest> UpsertPullRequest(const LocalPullRequest& pr) = 0;
   // NotFound unless a pull request has this id.
   virtual Result<LocalPullRequest> GetPullRequest(const std::string& id) = 0;
+  // Records pull request `id` merged at `merged_at` as `merge_commit`, and
+  // returns it. NotFound unless a pull request has this id; Conflict if it is
+  // merged already, or closed (its job archived).
+  virtual Result<LocalPullRequest> MarkPullRequestMerged(const std::string& id,
+                                                         const std::string& merge_commit,
+                                                         UnixMillis merged_at) = 0;
 };
 
 }  // namespace docwright

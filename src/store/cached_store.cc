@@ -215,6 +215,11 @@ class CachedStore final : public Store {
                                    const std::string& branch) override {
     return inner_->GetReviewByBranch(project_id, branch);
   }
+  Result<LocalPullRequest> MarkPullRequestMerged(const std::string& id,
+                                                 const std::string& merge_commit,
+                                                 UnixMillis merged_at) override {
+    return inner_->MarkPullRequestMerged(id, merge_commit, merged_at);
+  }
   Result<StepsPage> ListSteps(const Scope& scope, const std::string& job_id, int from_seq,
                               int to_seq, int64_t max_bytes) override {
     return inner_->ListSteps(scope, job_id, from_seq, to_seq, max_bytes);
@@ -240,6 +245,9 @@ class CachedStore final : public Store {
   }
   Result<Project> CreateProject(Project p) override { return inner_->CreateProject(std::move(p)); }
   Result<Project> GetProject(const Scope& scope) override { return inner_->GetProject(scope); }
+  Result<Project> GetProjectById(const std::string& project_id) override {
+    return inner_->GetProjectById(project_id);
+  }
   Status UpdateProject(const Project& p) override { return inner_->UpdateProject(p); }
   Result<std::vector<Org>> ListOrgs() override { return inner_->ListOrgs(); }
   Result<Job> FindJob(const std::string& org_id, const std::string& job_id) override {

@@ -199,6 +199,10 @@ class Store : public LocalPullRequestRecords {
   // Stores `project`; its id and created_at are assigned by the store.
   virtual Result<Project> CreateProject(Project project) = 0;
   virtual Result<Project> GetProject(const Scope& scope) = 0;
+  // The project `project_id`, whatever its organisation: for the process's own
+  // work on it (merging a local pull request the API already authorised), never
+  // to answer a request with. NotFound if there is none.
+  virtual Result<Project> GetProjectById(const std::string& project_id) = 0;
   virtual Result<std::vector<Project>> ListProjects(const std::string& org_id) = 0;
   // How many jobs of each status each of the organisation's projects has, in one
   // grouped read; a project without jobs is not listed.

@@ -256,6 +256,17 @@ CREATE TABLE sessions (
 CREATE INDEX sessions_key ON sessions(key_id);
 CREATE INDEX sessions_expiry ON sessions(expires_at);
 )sql",
+    R"sql(
+-- Local pull requests can be merged. A merged one stays as it was, and work
+-- pushed to its branch later opens the next one: one open pull request per
+-- branch, not one in all.
+ALTER TABLE pull_requests ADD COLUMN merged_at BIGINT;
+ALTER TABLE pull_requests ADD COLUMN merge_commit TEXT;
+ALTER TABLE pull_requests DROP CONSTRAINT pull_requests_project_id_head_key;
+CREATE UNIQUE INDEX pull_requests_open_head ON pull_requests(project_id, head)
+  WHERE merged_at IS NULL;
+CREATE INDEX pull_requests_head ON pull_requests(project_id, head, number);
+)sql",
 };
 
 // The key of the advisory lock migrations take ("docwright" in ASCII, truncated).

@@ -108,6 +108,7 @@ class SqlStore final : public Store {
   Status RecordKeyUses(const std::vector<std::pair<std::string, UnixMillis>>& uses) override;
   Result<Project> CreateProject(Project project) override;
   Result<Project> GetProject(const Scope& scope) override;
+  Result<Project> GetProjectById(const std::string& project_id) override;
   Result<std::vector<Project>> ListProjects(const std::string& org_id) override;
   Result<std::vector<ProjectJobCounts>> CountJobs(const std::string& org_id) override;
 
@@ -183,6 +184,9 @@ class SqlStore final : public Store {
   // pull_requests.cc
   Result<LocalPullRequest> UpsertPullRequest(const LocalPullRequest& pr) override;
   Result<LocalPullRequest> GetPullRequest(const std::string& id) override;
+  Result<LocalPullRequest> MarkPullRequestMerged(const std::string& id,
+                                                 const std::string& merge_commit,
+                                                 UnixMillis merged_at) override;
   Status Ping() override;
 
   // reviews.cc

@@ -1,4 +1,5 @@
-// The SQL store: the local forge's pull requests, the health check, and the
+// The SQL store: the local forge's pull requests (merged ones are kept as they
+// were: see LocalPullRequestRecords), the health check, and the
 // store's construction.
 #include "core/crash_point.h"
 #include "core/ids.h"
@@ -29,6 +30,11 @@ Result<LocalPullRequest> SqlStore::UpsertPullRequest(const LocalPullRequest& in)
       auto r = c.Exec(kJobOfBranchArchived, {V(pr.project_id), V(pr.head)});
       if (!r.ok()) return r.status();
       if (r->size() > 0) {
+        if (!existing) {  // the branch's merged one, if it has one, stays what it shows
+          auto last = c.Exec(kSelectLastPullRequestByHead, {V(pr.project_id), V(pr.head)});
+          if (!last.ok()) return last.status();
+          if (last->Next()) existing = ReadPullRequest(*last);
+        }
         if (existing) {
           pr = *existing;
           return Status();
@@ -62,6 +68,36 @@ Result<LocalPullRequest> SqlStore::UpsertPullRequest(const LocalPullRequest& in)
 
 Result<LocalPullRequest> SqlStore::GetPullRequest(const std::string& id) {
   return ReadOne(kSelectPullRequest, {V(id)}, &ReadPullRequest, "pull request not found");
+}
+
+Result<LocalPullRequest> SqlStore::MarkPullRequestMerged(const std::string& id,
+                                                         const std::string& merge_commit,
+                                                         UnixMillis merged_at) {
+  LocalPullRequest pr;
+  Status s = Write([&](Connection& c) -> Status {
+    auto read = [&]() -> Status {
+      auto r = c.Exec(kSelectPullRequest, {V(id)});
+      if (!r.ok()) return r.status();
+      if (!r->Next()) return Status::NotFound("pull request not found");
+      pr = ReadPullRequest(*r);
+      return Status();
+    };
+    if (Status found = read(); !found.ok()) return found;
+    // Under the project's lock, as UpsertPullRequest: an update of the branch's
+    // open pull request lands before the merge is recorded, or opens the next one.
+    if (Status locked = Run(c, kLockProject, {V(pr.project_id)}); !locked.ok()) return locked;
+    if (Status found = read(); !found.ok()) return found;
+    if (pr.merged_at) return Status::Conflict("the pull request is merged already");
+    if (pr.archived_at) return Status::Conflict("the pull request is closed: its job was archived");
+    Status w = Run(c, kMarkPullRequestMerged, {V(id), V(merged_at), V(merge_commit)});
+    if (!w.ok()) return w;
+    pr.merged_at = merged_at;
+    pr.merge_commit = merge_commit;
+    pr.updated_at = merged_at;
+    return Status();
+  });
+  if (!s.ok()) return s;
+  return pr;
 }
 
 Status SqlStore::Ping() {

@@ -84,6 +84,8 @@ LocalPullRequest ReadPullRequest(const Rows& r) {
   pr.created_at = r.Int("created_at");
   pr.updated_at = r.Int("updated_at");
   pr.archived_at = r.OptInt("archived_at");
+  pr.merged_at = r.OptInt("merged_at");
+  pr.merge_commit = r.OptText("merge_commit").value_or("");
   return pr;
 }
 

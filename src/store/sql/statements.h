@@ -323,9 +323,14 @@ SQL(kReleaseTurn,
 // --- Pull requests of the local forge ---
 #define DW_PULL_REQUEST_COLUMNS                                                                   \
   "SELECT id, project_id, number, head, base, title, body, diff, draft, created_at, updated_at, " \
-  "archived_at FROM pull_requests "
-SQL(kSelectPullRequestByHead, DW_PULL_REQUEST_COLUMNS "WHERE project_id = ?1 AND head = ?2");
+  "archived_at, merged_at, merge_commit FROM pull_requests "
+// The branch's open one: a merged pull request is not reopened.
+SQL(kSelectPullRequestByHead,
+    DW_PULL_REQUEST_COLUMNS "WHERE project_id = ?1 AND head = ?2 AND merged_at IS NULL");
 SQL(kSelectPullRequest, DW_PULL_REQUEST_COLUMNS "WHERE id = ?1");
+// The branch's newest, merged or not.
+SQL(kSelectLastPullRequestByHead,
+    DW_PULL_REQUEST_COLUMNS "WHERE project_id = ?1 AND head = ?2 ORDER BY number DESC LIMIT 1");
 #undef DW_PULL_REQUEST_COLUMNS
 SQL(kJobOfBranchArchived,
     "SELECT 1 FROM jobs WHERE project_id = ?1 AND ref = ?2 AND status = 'archived'");
@@ -338,6 +343,9 @@ SQL(kInsertPullRequest,
 SQL(kUpdatePullRequest,
     "UPDATE pull_requests SET base = ?2, title = ?3, body = ?4, diff = ?5, draft = ?6, "
     "updated_at = ?7 WHERE id = ?1 AND archived_at IS NULL");
+SQL(kMarkPullRequestMerged,
+    "UPDATE pull_requests SET merged_at = ?2, merge_commit = ?3, updated_at = ?2 "
+    "WHERE id = ?1 AND merged_at IS NULL AND archived_at IS NULL");
 // An archived job's pull request keeps its title, and no longer its description
 // (which quotes the prompt) or diff: its page is public to whoever has the link.
 SQL(kArchivePullRequest,

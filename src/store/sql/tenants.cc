@@ -100,6 +100,13 @@ Result<Project> SqlStore::GetProject(const Scope& scope) {
   return p;
 }
 
+Result<Project> SqlStore::GetProjectById(const std::string& project_id) {
+  auto p = ReadOne(kSelectProjectById, {V(project_id)}, &ReadProject, "project not found");
+  if (!p.ok()) return p;
+  if (Status s = OpenForgeToken(*p); !s.ok()) return s;
+  return p;
+}
+
 Result<std::vector<Project>> SqlStore::ListProjects(const std::string& org_id) {
   auto projects = ReadAll(kSelectProjects, {V(org_id)}, &ReadProject);
   if (!projects.ok()) return projects;

@@ -259,6 +259,37 @@ CREATE TABLE sessions (
 CREATE INDEX sessions_key ON sessions(key_id);
 CREATE INDEX sessions_expiry ON sessions(expires_at);
 )sql",
+    R"sql(
+-- Local pull requests can be merged. A merged one stays as it was, and work
+-- pushed to its branch later opens the next one: one open pull request per
+-- branch, not one in all (SQLite drops a table's constraint by rebuilding it).
+CREATE TABLE pull_requests_merged (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES projects(id),
+  number INTEGER NOT NULL,
+  head TEXT NOT NULL,
+  base TEXT NOT NULL,
+  title TEXT NOT NULL,
+  body TEXT NOT NULL,
+  diff TEXT NOT NULL,
+  draft INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  archived_at INTEGER,
+  merged_at INTEGER,
+  merge_commit TEXT,
+  UNIQUE (project_id, number)
+);
+INSERT INTO pull_requests_merged (id, project_id, number, head, base, title, body, diff, draft,
+                                  created_at, updated_at, archived_at)
+  SELECT id, project_id, number, head, base, title, body, diff, draft, created_at, updated_at,
+         archived_at FROM pull_requests;
+DROP TABLE pull_requests;
+ALTER TABLE pull_requests_merged RENAME TO pull_requests;
+CREATE UNIQUE INDEX pull_requests_open_head ON pull_requests(project_id, head)
+  WHERE merged_at IS NULL;
+CREATE INDEX pull_requests_head ON pull_requests(project_id, head, number);
+)sql",
 };
 
 }  // namespace
