@@ -12,7 +12,6 @@
 #include "api/call.h"
 #include "api/etag.h"
 #include "api/openapi.h"
-#include "api/pull_request_page.h"
 #include "api/request_body.h"
 #include "api/request_target.h"
 #include "api/views.h"
@@ -144,6 +143,11 @@ std::span<const Api::Route> Api::Routes() {
        .needs_key = false,
        .quick = false,
        .serve = &Api::PullRequestPage},
+      {.method = "POST",
+       .pattern = "/pulls/{pullId}/merge",
+       .needs_key = true,
+       .quick = false,
+       .serve = &Api::MergePullRequest},
       {.method = "POST",
        .pattern = "/v2/agent/{projectId}/job",
        .needs_key = true,
@@ -375,29 +379,6 @@ HttpResponse Api::OpenApiDocument(const Call& call, HttpRequest& req) {
     return r;
   }
   r.body = std::string(OpenApiJson());
-  return r;
-}
-
-HttpResponse Api::PullRequestPage(const Call& call, HttpRequest& req) {
-  const std::string& id = call.target.segments[1];
-  auto pr = LooksLikePullRequestId(id) ? store_.GetPullRequest(id)
-                                       : Result<LocalPullRequest>(Status::NotFound(""));
-  if (!pr.ok()) {
-    if (pr.status().code() == Code::kNotFound) {
-      return ErrorResponse(404, "pull request not found", "not_found");
-    }
-    return ResponseFromStatus(pr.status());
-  }
-  HttpResponse r;
-  r.content_type = "text/html; charset=utf-8";
-  r.status = pr->archived_at ? 410 : 200;
-  r.body = RenderPullRequestPage(*pr);
-  r.headers.emplace_back("Content-Security-Policy",
-                         "default-src 'none'; style-src 'unsafe-inline'; "
-                         "frame-ancestors 'none'");
-  r.headers.emplace_back("X-Content-Type-Options", "nosniff");
-  r.headers.emplace_back("Referrer-Policy", "no-referrer");
-  r.headers.emplace_back("Cache-Control", "private, no-cache");
   return r;
 }
 

@@ -17,6 +17,7 @@
 #include "api/key_uses.h"
 #include "api/request_target.h"
 #include "api/sign_in_limiter.h"
+#include "core/local_pull_request.h"
 #include "http/server.h"
 #include "store/store.h"
 
@@ -27,6 +28,11 @@ struct ApiHooks {
   std::function<void()> work_queued;  // a turn was queued
   std::function<void(const std::string& job_id)> job_archived;
   std::function<void(const std::string& job_id)> job_stopped;  // asked to stop (job stop)
+  // Merges a local pull request into its base on its project's repository
+  // ("merge" or "fast-forward") and records it merged; errors as
+  // RepositoryTurns::MergePullRequest. Unset: the merge route answers 503.
+  std::function<Result<PullRequestMerge>(const LocalPullRequest& pr, std::string_view method)>
+      merge_pull_request;
 };
 
 struct ApiOptions {
@@ -94,8 +100,10 @@ class Api {
   // One per route, in Routes().
   HttpResponse Health(const Call& call, HttpRequest& request);
   HttpResponse OpenApiDocument(const Call& call, HttpRequest& request);
+  // The local forge's pull requests (api/pull_request_routes.cc).
   HttpResponse PullRequestPage(const Call& call, HttpRequest& request);
   HttpResponse DashboardFile(const Call& call, HttpRequest& request);  // api/ui_routes.cc
+  HttpResponse MergePullRequest(const Call& call, HttpRequest& request);
   HttpResponse CreateJob(const Call& call, HttpRequest& request);
   HttpResponse ListJobs(const Call& call, HttpRequest& request);
   HttpResponse GetJob(const Call& call, HttpRequest& request);

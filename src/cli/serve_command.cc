@@ -509,7 +509,13 @@ class LateRunner {
   ApiHooks Hooks() {
     return ApiHooks{[this] { With([](Runner& r) { r.Wake(); }); },
                     [this](const std::string& id) { With([&](Runner& r) { r.CancelJob(id); }); },
-                    [this](const std::string& id) { With([&](Runner& r) { r.StopJob(id); }); }};
+                    [this](const std::string& id) { With([&](Runner& r) { r.StopJob(id); }); },
+                    [this](const LocalPullRequest& pr, std::string_view method) {
+                      RepositoryTurns* turns = nullptr;
+                      With([&](Runner&) { turns = turns_.get(); });  // kept until the end
+                      if (!turns) return Result<PullRequestMerge>(Status::Unavailable("starting"));
+                      return turns->MergePullRequest(pr, method);
+                    }};
   }
 
   // `store` and `agent` must outlive this.

@@ -65,6 +65,36 @@ Result<std::shared_ptr<git::Mirror>> RepositoryTurns::MirrorFor(const Project& p
   return slot->mirror;
 }
 
+Result<PullRequestMerge> RepositoryTurns::MergePullRequest(const LocalPullRequest& pr,
+                                                           std::string_view method) {
+  git::MergeMethod how;
+  if (method == "merge") {
+    how = git::MergeMethod::kMerge;
+  } else if (method == "fast-forward") {
+    how = git::MergeMethod::kFastForward;
+  } else {
+    return Status::InvalidArgument("method must be \"merge\" or \"fast-forward\"");
+  }
+  auto project = store_.GetProjectById(pr.project_id);
+  if (!project.ok()) return project.status();
+  auto mirror = MirrorFor(*project);
+  if (!mirror.ok()) return mirror.status();
+  auto merged = (*mirror)->Merge(pr.head, pr.base, how, options_.identity);
+  // The mirror keeps the base's head, not the branch's (as after a turn).
+  (*mirror)->Forget(pr.head);
+  if (!merged.ok()) return merged.status();
+  auto marked = store_.MarkPullRequestMerged(pr.id, merged->commit, NowMillis());
+  if (!marked.ok()) {
+    if (!merged->already_merged) {
+      spdlog::warn("pull request {} was merged into {} as {}, but not recorded: {}", pr.id, pr.base,
+                   merged->commit, marked.status().message());
+    }
+    return marked.status();
+  }
+  spdlog::info("pull request {} merged into {} as {}", pr.id, pr.base, merged->commit);
+  return PullRequestMerge{.merge_commit = marked->merge_commit, .merged_at = *marked->merged_at};
+}
+
 // What the steps of one turn share, over all its rounds.
 struct RepositoryTurns::Turn {
   const TurnInput& input;  // with the model resolved as the turn started

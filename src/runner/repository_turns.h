@@ -52,6 +52,16 @@ class RepositoryTurns final : public TurnHandler {
   // pull request only.
   TurnOutcome RunTurn(const TurnInput& input, CancelToken& cancel) override;
 
+  // Merges the local forge's pull request `pr` into its base on its project's
+  // repository with `method` ("merge" or "fast-forward": git::MergeMethod), as
+  // the turns' identity and within their git time limits, then records it
+  // merged. A branch already in its base is recorded merged as the base's
+  // head, with nothing pushed. Errors as git::Mirror::Merge and
+  // MarkPullRequestMerged (Conflict when it was merged or closed meanwhile;
+  // the base has moved then). Thread-safe; serialised with the project's
+  // turns' use of the repository by its mirror.
+  Result<PullRequestMerge> MergePullRequest(const LocalPullRequest& pr, std::string_view method);
+
  private:
   Result<std::shared_ptr<git::Mirror>> MirrorFor(const Project& project);
 
