@@ -83,6 +83,7 @@ TEST_F(OpenApiTest, TheDocumentIsWholeAndDocumentsEveryRoute) {
       {"/healthz", "get"},
       {"/openapi.json", "get"},
       {"/pulls/{id}", "get"},
+      {"/pulls/{id}/merge", "post"},
       {"/v2/agent/{projectId}/job", "post"},
       {"/v2/agent/{projectId}/jobs", "get"},
       {"/v2/agent/{projectId}/job/{id}", "get"},
