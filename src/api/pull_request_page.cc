@@ -97,8 +97,11 @@ void AppendMerged(std::string* html, const LocalPullRequest& pr) {
 // The page of a pull request whose job was archived.
 std::string ClosedPage(const LocalPullRequest& pr) {
   std::string html;
-  AppendHead(&html, HtmlEscape(pr.title) + " · #" + std::to_string(pr.number), false);
-  AppendTitle(&html, pr);
+  // The title came from the job's prompt, which archiving withdraws with the rest.
+  std::string number = "#" + std::to_string(pr.number);
+  AppendHead(&html, "Closed pull request " + number, false);
+  html += "<h1 data-test=\"pr-title\">Closed pull request <span class=\"n\">" + number +
+          "</span></h1>\n";
   html += "<div class=\"meta\">";
   AppendState(&html, pr);
   html += "</div>\n";
