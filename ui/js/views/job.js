@@ -15,7 +15,6 @@ const MAX_TRANSCRIPT_PAGES = 20;
 // Events after which the job, its transcript and its review are read again.
 const REFRESH_EVENTS = ['job.message_added', 'turn.started', 'turn.ended', 'pull_request.opened',
   'pull_request.updated', 'job.completed', 'job.failed', 'job.archived'];
-const FINAL_EVENTS = new Set(['job.completed', 'job.failed', 'job.archived']);
 
 async function loadTranscript(base) {
   const messages = [];
@@ -114,6 +113,10 @@ export async function renderJob(main, [projectId, jobId], ctx) {
     transcript = t;
     renderSummary();
     renderTurns();
+    if (job.status !== 'active' && (stream || pollTimer)) {
+      stopLive();
+      live.textContent = '';
+    }
     if (withReview) await loadReview(reviewBox, projectId, jobId);
   }
 
@@ -121,6 +124,13 @@ export async function renderJob(main, [projectId, jobId], ctx) {
   let stream = null;
   let pollTimer = null;
   let refreshTimer = null;
+  // The id (sequence) of the last event the page received: a stream opened
+  // again (after a follow-up) starts after it instead of at the first event.
+  let lastEventId = null;
+
+  function seen(event) {
+    if (/^\d+$/.test(event.lastEventId || '')) lastEventId = event.lastEventId;
+  }
 
   function scheduleRefresh() {
     clearTimeout(refreshTimer);
@@ -128,6 +138,7 @@ export async function renderJob(main, [projectId, jobId], ctx) {
   }
 
   function onStep(event) {
+    seen(event);
     let data;
     try {
       data = JSON.parse(event.data).data;
@@ -190,15 +201,15 @@ export async function renderJob(main, [projectId, jobId], ctx) {
       return;
     }
     live.textContent = 'Following the job live.';
-    stream = new EventSource(`${base}/events`);
+    stream = new EventSource(`${base}/events${lastEventId ? `?after=${lastEventId}` : ''}`);
     stream.addEventListener('turn.step', onStep);
     for (const type of REFRESH_EVENTS) {
-      stream.addEventListener(type, () => {
+      stream.addEventListener(type, (event) => {
+        seen(event);
+        // job.completed, job.failed and job.archived may be an earlier
+        // turn's (a stream opened without ?after= starts at the job's first
+        // event): the refresh stops following once the job read is not active.
         scheduleRefresh();
-        if (FINAL_EVENTS.has(type)) {
-          stopLive();
-          live.textContent = '';
-        }
       });
     }
     stream.addEventListener('error', () => {
@@ -227,7 +238,8 @@ export async function renderJob(main, [projectId, jobId], ctx) {
     try {
       job = await post(`${base}/message`, { prompt });
       followupInput.value = '';
-      await refresh(false);
+      // With the review: the turn may have ended before the stream is open.
+      await refresh();
       startLive();
     } catch (e) {
       actionErrors.append(errorBox(e));
