@@ -48,11 +48,11 @@ export async function renderJob(main, [projectId, jobId], ctx) {
   const archiveButton = h('button', { type: 'button', class: 'danger', 'data-test': 'archive-button' }, 'Archive job');
   const back = h('a', { href: `#/projects/${encodeURIComponent(projectId)}` }, '← Jobs of the project');
 
-  main.append(h('p', { class: 'crumbs' }, back), title, summary, actionErrors,
-    h('section', { 'aria-labelledby': 'turns-title' }, h('h2', { id: 'turns-title' }, 'Instructions and steps'), usageLine, instructions, live),
-    followup,
-    h('section', { 'aria-labelledby': 'review-title' }, h('h2', { id: 'review-title' }, 'Changes'), reviewBox),
-    h('p', { class: 'actions' }, archiveButton));
+  const turnsSection = h('section', { 'aria-labelledby': 'turns-title' },
+    h('h2', { id: 'turns-title' }, 'Instructions and steps'), usageLine, instructions, live);
+  const reviewSection = h('section', { 'aria-labelledby': 'review-title' }, h('h2', { id: 'review-title' }, 'Changes'), reviewBox);
+  const actions = h('p', { class: 'actions' }, archiveButton);
+  main.append(h('p', { class: 'crumbs' }, back), title, summary, actionErrors, turnsSection, followup, reviewSection, actions);
 
   let job = null;
   let transcript = { messages: [], usage: null };
@@ -269,7 +269,7 @@ export async function renderJob(main, [projectId, jobId], ctx) {
     await refresh();
   } catch (e) {
     replace(summary, errorBox(e, { href: `#/projects/${encodeURIComponent(projectId)}`, text: 'Back to the jobs of the project' }));
-    for (const el of [followup, archiveButton, instructions, reviewBox]) el.remove();
+    for (const el of [turnsSection, followup, reviewSection, actions]) el.remove();
     if (e instanceof ApiError && e.status === 404) title.textContent = 'Job not found';
     return;
   }

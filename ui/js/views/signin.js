@@ -2,7 +2,7 @@
 // sees it). The key is kept nowhere: not in storage, not in memory once sent.
 import { ApiError, currentSession, post } from '../api.js';
 import { errorBox, heading } from '../common.js';
-import { h } from '../h.js';
+import { append, h } from '../h.js';
 
 let notice = null; // shown once, on the next sign-in page (signed out, session ended)
 
@@ -61,12 +61,14 @@ export function renderSignIn(main, params, ctx) {
       submit.disabled = false;
     }
   });
-  main.append(
+  // h.js's append, which leaves out the absent (null) parts; the DOM's own
+  // would write them as the text "null".
+  append(main, [
     heading('Sign in'),
     notice ? h('p', { class: 'notice', role: 'status' }, notice) : null,
     session ? h('p', null, `You are signed in to ${session.org ? session.org.name : 'your organisation'}. `,
       h('a', { href: '#/projects' }, 'Go to the projects'), ', or sign in with another key.') : null,
     form,
-  );
+  ]);
   notice = null;
 }
