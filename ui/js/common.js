@@ -18,7 +18,7 @@ export function loading(what) {
 }
 
 export function emptyState(title, ...body) {
-  return h('div', { class: 'empty' }, h('p', { class: 'empty-title' }, title), ...body);
+  return h('div', { class: 'empty', 'data-test': 'empty-state' }, h('p', { class: 'empty-title' }, title), ...body);
 }
 
 // What to tell a person about `error`, with what they can do about it.

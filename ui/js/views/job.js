@@ -96,7 +96,7 @@ export async function renderJob(main, [projectId, jobId], ctx) {
       const turnUsage = usageText(turn.usage);
       return h('li', { class: 'turn', 'data-seq': m.seq },
         h('div', { class: 'turn-head' }, statusBadge(turn.state || 'queued'), ' ', timeElement(m.createdAt)),
-        h('p', { class: 'instruction pre' }, m.prompt),
+        h('p', { class: 'instruction pre', 'data-test': 'job-message' }, m.prompt),
         recorded.length === 0 && turn.state === 'queued' ? h('p', { class: 'muted small' }, 'Waiting for a worker…') : null,
         steps,
         turn.stepsOmitted ? h('p', { class: 'muted small' }, `${turn.stepsOmitted} more steps are too large to show here.`) : null,

@@ -21,7 +21,8 @@ function keyRow(key, projectNames, onRevoke) {
     h('td', { 'data-label': 'Projects' }, projects),
     h('td', { 'data-label': 'Created' }, key.createdAt ? timeElement(key.createdAt) : '—'),
     h('td', { 'data-label': 'Last used' }, key.lastUsedAt ? timeElement(key.lastUsedAt) : 'never'),
-    h('td', { 'data-label': 'Revoked' }, key.revokedAt ? timeElement(key.revokedAt)
+    h('td', { 'data-label': 'Revoked' }, key.revokedAt
+      ? [h('span', { class: 'state state-revoked' }, 'revoked'), ' ', timeElement(key.revokedAt)]
       : h('button', { type: 'button', class: 'danger small', 'data-test': 'key-revoke', 'aria-label': `Revoke ${key.name}`,
         on: { click: () => onRevoke(key, mine) } }, 'Revoke')));
 }
