@@ -82,7 +82,7 @@ void AppendState(std::string* html, const LocalPullRequest& pr) {
                                             : "Open";
   std::string lower(state);
   lower[0] = static_cast<char>(lower[0] - 'A' + 'a');
-  *html += "<span class=\"state " + lower + "\" data-test=\"pr-state\">";
+  *html += "<span class=\"state state-" + lower + "\" data-test=\"pr-state\">";
   *html += state;
   *html += "</span>";
 }
@@ -145,7 +145,7 @@ void AppendMerge(std::string* html, const LocalPullRequest& pr, bool can_merge) 
     *html += "<label>Merge with <select name=\"method\" data-test=\"merge-method\">";
     *html += "<option value=\"merge\" selected>a merge commit</option>";
     *html += "<option value=\"fast-forward\">a fast-forward</option></select></label> ";
-    *html += "<button type=\"submit\" data-test=\"merge-button\">Merge into " +
+    *html += "<button type=\"submit\" class=\"primary\" data-test=\"merge-button\">Merge into " +
              HtmlEscape(pr.base) + "</button>";
     *html += "<p class=\"merge-status\" role=\"status\" data-test=\"merge-status\"></p>";
     *html += "</form>";
