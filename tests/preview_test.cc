@@ -302,5 +302,28 @@ TEST(PreviewTest, ADescriptionIsGitHubFlavouredAndLoadsNoImage) {
   EXPECT_EQ(Lowered(html).find("<script"), std::string::npos);
 }
 
+TEST(PreviewTest, ADescriptionShowsRawHtmlAsItsText) {
+  // An instruction quoted in a description, and the model's summary, are read
+  // as written: their HTML is text, inline and as a block; a page's is left out.
+  const char* kText =
+      "> Write about <img src=x onerror=alert(1)> and <script>window.x=1</script> "
+      "in `<Note>`\n\n<div onclick=\"alert(1)\">\n<iframe src=\"javascript:x\"></iframe>\n</div>\n";
+  std::string html = RenderMarkdownHtml(kText, nullptr);
+  ExpectInert(html);
+  EXPECT_NE(html.find("<blockquote>\n<p>Write about &lt;img src=x onerror=alert(1)&gt; and "
+                      "&lt;script&gt;window.x=1&lt;/script&gt; in <code>&lt;Note&gt;</code></p>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<pre><code>&lt;div onclick=&quot;alert(1)&quot;&gt;\n&lt;iframe"),
+            std::string::npos)
+      << html;
+  EXPECT_EQ(html.find("raw HTML omitted"), std::string::npos) << html;
+
+  std::string page = RenderPreviewHtml(kText, "a.md", {}, {}, nullptr);
+  ExpectInert(page);
+  EXPECT_EQ(page.find("&lt;script"), std::string::npos) << page;
+  EXPECT_NE(page.find("raw HTML omitted"), std::string::npos) << page;
+}
+
 }  // namespace
 }  // namespace docwright::docs

@@ -149,6 +149,10 @@ struct Context {
   std::map<std::string, std::optional<std::string>> images;  // path -> data: URI, read once
   size_t loads = 0;
   std::vector<std::string> components;  // rendered placeholders, by marker index
+  // A description's raw HTML is shown as its text (a page's is left out): it
+  // comes from an instruction or the model's summary, which a reviewer reads
+  // as written.
+  bool raw_html_as_text = false;
 };
 
 // A table whose delimiter row would make more than kMaxTableCells cells (its
@@ -274,6 +278,20 @@ void ReplaceWithText(cmark_node* image, const std::string& text) {
   cmark_node_free(image);
 }
 
+// Replaces a raw HTML node by its source as text: an inline one by a text node,
+// a block by a code block. If it cannot, the node stays (and is left out).
+void ShowAsText(cmark_node* html) {
+  const char* literal = cmark_node_get_literal(html);
+  bool block = cmark_node_get_type(html) == CMARK_NODE_HTML_BLOCK;
+  cmark_node* t = cmark_node_new(block ? CMARK_NODE_CODE_BLOCK : CMARK_NODE_TEXT);
+  cmark_node_set_literal(t, literal ? literal : "");
+  if (!cmark_node_insert_before(html, t)) {
+    cmark_node_free(t);
+    return;
+  }
+  cmark_node_free(html);
+}
+
 // Puts each marker of `html` in: a placeholder (alone in its paragraph, the
 // paragraph goes) or an inlined image. A marker inside a tag is dropped (none
 // can be: markers are text).
@@ -337,8 +355,8 @@ std::string RenderSegment(std::string markdown, Context& ctx) {
   std::unique_ptr<cmark_node, CmarkNodeDeleter> doc(cmark_parser_finish(parser.get()));
   if (!doc) return "";
 
-  // Links and the outermost images, found first: the tree changes after.
-  std::vector<cmark_node*> links, images;
+  // Links, the outermost images and raw HTML, found first: the tree changes after.
+  std::vector<cmark_node*> links, images, raw_html;
   {
     std::unique_ptr<cmark_iter, CmarkIterDeleter> it(cmark_iter_new(doc.get()));
     int in_image = 0;
@@ -352,9 +370,13 @@ std::string RenderSegment(std::string markdown, Context& ctx) {
         if (ev == CMARK_EVENT_EXIT) --in_image;
       } else if (t == CMARK_NODE_LINK && ev == CMARK_EVENT_ENTER) {
         links.push_back(n);
+      } else if (t == CMARK_NODE_HTML_INLINE || t == CMARK_NODE_HTML_BLOCK) {
+        if (ctx.raw_html_as_text) raw_html.push_back(n);
       }
     }
   }
+  // First: an image freed below may hold some of these.
+  for (cmark_node* html : raw_html) ShowAsText(html);
   for (cmark_node* link : links) {
     const char* url = cmark_node_get_url(link);
     if (ClassifyUrl(url ? url : "") == UrlKind::kRejected) Unwrap(link);
@@ -637,6 +659,7 @@ std::string Render(std::string_view text, std::string_view page_path, bool previ
   std::string page_dir = Dirname(page_path);
   ctx.page_dir = page_dir;
   ctx.load = load;
+  ctx.raw_html_as_text = !preview;
 
   size_t max_input = std::max(kMinInputBytes, limits.max_html_bytes * kInputPerHtmlByte);
   bool cut = text.size() > max_input;

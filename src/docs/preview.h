@@ -3,7 +3,8 @@
 // the local forge as it is (innerHTML).
 //
 // Safe by construction, whatever the text: cmark-gfm renders without raw HTML
-// (it is omitted), and before rendering every link and image is checked here:
+// (a page's is omitted; a description's is shown as its text, see
+// RenderMarkdownHtml), and before rendering every link and image is checked here:
 // a link keeps only an http(s), mailto, relative or in-page (#) URL (any other
 // is dropped, its text kept); an image of the branch is read through the
 // BlobLoader and inlined as a data: URI (png, jpeg, gif, webp, svg) within the
@@ -54,7 +55,10 @@ std::string RenderPreviewHtml(std::string_view page_text, std::string_view page_
                               const BlobLoader& load, const PreviewLimits& limits,
                               WorkBudget* budget);
 
-// Plain Markdown (a pull request's description) as sanitised HTML; no images are loaded.
+// Plain Markdown (a pull request's description) as sanitised HTML; no images are
+// loaded. Its raw HTML (from an instruction it quotes or the model's summary) is
+// shown as its text, inline as text and a block as a code block, so a reviewer
+// reads the instructions as written.
 std::string RenderMarkdownHtml(std::string_view markdown, WorkBudget* budget);
 
 }  // namespace docwright::docs
