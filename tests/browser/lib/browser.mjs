@@ -10,7 +10,10 @@ import path from 'node:path';
 import { sel, HOOKS } from './hooks.mjs';
 
 export const DESKTOP = { width: 1280, height: 800 };
-export const PHONE = { width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 1 };
+// Not isMobile or hasTouch: puppeteer reloads the page to change those, which
+// would lose what a screenshot is of (an error shown, a secret shown once).
+// The pages' layout depends on the width only.
+export const PHONE = { width: 390, height: 844, deviceScaleFactor: 1 };
 
 const FLAGS = [
   '--headless',
@@ -32,6 +35,7 @@ export class Browser {
     this.screenshots = screenshots;
     this.offsite = []; // requests for anything but 127.0.0.1 (and data:/blob:)
     this.pageErrors = []; // uncaught exceptions in any page
+    this.dialogs = []; // {type, message} of every dialog a page opened, each accepted
   }
 
   async launch() {
@@ -64,17 +68,21 @@ export class Browser {
       if (!/^(http:\/\/127\.0\.0\.1[:/]|data:|blob:|about:)/.test(url)) this.offsite.push(url);
     });
     page.on('pageerror', (err) => this.pageErrors.push(`${page.url()}: ${err.message}`));
-    page.on('dialog', (dialog) => dialog.accept()); // confirm() before a revoke or an archive
+    // confirm() before a revoke or an archive: recorded, then accepted.
+    page.on('dialog', (dialog) => {
+      this.dialogs.push({ type: dialog.type(), message: dialog.message() });
+      dialog.accept();
+    });
     return page;
   }
 
-  // The page as it is now, at desktop and at phone width, as NAME-desktop.png
+  // The whole page as it is now, at desktop and at phone width, as NAME-desktop.png
   // and NAME-phone.png; the page is left at desktop width.
   async screenshot(page, name) {
     for (const [label, viewport] of [['desktop', DESKTOP], ['phone', PHONE]]) {
       await page.setViewport(viewport);
       await new Promise((r) => setTimeout(r, 150)); // layout after the resize
-      await page.screenshot({ path: path.join(this.screenshots, `${name}-${label}.png`) });
+      await page.screenshot({ path: path.join(this.screenshots, `${name}-${label}.png`), fullPage: true });
     }
     await page.setViewport(DESKTOP);
   }
@@ -87,13 +95,16 @@ export class Browser {
 
 // --- Page helpers ---------------------------------------------------------------
 
-// Waits until the hook's element exists and its text matches `re`; returns the text.
+// Waits until the hook's elements (all of them, their texts joined by
+// newlines; an input's or a textarea's text is its value) exist and match
+// `re`; returns that text.
 export async function waitForText(page, hook, re, timeout = 15000) {
   try {
     await page.waitForFunction(
       (s, source, flags) => {
-        const el = document.querySelector(s);
-        return !!el && new RegExp(source, flags).test(el.textContent);
+        const all = [...document.querySelectorAll(s)];
+        const read = (e) => (e.tagName === 'INPUT' || e.tagName === 'TEXTAREA' ? e.value : e.textContent);
+        return all.length > 0 && new RegExp(source, flags).test(all.map(read).join('\n'));
       },
       { timeout, polling: 100 },
       sel(hook),
@@ -107,11 +118,13 @@ export async function waitForText(page, hook, re, timeout = 15000) {
   return textOf(page, hook);
 }
 
-// The hook's text (all its matches, joined by newlines), or null if absent.
+// The hook's text (all its matches, joined by newlines; an input's or a
+// textarea's text is its value), or null if absent.
 export async function textOf(page, hook) {
   return page.evaluate((s) => {
     const all = [...document.querySelectorAll(s)];
-    return all.length ? all.map((e) => e.textContent).join('\n') : null;
+    const read = (e) => (e.tagName === 'INPUT' || e.tagName === 'TEXTAREA' ? e.value : e.textContent);
+    return all.length ? all.map(read).join('\n') : null;
   }, sel(hook));
 }
 
@@ -132,17 +145,20 @@ export async function signIn(page, baseUrl, key) {
   await page.type(sel(HOOKS.signinKey), key);
   await page.click(sel(HOOKS.signinSubmit));
   await page.waitForFunction(() => !location.hash.startsWith('#/signin'), { timeout: 15000 }).catch(async () => {
-    const error = await textOf(page, HOOKS.signinError);
+    const error = await textOf(page, HOOKS.errorMessage);
     throw new Error(`sign-in did not leave #/signin (error shown: ${JSON.stringify(error)})`);
   });
   return sessionCookie(page);
 }
 
-// Clicks the in-page confirmation if one shows within a second (window.confirm
-// dialogs are accepted by every page of Browser.page()).
-export async function confirmIfAsked(page) {
-  const button = await page.waitForSelector(sel(HOOKS.confirm), { visible: true, timeout: 1000 }).catch(() => null);
-  if (button) await button.click();
+// Runs `action`, which must make the page ask window.confirm() (accepted by
+// every page of Browser.page()); returns the question asked.
+export async function confirmed(browser, action) {
+  const before = browser.dialogs.length;
+  await action();
+  const asked = browser.dialogs.slice(before).find((d) => d.type === 'confirm');
+  if (!asked) throw new Error('the page did not ask for a confirmation');
+  return asked.message;
 }
 
 export async function sessionCookie(page) {

@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { HOOKS, sel } from '../lib/hooks.mjs';
-import { open, waitForText, count, textOf, confirmIfAsked } from '../lib/browser.mjs';
+import { open, waitForText, count, textOf, confirmed } from '../lib/browser.mjs';
 import { FIRST_PROMPT, FOLLOW_UP_PROMPT, NEW_PAGE, BROKEN_LINK, FIRST_STEP_TEXT } from '../lib/model_scripts.mjs';
 
 const BROKEN = /troubleshooting[\s\S]*limits/i; // the problem: NEW_PAGE's link to BROKEN_LINK
@@ -33,10 +33,9 @@ export const scenarios = [
     name: 'start a job with the scripted model from the new-job form',
     async run({ main, browser, page, state }) {
       needs(page, 'the signed-in page of "sign in with the key"');
-      await open(page, `${main.url}/ui/#/projects/${main.projectId}`);
-      // The empty list (or its empty state) as it settles; a live stream may
-      // keep the network busy, hence the short bound.
-      await page.waitForNetworkIdle({ idleTime: 300, timeout: 3000 }).catch(() => {});
+      await open(page, `${main.url}/ui/#/projects/${main.projectId}`, HOOKS.emptyState);
+      assert.match(await textOf(page, HOOKS.emptyState), /No jobs yet[\s\S]*start a job/, 'the empty state says what to do');
+      assert.equal(await count(page, HOOKS.jobRow), 0, 'no jobs');
       await browser.screenshot(page, 'project-empty');
       await open(page, `${main.url}/ui/#/new/${main.projectId}`, HOOKS.newJobPrompt);
       await browser.screenshot(page, 'new-job');
@@ -61,6 +60,9 @@ export const scenarios = [
       const job = await main.waitForJob(main.projectId, state.jobId, (j) => j.status !== 'active', { timeoutMs: 5000 });
       assert.equal(job.status, 'completed', `the API agrees: ${JSON.stringify(job)}`);
       state.prLink = needs(job.prLink, 'a prLink on the completed job');
+      await page.waitForSelector(sel(HOOKS.jobPrLink), { visible: true });
+      const href = await page.$eval(sel(HOOKS.jobPrLink), (a) => a.href);
+      assert.equal(href, state.prLink, 'the page links to the pull request');
     },
   },
   {
@@ -69,12 +71,12 @@ export const scenarios = [
       needs(state.jobId, 'the job of "start a job"');
       await waitForText(page, HOOKS.jobMessage, new RegExp(FIRST_PROMPT));
       assert.equal(await count(page, HOOKS.jobMessage), 1, 'one instruction');
-      const steps = await waitForText(page, HOOKS.jobSteps, new RegExp(FIRST_STEP_TEXT.replace('.', '\\.')));
+      const steps = await waitForText(page, HOOKS.jobStep, new RegExp(FIRST_STEP_TEXT.replace('.', '\\.')));
       assert.match(steps, /write_file/, 'the tool calls are steps');
       assert.match(steps, new RegExp(NEW_PAGE), "a step names the file it wrote");
       await waitForText(page, HOOKS.jobPreview, /The deploy fails/);
       const rendered = await page.evaluate((s) => {
-        const root = document.querySelector(s);
+        const root = [...document.querySelectorAll(s)].find((p) => p.textContent.includes('The deploy fails'));
         const h2 = [...root.querySelectorAll('h2')].find((h) => h.textContent.includes('The deploy fails'));
         const strong = [...root.querySelectorAll('strong')].find((b) => b.textContent === 'retry');
         return { h2: !!h2, strong: !!strong, raw: root.textContent.includes('## The deploy fails') };
@@ -93,7 +95,7 @@ export const scenarios = [
     async run({ main, browser, page, state }) {
       needs(state.jobId, 'the job of "start a job"');
       await markWindow(page);
-      await page.type(sel(HOOKS.followupPrompt), FOLLOW_UP_PROMPT);
+      await page.type(sel(HOOKS.followupInput), FOLLOW_UP_PROMPT);
       await page.click(sel(HOOKS.followupSubmit));
       await page.waitForFunction((s) => document.querySelectorAll(s).length === 2, { timeout: 15000 }, sel(HOOKS.jobMessage));
       const messages = await textOf(page, HOOKS.jobMessage);
@@ -132,8 +134,12 @@ export const scenarios = [
         assert.ok(description.includes(text), `the page's description names ${text}`);
       }
       assert.doesNotMatch(description, /^\s*#{1,6} /m, 'Markdown headings are rendered, not shown raw');
-      const times = await page.evaluate(() => [...document.querySelectorAll('time[datetime]')].length);
-      assert.ok(times > 0, 'times are <time datetime> elements');
+      // Times are <time datetime> elements, shown in the reader's zone (by
+      // /ui/time.js), not as the raw RFC 3339 text.
+      await page.waitForFunction(() => {
+        const times = [...document.querySelectorAll('time[datetime]')];
+        return times.length > 0 && times.every((t) => t.textContent !== t.getAttribute('datetime'));
+      });
       await browser.screenshot(page, 'pull-request');
     },
   },
@@ -147,8 +153,8 @@ export const archiveScenario = {
     needs(state.jobId, 'the job of "start a job"');
     await open(page, jobUrl(main, state.jobId), HOOKS.archiveButton);
     await waitForText(page, HOOKS.jobStatus, /\bcompleted\b/i);
-    await page.click(sel(HOOKS.archiveButton));
-    await confirmIfAsked(page);
+    const question = await confirmed(browser, () => page.click(sel(HOOKS.archiveButton)));
+    assert.match(question, /archive/i, 'the confirmation says what it does');
     await waitForText(page, HOOKS.jobStatus, /\barchived\b/i, 15000);
     const job = await main.waitForJob(main.projectId, state.jobId, (j) => j.archivedAt !== null, { timeoutMs: 5000 });
     assert.equal(job.status, 'archived');

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { HOOKS, sel } from '../lib/hooks.mjs';
-import { open, signIn, count, waitForText, confirmIfAsked } from '../lib/browser.mjs';
+import { open, signIn, count, textOf, waitForText } from '../lib/browser.mjs';
 import { git } from '../lib/fixture.mjs';
 import { FIRST_PROMPT } from '../lib/model_scripts.mjs';
 import { UI_CSP } from './service.mjs';
@@ -49,10 +49,12 @@ export const scenarios = [
       const context = await browser.context();
       const page = await browser.page(context);
       await signIn(page, main.url, other.key);
-      await open(page, jobUrl(main, state.jobId), HOOKS.pageError);
+      await open(page, jobUrl(main, state.jobId), HOOKS.errorMessage);
       const body = await page.evaluate(() => document.body.innerText);
       assert.ok(!body.includes(FIRST_PROMPT), "nothing of the job's content is shown");
       assert.equal(await count(page, HOOKS.jobStatus), 0, 'no job status');
+      assert.match(await textOf(page, HOOKS.errorMessage), /not found/i, 'the page says it is not found');
+      assert.equal(await count(page, HOOKS.followupInput) + await count(page, HOOKS.archiveButton), 0, 'nor any action on it');
       await browser.screenshot(page, 'job-not-found');
 
       await page.goto(state.prLink, { waitUntil: 'domcontentloaded' });
@@ -73,8 +75,7 @@ export const scenarios = [
       await page.goto(state.prLink, { waitUntil: 'domcontentloaded' });
       await page.waitForSelector(sel(HOOKS.mergeButton), { visible: true });
       await page.click(sel(HOOKS.mergeButton));
-      await confirmIfAsked(page);
-      await waitForText(page, HOOKS.mergeState, /merged/i, 30000);
+      await waitForText(page, HOOKS.prState, /merged/i, 30000);
       const after = await main.mainCommit();
       assert.notEqual(after, before, 'main moved');
       await git(['--git-dir', main.bare, 'merge-base', '--is-ancestor', state.headCommit, after]).catch(() => {
@@ -85,7 +86,7 @@ export const scenarios = [
       await browser.screenshot(page, 'pull-request-merged');
 
       await page.reload({ waitUntil: 'domcontentloaded' });
-      await waitForText(page, HOOKS.mergeState, /merged/i);
+      await waitForText(page, HOOKS.prState, /merged/i);
       assert.equal(await count(page, HOOKS.mergeButton), 0, 'a merged pull request offers no merge');
       const again = await main.api('POST', `/pulls/${pullId(state.prLink)}/merge`, { body: {} });
       assert.equal(again.status, 409, `merging twice: ${again.status}`);

@@ -85,7 +85,7 @@ export const scenarios = [
       await open(page, jobUrl(xss, jobId, xss.projectId), HOOKS.jobStatus);
       await waitForText(page, HOOKS.jobStatus, /\bcompleted\b/i);
       await waitForText(page, HOOKS.jobMessage, new RegExp(escapeRe(XSS_PROMPT)));
-      await waitForText(page, HOOKS.jobSteps, new RegExp(escapeRe(XSS_IMG)));
+      await waitForText(page, HOOKS.jobStep, new RegExp(escapeRe(XSS_IMG)));
       const diff = await waitForText(page, HOOKS.jobDiff, new RegExp(escapeRe(XSS_FILE)));
       assert.ok(diff.includes(XSS_SCRIPT), "the page's content is in the diff as text");
       await page.waitForSelector(sel(HOOKS.jobPreview));
@@ -101,6 +101,7 @@ export const scenarios = [
         const pr = await bodyText(page);
         assert.ok(pr.includes(XSS_FILE), 'the pull request page shows the file name as text');
         assert.ok(pr.includes(XSS_PROMPT), 'and the instruction');
+        assert.ok(pr.includes(XSS_SUMMARY), "and the model's summary");
         await assertClean(page, 'the pull request page');
         await ctx.browser.screenshot(page, 'xss-pull-request');
       } else {
