@@ -14,29 +14,12 @@
 #include "core/text.h"
 #include "core/time.h"
 #include "core/url.h"
+#include "http/cookie.h"
 
 namespace docwright {
 namespace {
 
 constexpr std::string_view kSessionCookie = "dw_session";
-
-// The value of the cookie `name` in a Cookie header ("a=1; b=2"): the first if
-// it is there more than once; empty if it is not. Linear in the header.
-std::string_view CookieValue(std::string_view header, std::string_view name) {
-  while (!header.empty()) {
-    size_t end = header.find(';');
-    std::string_view pair = TrimSpace(header.substr(0, end));
-    header = end == std::string_view::npos ? std::string_view() : header.substr(end + 1);
-    size_t eq = pair.find('=');
-    if (eq == std::string_view::npos || TrimSpace(pair.substr(0, eq)) != name) continue;
-    std::string_view value = TrimSpace(pair.substr(eq + 1));
-    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
-      value = value.substr(1, value.size() - 2);
-    }
-    return value;
-  }
-  return {};
-}
 
 // The routes a member key may use: jobs (v2 and v1), the projects it sees, its
 // own session, and the local forge's pull requests (whose route checks the
