@@ -178,6 +178,11 @@ TEST_F(CliTest, QuickstartLeadsFromAnEmptyDataDirectoryToAFirstJob) {
   EXPECT_EQ(q["project"]["repository"], remote_a_);
   std::string key = q["key"];
   std::string curl = q["curl"];
+  // The dashboard it names serves the sign-in page, where the key signs in.
+  std::string dashboard = q["dashboard"];
+  EXPECT_EQ(dashboard, url + "/ui/");
+  HttpClient ui(server.port());
+  EXPECT_EQ(ui.Send("GET", "/ui/").status, 200);
   // The printed curl, run as printed.
   json created = json::parse(Sh(curl));
   ASSERT_TRUE(created["id"].is_string()) << created;

@@ -401,11 +401,9 @@ void PrintQuickstart(const Common& common, const Quickstarted& made, const std::
       "' -H 'Content-Type: application/json' -d '{\"prompt\": \"Fix the typos on the "
       "first page\"}'";
   if (common.json) {
-    std::cout << Json{{"orgId", made.org.id},
-                      {"keyId", made.key.record.id},
-                      {"key", made.key.secret},
-                      {"project", ProjectJson(made.project)},
-                      {"curl", curl}}
+    std::cout << Json{{"orgId", made.org.id},   {"keyId", made.key.record.id},
+                      {"key", made.key.secret}, {"project", ProjectJson(made.project)},
+                      {"curl", curl},           {"dashboard", base + "/ui/"}}
                      .dump()
               << "\n";
     return;
@@ -420,7 +418,8 @@ void PrintQuickstart(const Common& common, const Quickstarted& made, const std::
             << "  " << curl << "\n\n"
             << "Then follow it: build/docwright job follow JOB_ID --key \"$DOCWRIGHT_API_KEY\" "
                "--project "
-            << made.project.id << "\n";
+            << made.project.id << "\n\n"
+            << "Or in a browser: " << base << "/ui/ (sign in with the key).\n";
 }
 
 int Quickstart(const Common& common, const QuickstartOptions& o, const CLI::App& cmd) {

@@ -652,8 +652,8 @@ int RunServer(const Common& common, const ServeOptions& o, const AgentFactory& m
   if (Status s = server.Listen(); !s.ok()) return Fail(s);
   RepositoryTurnsOptions to = MakeTurnsOptions(common, o.node, *model);
   if (to.public_url.empty()) to.public_url = LocalPublicUrl(host, server.port());
-  spdlog::info("listening on http://{}:{} (data: {})", UrlHost(host), server.port(),
-               RedactCredentials(common.DatabaseUrl()));
+  spdlog::info("listening on http://{}:{} (data: {}); the dashboard: {}/ui/", UrlHost(host),
+               server.port(), RedactCredentials(common.DatabaseUrl()), to.public_url);
   if (!o.http.port_file.empty()) {
     if (Status s = WritePortFile(o.http.port_file, server.port()); !s.ok()) return Fail(s);
   }
