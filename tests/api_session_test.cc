@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <regex>
+#include <set>
 #include <string>
 
 #include "support/service_fixture.h"
@@ -120,6 +121,15 @@ TEST_F(SessionTest, AnAdminLimitedToAProjectGrantsNoMoreThanItHas) {
   json ok = NewKey(limited, {{"name", "p member"}, {"projects", {project_a_}}});
   EXPECT_EQ(ok["projects"], json::array({project_a_}));
   EXPECT_EQ(ok["key"].get<std::string>().rfind("dw_", 0), 0u);
+  // It lists only the keys within its limits: a key for Q would name a project
+  // it must not know of, and the unlimited keys have rights it lacks.
+  NewKey(key_a_, {{"name", "q member"}, {"projects", {q}}});
+  HttpResult listed = client_->Send("GET", "/v2/keys", "", Auth(limited));
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  std::set<std::string> names;
+  for (const json& k : listed.Json()["keys"]) names.insert(k["name"]);
+  EXPECT_EQ(names, (std::set<std::string>{"p admin", "p member"})) << listed.body;
+  EXPECT_EQ(listed.body.find(q), std::string::npos) << listed.body;
   // The unlimited admin may name any project of its organisation, and no other.
   ExpectError(Post("/v2/keys", json{{"name", "b"}, {"projects", {project_b_}}}.dump(), key_a_), 400,
               "a project of another organisation");

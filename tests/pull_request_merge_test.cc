@@ -75,6 +75,43 @@ TEST_F(PullRequestMergeTest, AKeyOfTheOrganisationMergesAndTheBaseMoves) {
       << "a merged pull request offers no merge";
 }
 
+// A key limited to other projects of the organisation cannot merge, even with
+// the link; a merge names the branch commit it read, and a branch that moved
+// since is not merged.
+TEST_F(PullRequestMergeTest, OnlyAKeyOfTheProjectMergesAndOnlyTheCommitItRead) {
+  json done = WaitForEnd(CreateJob("Fix the typo in the quickstart")["id"]);
+  ASSERT_EQ(done["status"], "completed") << done;
+  const std::string merge = PathOf(done["prLink"]) + "/merge";
+  const std::string branch = done["source"]["ref"];
+  const std::string main_before = Sh(Git(remote_a_) + "rev-parse main");
+  const std::string head = Sh(Git(remote_a_) + "rev-parse " + branch);
+
+  std::string other =
+      Admin({"project", "create", "--org", org_a_, "--repository", remote_a_, "--no-check"}).out;
+  other = other.substr(0, other.find_last_not_of("\n") + 1);
+  other = other.substr(other.find_last_of('\n') + 1);
+  for (const char* role : {"member", "admin"}) {
+    std::string limited =
+        Admin({"key", "create", "--org", org_a_, "--role", role, "--project", other}).out;
+    limited = limited.substr(0, limited.find_last_not_of("\n") + 1);
+    limited = limited.substr(limited.find_last_of('\n') + 1);
+    ExpectError(Post(merge, R"({"method": "merge"})", limited), 404,
+                std::string("a ") + role + " key limited to another project");
+  }
+
+  ExpectError(Post(merge, R"({"headCommit": "not-a-commit"})", key_a_), 400, "a malformed head");
+  const std::string elsewhere(40, 'a');
+  HttpResult moved = Post(merge, R"({"headCommit": ")" + elsewhere + R"("})", key_a_);
+  ExpectError(moved, 409, "a head other than the branch's");
+  EXPECT_NE(moved.body.find("review it again"), std::string::npos) << moved.body;
+  EXPECT_EQ(Sh(Git(remote_a_) + "rev-parse main"), main_before) << "nothing refused moved main";
+
+  HttpResult merged =
+      Post(merge, R"({"method": "merge", "headCommit": ")" + head + R"("})", key_a_);
+  ASSERT_EQ(merged.status, 200) << merged.body;
+  EXPECT_EQ(Sh(Git(remote_a_) + "rev-parse main^2"), head);
+}
+
 TEST_F(PullRequestMergeTest, ImpossibleFastForwardsAndConflictsAreRefusedWithTheBaseUnchanged) {
   json first = WaitForEnd(CreateJob("First change")["id"]);
   json second = WaitForEnd(CreateJob("Second change")["id"]);

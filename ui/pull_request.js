@@ -41,7 +41,11 @@ if (form) {
         method: 'POST',
         credentials: 'same-origin',
         headers: { 'Content-Type': 'application/json', 'X-Docwright-CSRF': await csrfToken() },
-        body: JSON.stringify({ method }),
+        // The branch's commit the page shows, when it knows it: a branch that
+        // moved since is not merged unread.
+        body: JSON.stringify(
+          form.dataset.headCommit ? { method, headCommit: form.dataset.headCommit } : { method },
+        ),
       });
       if (!response.ok) throw new Error(await errorOf(response));
       status.textContent = 'Merged.';

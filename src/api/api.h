@@ -7,6 +7,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,7 +32,10 @@ struct ApiHooks {
   // Merges a local pull request into its base on its project's repository
   // ("merge" or "fast-forward") and records it merged; errors as
   // RepositoryTurns::MergePullRequest. Unset: the merge route answers 503.
-  std::function<Result<PullRequestMerge>(const LocalPullRequest& pr, std::string_view method)>
+  // `expected_head`: the branch's commit the merger reviewed (empty: any); a
+  // branch at another commit is Conflict, nothing merged.
+  std::function<Result<PullRequestMerge>(const LocalPullRequest& pr, std::string_view method,
+                                         std::string_view expected_head)>
       merge_pull_request;
 };
 
@@ -139,6 +143,8 @@ class Api {
   EventStreams* streams_;
   std::mutex reads_mu_;
   std::unordered_map<std::string, int> reads_in_flight_;  // by key id, under reads_mu_
+  std::mutex merges_mu_;
+  std::set<std::string> merging_projects_;  // merges under way, under merges_mu_
   KeyUses key_uses_{store_};
   SignInLimiter sign_ins_{options_.sign_ins_per_minute};
 };

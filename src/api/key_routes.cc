@@ -81,6 +81,13 @@ HttpResponse Api::ListKeys(const Call& call, HttpRequest& req) {
   auto keys = store_.ListApiKeys(call.scope.org_id);
   if (!keys.ok()) return ResponseFromStatus(keys.status());
   std::reverse(keys->begin(), keys->end());  // ids are time-ordered: newest first
+  // An admin limited to projects sees only the keys within its limits (its own
+  // among them): the others would name projects it must not know of.
+  if (call.key.projects) {
+    std::erase_if(*keys, [&](const ApiKey& k) {
+      return k.id != call.key.id && !KeyMayGrant(call.key, k.role, k.projects);
+    });
+  }
   return KeyListResponse(*keys);
 }
 

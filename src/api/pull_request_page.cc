@@ -137,11 +137,15 @@ void AppendChecks(std::string* html, const Review& review) {
 }
 
 // The merge button for a visitor who may merge; for anyone else, how to.
-void AppendMerge(std::string* html, const LocalPullRequest& pr, bool can_merge) {
+void AppendMerge(std::string* html, const LocalPullRequest& pr, const Review* review,
+                 bool can_merge) {
   *html += "<section class=\"merge\" data-test=\"pr-merge\">";
   if (can_merge) {
+    // The branch's commit this page shows: the merge is refused if the branch
+    // has moved since (what was read is what is merged).
     *html += "<form class=\"merge-form\" data-test=\"merge-form\" data-pull-request=\"" +
-             HtmlEscape(pr.id) + "\">";
+             HtmlEscape(pr.id) + "\" data-head-commit=\"" +
+             HtmlEscape(review ? review->head_commit : "") + "\">";
     *html += "<label>Merge with <select name=\"method\" data-test=\"merge-method\">";
     *html += "<option value=\"merge\" selected>a merge commit</option>";
     *html += "<option value=\"fast-forward\">a fast-forward</option></select></label> ";
@@ -218,7 +222,7 @@ std::string RenderPullRequestPage(const LocalPullRequest& pr, const PullRequestP
   if (!open) AppendMerged(&html, pr);
   AppendDescription(&html, pr, view.review);
   if (view.review) AppendChecks(&html, *view.review);
-  if (open) AppendMerge(&html, pr, view.can_merge);
+  if (open) AppendMerge(&html, pr, view.review, view.can_merge);
   AppendChanges(&html, pr, view.review);
   html += "</main></body></html>\n";
   return html;

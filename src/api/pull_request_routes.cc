@@ -20,21 +20,49 @@ HttpResponse PullRequestNotFound() {
   return ErrorResponse(404, "pull request not found", "not_found");
 }
 
-// The method of a merge's body: {"method": "merge" | "fast-forward"}, "merge"
-// when the body or the member is absent; InvalidArgument otherwise.
-Result<std::string> ParseMergeMethod(std::string_view body) {
-  if (body.empty()) return std::string("merge");
+struct MergeBody {
+  std::string method = "merge";
+  std::string head_commit;  // empty: whatever the branch's head is
+};
+
+bool IsCommitId(std::string_view s) {
+  if (s.size() != 40 && s.size() != 64) return false;
+  for (char c : s) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+// A merge's body: {"method": "merge" | "fast-forward", "headCommit": "<sha>"},
+// each member optional ("merge", any head); InvalidArgument otherwise. The
+// body is at most the server's body cap, parsed once.
+Result<MergeBody> ParseMergeBody(std::string_view body) {
+  MergeBody out;
+  if (body.empty()) return out;
   auto parsed = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded() || !parsed.is_object()) {
     return Status::InvalidArgument("the body must be a JSON object: {\"method\": \"merge\"}");
   }
   auto it = parsed.find("method");
-  if (it == parsed.end() || it->is_null()) return std::string("merge");
-  if (it->is_string() && (*it == "merge" || *it == "fast-forward")) {
-    return it->get<std::string>();
+  if (it != parsed.end() && !it->is_null()) {
+    if (!it->is_string() || (*it != "merge" && *it != "fast-forward")) {
+      return Status::InvalidArgument("method must be \"merge\" or \"fast-forward\"");
+    }
+    out.method = it->get<std::string>();
   }
-  return Status::InvalidArgument("method must be \"merge\" or \"fast-forward\"");
+  it = parsed.find("headCommit");
+  if (it != parsed.end() && !it->is_null()) {
+    if (!it->is_string() || !IsCommitId(it->get_ref<const std::string&>())) {
+      return Status::InvalidArgument("headCommit must be a commit id (40 or 64 lowercase hex)");
+    }
+    out.head_commit = it->get<std::string>();
+  }
+  return out;
 }
+
+// At most this many merges run at once in a process, one a project: each holds
+// a write thread for a fetch, a merge and a push.
+constexpr size_t kMaxMergesInFlight = 2;
 
 // What a merge that failed in git or in the store answers: 409 for anything
 // about the pull request's or the repository's state (conflicts, a base that
@@ -87,7 +115,8 @@ HttpResponse Api::PullRequestPage(const Call& call, HttpRequest& req) {
     }
     if (!pr->merged_at) {
       if (auto key = SessionKey(req)) {
-        view.can_merge = store_.GetProject(Scope{key->org_id, pr->project_id}).ok();
+        view.can_merge = KeySeesProject(*key, pr->project_id) &&
+                         store_.GetProject(Scope{key->org_id, pr->project_id}).ok();
       }
     }
   }
@@ -113,14 +142,16 @@ HttpResponse Api::MergePullRequest(const Call& call, HttpRequest& req) {
     if (pr.status().code() == Code::kNotFound) return PullRequestNotFound();
     return ResponseFromStatus(pr.status());
   }
-  // A pull request of another organisation's project does not exist for this key.
+  // A pull request of another organisation's project, or of a project the key
+  // is not given, does not exist for this key.
+  if (!KeySeesProject(call.key, pr->project_id)) return PullRequestNotFound();
   auto project = store_.GetProject(Scope{call.scope.org_id, pr->project_id});
   if (!project.ok()) {
     if (project.status().code() == Code::kNotFound) return PullRequestNotFound();
     return ResponseFromStatus(project.status());
   }
-  auto method = ParseMergeMethod(req.body);
-  if (!method.ok()) return ResponseFromStatus(method.status());
+  auto body = ParseMergeBody(req.body);
+  if (!body.ok()) return ResponseFromStatus(body.status());
   if (pr->merged_at) {
     return ErrorResponse(409, "the pull request is merged already", "conflict");
   }
@@ -130,7 +161,22 @@ HttpResponse Api::MergePullRequest(const Call& call, HttpRequest& req) {
   if (!hooks_.merge_pull_request) {
     return ErrorResponse(503, "pull requests are not merged by this process", "unavailable");
   }
-  auto merged = hooks_.merge_pull_request(*pr, *method);
+  {
+    std::lock_guard lock(merges_mu_);
+    if (merging_projects_.size() >= kMaxMergesInFlight ||
+        merging_projects_.contains(pr->project_id)) {
+      HttpResponse busy =
+          ErrorResponse(429, "another merge is under way; try again shortly", "rate_limited");
+      busy.headers.emplace_back("Retry-After", "2");
+      return busy;
+    }
+    merging_projects_.insert(pr->project_id);
+  }
+  auto merged = hooks_.merge_pull_request(*pr, body->method, body->head_commit);
+  {
+    std::lock_guard lock(merges_mu_);
+    merging_projects_.erase(pr->project_id);
+  }
   if (!merged.ok()) return MergeFailed(merged.status());
   HttpResponse r;
   JsonWriter w(&r.body);

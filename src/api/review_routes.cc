@@ -30,7 +30,9 @@ std::string ReviewJson(const Review& r, bool recorded) {
   w.Key("base").String(r.base);
   w.Key("baseCommit").String(r.base_commit);
   w.Key("headCommit");
-  if (recorded) {
+  // A review cleared because it could not be made (the runner's TellStory)
+  // has no head commit either.
+  if (recorded && !r.head_commit.empty()) {
     w.String(r.head_commit);
   } else {
     w.Null();

@@ -1,6 +1,9 @@
 #include "api/sign_in_limiter.h"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
+#include <cstring>
 
 namespace docwright {
 namespace {
@@ -14,20 +17,33 @@ int SecondsUntil(std::chrono::steady_clock::time_point now,
   return static_cast<int>(std::clamp<int64_t>(left, 1, kWindow.count()));
 }
 
+// What an address counts as: an IPv6 address by its first 64 bits (whatever
+// its spelling), anything else as it is.
+std::string Bucket(const std::string& address) {
+  unsigned char bytes[16];
+  if (address.find(':') == std::string::npos || inet_pton(AF_INET6, address.c_str(), bytes) != 1) {
+    return address;
+  }
+  std::memset(bytes + 8, 0, 8);
+  char text[INET6_ADDRSTRLEN];
+  if (!inet_ntop(AF_INET6, bytes, text, sizeof text)) return address;
+  return std::string(text) + "/64";
+}
+
 }  // namespace
 
-int SignInLimiter::Admit(const std::string& address) {
+int SignInLimiter::Admit(const std::string& client) {
   const auto now = std::chrono::steady_clock::now();
+  const std::string address = Bucket(client);
   std::lock_guard lock(mu_);
   auto it = windows_.find(address);
   if (it == windows_.end()) {
     if (windows_.size() >= max_addresses_) {
       std::erase_if(windows_, [&](const auto& kv) { return now - kv.second.start >= kWindow; });
       if (windows_.size() >= max_addresses_) {
-        auto oldest = std::min_element(windows_.begin(), windows_.end(), [](auto& a, auto& b) {
+        windows_.erase(std::min_element(windows_.begin(), windows_.end(), [](auto& a, auto& b) {
           return a.second.start < b.second.start;
-        });
-        return SecondsUntil(now, oldest->second.start + kWindow);
+        }));
       }
     }
     it = windows_.emplace(address, Window{now, 0}).first;

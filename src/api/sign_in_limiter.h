@@ -1,9 +1,10 @@
 // The bound on sign-in attempts (POST /v2/session) per client address: a fixed
 // window of a minute, `per_minute` attempts in it. Guessing a key is hopeless
 // (256 bits), so this bounds the work and the sessions a client can make, not
-// the odds. Memory is bounded: at most `max_addresses` windows are kept; when
-// they are all live, an address not among them is refused until one ends
-// (fail closed: a flood of addresses does not lift the bound).
+// the odds. An IPv6 client counts by its /64 (one host is given a whole /64).
+// Memory is bounded: at most `max_addresses` windows are kept; a new address
+// when they are all live takes the oldest one's place, so no flood of
+// addresses can keep everyone else from signing in.
 #pragma once
 
 #include <chrono>
@@ -20,7 +21,7 @@ class SignInLimiter {
 
   // Counts an attempt from `address`: 0 if it may go on, else the seconds
   // until it may try again. Thread-safe.
-  int Admit(const std::string& address);
+  int Admit(const std::string& client);
 
  private:
   struct Window {

@@ -510,11 +510,12 @@ class LateRunner {
     return ApiHooks{[this] { With([](Runner& r) { r.Wake(); }); },
                     [this](const std::string& id) { With([&](Runner& r) { r.CancelJob(id); }); },
                     [this](const std::string& id) { With([&](Runner& r) { r.StopJob(id); }); },
-                    [this](const LocalPullRequest& pr, std::string_view method) {
+                    [this](const LocalPullRequest& pr, std::string_view method,
+                           std::string_view expected_head) {
                       RepositoryTurns* turns = nullptr;
                       With([&](Runner&) { turns = turns_.get(); });  // kept until the end
                       if (!turns) return Result<PullRequestMerge>(Status::Unavailable("starting"));
-                      return turns->MergePullRequest(pr, method);
+                      return turns->MergePullRequest(pr, method, expected_head);
                     }};
   }
 

@@ -55,9 +55,9 @@ struct ApiKey {
   std::string id;
   std::string org_id;
   std::string name;
-  std::string prefix;       // the first characters of the key, to recognise it in lists
-  std::string secret_hash;  // SHA-256 of the whole key; the key itself is never stored
-  KeyRole role = KeyRole::kAdmin;
+  std::string prefix;               // the first characters of the key, to recognise it in lists
+  std::string secret_hash;          // SHA-256 of the whole key; the key itself is never stored
+  KeyRole role = KeyRole::kMember;  // the least, unless a role is given
   // Set: the only projects the key reaches (ids; maybe none); unset: all of its
   // organisation's.
   std::optional<std::vector<std::string>> projects;

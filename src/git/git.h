@@ -331,10 +331,12 @@ class Mirror {
   // `cancelled` as for FetchBranches. NotFound when the remote lacks either
   // branch; Conflict, with nothing pushed, when the branches conflict (naming
   // the paths), when a fast-forward is asked for and is not possible, or when
-  // `base` moved on the remote meanwhile (never overwritten: try again).
+  // `base` moved on the remote meanwhile (never overwritten: try again), or
+  // when `expected_head` is given and the branch's head on the remote is another
+  // commit (what was reviewed is not what would be merged).
   Result<MergeOutcome> Merge(const std::string& head, const std::string& base, MergeMethod method,
-                             const Identity& committer,
-                             const std::function<bool()>& cancelled = {});
+                             const Identity& committer, const std::function<bool()>& cancelled = {},
+                             const std::string& expected_head = {});
 
   // The merge of commit `head_commit` (branch `head`) into `base_commit`
   // (branch `base`), both already in the mirror, without the network: for

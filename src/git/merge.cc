@@ -143,7 +143,8 @@ Result<MergeOutcome> Mirror::PrepareMerge(const std::string& base_commit,
 
 Result<MergeOutcome> Mirror::Merge(const std::string& head, const std::string& base,
                                    MergeMethod method, const Identity& committer,
-                                   const std::function<bool()>& cancelled) {
+                                   const std::function<bool()>& cancelled,
+                                   const std::string& expected_head) {
   auto heads = FetchBranches({base, head}, cancelled);
   if (!heads.ok()) return heads.status();
   for (const std::string* branch : {&base, &head}) {
@@ -151,6 +152,10 @@ Result<MergeOutcome> Mirror::Merge(const std::string& head, const std::string& b
       return Status::NotFound("the repository has no branch " + *branch +
                               " (was it deleted or renamed?)");
     }
+  }
+  if (!expected_head.empty() && *heads->at(head) != expected_head) {
+    return Status::Conflict(head + " is at " + *heads->at(head) + ", not at the commit " +
+                            expected_head + " that was reviewed: review it again");
   }
   const std::string base_commit = *heads->at(base);
   auto outcome = PrepareMerge(base_commit, *heads->at(head), head, base, method, committer);

@@ -66,7 +66,8 @@ Result<std::shared_ptr<git::Mirror>> RepositoryTurns::MirrorFor(const Project& p
 }
 
 Result<PullRequestMerge> RepositoryTurns::MergePullRequest(const LocalPullRequest& pr,
-                                                           std::string_view method) {
+                                                           std::string_view method,
+                                                           std::string_view expected_head) {
   git::MergeMethod how;
   if (method == "merge") {
     how = git::MergeMethod::kMerge;
@@ -79,19 +80,22 @@ Result<PullRequestMerge> RepositoryTurns::MergePullRequest(const LocalPullReques
   if (!project.ok()) return project.status();
   auto mirror = MirrorFor(*project);
   if (!mirror.ok()) return mirror.status();
-  auto merged = (*mirror)->Merge(pr.head, pr.base, how, options_.identity);
+  auto merged =
+      (*mirror)->Merge(pr.head, pr.base, how, options_.identity, {}, std::string(expected_head));
   // The mirror keeps the base's head, not the branch's (as after a turn).
   (*mirror)->Forget(pr.head);
   if (!merged.ok()) return merged.status();
   auto marked = store_.MarkPullRequestMerged(pr.id, merged->commit, NowMillis());
   if (!marked.ok()) {
     if (!merged->already_merged) {
-      spdlog::warn("pull request {} was merged into {} as {}, but not recorded: {}", pr.id, pr.base,
-                   merged->commit, marked.status().message());
+      spdlog::warn("pull request #{} of project {} was merged into {} as {}, but not recorded: {}",
+                   pr.number, pr.project_id, pr.base, merged->commit, marked.status().message());
     }
     return marked.status();
   }
-  spdlog::info("pull request {} merged into {} as {}", pr.id, pr.base, merged->commit);
+  // Not its id: that is its page's only secret.
+  spdlog::info("pull request #{} of project {} merged into {} as {}", pr.number, pr.project_id,
+               pr.base, merged->commit);
   return PullRequestMerge{.merge_commit = marked->merge_commit, .merged_at = *marked->merged_at};
 }
 
@@ -362,11 +366,25 @@ std::optional<TurnOutcome> RepositoryTurns::TellStory(Turn& turn, Round& round) 
   auto story = ReadBranchStory(turn.repo, round.spec.base_commit, round.spec.head_commit,
                                input.project, budget, turn.cancel);
   if (turn.cancel.cancelled()) return Interrupted();
+  // A review that cannot be made must not leave the earlier one standing: the
+  // pages would show an older description and problems than the pull request's.
+  auto drop_review = [&] {
+    Review empty;
+    empty.job_id = input.job.id;
+    empty.project_id = input.project.id;
+    empty.branch = input.job.ref;
+    empty.base = input.project.base_ref;
+    if (Status s = store_.PutReview(empty); !s.ok()) {
+      spdlog::warn("job {}: cannot clear the review of its branch: {}", input.job.id,
+                   OneLogLine(s.message()));
+    }
+  };
   if (!story.ok()) {
     spdlog::warn(
         "job {}: cannot compare the branch {} with {}; its pull request tells this turn "
         "only: {}",
         input.job.id, input.job.ref, input.project.base_ref, OneLogLine(story.status().message()));
+    drop_review();
     return std::nullopt;
   }
   round.spec.body = PullRequestBody(input, {.summary = round.done.summary,
@@ -382,6 +400,7 @@ std::optional<TurnOutcome> RepositoryTurns::TellStory(Turn& turn, Round& round) 
   if (!stored.ok()) {
     spdlog::warn("job {}: cannot store the review of its branch: {}", input.job.id,
                  OneLogLine(stored.message()));
+    drop_review();
   }
   return std::nullopt;
 }

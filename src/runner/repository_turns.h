@@ -60,7 +60,10 @@ class RepositoryTurns final : public TurnHandler {
   // MarkPullRequestMerged (Conflict when it was merged or closed meanwhile;
   // the base has moved then). Thread-safe; serialised with the project's
   // turns' use of the repository by its mirror.
-  Result<PullRequestMerge> MergePullRequest(const LocalPullRequest& pr, std::string_view method);
+  // `expected_head` (empty: any) is the branch commit the merger reviewed: the
+  // branch at another commit is Conflict, nothing merged.
+  Result<PullRequestMerge> MergePullRequest(const LocalPullRequest& pr, std::string_view method,
+                                            std::string_view expected_head = {});
 
  private:
   Result<std::shared_ptr<git::Mirror>> MirrorFor(const Project& project);
