@@ -35,12 +35,6 @@ bool IsRead(std::string_view method) { return method == "GET" || method == "HEAD
 
 HttpResponse CsrfRefusal(std::string_view why) { return ErrorResponse(403, why, "csrf"); }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // "scheme://host[:port]" as a browser sends it in Origin: the port only when it
 // is not the scheme's default; nullopt if `url` is no http(s) URL.
 std::optional<std::string> OriginOf(std::string_view url) {

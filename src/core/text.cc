@@ -99,6 +99,14 @@ std::string_view TrimRight(std::string_view s, std::string_view chars) {
 
 std::string_view TrimSpace(std::string_view s) { return Trim(s, " \t"); }
 
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
 bool HasControlCharacter(std::string_view s, bool allow_line_breaks) {
   for (size_t i = 0; i < s.size(); ++i) {
     auto c = static_cast<unsigned char>(s[i]);

@@ -30,6 +30,8 @@ std::string_view TrimRight(std::string_view s, std::string_view chars);
 // `s` without ASCII spaces and tabs at both ends (HTTP's optional whitespace);
 // other whitespace, line breaks included, stays.
 std::string_view TrimSpace(std::string_view s);
+// `s` with ASCII letters in lower case; other bytes as they are.
+std::string Lower(std::string_view s);
 
 // True if valid UTF-8 `s` holds a control character: C0 (NUL included), DEL or
 // C1; tab, line feed and carriage return are allowed when `allow_line_breaks`.

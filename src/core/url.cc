@@ -16,12 +16,6 @@ int DefaultPort(std::string_view scheme) {
   return 0;
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // Fills host and port from "host", "host:port", "[v6]" or "[v6]:port".
 bool ReadHostPort(std::string_view hostport, Url& url) {
   std::string_view port;

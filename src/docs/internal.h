@@ -72,7 +72,6 @@ constexpr size_t kMaxMessageDetail = 200;
 
 // --- Paths and lines (paths.cc) --------------------------------------------------
 
-std::string Lower(std::string_view s);
 std::string Join(std::string_view dir, std::string_view name);
 std::string Dirname(std::string_view path);
 std::string_view Basename(std::string_view path);

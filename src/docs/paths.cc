@@ -7,12 +7,6 @@
 
 namespace docwright::docs {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::string Join(std::string_view dir, std::string_view name) {
   if (dir.empty()) return std::string(name);
   if (name.empty()) return std::string(dir);
