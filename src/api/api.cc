@@ -525,11 +525,13 @@ HttpResponse Api::JobEvents(const Call& call, HttpRequest& req) {
   if (streams_ == nullptr) {
     return ErrorResponse(503, "event streams are not served by this process", "unavailable");
   }
-  auto stream = streams_->Open(StreamRequest{.scope = call.scope,
-                                             .job_id = call.job_id,
-                                             .after = after,
-                                             .key_id = req.principal,
-                                             .framing = ServerSentEventFraming()});
+  auto stream = streams_->Open(
+      StreamRequest{.scope = call.scope,
+                    .job_id = call.job_id,
+                    .after = after,
+                    .key_id = req.principal,
+                    .session_hash = call.session ? call.session->token_hash : std::string(),
+                    .framing = ServerSentEventFraming()});
   if (!stream.ok()) return ResponseFromStatus(stream.status());
   HttpResponse r;
   r.content_type = kServerSentEventsType;

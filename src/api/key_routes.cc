@@ -16,6 +16,7 @@
 #include "core/api_key.h"
 #include "core/ids.h"
 #include "core/text.h"
+#include "events/event_streams.h"
 
 namespace docwright {
 namespace {
@@ -136,6 +137,8 @@ HttpResponse Api::RevokeKey(const Call& call, HttpRequest& req) {
                          "forbidden");
   }
   if (Status s = store_.RevokeApiKey(key_id); !s.ok()) return ResponseFromStatus(s);
+  // Its streams (its sessions' too) send nothing more from now on.
+  if (streams_ != nullptr) streams_->EndStreamsOf(key_id);
   keys = store_.ListApiKeys(call.scope.org_id);
   if (!keys.ok()) return ResponseFromStatus(keys.status());
   it = std::find_if(keys->begin(), keys->end(), [&](const ApiKey& k) { return k.id == key_id; });

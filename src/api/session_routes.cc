@@ -14,6 +14,7 @@
 #include "core/text.h"
 #include "core/time.h"
 #include "core/url.h"
+#include "events/event_streams.h"
 
 namespace docwright {
 namespace {
@@ -95,6 +96,8 @@ HttpResponse Api::SignOut(const Call& call, HttpRequest& req) {
     if (Status s = store_.DeleteSession(call.session->token_hash); !s.ok()) {
       return ResponseFromStatus(s);
     }
+    // The session's event streams end with it.
+    if (streams_ != nullptr) streams_->EndSession(call.session->token_hash);
   }
   HttpResponse r;
   r.status = 204;

@@ -91,12 +91,14 @@ HttpResponse Api::V1CreateJob(const Call& call, HttpRequest& req) {
   r.content_type = kV1StreamContentType;
   r.headers = V1StreamHeaders(*job);
   if (streams_ != nullptr) {
-    auto stream = streams_->Open(StreamRequest{.scope = call.scope,
-                                               .job_id = job->id,
-                                               .after = 0,
-                                               .key_id = req.principal,
-                                               .framing = std::make_unique<V1Framing>(*job),
-                                               .lifetime = options_.v1_stream_lifetime});
+    auto stream = streams_->Open(
+        StreamRequest{.scope = call.scope,
+                      .job_id = job->id,
+                      .after = 0,
+                      .key_id = req.principal,
+                      .session_hash = call.session ? call.session->token_hash : std::string(),
+                      .framing = std::make_unique<V1Framing>(*job),
+                      .lifetime = options_.v1_stream_lifetime});
     if (stream.ok()) {
       r.stream = std::move(*stream);
       return r;

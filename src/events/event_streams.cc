@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/mutex.h"
+#include "core/time.h"
 
 namespace docwright {
 namespace {
@@ -54,10 +55,18 @@ struct EventStreams::Core {
   // Returns when the next round is due.
   Clock::time_point Round() EXCLUDES(mu);
   void Close(Stream* stream) EXCLUDES(mu);
+  // Ends the open streams `ended` names: each sends nothing more. Returns the
+  // deliveries of their ends, to make once mu is released.
+  std::vector<Deliver> EndWhere(const std::function<bool(const Stream&)>& ended) REQUIRES(mu);
+  // When a check is due: ends the streams whose key was revoked or whose
+  // session ended, as the store says now. On the hub's thread; returns when
+  // the next check is due.
+  Clock::time_point CheckCredentials(Clock::time_point now) EXCLUDES(mu);
 
   Store& store;
   const EventStreamOptions options;
   std::chrono::milliseconds poll{2000};
+  std::chrono::milliseconds credential_check{5000};
 
   mutable Mutex mu;
   std::condition_variable cv;
@@ -71,6 +80,8 @@ struct EventStreams::Core {
   std::unordered_set<std::string> announced GUARDED_BY(mu);  // jobs with new events
   bool hearing GUARDED_BY(mu) = true;
   Clock::time_point next_poll GUARDED_BY(mu) = Clock::now();
+  bool keys_changed GUARDED_BY(mu) = false;  // announced: check keys and sessions at once
+  Clock::time_point next_check GUARDED_BY(mu) = Clock::now();
   std::thread thread;
 };
 
@@ -80,6 +91,7 @@ struct EventStreams::Core::Stream final : BodySource {
         scope(std::move(r.scope)),
         job_id(std::move(r.job_id)),
         key_id(std::move(r.key_id)),
+        session_hash(std::move(r.session_hash)),
         framing(std::move(r.framing)),
         after(r.after),
         opened(Clock::now()),
@@ -122,6 +134,7 @@ struct EventStreams::Core::Stream final : BodySource {
   const Scope scope;
   const std::string job_id;
   const std::string key_id;
+  const std::string session_hash;               // empty: a Bearer key opened it
   const std::unique_ptr<EventFraming> framing;  // on the hub's thread, or under mu
   // Under core->mu:
   int64_t after;
@@ -153,6 +166,84 @@ void EventStreams::Core::Close(Stream* stream) {
   --count;
 }
 
+std::vector<Deliver> EventStreams::Core::EndWhere(const std::function<bool(const Stream&)>& ended) {
+  std::vector<Deliver> ends;
+  for (auto& [job_id, streams] : by_job) {
+    for (auto& s : streams) {
+      if (s->ending || !ended(*s)) continue;
+      // Its next piece is the end of the body (Next); if the connection
+      // waits for one, it is that end now. Nothing it has not sent yet is sent.
+      s->ending = true;
+      if (s->pending) ends.push_back(std::move(s->pending));
+      s->pending = nullptr;
+    }
+  }
+  return ends;
+}
+
+Clock::time_point EventStreams::Core::CheckCredentials(Clock::time_point now) {
+  // What the open streams stand on: their organisations' keys, their sessions.
+  std::unordered_map<std::string, std::unordered_set<std::string>> keys_by_org;
+  std::unordered_set<std::string> sessions;
+  {
+    MutexLock lock(mu);
+    if (!keys_changed && now < next_check) return next_check;
+    keys_changed = false;
+    next_check = now + (hearing ? credential_check
+                                : std::min(credential_check, std::chrono::milliseconds(5000)));
+    for (const auto& [job_id, streams] : by_job) {
+      for (const auto& s : streams) {
+        if (s->ending) continue;
+        keys_by_org[s->scope.org_id].insert(s->key_id);
+        if (!s->session_hash.empty()) sessions.insert(s->session_hash);
+      }
+    }
+  }
+  // Read without the lock: streams open, close and send meanwhile. Only a
+  // definite answer ends a stream; a failed read is tried at the next check.
+  std::unordered_set<std::string> revoked_keys, ended_sessions;
+  for (const auto& [org_id, key_ids] : keys_by_org) {
+    auto keys = store.ListApiKeys(org_id);
+    if (!keys.ok()) {
+      spdlog::warn("event streams: cannot check the keys of organisation {}: {}", org_id,
+                   keys.status().message());
+      continue;
+    }
+    std::unordered_set<std::string> active;
+    for (const ApiKey& k : *keys) {
+      if (!k.revoked_at) active.insert(k.id);
+    }
+    for (const std::string& id : key_ids) {
+      if (!active.contains(id)) revoked_keys.insert(id);
+    }
+  }
+  const UnixMillis at = NowMillis();
+  for (const std::string& hash : sessions) {
+    auto found = store.FindSession(hash, at);
+    if (found.ok()) continue;
+    if (found.status().code() == Code::kNotFound) {
+      ended_sessions.insert(hash);
+    } else {
+      spdlog::warn("event streams: cannot check a session: {}", found.status().message());
+    }
+  }
+  std::vector<Deliver> ends;
+  Clock::time_point due;
+  {
+    MutexLock lock(mu);
+    if (!revoked_keys.empty() || !ended_sessions.empty()) {
+      ends = EndWhere([&](const Stream& s) {
+        return revoked_keys.contains(s.key_id) ||
+               (!s.session_hash.empty() && ended_sessions.contains(s.session_hash));
+      });
+    }
+    // A change announced during the reads is checked for at once.
+    due = keys_changed ? now : next_check;
+  }
+  for (auto& deliver : ends) deliver(std::nullopt);
+  return due;
+}
+
 void EventStreams::Core::Run() {
   for (;;) {
     Clock::time_point due = Round();
@@ -171,8 +262,10 @@ Clock::time_point EventStreams::Core::Round() {
   };
   std::vector<Read> reads;
   std::vector<std::pair<Deliver, std::optional<std::string>>> sends;
+  // First: a stream whose key was revoked is sent nothing more.
+  const Clock::time_point check_due = CheckCredentials(Clock::now());
   Clock::time_point now = Clock::now();
-  Clock::time_point due = now + options.heartbeat;
+  Clock::time_point due = std::min(now + options.heartbeat, check_due);
   {
     MutexLock lock(mu);
     const bool poll_due = now >= next_poll;
@@ -286,8 +379,25 @@ EventStreams::EventStreams(Store& store, EventStreamOptions options)
     core_->poll = store.AnnouncesChanges() ? std::chrono::milliseconds(30000)
                                            : std::chrono::milliseconds(2000);
   }
+  if (core_->options.credential_check) {
+    core_->credential_check = *core_->options.credential_check;
+  } else {
+    core_->credential_check = store.AnnouncesChanges() ? std::chrono::milliseconds(60000)
+                                                       : std::chrono::milliseconds(5000);
+  }
   std::weak_ptr<Core> weak = core_;
   store.Watch(StoreWatcher{
+      .keys_changed =
+          [weak] {
+            // Quick, as a watcher must be: the hub's thread reads the store.
+            auto core = weak.lock();
+            if (!core) return;
+            MutexLock lock(core->mu);
+            if (core->count == 0) return;
+            core->keys_changed = true;
+            core->wake = true;
+            core->cv.notify_one();
+          },
       .job_events =
           [weak](const std::string& job_id) {
             auto core = weak.lock();
@@ -304,8 +414,9 @@ EventStreams::EventStreams(Store& store, EventStreamOptions options)
             if (!core) return;
             MutexLock lock(core->mu);
             core->hearing = hearing;
-            // What was missed meanwhile is read at once.
+            // What was missed meanwhile is read, and checked, at once.
             core->next_poll = Clock::now();
+            core->next_check = core->next_poll;
             core->wake = true;
             core->cv.notify_one();
           },
@@ -354,6 +465,25 @@ Result<std::shared_ptr<BodySource>> EventStreams::Open(StreamRequest request) {
   core_->by_job[stream->job_id].push_back(stream.get());
   stream->registered = true;
   return std::shared_ptr<BodySource>(std::move(stream));
+}
+
+void EventStreams::EndStreamsOf(const std::string& key_id) {
+  std::vector<Deliver> ends;
+  {
+    MutexLock lock(core_->mu);
+    ends = core_->EndWhere([&](const Core::Stream& s) { return s.key_id == key_id; });
+  }
+  for (auto& deliver : ends) deliver(std::nullopt);
+}
+
+void EventStreams::EndSession(const std::string& token_hash) {
+  if (token_hash.empty()) return;
+  std::vector<Deliver> ends;
+  {
+    MutexLock lock(core_->mu);
+    ends = core_->EndWhere([&](const Core::Stream& s) { return s.session_hash == token_hash; });
+  }
+  for (auto& deliver : ends) deliver(std::nullopt);
 }
 
 size_t EventStreams::open_streams() const {

@@ -10,7 +10,14 @@
 // order, each once, then waits for more; it sends a heartbeat when nothing
 // was sent for a while, and ends when its framing says so, after its maximum
 // lifetime (a client resumes after the last event it received), when the job
-// is deleted, or when the hub stops.
+// is deleted, when the hub stops, or when what authenticated it no longer
+// does: its API key was revoked, or its sign-in session ended or expired.
+// This process's revocations and sign-outs end their streams at once
+// (EndStreamsOf, EndSession); others' (another node, `docwright key revoke`)
+// when announced (StoreWatcher::keys_changed), and, for a store that does not
+// announce them, at the next check of the open streams' keys and sessions
+// (EventStreamOptions::credential_check). An ended stream sends nothing more:
+// its client's reconnect is then refused (401).
 //
 // Bounds: streams in all and per API key; a stream is sent at most one batch
 // of events at a time, and only once its client has taken the last one, so a
@@ -23,6 +30,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/event.h"
@@ -64,6 +72,12 @@ struct EventStreamOptions {
   // 30 s on one that does (1 s while its announcements are interrupted).
   std::optional<std::chrono::milliseconds> poll;
   std::chrono::milliseconds max_lifetime{std::chrono::hours(1)};
+  // The open streams' keys and sessions are checked against the store after
+  // this long even if no change was announced; nullopt: 5 s on a store that
+  // does not announce other processes' revocations, 60 s on one that does
+  // (5 s while its announcements are interrupted). A check reads the store
+  // once per organisation and once per session of the open streams.
+  std::optional<std::chrono::milliseconds> credential_check;
   int batch = 64;  // events read, and sent, at a time
 };
 
@@ -71,7 +85,10 @@ struct StreamRequest {
   Scope scope;
   std::string job_id;  // a job the scope was shown to see
   int64_t after = 0;   // the last event the client has: it gets the ones after it
-  std::string key_id;  // counted against max_streams_per_key
+  std::string key_id;  // counted against max_streams_per_key; its revocation ends the stream
+  // The token hash of the sign-in session that authenticated the request, if a
+  // session cookie did: the session's end ends the stream.
+  std::string session_hash;
   std::unique_ptr<EventFraming> framing;
   // Ends the stream sooner than EventStreamOptions::max_lifetime.
   std::optional<std::chrono::milliseconds> lifetime;
@@ -91,6 +108,14 @@ class EventStreams {
   // response. RateLimited when the key has max_streams_per_key open;
   // Unavailable when max_streams are open or the hub has stopped.
   Result<std::shared_ptr<BodySource>> Open(StreamRequest request);
+
+  // Ends the streams opened with the API key `key_id` (revoked; call it after
+  // the store's revocation). Does not wait for the store or the connections:
+  // each stream sends nothing more, and its body ends.
+  void EndStreamsOf(const std::string& key_id);
+  // Ends the streams opened with the sign-in session whose token hashes to
+  // `token_hash` (signed out), as EndStreamsOf.
+  void EndSession(const std::string& token_hash);
 
   // Streams open now.
   size_t open_streams() const;
