@@ -146,6 +146,115 @@ TEST_F(EventStreamTest, StreamsAreRefusedAsTheApiRefusesAndBoundedPerKey) {
       << "a closed stream frees its slot";
 }
 
+// Revoking a key or signing out ends the streams it opened: they send no more
+// of the job's steps, and reconnecting is refused.
+class StreamCredentialsTest : public EventStreamTest {
+ protected:
+  // A new admin key of organisation A (made with key_a_): its id and secret.
+  std::pair<std::string, std::string> NewKey(const std::string& name) {
+    HttpResult r = Post("/v2/keys", json{{"name", name}, {"role", "admin"}}.dump(), key_a_);
+    EXPECT_EQ(r.status, 201) << r.body;
+    json made = r.Json();
+    if (!made.is_object() || !made["id"].is_string() || !made["key"].is_string()) return {};
+    return {made["id"], made["key"]};
+  }
+  // Signs in with `key`: the session's cookie ("dw_session=...") and csrf token.
+  std::pair<std::string, std::string> SignIn(const std::string& key) {
+    HttpResult r = client_->Send("POST", "/v2/session", json{{"key", key}}.dump(),
+                                 {{"Content-Type", "application/json"}});
+    EXPECT_EQ(r.status, 200) << r.body;
+    std::string set_cookie = r.Header("set-cookie");
+    json body = r.Json();
+    std::string csrf = body.is_object() && body["csrfToken"].is_string()
+                           ? body["csrfToken"].get<std::string>()
+                           : "";
+    return {set_cookie.substr(0, set_cookie.find(';')), csrf};
+  }
+  std::unique_ptr<SseReader> OpenWithCookie(const std::string& target, const std::string& cookie) {
+    return std::make_unique<SseReader>(server_->port(), target, Headers{{"Cookie", cookie}});
+  }
+  // A job whose turn is over: its stream stays open, sending heartbeats.
+  std::string FinishedJob() {
+    std::string id = CreateJob("[nochange] Look only")["id"];
+    EXPECT_EQ(WaitForEnd(id)["status"], "completed");
+    return id;
+  }
+  // Reads `stream` until the server closes it, up to `timeout`.
+  static bool EndsWithin(SseReader& stream, milliseconds timeout) {
+    stream.ReadFor(timeout);  // returns as soon as the connection closes
+    return stream.closed();
+  }
+  // The stream goes on: a heartbeat (1 s here) arrives and it stays open.
+  static void ExpectGoesOn(SseReader& stream, const std::string& context) {
+    int before = stream.comments();
+    stream.ReadUntil([&](const auto&) { return stream.comments() > before; }, milliseconds(5000));
+    EXPECT_GT(stream.comments(), before) << context;
+    EXPECT_FALSE(stream.closed()) << context;
+  }
+};
+
+TEST_F(StreamCredentialsTest, RevokingAKeyThroughTheApiEndsItsStreamsAtOnce) {
+  std::string id = FinishedJob();
+  auto [key_id, key] = NewKey("laptop");
+  ASSERT_FALSE(key.empty());
+  auto bearer = Open(Events(project_a_, id), key);
+  auto [cookie, csrf] = SignIn(key);
+  auto by_session = OpenWithCookie(Events(project_a_, id), cookie);
+  auto other = Open(Events(project_a_, id), key_a_);
+  for (auto* s : {bearer.get(), by_session.get(), other.get()}) {
+    ASSERT_EQ(s->status(), 200) << s->head();
+    s->ReadUntilType("job.completed", milliseconds(20000));
+  }
+
+  HttpResult revoked = Post("/v2/keys/" + key_id + "/revoke", "", key_a_);
+  ASSERT_EQ(revoked.status, 200) << revoked.body;
+  // At once: well within the periodic check (5 s) and the heartbeat.
+  EXPECT_TRUE(EndsWithin(*bearer, milliseconds(2000))) << "the key's Bearer stream";
+  EXPECT_TRUE(EndsWithin(*by_session, milliseconds(2000))) << "its session's stream";
+  EXPECT_EQ(Open(Events(project_a_, id), key)->status(), 401) << "the reconnect";
+  EXPECT_EQ(OpenWithCookie(Events(project_a_, id), cookie)->status(), 401);
+  ExpectGoesOn(*other, "another key's stream");
+}
+
+TEST_F(StreamCredentialsTest, ARevocationByAnotherProcessEndsTheKeysStreams) {
+  std::string id = FinishedJob();
+  const auto [key_id, secret] = NewKey("ci");
+  const std::string key = secret;  // captured below
+  ASSERT_FALSE(key.empty());
+  auto stream = Open(Events(project_a_, id), key);
+  auto other = Open(Events(project_a_, id), key_a_);
+  ASSERT_EQ(stream->status(), 200) << stream->head();
+  ASSERT_EQ(other->status(), 200) << other->head();
+  stream->ReadUntilType("job.completed", milliseconds(20000));
+
+  // The command line, on the same SQLite file: nothing is announced to the
+  // server, whose periodic check (every 5 s) finds the key revoked.
+  Admin({"key", "revoke", key_id});
+  EXPECT_TRUE(EndsWithin(*stream, milliseconds(15000)));
+  EXPECT_TRUE(WaitUntil([&] { return Open(Events(project_a_, id), key)->status() == 401; },
+                        milliseconds(3000)))
+      << "the reconnect";
+  ExpectGoesOn(*other, "another key's stream");
+}
+
+TEST_F(StreamCredentialsTest, SigningOutEndsTheSessionsStreamsOnly) {
+  std::string id = FinishedJob();
+  auto [cookie, csrf] = SignIn(key_a_);
+  ASSERT_FALSE(csrf.empty());
+  auto by_session = OpenWithCookie(Events(project_a_, id), cookie);
+  auto bearer = Open(Events(project_a_, id), key_a_);
+  ASSERT_EQ(by_session->status(), 200) << by_session->head();
+  ASSERT_EQ(bearer->status(), 200) << bearer->head();
+  by_session->ReadUntilType("job.completed", milliseconds(20000));
+
+  HttpResult out = client_->Send("POST", "/v2/session/end", "",
+                                 {{"Cookie", cookie}, {"X-Docwright-CSRF", csrf}});
+  ASSERT_EQ(out.status, 204) << out.body;
+  EXPECT_TRUE(EndsWithin(*by_session, milliseconds(2000)));
+  EXPECT_EQ(OpenWithCookie(Events(project_a_, id), cookie)->status(), 401) << "the reconnect";
+  ExpectGoesOn(*bearer, "the same key's Bearer stream: the key is not revoked");
+}
+
 // With the real agent: a turn's steps are in the transcript, and the job's
 // updatedAt moves, while the turn runs.
 class StepsAsTheyHappenTest : public ServiceTest {
