@@ -10,6 +10,7 @@
 #include <random>
 #include <thread>
 
+#include "core/api_key.h"
 #include "support/secrets.h"
 #include "support/temp_dir.h"
 
@@ -137,6 +138,81 @@ TEST_F(EventStreamsTest, ABoundPerKeyAndTheHubsStopEndEveryStream) {
   EXPECT_FALSE(open("k2").ok()) << "a stopped hub opens nothing";
   (*a)->Close();
   (*b)->Close();
+}
+
+// Reads `stream`'s start and the job's events; returns the piece it then waits for.
+std::future<std::optional<std::string>> Waiting(BodySource& stream,
+                                                std::promise<std::optional<std::string>>& next) {
+  for (int i = 0; i < 2; ++i) {  // the framing's start, then job.created and turn.started
+    std::promise<std::optional<std::string>> got;
+    stream.Next([&](std::optional<std::string> p) { got.set_value(std::move(p)); });
+    EXPECT_TRUE(got.get_future().get().has_value());
+  }
+  stream.Next([&](std::optional<std::string> p) { next.set_value(std::move(p)); });
+  return next.get_future();
+}
+
+TEST_F(EventStreamsTest, StreamsOfARevokedKeyOrAnEndedSessionEnd) {
+  GeneratedApiKey revoked = GenerateApiKey(scope_.org_id, "revoked");
+  GeneratedApiKey kept = GenerateApiKey(scope_.org_id, "kept");
+  ASSERT_TRUE(store_->CreateApiKey(revoked.record).ok());
+  ASSERT_TRUE(store_->CreateApiKey(kept.record).ok());
+  // No announcement on SQLite: the periodic check finds the revocation.
+  EventStreams hub(*store_, EventStreamOptions{.heartbeat = std::chrono::hours(1),
+                                               .credential_check = milliseconds(50)});
+  auto open = [&](const std::string& key_id, const std::string& session_hash) {
+    return hub.Open(StreamRequest{
+        .scope = scope_, .job_id = job_.id, .key_id = key_id, .session_hash = session_hash});
+  };
+  auto of_revoked = open(revoked.record.id, "");
+  auto of_kept = open(kept.record.id, "");
+  auto signed_out = open(kept.record.id, "session-hash-1");
+  ASSERT_TRUE(of_revoked.ok() && of_kept.ok() && signed_out.ok());
+  std::promise<std::optional<std::string>> p1, p2, p3;
+  auto end_revoked = Waiting(**of_revoked, p1);
+  auto end_kept = Waiting(**of_kept, p2);
+  auto end_signed_out = Waiting(**signed_out, p3);
+
+  ASSERT_TRUE(store_->RevokeApiKey(revoked.record.id).ok());
+  ASSERT_EQ(end_revoked.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_FALSE(end_revoked.get().has_value()) << "the body ends";
+  // The session "session-hash-1" was never stored: the check ends it as well,
+  // as it would a session that expired or was deleted by another process.
+  ASSERT_EQ(end_signed_out.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_FALSE(end_signed_out.get().has_value());
+  EXPECT_EQ(end_kept.wait_for(milliseconds(300)), std::future_status::timeout)
+      << "an active key's stream goes on";
+
+  // This process's own revocation: at once, without the store.
+  hub.EndStreamsOf(kept.record.id);
+  ASSERT_EQ(end_kept.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_FALSE(end_kept.get().has_value());
+  for (auto* s : {&*of_revoked, &*of_kept, &*signed_out}) (*s)->Close();
+  EXPECT_EQ(hub.open_streams(), 0u);
+}
+
+TEST_F(EventStreamsTest, EndSessionEndsThatSessionsStreamsOnly) {
+  EventStreams hub(*store_, EventStreamOptions{.heartbeat = std::chrono::hours(1),
+                                               .credential_check = std::chrono::hours(1)});
+  auto mine = hub.Open(
+      StreamRequest{.scope = scope_, .job_id = job_.id, .key_id = "k", .session_hash = "mine"});
+  auto theirs = hub.Open(
+      StreamRequest{.scope = scope_, .job_id = job_.id, .key_id = "k", .session_hash = "theirs"});
+  ASSERT_TRUE(mine.ok() && theirs.ok());
+  std::promise<std::optional<std::string>> p1, p2;
+  auto end_mine = Waiting(**mine, p1);
+  auto end_theirs = Waiting(**theirs, p2);
+  hub.EndSession("mine");
+  ASSERT_EQ(end_mine.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_FALSE(end_mine.get().has_value());
+  EXPECT_EQ(end_theirs.wait_for(milliseconds(300)), std::future_status::timeout);
+  // A stream that ended sends nothing more, even when asked again.
+  std::promise<std::optional<std::string>> again;
+  (*mine)->Next([&](std::optional<std::string> p) { again.set_value(std::move(p)); });
+  EXPECT_FALSE(again.get_future().get().has_value());
+  hub.Stop();
+  (*mine)->Close();
+  (*theirs)->Close();
 }
 
 }  // namespace
