@@ -41,7 +41,4 @@ std::string RenderPullRequestPage(const LocalPullRequest& pr, const PullRequestP
 // line, escaped, with nothing between them (the diff box keeps white space).
 std::string RenderDiffRows(std::string_view diff);
 
-// `text` with &, <, >, " and ' escaped for HTML text and attribute values.
-std::string HtmlEscape(std::string_view text);
-
 }  // namespace docwright

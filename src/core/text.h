@@ -64,6 +64,10 @@ std::optional<std::string> Base64Decode(std::string_view text);
 // At most `max_bytes` of valid UTF-8 `text`, cut before a character, not inside one.
 std::string_view CutUtf8(std::string_view text, size_t max_bytes);
 
+// `text` with &, <, >, " and ' escaped for HTML text and attribute values (in
+// double or single quotes); every other byte as it is.
+std::string HtmlEscape(std::string_view text);
+
 // `text` made fit for one line of a log: well-formed UTF-8 (ScrubUtf8), each
 // control character (line breaks included) a space, at most `max_bytes` (then
 // with "..." after), so no text from a repository or a model can forge a log

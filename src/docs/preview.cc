@@ -47,30 +47,11 @@ const char kSpentNote[] =
     "<p class=\"preview-note\">The preview stops here: the page took too much work to "
     "render.</p>";
 
+// `text` escaped for HTML, without \x01 (only markers hold it).
 void AppendEscaped(std::string_view text, std::string& out) {
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      case kMarker:
-        break;
-      default:
-        out += c;
-    }
-  }
+  std::string clean(text);
+  std::erase(clean, kMarker);
+  out += HtmlEscape(clean);
 }
 
 std::string Marker(char kind, size_t index) {
