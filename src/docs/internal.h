@@ -12,6 +12,7 @@
 //   checks.cc         the checks, and comparing them with the base
 //   render.cc         the site map as text for the system prompt
 //   preview.cc        pages and descriptions as sanitised HTML (preview.h)
+//   html_cut.cc       cutting that HTML at a tag, every element closed
 //
 // Adding a framework is: its module (a FrameworkModule in a unit of its own),
 // its value of Framework and its name in ToString (docs.h), its entry in
@@ -251,6 +252,15 @@ std::optional<std::string> SimpleTitle(std::string_view yaml);
 // is not a literal (require(...), a variable, a function) reads as null.
 // Linear in the source.
 std::optional<Json> ReadJsObject(std::string_view source);
+
+// --- The cut of a preview (html_cut.cc) -----------------------------------------
+
+// `html` cut before the last tag at which it, the closing tags of what is open
+// there and `note` fit in `max`, those tags closed and `note` after: at most
+// `max` bytes ("" if `note` alone is larger), `html` and `note` as they are if
+// they fit. `html` must be well formed (cmark-gfm's and the preview's tags)
+// up to `max`; past it, it may stop anywhere (in a tag, elements open). Linear.
+std::string CutHtml(const std::string& html, size_t max, std::string_view note);
 
 // --- The site (site.cc and the framework modules) --------------------------------
 
