@@ -2,8 +2,10 @@
 // segments (the page, and each MDX component placeholder) in one pass without
 // recursion; each segment's Markdown is parsed once by cmark-gfm, its links and
 // images checked on the tree, rendered without raw HTML, and the placeholders
-// and inlined images put in where their markers are. The markers are text
-// holding \x01, a byte taken out of the input first, so no page can forge one.
+// and inlined images put in where their markers are. A marker is text: \x01,
+// its kind, a nonce drawn for each rendering, its index, \x01. No page can
+// forge one: raw \x01 is taken out of the input, every other \x01 (cmark-gfm
+// decodes "&#1;" and the like) out of the parsed tree, and the nonce is unknown.
 #include "docs/preview.h"
 
 #include <cmark-gfm-core-extensions.h>
@@ -12,10 +14,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <vector>
 
+#include "core/ids.h"
 #include "core/text.h"
 #include "core/work_budget.h"
 #include "docs/internal.h"
@@ -40,6 +44,9 @@ constexpr size_t kMaxImageLoads = 64;
 // would make a tree quadratic in the text.
 constexpr size_t kMaxTableCells = 50000;
 constexpr char kMarker = '\x01';
+// A marker's nonce is hex: no character of it is special to cmark-gfm (the
+// autolink extension's 'w' would be), so a placeholder's marker stays one text node.
+constexpr size_t kNonceBytes = 16;
 
 const char kCutNote[] =
     "<p class=\"preview-note\">The preview stops here: the page is too long.</p>";
@@ -54,8 +61,61 @@ void AppendEscaped(std::string_view text, std::string& out) {
   out += HtmlEscape(clean);
 }
 
-std::string Marker(char kind, size_t index) {
-  return std::string(1, kMarker) + kind + std::to_string(index) + kMarker;
+std::string Marker(char kind, size_t index, std::string_view nonce) {
+  return std::string(1, kMarker) + kind + std::string(nonce) + std::to_string(index) + kMarker;
+}
+
+// The size of the marker of this rendering (`nonce`) at the start of `s`, or 0.
+size_t MarkerAt(std::string_view s, std::string_view nonce) {
+  size_t i = 2 + nonce.size();
+  if (s.size() < i + 2 || s[0] != kMarker || (s[1] != 'I' && s[1] != 'C') ||
+      s.substr(2, nonce.size()) != nonce) {
+    return 0;
+  }
+  size_t first_digit = i;
+  while (i < s.size() && i - first_digit < 9 && std::isdigit(static_cast<unsigned char>(s[i]))) {
+    ++i;
+  }
+  return i > first_digit && i < s.size() && s[i] == kMarker ? i + 1 : 0;
+}
+
+// `value` without \x01, but for the markers of this rendering when `keep_ours`;
+// nullopt when it holds none.
+std::optional<std::string> WithoutForgedMarkers(const char* value, std::string_view nonce,
+                                                bool keep_ours) {
+  if (!value || !std::strchr(value, kMarker)) return std::nullopt;
+  std::string_view v(value);
+  std::string out;
+  for (size_t i = 0; i < v.size();) {
+    size_t ours = keep_ours && v[i] == kMarker ? MarkerAt(v.substr(i), nonce) : 0;
+    if (ours > 0) {
+      out.append(v.substr(i, ours));
+      i += ours;
+    } else {
+      if (v[i] != kMarker) out += v[i];
+      ++i;
+    }
+  }
+  return out;
+}
+
+// Takes every \x01 but our markers out of what `node` renders: its text (the
+// placeholders' markers are text of the segment), code, URL, title and info
+// string, where cmark-gfm has decoded entities such as "&#1;".
+void DropForgedMarkers(cmark_node* n, std::string_view nonce) {
+  bool text = cmark_node_get_type(n) == CMARK_NODE_TEXT;
+  if (auto v = WithoutForgedMarkers(cmark_node_get_literal(n), nonce, text)) {
+    cmark_node_set_literal(n, v->c_str());
+  }
+  if (auto v = WithoutForgedMarkers(cmark_node_get_url(n), nonce, false)) {
+    cmark_node_set_url(n, v->c_str());
+  }
+  if (auto v = WithoutForgedMarkers(cmark_node_get_title(n), nonce, false)) {
+    cmark_node_set_title(n, v->c_str());
+  }
+  if (auto v = WithoutForgedMarkers(cmark_node_get_fence_info(n), nonce, false)) {
+    cmark_node_set_fence_info(n, v->c_str());
+  }
 }
 
 // --- URLs ------------------------------------------------------------------------
@@ -134,6 +194,7 @@ struct Context {
   // comes from an instruction or the model's summary, which a reviewer reads
   // as written.
   bool raw_html_as_text = false;
+  std::string nonce;                    // in every marker of this rendering
 };
 
 // A table whose delimiter row would make more than kMaxTableCells cells (its
@@ -273,15 +334,15 @@ void ShowAsText(cmark_node* html) {
   cmark_node_free(html);
 }
 
-// Puts each marker of `html` in: a placeholder (alone in its paragraph, the
-// paragraph goes) or an inlined image. A marker inside a tag is dropped (none
-// can be: markers are text).
-std::string PutMarkersIn(const std::string& html, const std::vector<std::string>& images,
-                         std::vector<std::string>& components) {
+// Puts each marker of `html` in, each once: a placeholder (alone in its
+// paragraph, the paragraph goes) or an inlined image; a marker inside a tag (none
+// can be: markers are text) and any other \x01 are dropped. Stops once the output
+// passes max_html_bytes (the caller cuts it there); what is put in is charged.
+std::string PutMarkersIn(const std::string& html, std::vector<std::string>& images, Context& ctx) {
   std::string out;
-  out.reserve(html.size());
+  out.reserve(std::min(html.size(), ctx.limits.max_html_bytes + 1));
   bool in_tag = false;
-  for (size_t i = 0; i < html.size(); ++i) {
+  for (size_t i = 0; i < html.size() && out.size() <= ctx.limits.max_html_bytes; ++i) {
     char c = html[i];
     if (c != kMarker) {
       if (c == '<') in_tag = true;
@@ -289,23 +350,23 @@ std::string PutMarkersIn(const std::string& html, const std::vector<std::string>
       out += c;
       continue;
     }
-    size_t end = html.find(kMarker, i + 1);
-    if (end == std::string::npos) continue;  // a lone marker: dropped
-    std::string_view mark(html.data() + i + 1, end - i - 1);
-    size_t index = 0;
-    bool ok = mark.size() >= 2 && mark.size() <= 10;
-    for (size_t k = 1; ok && k < mark.size(); ++k) {
-      ok = std::isdigit(static_cast<unsigned char>(mark[k]));
-      index = index * 10 + (mark[k] - '0');
-    }
-    if (ok && !in_tag && mark[0] == 'I' && index < images.size()) {
-      out += images[index];
-    } else if (ok && !in_tag && mark[0] == 'C' && index < components.size()) {
-      bool paragraph =
+    size_t size = MarkerAt(std::string_view(html).substr(i), ctx.nonce);
+    if (size == 0) continue;  // a stray \x01: dropped
+    size_t end = i + size - 1, index = 0;
+    for (size_t k = i + 2 + ctx.nonce.size(); k < end; ++k) index = index * 10 + (html[k] - '0');
+    std::string* piece = nullptr;
+    bool paragraph = false;
+    if (!in_tag && html[i + 1] == 'I' && index < images.size()) {
+      piece = &images[index];
+    } else if (!in_tag && html[i + 1] == 'C' && index < ctx.components.size()) {
+      piece = &ctx.components[index];
+      paragraph =
           out.ends_with("<p>") && std::string_view(html).substr(end + 1).starts_with("</p>");
+    }
+    if (piece && ctx.budget->Charge(WorkBudget::Meter::kSteps, piece->size() / 64 + 1)) {
       if (paragraph) out.resize(out.size() - 3);
-      out += components[index];
-      components[index].clear();  // each is put in once
+      out += *piece;
+      std::string().swap(*piece);  // each is put in once
       if (paragraph) end += 4;
     }
     i = end;
@@ -345,6 +406,7 @@ std::string RenderSegment(std::string markdown, Context& ctx) {
     while ((ev = cmark_iter_next(it.get())) != CMARK_EVENT_DONE) {
       if (!budget.Charge(WorkBudget::Meter::kSteps)) return "";
       cmark_node* n = cmark_iter_get_node(it.get());
+      if (ev == CMARK_EVENT_ENTER) DropForgedMarkers(n, ctx.nonce);
       cmark_node_type t = cmark_node_get_type(n);
       if (t == CMARK_NODE_IMAGE) {
         if (ev == CMARK_EVENT_ENTER && in_image++ == 0) images.push_back(n);
@@ -382,7 +444,7 @@ std::string RenderSegment(std::string markdown, Context& ctx) {
       AppendEscaped(title, tag);
     }
     tag += "\" />";
-    ReplaceWithText(image, Marker('I', image_html.size()));
+    ReplaceWithText(image, Marker('I', image_html.size(), ctx.nonce));
     image_html.push_back(std::move(tag));
   }
 
@@ -392,7 +454,7 @@ std::string RenderSegment(std::string markdown, Context& ctx) {
   std::string html(rendered);
   cmark_get_default_mem_allocator()->free(rendered);
   if (!budget.Charge(WorkBudget::Meter::kSteps, html.size() / 64 + 1)) return "";
-  return PutMarkersIn(html, image_html, ctx.components);
+  return PutMarkersIn(html, image_html, ctx);
 }
 
 // --- MDX ---------------------------------------------------------------------------
@@ -485,7 +547,7 @@ std::string SplitMdx(std::string_view body, Context& ctx) {
     Segment done = std::move(open.back());
     open.pop_back();
     std::string inner = RenderSegment(Dedent(done.markdown), ctx);
-    open.back().markdown += "\n\n" + Marker('C', ctx.components.size()) + "\n\n";
+    open.back().markdown += "\n\n" + Marker('C', ctx.components.size(), ctx.nonce) + "\n\n";
     ctx.components.push_back(Placeholder(done.name, inner));
   };
   const size_t n = prose.size();
@@ -556,7 +618,7 @@ std::string SplitMdx(std::string_view body, Context& ctx) {
     } else if (!block || ctx.components.size() >= kMaxComponents) {
       if (!self_closing) ++unplaced[name];  // inline JSX: its text stays
     } else if (self_closing) {
-      open.back().markdown += "\n\n" + Marker('C', ctx.components.size()) + "\n\n";
+      open.back().markdown += "\n\n" + Marker('C', ctx.components.size(), ctx.nonce) + "\n\n";
       ctx.components.push_back(Placeholder(name, ""));
     } else if (open.size() > kMaxComponentDepth) {
       ++unplaced[name];
@@ -581,6 +643,7 @@ std::string Render(std::string_view text, std::string_view page_path, bool previ
   ctx.page_dir = page_dir;
   ctx.load = load;
   ctx.raw_html_as_text = !preview;
+  ctx.nonce = HexEncode(RandomBytes(kNonceBytes));
 
   size_t max_input = std::max(kMinInputBytes, limits.max_html_bytes * kInputPerHtmlByte);
   bool cut = text.size() > max_input;
