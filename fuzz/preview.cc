@@ -1,13 +1,29 @@
 // A page, or a description, rendered as a preview (docs/preview.h). The first
 // byte chooses .md, .mdx or a description, and a small or the default cap.
-// Checks that the HTML stays within its cap, has no raw script or frame and no
-// javascript: link, that every image inlined is within the image budget, and that a
+// Checks that the HTML stays within its cap (the cut guarantees it to the byte,
+// its note included), has no raw script or frame and no javascript: link, that
+// every image inlined is within the image budget and shown at most once for what
+// it was charged (a forged marker, "&#1;I0&#1;", must not repeat it), and that a
 // tiny budget stops the rendering.
 #include <string>
+#include <string_view>
 
 #include "core/work_budget.h"
 #include "docs/preview.h"
 #include "fuzz_check.h"
+
+namespace {
+
+size_t Count(const std::string& html, std::string_view needle) {
+  size_t n = 0;
+  for (size_t i = html.find(needle); i != std::string::npos; i = html.find(needle, i + 1)) ++n;
+  return n;
+}
+
+// The smallest data: URI of an image of 100 bytes: "data:image/png;base64," and 136.
+constexpr size_t kMinImageUri = 22 + 136;
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace docwright;
@@ -47,5 +63,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   WorkBudget tiny(WorkBudget::Limits{.steps = 10});
   std::string stopped = docs::RenderPreviewHtml(text, "docs/page.mdx", load, limits, &tiny);
   FUZZ_CHECK(stopped.size() <= limits.max_html_bytes);
+  FUZZ_CHECK(stopped.find('\x01') == std::string::npos);
+  // Each image put in was charged to the shared budget when it was read.
+  size_t shown = Count(html, "src=\"data:") + Count(stopped, "src=\"data:");
+  FUZZ_CHECK(shown * kMinImageUri <= 300 - image_budget);
   return 0;
 }

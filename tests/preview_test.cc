@@ -229,6 +229,90 @@ TEST(PreviewTest, ImagesOfTheBranchAreInlinedWithinTheirBudgets) {
   EXPECT_EQ(budget, 50u);
 }
 
+size_t Count(const std::string& html, std::string_view needle) {
+  size_t n = 0;
+  for (size_t i = html.find(needle); i != std::string::npos; i = html.find(needle, i + 1)) ++n;
+  return n;
+}
+
+// cmark-gfm decodes "&#1;" to a raw \x01, the byte the markers are made of: a
+// page that forges an image's marker many times must not repeat the image (it
+// did, past any cap, until the process died), wherever the forgery sits.
+TEST(PreviewTest, ForgedImageMarkersDoNotRepeatTheImage) {
+  const std::string png = std::string("\x89PNG\r\n\x1a\n", 8) + std::string((100 << 10) - 8, 'p');
+  BlobLoader load = [&](const std::string& path, size_t max) -> std::optional<std::string> {
+    if (path != "guide/img/a.png" || png.size() > max) return std::nullopt;
+    return png;
+  };
+  PreviewLimits limits{.max_html_bytes = 512 << 10, .max_image_bytes = 200 << 10};
+  const char* forged[] = {"&#1;I0&#1;", "&#x1;I0&#x1;", "&#x01;I0&#x01;", "\x01I0\x01",
+                          "&#1;I1&#1;"};
+  std::string page = "![pic](img/a.png)\n\n";
+  for (int i = 0; i < 10000; ++i) page += std::string(forged[i % 5]) + (i % 20 ? " " : "\n");
+  page +=
+      "\n\n[link](a.md \"&#1;I0&#1;\") [u](&#1;I0&#1;.md) ![web](https://e.example/x.png "
+      "\"&#x1;I0&#x1;\")\n\n```&#1;I0&#1;\ncode &#1;I0&#1;\n```\n\n`&#1;I0&#1;`\n";
+  for (std::string_view path : {"guide/page.md", "guide/page.mdx"}) {
+    std::string html = Preview(page, path, load, limits);
+    EXPECT_LE(html.size(), limits.max_html_bytes);
+    EXPECT_EQ(Count(html, "<img src=\"data:image/png;base64,"), 1u) << path;
+    EXPECT_NE(html.find("<img src=\"data:image/png;base64," + Base64Encode(png) + "\""),
+              std::string::npos);
+    EXPECT_EQ(html.find('\x01'), std::string::npos);
+    EXPECT_EQ(html.find("preview-note"), std::string::npos) << "all of it fits: nothing is cut";
+    EXPECT_GE(Count(html, "I0"), 8000u) << "the forged markers stay as their text";
+    ExpectInert(html);
+  }
+
+  // The same image named many times is put in each time, but no further than
+  // the cap: what is put in stops there, and the cut closes what is open.
+  std::string many;
+  for (int i = 0; i < 40; ++i) many += "- ![pic](img/a.png) &#1;I0&#1;\n";
+  std::string html = Preview(many, "guide/page.md", load, limits);
+  EXPECT_LE(html.size(), limits.max_html_bytes);
+  EXPECT_GE(Count(html, "<img src=\"data:"), 1u);
+  EXPECT_LE(Count(html, "<img src=\"data:"), limits.max_html_bytes / (Base64Encode(png).size()));
+  EXPECT_NE(html.find("preview-note"), std::string::npos);
+  ExpectInert(html);
+}
+
+// A forged placeholder's marker neither moves a component nor repeats it.
+TEST(PreviewTest, ForgedComponentMarkersMoveNoPlaceholder) {
+  std::string html = Preview(
+      "Before &#1;C0&#1; and &#x1;C1&#x1; and \x01"
+      "C2\x01 text.\n\n"
+      "<Note>\n  inside note\n</Note>\n\n<Card title=\"c\" />\n\n"
+      "<Tip>\n  In the tip &#1;C0&#1; &#x01;C1&#x01;\n</Tip>\n\nAfter.\n",
+      "guide/page.mdx");
+  ExpectInert(html);
+  EXPECT_EQ(html.find('\x01'), std::string::npos);
+  EXPECT_EQ(Count(html, "data-component=\"Note\""), 1u) << html;
+  EXPECT_EQ(Count(html, "data-component=\"Card\""), 1u) << html;
+  EXPECT_EQ(Count(html, "data-component=\"Tip\""), 1u) << html;
+  size_t before = html.find("<p>Before ");
+  size_t note =
+      html.find("<div class=\"mdx-component\" data-component=\"Note\">Note<p>inside note");
+  size_t card = html.find("<div class=\"mdx-component\" data-component=\"Card\">Card</div>");
+  size_t tip = html.find("<div class=\"mdx-component\" data-component=\"Tip\">Tip<p>In the tip ");
+  size_t after = html.find("<p>After.</p>");
+  ASSERT_NE(before, std::string::npos) << html;
+  ASSERT_NE(note, std::string::npos) << html;
+  ASSERT_NE(card, std::string::npos) << html;
+  ASSERT_NE(tip, std::string::npos) << html;
+  ASSERT_NE(after, std::string::npos) << html;
+  EXPECT_LT(before, note);
+  EXPECT_LT(note, card);
+  EXPECT_LT(card, tip);
+  EXPECT_LT(tip, after);
+  // The paragraph with the forgeries, and the tip, hold only text.
+  EXPECT_EQ(html.substr(before, html.find("</p>", before) - before).find('<', 1), std::string::npos)
+      << html;
+  size_t tip_text = html.find("<p>", tip);
+  EXPECT_EQ(html.substr(tip_text, html.find("</p>", tip_text) - tip_text).find('<', 1),
+            std::string::npos)
+      << html;
+}
+
 TEST(PreviewTest, TheFrontmatterGoesAndItsTitleIsTheHeading) {
   std::string html =
       Preview("---\ntitle: Getting <started>\nsidebar_position: 3\n---\n\nBody text.\n");
