@@ -127,7 +127,8 @@ TEST_F(SessionTest, AnAdminLimitedToAProjectGrantsNoMoreThanItHas) {
   HttpResult listed = client_->Send("GET", "/v2/keys", "", Auth(limited));
   ASSERT_EQ(listed.status, 200) << listed.body;
   std::set<std::string> names;
-  for (const json& k : listed.Json()["keys"]) names.insert(k["name"]);
+  json keys = listed.Json()["keys"];
+  for (const json& k : keys) names.insert(k["name"].get<std::string>());
   EXPECT_EQ(names, (std::set<std::string>{"p admin", "p member"})) << listed.body;
   EXPECT_EQ(listed.body.find(q), std::string::npos) << listed.body;
   // The unlimited admin may name any project of its organisation, and no other.

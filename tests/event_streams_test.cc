@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <atomic>
 #include <future>
 #include <random>
@@ -33,6 +35,12 @@ class EventStreamsTest : public ::testing::Test {
     p.rate_limit_per_hour = 1000;
     project_ = *store_->CreateProject(p);
     scope_ = Scope{org.id, project_.id};
+    // Streams stand on keys the hub checks: real ones.
+    for (std::string* id : {&key_, &other_key_}) {
+      GeneratedApiKey k = GenerateApiKey(org.id, "reader");
+      ASSERT_TRUE(store_->CreateApiKey(k.record).ok());
+      *id = k.record.id;
+    }
     job_ = *store_->CreateJob(scope_, NewJob{.prompt = "Go"});
     auto claimed = store_->ClaimTurn("w", milliseconds(600000), kMaxTurnAttempts);
     ASSERT_TRUE(claimed.ok() && claimed->has_value());
@@ -75,6 +83,7 @@ class EventStreamsTest : public ::testing::Test {
   std::unique_ptr<Store> store_;
   Project project_;
   Scope scope_;
+  std::string key_, other_key_;  // ids of two keys of the organisation
   Job job_;
   int64_t turn_ = 0;
 };
@@ -93,7 +102,7 @@ TEST_F(EventStreamsTest, StreamsAtEveryPointGetExactlyTheEventsAfterItInOrder) {
     auto stream = hub.Open(StreamRequest{.scope = scope_,
                                          .job_id = job_.id,
                                          .after = after,
-                                         .key_id = "k",
+                                         .key_id = key_,
                                          .framing = ServerSentEventFraming()});
     ASSERT_TRUE(stream.ok()) << stream.status().message();
     readers.push_back(std::async(std::launch::async, [s = *stream, i] {
@@ -116,11 +125,11 @@ TEST_F(EventStreamsTest, ABoundPerKeyAndTheHubsStopEndEveryStream) {
   auto open = [&](const std::string& key) {
     return hub.Open(StreamRequest{.scope = scope_, .job_id = job_.id, .key_id = key});
   };
-  auto a = open("k");
-  auto b = open("k");
+  auto a = open(key_);
+  auto b = open(key_);
   ASSERT_TRUE(a.ok() && b.ok());
-  EXPECT_EQ(open("k").status().code(), Code::kRateLimited);
-  EXPECT_TRUE(open("other").ok());
+  EXPECT_EQ(open(key_).status().code(), Code::kRateLimited);
+  EXPECT_TRUE(open(other_key_).ok());
   // A stream waiting for events ends when the hub stops.
   std::promise<std::optional<std::string>> start, next;
   (*a)->Next([&](std::optional<std::string> p) { start.set_value(std::move(p)); });
@@ -166,7 +175,9 @@ TEST_F(EventStreamsTest, StreamsOfARevokedKeyOrAnEndedSessionEnd) {
   };
   auto of_revoked = open(revoked.record.id, "");
   auto of_kept = open(kept.record.id, "");
-  auto signed_out = open(kept.record.id, "session-hash-1");
+  NewSession session = GenerateSession(kept.record, NowMillis(), 3600000);
+  ASSERT_TRUE(store_->CreateSession(session.record).ok());
+  auto signed_out = open(kept.record.id, session.record.token_hash);
   ASSERT_TRUE(of_revoked.ok() && of_kept.ok() && signed_out.ok());
   std::promise<std::optional<std::string>> p1, p2, p3;
   auto end_revoked = Waiting(**of_revoked, p1);
@@ -174,10 +185,12 @@ TEST_F(EventStreamsTest, StreamsOfARevokedKeyOrAnEndedSessionEnd) {
   auto end_signed_out = Waiting(**signed_out, p3);
 
   ASSERT_TRUE(store_->RevokeApiKey(revoked.record.id).ok());
+  // A sign-out made by another process: only the store knows.
+  ASSERT_TRUE(store_->DeleteSession(session.record.token_hash).ok());
   ASSERT_EQ(end_revoked.wait_for(std::chrono::seconds(10)), std::future_status::ready);
   EXPECT_FALSE(end_revoked.get().has_value()) << "the body ends";
-  // The session "session-hash-1" was never stored: the check ends it as well,
-  // as it would a session that expired or was deleted by another process.
+  // The session deleted behind the hub's back ends as well, as one that expired
+  // would.
   ASSERT_EQ(end_signed_out.wait_for(std::chrono::seconds(10)), std::future_status::ready);
   EXPECT_FALSE(end_signed_out.get().has_value());
   EXPECT_EQ(end_kept.wait_for(milliseconds(300)), std::future_status::timeout)
@@ -194,15 +207,26 @@ TEST_F(EventStreamsTest, StreamsOfARevokedKeyOrAnEndedSessionEnd) {
 TEST_F(EventStreamsTest, EndSessionEndsThatSessionsStreamsOnly) {
   EventStreams hub(*store_, EventStreamOptions{.heartbeat = std::chrono::hours(1),
                                                .credential_check = std::chrono::hours(1)});
+  // Two live sessions of one key: the hub's own check finds both standing.
+  auto keys = store_->ListApiKeys(scope_.org_id);
+  ASSERT_TRUE(keys.ok());
+  const ApiKey& key =
+      *std::find_if(keys->begin(), keys->end(), [&](const ApiKey& k) { return k.id == key_; });
+  std::string hashes[2];
+  for (std::string& hash : hashes) {
+    NewSession made = GenerateSession(key, NowMillis(), 3600000);
+    ASSERT_TRUE(store_->CreateSession(made.record).ok());
+    hash = made.record.token_hash;
+  }
   auto mine = hub.Open(
-      StreamRequest{.scope = scope_, .job_id = job_.id, .key_id = "k", .session_hash = "mine"});
+      StreamRequest{.scope = scope_, .job_id = job_.id, .key_id = key_, .session_hash = hashes[0]});
   auto theirs = hub.Open(
-      StreamRequest{.scope = scope_, .job_id = job_.id, .key_id = "k", .session_hash = "theirs"});
+      StreamRequest{.scope = scope_, .job_id = job_.id, .key_id = key_, .session_hash = hashes[1]});
   ASSERT_TRUE(mine.ok() && theirs.ok());
   std::promise<std::optional<std::string>> p1, p2;
   auto end_mine = Waiting(**mine, p1);
   auto end_theirs = Waiting(**theirs, p2);
-  hub.EndSession("mine");
+  hub.EndSession(hashes[0]);
   ASSERT_EQ(end_mine.wait_for(std::chrono::seconds(10)), std::future_status::ready);
   EXPECT_FALSE(end_mine.get().has_value());
   EXPECT_EQ(end_theirs.wait_for(milliseconds(300)), std::future_status::timeout);
