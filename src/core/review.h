@@ -39,8 +39,8 @@ struct Review {
   std::vector<ReviewFile> files;  // every file the branch changes against its base
   std::string diff;               // unified diff of the branch, cut at kMaxReviewDiffBytes
   bool diff_truncated = false;
-  std::vector<std::string> problems;  // the checks' problems on the branch as it stands
-  std::vector<std::string> notes;     // what they noted without asking for a fix
+  std::vector<std::string> problems;   // the checks' problems on the branch as it stands
+  std::vector<std::string> notes;      // what they noted without asking for a fix
   std::string pull_request_body_html;  // the description, rendered and sanitised
   UnixMillis updated_at = 0;
 };

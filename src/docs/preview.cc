@@ -194,7 +194,7 @@ struct Context {
   // comes from an instruction or the model's summary, which a reviewer reads
   // as written.
   bool raw_html_as_text = false;
-  std::string nonce;                    // in every marker of this rendering
+  std::string nonce;  // in every marker of this rendering
 };
 
 // A table whose delimiter row would make more than kMaxTableCells cells (its

@@ -252,8 +252,9 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
   void ReadHeader() {
     stream_.expires_after(state_.options.header_timeout);
-    http::async_read_header(stream_, buffer_, *parser_,
-                            beast::bind_front_handler(&HttpConnection::OnHeader, shared_from_this()));
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        beast::bind_front_handler(&HttpConnection::OnHeader, shared_from_this()));
   }
 
   // The header is in. A client that sent "Expect: 100-continue" waits for our
@@ -737,7 +738,8 @@ class HttpServer::Impl {
         }
       } else {
         socket.set_option(tcp::no_delay(true), ec);
-        std::make_shared<HttpConnection>(std::move(socket), state_, std::move(peer), std::move(address))
+        std::make_shared<HttpConnection>(std::move(socket), state_, std::move(peer),
+                                         std::move(address))
             ->Start();
       }
     }
