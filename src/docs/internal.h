@@ -214,6 +214,21 @@ class FenceTracker {
 void BlankCodeSpans(std::string& text);
 // The end of a {...} expression starting at `i`, strings inside included.
 size_t SkipBraces(std::string_view text, size_t i);
+
+// A JSX tag of MDX prose (code blanked) whose '<' is at `at`, as the checks and
+// the previews both read it: its name (empty for a fragment, <>), whether it
+// closes (</X>) or closes itself (<X />), and `end`, just past its '>'. Not
+// `ended` when no '>' comes before the next '<' or the end (then `end` is where
+// reading stopped). nullopt when the '<' starts no tag: "a < b", "<3", or an
+// autolink (<https://x.y>, <a@b.c>). Linear in what it reads.
+struct JsxTag {
+  std::string name;
+  bool closing = false;
+  bool self_closing = false;
+  bool ended = false;
+  size_t end = 0;
+};
+std::optional<JsxTag> ScanJsxTag(std::string_view prose, size_t at);
 // Guards against cmark-gfm 0.29's quadratic inputs, none of which real text has,
 // by making them plain text:
 //  - opening brackets beyond kMaxOpenBrackets in one paragraph (its bracket

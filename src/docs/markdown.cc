@@ -166,6 +166,50 @@ size_t SkipBraces(std::string_view text, size_t i) {
   return text.size();
 }
 
+std::optional<JsxTag> ScanJsxTag(std::string_view prose, size_t at) {
+  const size_t n = prose.size();
+  JsxTag tag;
+  size_t i = at + 1;
+  tag.closing = i < n && prose[i] == '/';
+  if (tag.closing) ++i;
+  size_t name_start = i;
+  while (i < n && (std::isalnum(static_cast<unsigned char>(prose[i])) || prose[i] == '_' ||
+                   prose[i] == '-' || prose[i] == '.' || prose[i] == ':')) {
+    ++i;
+  }
+  tag.name = std::string(prose.substr(name_start, i - name_start));
+  if (tag.name.empty() ? !(i < n && prose[i] == '>')
+                       : !std::isalpha(static_cast<unsigned char>(tag.name[0]))) {
+    return std::nullopt;  // "a < b", "<3": text
+  }
+  if (i < n && (prose[i] == '@' || (prose[i] == '/' && i + 1 < n && prose[i + 1] == '/'))) {
+    return std::nullopt;  // an autolink
+  }
+  while (i < n) {
+    char c = prose[i];
+    if (c == '"' || c == '\'') {
+      size_t end = prose.find(c, i + 1);
+      i = end == std::string_view::npos ? n : end + 1;
+    } else if (c == '{') {
+      i = SkipBraces(prose, i);
+    } else if (c == '/' && i + 1 < n && prose[i + 1] == '>') {
+      tag.self_closing = tag.ended = true;
+      i += 2;
+      break;
+    } else if (c == '>') {
+      tag.ended = true;
+      ++i;
+      break;
+    } else if (c == '<') {
+      break;
+    } else {
+      ++i;
+    }
+  }
+  tag.end = i;
+  return tag;
+}
+
 namespace {
 
 std::string TagName(const std::string& name) { return name.empty() ? "<>" : "<" + name + ">"; }
@@ -185,50 +229,18 @@ void ReadTags(std::string_view prose, const LineIndex& lines, int first_line, st
   auto problem = [&](int line, std::string message) {
     page.syntax.push_back(LineProblem{line, std::move(message)});
   };
-  const size_t n = prose.size();
   for (size_t i = prose.find('<'); i != std::string_view::npos; i = prose.find('<', i)) {
     if (!budget.Spend()) return;
-    size_t start = i++;
-    bool closing = i < n && prose[i] == '/';
-    if (closing) ++i;
-    size_t name_start = i;
-    while (i < n && (std::isalnum(static_cast<unsigned char>(prose[i])) || prose[i] == '_' ||
-                     prose[i] == '-' || prose[i] == '.' || prose[i] == ':')) {
-      ++i;
-    }
-    std::string name(prose.substr(name_start, i - name_start));
-    if (name.empty() ? !(i < n && prose[i] == '>')
-                     : !std::isalpha(static_cast<unsigned char>(name[0]))) {
-      continue;  // "a < b", "<3": text
-    }
-    // Autolinks (<https://x.y>, <a@b.c>) are links, not tags.
-    if (i < n && (prose[i] == '@' || (prose[i] == '/' && i + 1 < n && prose[i + 1] == '/'))) {
+    size_t start = i;
+    auto tag = ScanJsxTag(prose, start);
+    if (!tag) {
+      ++i;  // text
       continue;
     }
+    i = tag->end;
+    const bool closing = tag->closing, self_closing = tag->self_closing, ended = tag->ended;
+    const std::string& name = tag->name;
     int line = first_line - 1 + lines.LineOf(start);
-    bool self_closing = false;
-    bool ended = false;
-    while (i < n) {
-      char c = prose[i];
-      if (c == '"' || c == '\'') {
-        size_t end = prose.find(c, i + 1);
-        i = end == std::string_view::npos ? n : end + 1;
-      } else if (c == '{') {
-        i = SkipBraces(prose, i);
-      } else if (c == '/' && i + 1 < n && prose[i + 1] == '>') {
-        self_closing = ended = true;
-        i += 2;
-        break;
-      } else if (c == '>') {
-        ended = true;
-        ++i;
-        break;
-      } else if (c == '<') {
-        break;
-      } else {
-        ++i;
-      }
-    }
     if (!ended) {
       problem(line, "tag " + (closing ? ClosingTag(name) : TagName(name)) + " is not ended with >");
       continue;

@@ -555,43 +555,16 @@ std::string SplitMdx(std::string_view body, Context& ctx) {
   bool last_tag_block = false;
   for (size_t i = prose.find('<'); i != std::string::npos && i < n; i = prose.find('<', i)) {
     if (!ctx.budget->Charge(WorkBudget::Meter::kSteps)) break;
-    size_t start = i++;
-    bool closing = i < n && prose[i] == '/';
-    if (closing) ++i;
-    size_t name_start = i;
-    while (i < n && (std::isalnum(static_cast<unsigned char>(prose[i])) || prose[i] == '_' ||
-                     prose[i] == '-' || prose[i] == '.' || prose[i] == ':')) {
-      ++i;
-    }
-    std::string name = prose.substr(name_start, i - name_start);
-    if (name.empty() ? !(i < n && prose[i] == '>')
-                     : !std::isalpha(static_cast<unsigned char>(name[0]))) {
+    size_t start = i;
+    auto tag = ScanJsxTag(prose, start);
+    if (!tag) {
+      ++i;  // text
       continue;
     }
-    if (i < n && (prose[i] == '@' || (prose[i] == '/' && i + 1 < n && prose[i + 1] == '/'))) {
-      continue;  // an autolink
-    }
-    bool self_closing = false, ended = false;
-    while (i < n && !ended) {
-      char c = prose[i];
-      if (c == '"' || c == '\'') {
-        size_t end = prose.find(c, i + 1);
-        i = end == std::string::npos ? n : end + 1;
-      } else if (c == '{') {
-        i = SkipBraces(prose, i);
-      } else if (c == '/' && i + 1 < n && prose[i + 1] == '>') {
-        self_closing = ended = true;
-        i += 2;
-      } else if (c == '>') {
-        ended = true;
-        ++i;
-      } else if (c == '<') {
-        break;
-      } else {
-        ++i;
-      }
-    }
-    if (!ended) continue;  // text
+    i = tag->end;
+    if (!tag->ended) continue;  // text
+    const bool closing = tag->closing, self_closing = tag->self_closing;
+    std::string name = std::move(tag->name);
     // A tag that starts its line (after others that did) is a block.
     size_t b = start;
     while (b > 0 && b != last_tag_end && (prose[b - 1] == ' ' || prose[b - 1] == '\t')) --b;
