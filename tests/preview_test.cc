@@ -313,6 +313,27 @@ TEST(PreviewTest, ForgedComponentMarkersMoveNoPlaceholder) {
       << html;
 }
 
+// Found by fuzz_preview: "javascript;alert(1)" names no scheme (';' cannot be
+// in one), so it is a relative path, kept as any relative link; only a
+// javascript: URL is refused.
+TEST(PreviewTest, ARelativePathThatStartsLikeASchemeIsARelativeLink) {
+  const std::string page =
+      "<Tip>one</Tip> [j](javascript;alert(1)) [k](javascript:alert(1)) ![i](/images/x.svg)\n";
+  size_t image_budget = 300;
+  PreviewLimits limits;
+  limits.image_budget = &image_budget;
+  limits.max_image_bytes = 200;
+  BlobLoader load = [](const std::string& path, size_t max) -> std::optional<std::string> {
+    if (max < 100) return std::nullopt;
+    return std::string(100, 'i');
+  };
+  std::string html = RenderPreviewHtml(page, "docs/page.mdx", load, limits, nullptr);
+  EXPECT_NE(html.find("href=\"javascript;alert(1)\""), std::string::npos) << html;
+  EXPECT_EQ(html.find("href=\"javascript:"), std::string::npos) << html;
+  EXPECT_EQ(html.find('\x01'), std::string::npos) << html;
+  ExpectInert(html);
+}
+
 TEST(PreviewTest, TheFrontmatterGoesAndItsTitleIsTheHeading) {
   std::string html =
       Preview("---\ntitle: Getting <started>\nsidebar_position: 3\n---\n\nBody text.\n");
