@@ -5,6 +5,7 @@
 // every image inlined is within the image budget and shown at most once for what
 // it was charged (a forged marker, "&#1;I0&#1;", must not repeat it), and that a
 // tiny budget stops the rendering.
+#include <algorithm>
 #include <string>
 #include <string_view>
 
@@ -37,7 +38,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   limits.max_image_bytes = 200;
   // Every image of the branch exists, 100 bytes of it.
   docs::BlobLoader load = [](const std::string& path, size_t max) -> std::optional<std::string> {
-    FUZZ_CHECK(path.find("../") == std::string::npos && !path.starts_with("/"));
+    // Never above the repository: no "." or ".." segment, nothing absolute
+    // ("a.../b" is a folder named "a...", not a way up).
+    FUZZ_CHECK(!path.starts_with("/"));
+    for (size_t at = 0; at <= path.size();) {
+      size_t slash = std::min(path.find('/', at), path.size());
+      std::string_view segment = std::string_view(path).substr(at, slash - at);
+      FUZZ_CHECK(segment != ".." && segment != ".");
+      at = slash + 1;
+    }
     if (max < 100) return std::nullopt;
     return std::string(100, 'i');
   };
