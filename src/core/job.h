@@ -122,6 +122,13 @@ struct Job {
   UnixMillis created_at = 0;
   UnixMillis updated_at = 0;
   std::optional<UnixMillis> archived_at;
+  // Set when a workflow started the job (core/workflow.h): what triggered it,
+  // as RunTriggerJson writes it, and the workflow's id.
+  std::optional<std::string> trigger;
+  std::optional<std::string> workflow_id;
+  // The context repositories (core/workflow.h) its turns read, by name;
+  // nullopt: all of the project's.
+  std::optional<std::vector<std::string>> context;
 };
 
 enum class TurnState { kQueued, kRunning, kSucceeded, kFailed, kCancelled };
