@@ -2,8 +2,9 @@
 // operator writes. Input: a line of comma-separated rules, then a path. Whatever
 // the input, the policy decides without running away (the glob matcher is linear
 // in the path per rule character), a disguise of .gitmodules or of a workflow
-// folder is never allowed by default, "**" matches every path, and a path used
-// as an anchored rule matches itself.
+// folder is never allowed by default, a workflow definition folder (.docwright/,
+// .mintlify/workflows/) is never allowed whatever the rules, "**" matches every
+// path, and a path used as an anchored rule matches itself.
 #include <string>
 #include <vector>
 
@@ -36,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   site.config_path = "website/docusaurus.config.js";
   site.content_root = "website/docs";
   agent::WritePolicy by_default(site, {});
-  bool protected_name = false, workflows = false;
+  bool protected_name = false, workflows = false, definitions = false;
   std::string previous;
   size_t start = 0;
   while (true) {
@@ -46,6 +47,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     protected_name = protected_name || name == ".gitmodules" || name == ".gitattributes";
     workflows =
         workflows || (previous == ".github" && name == "workflows" && slash != std::string::npos);
+    definitions =
+        definitions || name == ".docwright" || (previous == ".mintlify" && name == "workflows");
     previous = name;
     if (slash == std::string::npos) break;
     start = slash + 1;
@@ -57,7 +60,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(agent::RuleMatches("/" + p, p));
   }
   agent::WritePolicy custom(site, rules);
-  (void)custom.Check(p);
+  Status custom_ok = custom.Check(p);
+  if (definitions) FUZZ_CHECK(!custom_ok.ok());
   for (const std::string& rule : rules) (void)agent::RuleMatches(rule, p);
   return 0;
 }

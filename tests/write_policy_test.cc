@@ -191,6 +191,47 @@ TEST(WritePolicyTest, ProjectRulesWidenAndNarrowLastOneWinning) {
   EXPECT_FALSE(only.Check("index.mdx").ok());
 }
 
+TEST(WritePolicyTest, WorkflowFoldersAreRefusedWhateverTheRules) {
+  auto site = Site(docs::Framework::kMintlify, "docs.json", "");
+  WritePolicy by_default(site, {});
+  // Rules that would open anything else: the last one matching allows.
+  WritePolicy widened(site, {".docwright/", ".mintlify/workflows/**", "*.md", "**"});
+  WritePolicy hidden_site(Site(docs::Framework::kMkDocs, ".docwright/mkdocs.yml", ""), {"**"});
+  for (std::string path : {
+           ".docwright/workflows/changelog.md",
+           ".docwright/workflows/sub/x.md",
+           ".docwright/settings.json",
+           ".docwright",
+           "docs/.docwright/workflows/x.md",
+           ".mintlify/workflows/changelog.md",
+           ".mintlify/workflows/sub/x.md",
+           // disguises a file system reads as them
+           ".Docwright/workflows/x.md",
+           ".DOCWRIGHT/x.md",
+           ".docwright./x",
+           ".docwright /x",
+           ".docwright::$INDEX_ALLOCATION/x.md",
+           ".doc\u200cwright/x.md",
+           ".mintlify/Workflows/x.md",
+           ".Mintlify./workflows./x.md",
+           ".mintlify/WORKFLOWS /x.md",
+       }) {
+    for (const WritePolicy* policy : {&by_default, &widened, &hidden_site}) {
+      Status s = policy->Check(path);
+      EXPECT_FALSE(s.ok()) << path;
+      EXPECT_NE(s.message().find("workflow definitions"), std::string::npos) << s.message();
+    }
+  }
+  // The rest of Mintlify's folder stays the site's, and names that only look
+  // alike are not the folders.
+  EXPECT_TRUE(by_default.Check(".mintlify/assets/logo.png").ok());
+  EXPECT_TRUE(by_default.Check(".mintlify/workflows.md").ok());
+  EXPECT_TRUE(by_default.Check("workflows/changelog.md").ok());
+  EXPECT_TRUE(by_default.Check("docwright/intro.md").ok());
+  EXPECT_TRUE(widened.Check(".docwrite/x.md").ok());
+  EXPECT_TRUE(widened.Check(".mintlify/workflow/x.md").ok());
+}
+
 TEST(WritePolicyTest, RulesMatchAsGitignorePatterns) {
   EXPECT_TRUE(RuleMatches("*.md", "a/b/c.md"));
   EXPECT_TRUE(RuleMatches("*.md", "c.md"));

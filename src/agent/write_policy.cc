@@ -110,6 +110,15 @@ constexpr std::string_view kProtectedFolders[][2] = {
     {".githooks", ""},         {".devcontainer", ""},  {".azure-pipelines", ""},
 };
 
+// Folders no project rule opens: where workflows are defined
+// (workflows/workflow_file.h). A workflow starts jobs by itself, unattended,
+// with the project's credentials; an agent that could write one would decide
+// what later jobs do. Compared as git::ComparableName gives them, at any depth.
+constexpr std::string_view kWorkflowFolders[][2] = {
+    {".docwright", ""},
+    {".mintlify", "workflows"},
+};
+
 std::vector<std::string_view> Segments(std::string_view path) {
   std::vector<std::string_view> out;
   while (!path.empty()) {
@@ -143,6 +152,22 @@ std::string ProtectedPart(std::string_view path) {
       if (names[i] != folder[0]) continue;
       if (folder[1].empty()) return std::string(segs[i]) + "/";
       if (names[i + 1] == folder[1]) {
+        return std::string(segs[i]) + "/" + std::string(segs[i + 1]) + "/";
+      }
+    }
+  }
+  return "";
+}
+
+// The workflow folder `path` is, or is under; "" if none.
+std::string WorkflowPart(std::string_view path) {
+  auto segs = Segments(path);
+  for (size_t i = 0; i < segs.size(); ++i) {
+    std::string name = git::ComparableName(segs[i]);
+    for (const auto& folder : kWorkflowFolders) {
+      if (name != folder[0]) continue;
+      if (folder[1].empty()) return std::string(segs[i]) + "/";
+      if (i + 1 < segs.size() && git::ComparableName(segs[i + 1]) == folder[1]) {
         return std::string(segs[i]) + "/" + std::string(segs[i + 1]) + "/";
       }
     }
@@ -225,6 +250,13 @@ Status WritePolicy::Default(const std::string& path) const {
 }
 
 Status WritePolicy::Check(const std::string& path) const {
+  // Before the rules: no rule widens this.
+  if (std::string part = WorkflowPart(path); !part.empty()) {
+    return Status::InvalidArgument("refused: " + part +
+                                   " holds the project's workflow definitions, which a job "
+                                   "never changes, whatever the project's rules; leave it as "
+                                   "it is");
+  }
   // The last matching rule decides; with none, the default does.
   for (auto it = rules_.rbegin(); it != rules_.rend(); ++it) {
     if (!RuleMatches(*it, path)) continue;

@@ -24,7 +24,10 @@
 // any depth; one with a slash is anchored at the root; a trailing slash or a
 // folder's name covers everything under it; "*" and "?" stay within a folder and
 // "**" spans folders. A rule that matches a protected file allows it: widening
-// is the operator's explicit choice.
+// is the operator's explicit choice. Except for the folders where workflows are
+// defined (.docwright/ and .mintlify/workflows/, workflows/workflow_file.h),
+// refused whatever the rules: a workflow starts jobs unattended, and a job must
+// not decide what later jobs do.
 //
 // A WritePolicy is immutable once built, and safe to use from several threads.
 #pragma once
