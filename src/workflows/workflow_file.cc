@@ -437,7 +437,9 @@ Workflow Refused(std::string name, std::string_view path, const std::string& err
   w.source = WorkflowSource::kFile;
   w.name = std::move(name);
   w.file_path = OneLogLine(path, git::kMaxPathBytes);
-  w.error = error;
+  // Shown in listings and terminals: one printable line, whatever the file
+  // or the checks quoted from it.
+  w.error = OneLogLine(error, 1000);
   return w;
 }
 
