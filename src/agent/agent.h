@@ -3,6 +3,7 @@
 // push, pull request) is not its business.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,17 +24,43 @@ struct AgentResult : TurnOutcome {
   std::vector<std::string> notes;
 };
 
+// One of the project's context repositories (core/workflow.h) as a turn reads
+// it: read-only, pinned at one commit for the whole turn.
+struct ContextSnapshot {
+  std::string name;    // what the tools' "repository" argument names
+  std::string branch;  // the branch read
+  std::string commit;  // its head when the turn started
+  // Files in it, counted up to a bound: `files_cut` says there are more.
+  size_t files = 0;
+  bool files_cut = false;
+  // At `commit`, charging the turn's work budget; outlives the agent's run.
+  const git::Snapshot* snapshot = nullptr;
+};
+
+// A context repository the turn goes on without, and why (no secrets in it).
+struct UnreadContext {
+  std::string name;
+  std::string reason;
+};
+
+// What a turn may read besides the docs repository.
+struct TurnContext {
+  std::vector<ContextSnapshot> repositories;  // by name, at most kMaxContextRepositories
+  std::vector<UnreadContext> unread;
+};
+
 class Agent {
  public:
   virtual ~Agent() = default;
   // Carries out `turn.message` by editing `workspace`, which starts at the head
-  // of the job's branch (or the project's base branch on the first turn). Runs on
-  // a worker thread; called concurrently for different jobs. Returns soon after
-  // `cancel` is set, with `interrupted`. May be called again for the same turn
-  // (after a crash, or when the branch moved while it ran) with a fresh
-  // workspace: it must start over.
+  // of the job's branch (or the project's base branch on the first turn), and
+  // may read (never write) the repositories of `context`. Runs on a worker
+  // thread; called concurrently for different jobs. Returns soon after `cancel`
+  // is set, with `interrupted`. May be called again for the same turn (after a
+  // crash, or when the branch moved while it ran) with a fresh workspace: it
+  // must start over.
   virtual AgentResult Run(const TurnInput& turn, git::Workspace& workspace,
-                          CancelToken& cancel) = 0;
+                          const TurnContext& context, CancelToken& cancel) = 0;
 };
 
 }  // namespace docwright::agent

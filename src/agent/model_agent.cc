@@ -94,9 +94,40 @@ ModelAgent::ModelAgent(llm::ProviderConfig provider, AgentBudgets budgets)
 
 namespace {
 
+// What the system prompt says of the turn's context repositories, "" without
+// any: the same bytes at every step (the commits are pinned for the turn).
+std::string ContextSection(const TurnContext& context) {
+  if (context.repositories.empty() && context.unread.empty()) return "";
+  std::string out;
+  if (!context.repositories.empty()) {
+    out +=
+        "\n\nContext repositories: code the docs describe, to read, never to change (they are "
+        "read-only; write_file, edit_file, delete_file and move_file change the docs repository "
+        "only). Read one with list_files, read_file or search and its name as \"repository\"; "
+        "paths are relative to its root. Without \"repository\" the tools read the docs "
+        "repository. Each stays at the commit shown for the whole turn:\n";
+    for (const ContextSnapshot& repo : context.repositories) {
+      out += "- " + OneLogLine(repo.name, 100) + ": branch " + OneLogLine(repo.branch, 200) +
+             ", commit " + repo.commit.substr(0, 12) + ", " + (repo.files_cut ? "more than " : "") +
+             std::to_string(repo.files) +
+             (repo.files == 1 && !repo.files_cut ? " file" : " files") + "\n";
+    }
+  }
+  if (!context.unread.empty()) {
+    out += std::string(context.repositories.empty() ? "\n\n" : "\n") +
+           "Context repositories that could not be read for this turn (go on without them; do "
+           "not guess what they hold):\n";
+    for (const UnreadContext& repo : context.unread) {
+      out += "- " + OneLogLine(repo.name, 100) + ": " + OneLogLine(repo.reason, 300) + "\n";
+    }
+  }
+  out.pop_back();  // the prompt's sections end without a line break
+  return out;
+}
+
 std::string SystemPromptFor(const docs::SiteMap& map, const agent::WritePolicy& policy,
                             const std::optional<agent::RepositoryInstructions>& instructions,
-                            size_t max_site_map_bytes) {
+                            size_t max_site_map_bytes, const TurnContext& context) {
   std::string where;
   for (const std::string& f : policy.site_folders()) {
     where += (where.empty() ? "" : ", ") + (f.empty() ? std::string("the repository") : f + "/");
@@ -106,6 +137,7 @@ std::string SystemPromptFor(const docs::SiteMap& map, const agent::WritePolicy& 
       " and Markdown pages; CI, build and hook definitions and dot-folders the site does not "
       "use are refused.\n\nThe documentation site:\n" +
       map.Render(max_site_map_bytes);
+  prompt += ContextSection(context);
   if (instructions) {
     // The file cannot close the element it is quoted in.
     std::string text = instructions->text;
@@ -124,10 +156,11 @@ std::string SystemPromptFor(const docs::SiteMap& map, const agent::WritePolicy& 
 
 }  // namespace
 
-std::string ModelAgent::SystemPrompt(const git::Workspace& workspace, size_t max_site_map_bytes) {
+std::string ModelAgent::SystemPrompt(const git::Workspace& workspace, size_t max_site_map_bytes,
+                                     const TurnContext& context) {
   docs::SiteMap map = docs::BuildSiteMap(workspace, {.max_files = kMaxSiteMapFiles});
   return SystemPromptFor(map, agent::WritePolicy(map, {}), agent::ReadInstructions(workspace),
-                         max_site_map_bytes);
+                         max_site_map_bytes, context);
 }
 
 namespace {
@@ -136,6 +169,7 @@ namespace {
 struct TurnRun {
   const TurnInput& turn;
   git::Workspace& workspace;
+  const TurnContext& context;
   CancelToken& cancel;
   const AgentBudgets& budgets;
   Clock::time_point started;
@@ -171,7 +205,20 @@ llm::ModelRequest FirstRequest(TurnRun& run, const docs::SiteMap& map,
   request.model = *run.turn.job.model;
   std::optional<agent::RepositoryInstructions> instructions =
       agent::ReadInstructions(run.workspace);
-  request.system = SystemPromptFor(map, policy, instructions, run.budgets.max_site_map_bytes);
+  request.system =
+      SystemPromptFor(map, policy, instructions, run.budgets.max_site_map_bytes, run.context);
+  if (!run.context.repositories.empty() || !run.context.unread.empty()) {
+    std::string text = "Context repositories:";
+    for (const ContextSnapshot& repo : run.context.repositories) {
+      text += " " + OneLogLine(repo.name, 100) + " (" + OneLogLine(repo.branch, 200) + " at " +
+              repo.commit.substr(0, 12) + ")";
+    }
+    for (const UnreadContext& repo : run.context.unread) {
+      text +=
+          " " + OneLogLine(repo.name, 100) + " (not read: " + OneLogLine(repo.reason, 300) + ")";
+    }
+    run.Record(TranscriptStep{TranscriptStep::Kind::kContext, text + "."});
+  }
   if (instructions) {
     run.Record(TranscriptStep{TranscriptStep::Kind::kContext,
                               "The repository's instructions from " + instructions->path + " (" +
@@ -324,8 +371,13 @@ std::optional<AgentResult> TakeStep(TurnRun& run, llm::Model& model, agent::Tool
 
 }  // namespace
 
-AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace, CancelToken& cancel) {
-  TurnRun run{.turn = turn, .workspace = workspace, .cancel = cancel, .budgets = budgets_};
+AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace,
+                            const TurnContext& context, CancelToken& cancel) {
+  TurnRun run{.turn = turn,
+              .workspace = workspace,
+              .context = context,
+              .cancel = cancel,
+              .budgets = budgets_};
   if (!turn.job.model || turn.job.model->empty()) {
     return run.Fail(
         "no model is set for this job: set DOCWRIGHT_MODEL, the project's --model, or "
@@ -351,7 +403,7 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace, Ca
                     run.work->status().message() + "; nothing was pushed");
   }
   agent::WritePolicy policy(map, turn.project.write_paths);
-  agent::Toolbox tools(workspace, &policy);
+  agent::Toolbox tools(workspace, &policy, context.repositories);
   llm::ModelRequest request = FirstRequest(run, map, policy);
   run.repairs_left = budgets_.repair_rounds;
 

@@ -27,11 +27,13 @@ class ModelAgent final : public Agent {
   // Runs the tool loop until the model calls `finish` (and the checks pass, or
   // the repair rounds are spent), a budget runs out (failed: nothing is pushed),
   // the model provider fails for good (failed, with its error), or `cancel` is set.
-  AgentResult Run(const TurnInput& turn, git::Workspace& workspace, CancelToken& cancel) override;
+  AgentResult Run(const TurnInput& turn, git::Workspace& workspace, const TurnContext& context,
+                  CancelToken& cancel) override;
 
-  // The system prompt for a turn on `workspace`; exposed for tests and for
-  // measuring what it costs.
-  static std::string SystemPrompt(const git::Workspace& workspace, size_t max_site_map_bytes);
+  // The system prompt for a turn on `workspace` that may read `context`;
+  // exposed for tests and for measuring what it costs.
+  static std::string SystemPrompt(const git::Workspace& workspace, size_t max_site_map_bytes,
+                                  const TurnContext& context = {});
 
  private:
   llm::ProviderConfig provider_;

@@ -67,6 +67,11 @@ class Args {
     }
     return it->get<int64_t>();
   }
+  // Whether the model gave `name` at all (null counts as not given).
+  bool Has(const char* name) const {
+    auto it = j_.find(name);
+    return it != j_.end() && !it->is_null();
+  }
   std::optional<bool> Bool(const char* name, std::string* error) const {
     auto it = j_.find(name);
     if (it == j_.end() || it->is_null()) return std::nullopt;
@@ -454,13 +459,18 @@ std::vector<llm::ToolSpec> Toolbox::Specs() {
         .dump();
   };
   json path_prop{{"type", "string"}, {"description", "repository-relative path"}};
+  json repository_prop{{"type", "string"},
+                       {"description",
+                        "a context repository's name, to read it instead of the docs repository "
+                        "(read-only); omit for the docs repository"}};
   return {
       {"list_files",
        "List the files and folders in a folder of the repository (default: the root). Folders end "
        "with '/'.",
        object({{"path",
                 {{"type", "string"},
-                 {"description", "folder, repository-relative; omit for the root"}}}},
+                 {"description", "folder, repository-relative; omit for the root"}}},
+               {"repository", repository_prop}},
               json::array())},
       {"read_file",
        "Read a text file as numbered lines. Long files come a page at a time: use offset and "
@@ -473,14 +483,16 @@ std::vector<llm::ToolSpec> Toolbox::Specs() {
                {"limit",
                 {{"type", "integer"},
                  {"minimum", 1},
-                 {"description", "how many lines (default 400)"}}}},
+                 {"description", "how many lines (default 400)"}}},
+               {"repository", repository_prop}},
               {"path"})},
       {"search",
        "Search text files with a regular expression (RE2 syntax). Returns path:line: text rows, at "
        "most 100.",
        object({{"pattern", {{"type", "string"}, {"description", "regular expression"}}},
                {"path",
-                {{"type", "string"}, {"description", "folder or file to search; omit for all"}}}},
+                {{"type", "string"}, {"description", "folder or file to search; omit for all"}}},
+               {"repository", repository_prop}},
               {"pattern"})},
       {"write_file", "Create a file, or overwrite it with the full new content.",
        object({{"path", path_prop},
@@ -511,13 +523,50 @@ std::vector<llm::ToolSpec> Toolbox::Specs() {
   };
 }
 
+Toolbox::Toolbox(git::Workspace& workspace, const WritePolicy* policy,
+                 const std::vector<ContextSnapshot>& context)
+    : workspace_(workspace), policy_(policy) {
+  for (const ContextSnapshot& repo : context) {
+    if (repo.snapshot) context_.try_emplace(repo.name, *repo.snapshot);
+  }
+}
+
+git::Workspace* Toolbox::ReadTarget(const std::optional<std::string>& repository,
+                                    std::string* error) {
+  if (!repository) return &workspace_;
+  if (auto it = context_.find(*repository); it != context_.end()) return &it->second;
+  std::string names;
+  for (const auto& [name, unused] : context_) names += (names.empty() ? "" : ", ") + name;
+  // The name is the model's: cut, so a long one cannot flood the conversation.
+  *error = "there is no context repository named \"" + std::string(CutUtf8(*repository, 100)) +
+           "\"; " +
+           (names.empty() ? std::string("this turn has none: omit \"repository\" to read the "
+                                        "docs repository")
+                          : "the context repositories are: " + names);
+  return nullptr;
+}
+
 ToolOutcome Toolbox::Call(const std::string& name, const std::string& arguments) {
   std::string error;
   auto args = Args::Parse(arguments, &error);
   if (!args) return Error(error);
-  if (name == "list_files") return ListFiles(workspace_, *args);
-  if (name == "read_file") return ReadFile(workspace_, *args);
-  if (name == "search") return Search(workspace_, *args);
+  if (name == "list_files" || name == "read_file" || name == "search") {
+    auto repository = args->String("repository", false, &error);
+    if (!error.empty()) return Error(error);
+    git::Workspace* target = ReadTarget(repository, &error);
+    if (!target) return Error(error);
+    if (name == "list_files") return ListFiles(*target, *args);
+    if (name == "read_file") return ReadFile(*target, *args);
+    return Search(*target, *args);
+  }
+  bool writes =
+      name == "write_file" || name == "edit_file" || name == "delete_file" || name == "move_file";
+  if (writes && args->Has("repository")) {
+    // Not in the writing tools' schemas: a model that sends it anyway means
+    // another repository, and must not have the docs repository changed instead.
+    return Error("context repositories are read-only: " + std::string(CutUtf8(name, 100)) +
+                 " changes the docs repository only; call it without \"repository\"");
+  }
   if (name == "write_file") return WriteFile(workspace_, *args, policy_);
   if (name == "edit_file") return EditFile(workspace_, *args, policy_);
   if (name == "delete_file") return DeleteFile(workspace_, *args, policy_);

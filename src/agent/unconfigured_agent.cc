@@ -2,7 +2,8 @@
 
 namespace docwright::agent {
 
-AgentResult UnconfiguredAgent::Run(const TurnInput&, git::Workspace&, CancelToken&) {
+AgentResult UnconfiguredAgent::Run(const TurnInput&, git::Workspace&, const TurnContext&,
+                                   CancelToken&) {
   AgentResult r;
   r.error =
       "no language model is configured on this server: set DOCWRIGHT_LLM_PROVIDER, "

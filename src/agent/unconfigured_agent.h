@@ -8,7 +8,8 @@ namespace docwright::agent {
 
 class UnconfiguredAgent final : public Agent {
  public:
-  AgentResult Run(const TurnInput& turn, git::Workspace& workspace, CancelToken& cancel) override;
+  AgentResult Run(const TurnInput& turn, git::Workspace& workspace, const TurnContext& context,
+                  CancelToken& cancel) override;
 };
 
 }  // namespace docwright::agent

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -20,6 +21,10 @@ namespace {
 
 // How far back from a branch's head a re-run looks for its own commit.
 constexpr int kMaxCommitsToSearch = 50;
+// A context repository's files are counted for the agent up to this many
+// ("more than" past it), visiting at most this many entries of its tree.
+constexpr size_t kMaxContextFilesCounted = 100000;
+constexpr uint64_t kMaxContextCountEntries = 200000;
 
 TurnOutcome Failed(std::string error) {
   TurnOutcome r;
@@ -35,35 +40,15 @@ TurnOutcome Interrupted() {
 
 }  // namespace
 
-RepositoryTurns::RepositoryTurns(Store& store, agent::Agent& agent, RepositoryTurnsOptions options)
-    : store_(store), agent_(agent), options_(std::move(options)) {}
+RepositoryTurns::RepositoryTurns(Store& store, agent::Agent& agent, RepositoryTurnsOptions options,
+                                 std::shared_ptr<git::MirrorPool> mirrors)
+    : store_(store), agent_(agent), options_(std::move(options)), mirrors_(std::move(mirrors)) {
+  if (!mirrors_) {
+    mirrors_ = std::make_shared<git::MirrorPool>(options_.mirrors_dir, options_.git_limits);
+  }
+}
 
 RepositoryTurns::~RepositoryTurns() = default;
-
-Result<std::shared_ptr<git::Mirror>> RepositoryTurns::MirrorFor(const Project& project) {
-  std::shared_ptr<MirrorSlot> slot;
-  {
-    std::lock_guard lock(mu_);
-    auto& entry = mirrors_[project.id];
-    if (!entry) entry = std::make_shared<MirrorSlot>();
-    slot = entry;
-  }
-  // Opening may wait on another process's lock on this mirror: only this
-  // project's turns wait with it.
-  git::Credentials credentials = git::CredentialsFor(project);
-  std::lock_guard open_lock(slot->mu);
-  if (!slot->mirror || slot->url != project.repository) {  // `project update --repository`
-    auto opened =
-        git::Mirror::Open(options_.mirrors_dir + "/" + project.id + ".git", project.repository,
-                          std::move(credentials), options_.git_limits);
-    if (!opened.ok()) return opened.status();
-    slot->mirror = std::move(*opened);
-    slot->url = project.repository;
-  } else {
-    slot->mirror->SetCredentials(std::move(credentials));  // they may have changed
-  }
-  return slot->mirror;
-}
 
 Result<PullRequestMerge> RepositoryTurns::MergePullRequest(const LocalPullRequest& pr,
                                                            std::string_view method,
@@ -78,7 +63,7 @@ Result<PullRequestMerge> RepositoryTurns::MergePullRequest(const LocalPullReques
   }
   auto project = store_.GetProjectById(pr.project_id);
   if (!project.ok()) return project.status();
-  auto mirror = MirrorFor(*project);
+  auto mirror = mirrors_->ForProject(*project);
   if (!mirror.ok()) return mirror.status();
   auto merged =
       (*mirror)->Merge(pr.head, pr.base, how, options_.identity, {}, std::string(expected_head));
@@ -111,6 +96,13 @@ struct RepositoryTurns::Turn {
   // charged by every walk, read, search, check and diff (docs/operations.md).
   WorkBudget work;
   TokenUsage spent;  // by the agent, over both rounds when the branch moved
+  // The context repositories the agent reads (ReadContext), opened once and
+  // read at the same commits over both rounds. The snapshots go before their
+  // mirrors, and before `work`, which they charge.
+  bool context_read = false;
+  std::vector<std::shared_ptr<git::Mirror>> context_mirrors;
+  std::vector<std::unique_ptr<git::Snapshot>> context_snapshots;
+  agent::TurnContext context;
 };
 
 // One round of a turn: from the fetch to the push, or to the pull request.
@@ -143,7 +135,7 @@ TurnOutcome RepositoryTurns::RunTurn(const TurnInput& given, CancelToken& cancel
       spdlog::warn("job {}: cannot record its model {}: {}", input.job.id, *model, s.message());
     }
   }
-  auto mirror = MirrorFor(input.project);
+  auto mirror = mirrors_->ForProject(input.project);
   if (!mirror.ok()) return Failed(mirror.status().message());
   git::Mirror& repo = **mirror;
   // The mirror keeps the base's head between turns, not every job's branch.
@@ -206,6 +198,8 @@ std::optional<TurnOutcome> RepositoryTurns::Prepare(Turn& turn, Round& round) co
   }
   if (round.pushed_before) return std::nullopt;
 
+  ReadContext(turn);
+  if (turn.cancel.cancelled()) return Interrupted();
   auto snapshot = turn.repo.OpenSnapshot(start);
   if (!snapshot.ok()) return Failed(snapshot.status().message());
   Round::Edits& edits = round.edits.emplace();
@@ -219,10 +213,122 @@ std::optional<TurnOutcome> RepositoryTurns::Prepare(Turn& turn, Round& round) co
   return std::nullopt;
 }
 
+void RepositoryTurns::ReadContext(Turn& turn) const {
+  if (turn.context_read) return;
+  turn.context_read = true;
+  const Job& job = turn.input.job;
+  const Project& project = turn.input.project;
+  agent::TurnContext& context = turn.context;
+  auto listed = store_.ListContextRepositories(project.id);
+  if (!listed.ok()) {
+    spdlog::warn("job {}: cannot list the project's context repositories: {}", job.id,
+                 OneLogLine(listed.status().message()));
+    context.unread.push_back(
+        {"(all)", "the project's context repositories could not be listed; try again later"});
+    return;
+  }
+  // The job's own list, if it has one (names the project lacks are noted), else
+  // all of the project's.
+  std::vector<const ContextRepository*> chosen;
+  auto named = [&](const std::string& name) -> const ContextRepository* {
+    for (const ContextRepository& repo : *listed) {
+      if (repo.name == name) return &repo;
+    }
+    return nullptr;
+  };
+  if (job.context) {
+    for (const std::string& name : *job.context) {
+      if (chosen.size() == kMaxContextRepositories ||
+          context.unread.size() == kMaxContextRepositories) {
+        break;
+      }
+      const ContextRepository* repo = named(name);
+      if (!repo) {
+        context.unread.push_back({name, "the project has no context repository of that name"});
+      } else if (std::find(chosen.begin(), chosen.end(), repo) == chosen.end()) {
+        chosen.push_back(repo);
+      }
+    }
+  } else {
+    for (const ContextRepository& repo : *listed) {
+      if (chosen.size() == kMaxContextRepositories) break;
+      chosen.push_back(&repo);
+    }
+  }
+
+  git::Credentials credentials = git::CredentialsFor(project);
+  for (const ContextRepository* repo : chosen) {
+    if (turn.cancel.cancelled()) return;
+    // Why it cannot be read, for the agent and the log: git's errors carry no
+    // secrets, and URLs in them are redacted all the same.
+    auto unread = [&](const Status& why) {
+      std::string reason = OneLogLine(RedactCredentials(why.message()), 300);
+      spdlog::warn("job {}: context repository {} cannot be read: {}", job.id, repo->name, reason);
+      context.unread.push_back({repo->name, "could not be read: " + reason});
+    };
+    auto mirror = mirrors_->ForContext(project, *repo);
+    if (!mirror.ok()) {
+      unread(mirror.status());
+      continue;
+    }
+    std::string branch = repo->branch.value_or("");
+    if (branch.empty()) {
+      // The remote's default branch: what HEAD names there now.
+      auto probe = git::ProbeRemote(repo->repository, credentials, mirrors_->limits());
+      if (!probe.ok()) {
+        unread(probe.status());
+        continue;
+      }
+      if (!probe->default_branch) {
+        unread(Status::NotFound("the repository has no default branch (is it empty?)"));
+        continue;
+      }
+      branch = *probe->default_branch;
+    }
+    auto fetched = (*mirror)->FetchBranches({branch}, turn.stopped);
+    if (turn.cancel.cancelled()) return;
+    if (!fetched.ok()) {
+      unread(fetched.status());
+      continue;
+    }
+    auto head = fetched->find(branch);
+    if (head == fetched->end() || !head->second) {
+      unread(Status::NotFound("the repository has no branch " + branch));
+      continue;
+    }
+    auto snapshot = (*mirror)->OpenSnapshot(*head->second);
+    if (!snapshot.ok()) {
+      unread(snapshot.status());
+      continue;
+    }
+    // Counted within a bound of its own (and the turn's): a huge tree costs the
+    // turn a little, and is told as "more than".
+    bool cut = false;
+    size_t files = 0;
+    {
+      WorkBudget counting(WorkBudget::Limits{.entries = kMaxContextCountEntries}, &turn.cancel,
+                          std::chrono::steady_clock::time_point::max(), &turn.work);
+      (*snapshot)->SetBudget(&counting);
+      auto walked = (*snapshot)->Walk("", kMaxContextFilesCounted, &cut);
+      (*snapshot)->SetBudget(&turn.work);
+      if (walked.ok()) files = walked->size();
+      cut = cut || !walked.ok();
+    }
+    context.repositories.push_back(agent::ContextSnapshot{.name = repo->name,
+                                                          .branch = branch,
+                                                          .commit = *head->second,
+                                                          .files = files,
+                                                          .files_cut = cut,
+                                                          .snapshot = snapshot->get()});
+    turn.context_snapshots.push_back(std::move(*snapshot));
+    turn.context_mirrors.push_back(std::move(*mirror));
+  }
+}
+
 std::optional<TurnOutcome> RepositoryTurns::Edit(Turn& turn, Round& round) const {
   Round::Edits& edits = *round.edits;
   agent::AgentResult& result = edits.result;
-  result = agent_.Run(turn.input, *edits.workspace, turn.cancel);
+  result = agent_.Run(turn.input, *edits.workspace, turn.context, turn.cancel);
   turn.spent += result.usage;
   if (result.interrupted) return Interrupted();
   if (!result.succeeded) {

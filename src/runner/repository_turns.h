@@ -16,13 +16,16 @@
 
 #include "agent/agent.h"
 #include "git/git.h"
+#include "git/mirror_pool.h"
 #include "runner/turn.h"
 #include "store/store.h"
 
 namespace docwright {
 
 struct RepositoryTurnsOptions {
-  std::string mirrors_dir;         // one bare mirror per project is kept under it
+  // One bare mirror per repository is kept under it (git::MirrorPool), unless
+  // the turns are given a pool.
+  std::string mirrors_dir;
   std::string public_url;          // where the local forge's pages are served
   git::Identity identity;          // author and committer of the agent's commits
   git::TransferLimits git_limits;  // time limits of every fetch and push
@@ -37,8 +40,15 @@ struct RepositoryTurnsOptions {
 class RepositoryTurns final : public TurnHandler {
  public:
   // `store` keeps the local forge's pull requests; `agent` does the editing.
-  RepositoryTurns(Store& store, agent::Agent& agent, RepositoryTurnsOptions options);
+  // `mirrors`, if given, is the process's pool of mirrors (shared with the
+  // workflows' engine); else the turns keep one of their own under
+  // options.mirrors_dir, within options.git_limits.
+  RepositoryTurns(Store& store, agent::Agent& agent, RepositoryTurnsOptions options,
+                  std::shared_ptr<git::MirrorPool> mirrors = nullptr);
   ~RepositoryTurns() override;
+
+  // The pool the turns' mirrors come from.
+  std::shared_ptr<git::MirrorPool> mirrors() const { return mirrors_; }
 
   // A turn succeeds when the agent does and its edits, if any, are pushed and
   // have a pull request. The first turn branches from the project's base branch;
@@ -50,6 +60,10 @@ class RepositoryTurns final : public TurnHandler {
   // pull request). A re-run of a turn whose commit is on the branch already
   // (found by its trailer) does not run the agent again: it opens or updates the
   // pull request only.
+  // The agent may read the job's context repositories (Job.context, or all of
+  // the project's): each is fetched as the turn starts and read at that commit
+  // for the whole turn, never written; one that cannot be fetched is left out,
+  // and the agent is told why.
   TurnOutcome RunTurn(const TurnInput& input, CancelToken& cancel) override;
 
   // Merges the local forge's pull request `pr` into its base on its project's
@@ -66,8 +80,6 @@ class RepositoryTurns final : public TurnHandler {
                                             std::string_view expected_head = {});
 
  private:
-  Result<std::shared_ptr<git::Mirror>> MirrorFor(const Project& project);
-
   // The steps of a turn, in order. A round goes through them once; a second
   // round starts over from a fresh fetch when the push found the branch moved.
   // What they share, defined with them: the turn's state over its rounds (its
@@ -80,6 +92,11 @@ class RepositoryTurns final : public TurnHandler {
   // turn's commit (a re-run). Without one, opens the workspace over the start
   // and the write policy from the site as it is before any edit.
   std::optional<TurnOutcome> Prepare(Turn& turn, Round& round) const;
+  // Prepare's step for a turn that runs the agent, once per turn: opens the
+  // job's context repositories (at most kMaxContextRepositories), each fetched
+  // within the turn's cancel token and the mirrors' limits and charging the
+  // turn's work budget; those that cannot be read are noted for the agent.
+  void ReadContext(Turn& turn) const;
   // Runs the agent over the workspace (not for a turn pushed before); fails the
   // turn if the agent did, or if the turn's work budget is spent.
   std::optional<TurnOutcome> Edit(Turn& turn, Round& round) const;
@@ -105,20 +122,10 @@ class RepositoryTurns final : public TurnHandler {
   // turn's step sink.
   void Published(Turn& turn, Round& round, const char* action, std::string text) const;
 
-  // One mirror per project, opened on its first turn.
-  struct MirrorSlot {
-    std::mutex mu;
-    // Shared with the turns using it: a new repository gets a new mirror while
-    // turns started on the old one finish with it.
-    std::shared_ptr<git::Mirror> mirror;
-    std::string url;  // the repository it mirrors
-  };
-
   Store& store_;
   agent::Agent& agent_;
   RepositoryTurnsOptions options_;
-  std::mutex mu_;                                               // guards the map, not the slots
-  std::map<std::string, std::shared_ptr<MirrorSlot>> mirrors_;  // by project id
+  std::shared_ptr<git::MirrorPool> mirrors_;  // never null
 };
 
 }  // namespace docwright

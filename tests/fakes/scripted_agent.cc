@@ -83,7 +83,7 @@ void ScriptedLog::Record(const std::string& what, const TurnInput& input) {
 }
 
 agent::AgentResult ScriptedAgent::Run(const TurnInput& input, git::Workspace& workspace,
-                                      CancelToken& cancel) {
+                                      const agent::TurnContext&, CancelToken& cancel) {
   TurnEvents events(*this, input);
   const std::string& prompt = input.message.prompt;
   if (auto stop = Common(*this, prompt, cancel)) return *stop;

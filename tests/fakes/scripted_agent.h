@@ -50,7 +50,7 @@ std::optional<std::string> Directive(const std::string& text, const std::string&
 class ScriptedAgent final : public agent::Agent, public ScriptedLog {
  public:
   agent::AgentResult Run(const TurnInput& input, git::Workspace& workspace,
-                         CancelToken& cancel) override;
+                         const agent::TurnContext& context, CancelToken& cancel) override;
 };
 
 // A whole turn without a repository, for runner tests: succeeds with the pull
