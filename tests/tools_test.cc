@@ -228,6 +228,121 @@ TEST_F(ToolsTest, WritesDeletesAndMovesStayInsideTheRepository) {
   EXPECT_TRUE(changes.count("reference/commands.mdx"));
 }
 
+// The docs workspace and a second real repository, "sdk", to read as context.
+class ContextToolsTest : public ToolsTest {
+ protected:
+  void SetUp() override {
+    ToolsTest::SetUp();
+    sdk_remote_ = dir_ / "sdk.git";
+    testing::MakeRemoteWith(sdk_remote_, {{"src/client.ts", "export function createClient() {}\n"},
+                                          {"README.md", "# SDK\n\nCall createClient first.\n"}});
+    sdk_mirror_ =
+        std::move(*git::Mirror::Open(dir_ / "sdk-mirror.git", sdk_remote_, git::Credentials{}));
+    sdk_commit_ = *sdk_mirror_->FetchBranch("main");
+    sdk_ = std::move(*sdk_mirror_->OpenSnapshot(sdk_commit_));
+    sdk_->SetBudget(&budget_);
+    context_ = {ContextSnapshot{.name = "sdk",
+                                .branch = "main",
+                                .commit = sdk_commit_,
+                                .files = 2,
+                                .snapshot = sdk_.get()}};
+    tools_ = std::make_unique<Toolbox>(*workspace_, nullptr, context_);
+  }
+  // The toolbox holds views of the snapshot: it goes first.
+  void TearDown() override { tools_.reset(); }
+
+  WorkBudget budget_{WorkBudget::TurnLimits()};
+  std::string sdk_remote_, sdk_commit_;
+  std::unique_ptr<git::Mirror> sdk_mirror_;
+  std::unique_ptr<git::Snapshot> sdk_;
+  std::vector<ContextSnapshot> context_;
+};
+
+TEST_F(ContextToolsTest, ReadingToolsTakeAContextRepositoryByName) {
+  auto read = Call("read_file", {{"repository", "sdk"}, {"path", "src/client.ts"}});
+  EXPECT_FALSE(read.is_error) << read.content;
+  EXPECT_EQ(read.content, "1\texport function createClient() {}\n");
+  auto listed = Call("list_files", {{"repository", "sdk"}});
+  EXPECT_EQ(listed.content, "README.md\nsrc/\n");
+  EXPECT_EQ(Call("list_files", {{"repository", "sdk"}, {"path", "src"}}).content,
+            "src/client.ts\n");
+  auto found = Call("search", {{"repository", "sdk"}, {"pattern", "createClient"}});
+  EXPECT_EQ(found.content,
+            "README.md:3: Call createClient first.\nsrc/client.ts:1: export function "
+            "createClient() {}\n");
+  EXPECT_GT(budget_.used(WorkBudget::Meter::kBytesSearched), 0u) << "charged to the budget";
+
+  // Without "repository" the tools read the docs repository, as before.
+  EXPECT_TRUE(Call("read_file", {{"path", "src/client.ts"}}).is_error);
+  EXPECT_FALSE(Call("read_file", {{"path", "quickstart.mdx"}}).is_error);
+  EXPECT_TRUE(Call("read_file", {{"repository", "sdk"}, {"path", "quickstart.mdx"}}).is_error);
+  EXPECT_EQ(Call("search", {{"pattern", "createClient"}}).content, "no matches\n");
+}
+
+TEST_F(ContextToolsTest, AnUnknownRepositoryIsAToolErrorNamingTheKnownOnes) {
+  auto unknown = Call("read_file", {{"repository", "api"}, {"path", "README.md"}});
+  EXPECT_TRUE(unknown.is_error);
+  EXPECT_NE(unknown.content.find("no context repository named \"api\""), std::string::npos)
+      << unknown.content;
+  EXPECT_NE(unknown.content.find("the context repositories are: sdk"), std::string::npos)
+      << unknown.content;
+  EXPECT_TRUE(Call("list_files", {{"repository", "docs"}}).is_error);
+  EXPECT_TRUE(Call("search", {{"repository", "SDK"}, {"pattern", "x"}}).is_error);
+  EXPECT_NE(Call("list_files", {{"repository", 3}}).content.find("must be a string"),
+            std::string::npos);
+  // A long name comes back cut.
+  auto long_name = Call("list_files", {{"repository", std::string(100000, 'x')}});
+  EXPECT_TRUE(long_name.is_error);
+  EXPECT_LT(long_name.content.size(), 400u);
+
+  // A toolbox without context repositories says it has none.
+  Toolbox plain(*workspace_);
+  auto none = plain.Call("read_file", json{{"repository", "sdk"}, {"path", "x"}}.dump());
+  EXPECT_TRUE(none.is_error);
+  EXPECT_NE(none.content.find("this turn has none"), std::string::npos) << none.content;
+}
+
+TEST_F(ContextToolsTest, PathsIntoAContextRepositoryAreCheckedAsEverywhere) {
+  for (const char* path : {"../sdk.git/config", "/etc/passwd", "src/../../x", ".git/config"}) {
+    EXPECT_TRUE(Call("read_file", {{"repository", "sdk"}, {"path", path}}).is_error) << path;
+  }
+  EXPECT_TRUE(Call("list_files", {{"repository", "sdk"}, {"path", ".."}}).is_error);
+  EXPECT_TRUE(Call("search", {{"repository", "sdk"}, {"pattern", "x"}, {"path", "../x"}}).is_error);
+}
+
+TEST_F(ContextToolsTest, WritesNeverTargetAContextRepository) {
+  for (const auto& [tool, args] : std::vector<std::pair<std::string, json>>{
+           {"write_file", {{"repository", "sdk"}, {"path", "src/client.ts"}, {"content", "x"}}},
+           {"edit_file",
+            {{"repository", "sdk"},
+             {"path", "src/client.ts"},
+             {"old_text", "createClient"},
+             {"new_text", "makeClient"}}},
+           {"delete_file", {{"repository", "sdk"}, {"path", "README.md"}}},
+           {"move_file", {{"repository", "sdk"}, {"from", "README.md"}, {"to", "x.md"}}},
+           // Nor the docs repository instead, when the model names one.
+           {"write_file", {{"repository", "sdk"}, {"path", "index.mdx"}, {"content", "x"}}}}) {
+    auto refused = Call(tool, args);
+    EXPECT_TRUE(refused.is_error) << tool;
+    EXPECT_NE(refused.content.find("read-only"), std::string::npos) << refused.content;
+  }
+  EXPECT_TRUE(workspace_->Changes().empty()) << "the docs workspace is untouched";
+  EXPECT_EQ(Call("read_file", {{"repository", "sdk"}, {"path", "src/client.ts"}}).content,
+            "1\texport function createClient() {}\n");
+  EXPECT_EQ(testing::Sh("git --git-dir=" + sdk_remote_ + " rev-parse main"), sdk_commit_);
+
+  // The schemas: "repository" for the reading tools only.
+  for (const auto& spec : Toolbox::Specs()) {
+    json schema = json::parse(spec.parameters);
+    bool reads = spec.name == "list_files" || spec.name == "read_file" || spec.name == "search";
+    EXPECT_EQ(schema["properties"].contains("repository"), reads) << spec.name;
+    if (reads) {
+      EXPECT_EQ(schema["properties"]["repository"]["type"], "string");
+      for (const auto& r : schema["required"]) EXPECT_NE(r, "repository") << spec.name;
+    }
+  }
+}
+
 TEST_F(ToolsTest, MistakesAreToolErrorsAndFinishNeedsASummary) {
   EXPECT_NE(tools_->Call("read_file", "{\"path\": ").content.find("not valid JSON"),
             std::string::npos);

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace docwright::testing {
 
@@ -54,6 +56,22 @@ inline void MakeRemoteFrom(const std::string& bare, const std::string& source) {
   Sh(std::string(kGit) + " init -q " + seed);
   Sh("cp -R '" + source + "'/. " + seed + "/");
   Sh("cd " + seed + " && " + kGit + " add -A && " + kGit + " commit -qm 'Initial docs' && " + kGit +
+     " push -q " + bare + " HEAD:main");
+  std::filesystem::remove_all(seed);
+}
+
+// A bare repository at `bare` whose branch "main" holds `files` (path, content),
+// one commit; a code repository to read as context, say.
+inline void MakeRemoteWith(const std::string& bare,
+                           const std::vector<std::pair<std::string, std::string>>& files) {
+  std::string seed = bare + ".seed";
+  Sh(std::string(kGit) + " init -q --bare " + bare);
+  Sh(std::string(kGit) + " init -q " + seed);
+  for (const auto& [path, content] : files) {
+    std::filesystem::create_directories(std::filesystem::path(seed + "/" + path).parent_path());
+    std::ofstream(seed + "/" + path) << content;
+  }
+  Sh("cd " + seed + " && " + kGit + " add -A && " + kGit + " commit -qm 'Initial code' && " + kGit +
      " push -q " + bare + " HEAD:main");
   std::filesystem::remove_all(seed);
 }
