@@ -153,6 +153,20 @@ struct DiffText {
   std::string merge_base;          // what the head is compared with ("": unrelated histories)
 };
 
+// One commit of a branch's history (Mirror::Log).
+struct CommitSummary {
+  std::string sha;
+  std::string subject;    // the message's first line, at most kMaxCommitSubjectBytes
+  std::string message;    // the whole message, at most kMaxCommitMessageBytes
+  bool is_merge = false;  // more than one parent
+};
+// Cut before a character, never inside one; a commit's text is the author's
+// and may be anything (it is made well-formed UTF-8 first).
+inline constexpr size_t kMaxCommitSubjectBytes = 1000;
+inline constexpr size_t kMaxCommitMessageBytes = 4096;
+// The most commits one Log lists, whatever its caller asks.
+inline constexpr size_t kMaxLogCommits = 10000;
+
 // A read-only view of one commit's tree, read from git objects. Use it from one
 // thread at a time; open one snapshot per thread.
 //
@@ -294,6 +308,19 @@ class Mirror {
   // `max_commits` of them), whose message contains `needle`; nullopt if none does.
   Result<std::optional<std::string>> FindCommitMessage(const std::string& head,
                                                        std::string_view needle, int max_commits);
+
+  // The commits reachable from `to` and not from `from`, newest first, at most
+  // `max` (and kMaxLogCommits); `from` "" lists `to` and its first parents. Both
+  // commits must be in the mirror (fetched). NotFound for a commit it lacks.
+  // The walk visits the commits between the two, so it is bounded by the
+  // history the mirror holds; it is made under the mirror's lock (git/history.cc).
+  Result<std::vector<CommitSummary>> Log(const std::string& from, const std::string& to,
+                                         size_t max);
+
+  // The branch the remote's HEAD names (its default branch), asked of the
+  // remote within the mirror's limits. NotFound if HEAD names none (a remote
+  // without a symbolic HEAD); Unavailable / Unauthenticated as FetchBranch.
+  Result<std::string> DefaultBranch();
 
   // A commit whose tree is the base's with the workspace's changes applied (only
   // the changed paths' trees are rewritten) and whose parent is the base commit.

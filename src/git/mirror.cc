@@ -401,6 +401,18 @@ Status Mirror::WithRepository(const std::function<Status(git_repository*)>& work
   return work(impl_->repo.get());
 }
 
+Result<std::string> Mirror::DefaultBranch() {
+  // Asked of the remote as `project create` asks it: one listing of its refs,
+  // within the connect and idle timeouts, without the mirror's lock (nothing of
+  // the mirror is read or written).
+  auto probe = ProbeRemote(impl_->url, impl_->CredentialsNow(), impl_->LimitsNow());
+  if (!probe.ok()) return probe.status();
+  if (!probe->default_branch) {
+    return Status::NotFound("the repository's HEAD names no branch: name the branch to read");
+  }
+  return *probe->default_branch;
+}
+
 Result<DiffText> Mirror::Diff(const std::string& base, const std::string& head, size_t max_bytes,
                               WorkBudget* budget) {
   auto base_oid = ParseOid(base);
