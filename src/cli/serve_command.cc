@@ -23,6 +23,7 @@
 
 #include "api/api.h"
 #include "cli/common.h"
+#include "cli/serve_workflows.h"
 #include "core/crash_point.h"
 #include "core/job.h"
 #include "core/text.h"
@@ -153,6 +154,7 @@ struct NodeOptions {
   double webhook_retry_base_s = 5;
   double webhook_disable_after_s = 24 * 3600;
   bool webhook_allow_private = false;
+  WorkflowFlags workflows;
 };
 
 // The options of `serve` alone: its HTTP server.
@@ -254,6 +256,7 @@ void AddNodeOptions(CLI::App* cmd, NodeOptions& o, int min_workers) {
   cmd->add_option("--commit-email", o.commit_email, "author email of the agent's commits")
       ->envname("DOCWRIGHT_COMMIT_EMAIL");
   AddWebhookOptions(cmd, o);
+  AddWorkflowOptions(cmd, o.workflows);
 }
 
 // `serve`'s options on where it listens and how it reads and caches.
@@ -480,7 +483,8 @@ int RunWorker(const Common& common, const NodeOptions& o, const AgentFactory& ma
     to.public_url = "http://127.0.0.1:8080";
     spdlog::warn("--public-url is not set: local pull request links will use {}", to.public_url);
   }
-  RepositoryTurns turns(**store, *agent.agent, to);
+  auto mirrors = std::make_shared<git::MirrorPool>(to.mirrors_dir, to.git_limits);
+  RepositoryTurns turns(**store, *agent.agent, to, mirrors);
   Runner runner(**store, turns, MakeRunnerOptions(o, *model));
   // Blocked before the runner's threads start, so that they inherit the mask and
   // the signals come to sigwait on this thread.
@@ -491,11 +495,13 @@ int RunWorker(const Common& common, const NodeOptions& o, const AgentFactory& ma
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   runner.Start();
   auto deliveries = MakeDeliveryWorkers(**store, o);
+  auto engine = StartWorkflowEngine(**store, mirrors, o.workflows);
   spdlog::info("worker started with {} workers on {}", o.workers,
                RedactCredentials(common.DatabaseUrl()));
   int sig = 0;
   sigwait(&set, &sig);
   spdlog::info("signal {} received: stopping workers", sig);
+  engine->Stop();
   if (deliveries) deliveries->Stop();
   if (!runner.Stop()) ExitLeavingThreadsBehind();
   return 0;
@@ -521,9 +527,9 @@ class LateRunner {
 
   // `store` and `agent` must outlive this.
   void Start(Store& store, agent::Agent& agent, const RepositoryTurnsOptions& to,
-             const RunnerOptions& ro) {
+             const RunnerOptions& ro, std::shared_ptr<git::MirrorPool> mirrors) {
     std::lock_guard lock(mu_);
-    turns_ = std::make_unique<RepositoryTurns>(store, agent, to);
+    turns_ = std::make_unique<RepositoryTurns>(store, agent, to, std::move(mirrors));
     runner_ = std::make_unique<Runner>(store, *turns_, ro);
     runner_->Start();
   }
@@ -606,10 +612,8 @@ Status WritePortFile(const std::string& file, uint16_t port) {
     out << port << "\n";
     if (!out.flush()) return Status::Unavailable("cannot write " + tmp);
   }
-  if (std::rename(tmp.c_str(), file.c_str()) != 0) {
-    return Status::Unavailable("cannot write " + file);
-  }
-  return Status();
+  bool renamed = std::rename(tmp.c_str(), file.c_str()) == 0;
+  return renamed ? Status() : Status::Unavailable("cannot write " + file);
 }
 
 // `serve`: the HTTP API and the runner, until the server stops on a signal.
@@ -658,9 +662,12 @@ int RunServer(const Common& common, const ServeOptions& o, const AgentFactory& m
   if (!o.http.port_file.empty()) {
     if (Status s = WritePortFile(o.http.port_file, server.port()); !s.ok()) return Fail(s);
   }
-  runner.Start(**store, *agent.agent, to, MakeRunnerOptions(o.node, *model));
+  auto mirrors = std::make_shared<git::MirrorPool>(to.mirrors_dir, to.git_limits);
+  runner.Start(**store, *agent.agent, to, MakeRunnerOptions(o.node, *model), mirrors);
   auto deliveries = MakeDeliveryWorkers(**store, o.node);
+  auto engine = StartWorkflowEngine(**store, mirrors, o.node.workflows);
   server.Run();
+  engine->Stop();  // first: it starts no job while the turns are handed back
   streams.Stop();
   if (access) access->flush();
   if (deliveries) deliveries->Stop();

@@ -1,0 +1,119 @@
+// The workflows' engine (DESIGN.md section 2, "workflows"): one per `serve` or
+// `worker` process, it starts the runs of the workflows whose triggers fired.
+// Each round (Tick):
+//   1. schedules: each enabled schedule workflow whose next slot after its
+//      schedule_from has come is run once (dedup "schedule:<slot>"), and its
+//      schedule_from moves to now, so a downtime of many slots fires once;
+//   2. polls, every poll_interval: for every unarchived project, the docs
+//      repository's base branch and the branches of its push workflows are
+//      fetched, and the context repositories' branches its merge workflows
+//      watch. A branch seen for the first time is only recorded (a project's
+//      workflow files are read then too); a branch that moved re-reads the
+//      workflow files (base branch), and starts the push runs (unless every
+//      new commit is docwright's own) or the merge runs for its new head;
+//   3. queued runs whose workflow has no run under way any more are started.
+// Every decision that must happen once is the store's (dedup keys, under the
+// workflow's lock), so any number of engines on one database start each run
+// once. Every error is logged (never a secret: URLs are redacted) and the work
+// is tried again next round; none stops the engine.
+//
+// Every git call is bounded by the mirrors' TransferLimits, and fetches are
+// abandoned when Stop is called; the stop flag is also read between projects.
+//
+// Thread-safety: Start, Stop and Tick may be called from any thread; rounds
+// never overlap (a Tick called while the engine's thread runs one waits for
+// it). Lifetime: the store and the pool must outlive the engine; the
+// destructor stops it.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/status.h"
+#include "core/time.h"
+#include "core/workflow.h"
+#include "git/mirror_pool.h"
+#include "store/store.h"
+#include "workflows/run_prompt.h"
+
+namespace docwright::workflows {
+
+struct WorkflowEngineOptions {
+  std::chrono::milliseconds tick{15000};           // between rounds
+  std::chrono::milliseconds poll_interval{60000};  // between polls of the branches (0: every round)
+  std::function<UnixMillis()> clock;               // "now" for the schedules; empty: NowMillis
+};
+
+// The most workflows and runs one round reads of each kind, and the commits a
+// push's check for docwright's own reads before it counts the push as a
+// person's.
+inline constexpr int kMaxScheduledPerRound = 10000;
+inline constexpr int kMaxQueuedPerRound = 200;
+inline constexpr size_t kMaxOwnCommitsChecked = 200;
+
+// Whether a commit with this message is docwright's own: a "Docwright-Job:"
+// trailer line, or a merge of one of its branches ("Merge branch 'docwright/").
+bool IsDocwrightCommit(const git::CommitSummary& commit);
+
+class WorkflowEngine {
+ public:
+  WorkflowEngine(Store& store, std::shared_ptr<git::MirrorPool> mirrors,
+                 WorkflowEngineOptions options);
+  ~WorkflowEngine();
+  WorkflowEngine(const WorkflowEngine&) = delete;
+  WorkflowEngine& operator=(const WorkflowEngine&) = delete;
+
+  // Runs rounds on a thread of its own, one every `tick`, until Stop. Once.
+  void Start();
+  // Ends the round under way at its next check (a fetch is abandoned) and
+  // joins the thread. Idempotent; Tick refuses to run after it.
+  void Stop();
+
+  // One round, now. OK, or the first error met (the round goes on past it:
+  // every other project and workflow is still seen to).
+  Status Tick();
+
+ private:
+  struct Round;
+  void Loop();
+  bool stopping() const;
+  UnixMillis Now() const;
+
+  Status RunSchedules(Round& round);
+  Status PollProjects(Round& round);
+  Status PollProject(Round& round, const Project& project);
+  // The branches of `repo` that the merge workflows `merged` (all on it) watch.
+  Status PollContext(Round& round, const Project& project, const ContextRepository& repo,
+                     const std::vector<const Workflow*>& merged);
+  Status StartQueuedRuns(Round& round);
+
+  // The changes of `trigger` (a push or merge) for the prompt; `unavailable`
+  // says why when they cannot be read.
+  RunChanges ChangesOf(const Project& project, const RunTrigger& trigger);
+  // Starts a run of `workflow` for `trigger` with the prompt it makes.
+  Status Start(const Workflow& workflow, const std::string& dedup_key, const RunTrigger& trigger,
+               const RunChanges* changes, std::optional<UnixMillis> schedule_from);
+
+  Store& store_;
+  std::shared_ptr<git::MirrorPool> mirrors_;
+  WorkflowEngineOptions options_;
+
+  std::mutex round_mu_;                                             // one round at a time
+  std::optional<std::chrono::steady_clock::time_point> last_poll_;  // under round_mu_
+
+  mutable std::mutex mu_;  // guards stop_ and started_
+  std::condition_variable wake_;
+  bool stop_ = false;
+  bool started_ = false;
+  std::thread thread_;
+};
+
+}  // namespace docwright::workflows
