@@ -245,72 +245,80 @@ Status WorkflowEngine::PollProject(Round& round, const Project& project) {
   for (const Workflow& w : *listed) {
     if (Runnable(w, TriggerKind::kPush)) branches.insert(PushBranch(w, project));
   }
-  auto mirror = mirrors_->ForProject(project);
-  if (!mirror.ok()) return mirror.status();
-  auto heads = (*mirror)->FetchBranches(std::vector<std::string>(branches.begin(), branches.end()),
-                                        cancelled);
-  if (!heads.ok()) return heads.status();
-  for (const auto& [branch, head] : *heads) {
-    if (!head || stopping()) continue;  // no such branch (yet)
-    const std::string watch = "docs:" + branch;
-    auto old = store_.GetWatchedHead(project.id, watch);
-    if (!old.ok()) return old.status();
-    if (*old == *head) continue;
-    const std::string what = "branch " + branch + " of project " + project.id;
-    std::vector<Workflow> workflows = *listed;
-    if (branch == project.base_ref) {
-      // The workflow files, as the new head has them (also when first seen).
-      WorkBudget budget(ReadLimits());
-      auto snapshot = (*mirror)->OpenSnapshot(*head);
-      if (!snapshot.ok()) return snapshot.status();
-      (*snapshot)->SetBudget(&budget);
-      auto files = ReadWorkflowFiles(**snapshot, *contexts);
-      if (!files.ok()) return files.status();
-      for (Workflow& f : *files) {
-        f.project_id = project.id;
-        f.source = WorkflowSource::kFile;
+  // An unreachable docs repository does not keep the context repositories
+  // from being watched: its error is noted, and the round goes on.
+  Status docs = [&]() -> Status {
+    auto mirror = mirrors_->ForProject(project);
+    if (!mirror.ok()) return mirror.status();
+    auto heads = (*mirror)->FetchBranches(
+        std::vector<std::string>(branches.begin(), branches.end()), cancelled);
+    if (!heads.ok()) return heads.status();
+    for (const auto& [branch, head] : *heads) {
+      if (!head || stopping()) continue;  // no such branch (yet)
+      const std::string watch = "docs:" + branch;
+      auto old = store_.GetWatchedHead(project.id, watch);
+      if (!old.ok()) return old.status();
+      if (*old == *head) continue;
+      const std::string what = "branch " + branch + " of project " + project.id;
+      std::vector<Workflow> workflows = *listed;
+      if (branch == project.base_ref) {
+        // The workflow files, as the new head has them (also when first seen).
+        WorkBudget budget(ReadLimits());
+        auto snapshot = (*mirror)->OpenSnapshot(*head);
+        if (!snapshot.ok()) return snapshot.status();
+        (*snapshot)->SetBudget(&budget);
+        auto files = ReadWorkflowFiles(**snapshot, *contexts);
+        if (!files.ok()) return files.status();
+        for (Workflow& f : *files) {
+          f.project_id = project.id;
+          f.source = WorkflowSource::kFile;
+        }
+        if (Status s = store_.SyncFileWorkflows(project.id, *head, std::move(*files)); !s.ok()) {
+          return s;
+        }
+        auto again = store_.ListWorkflows(project.id);
+        if (!again.ok()) return again.status();
+        workflows = std::move(*again);
       }
-      if (Status s = store_.SyncFileWorkflows(project.id, *head, std::move(*files)); !s.ok()) {
-        return s;
+      std::vector<const Workflow*> pushed;
+      for (const Workflow& w : workflows) {
+        if (Runnable(w, TriggerKind::kPush) && PushBranch(w, project) == branch)
+          pushed.push_back(&w);
       }
-      auto again = store_.ListWorkflows(project.id);
-      if (!again.ok()) return again.status();
-      workflows = std::move(*again);
-    }
-    std::vector<const Workflow*> pushed;
-    for (const Workflow& w : workflows) {
-      if (Runnable(w, TriggerKind::kPush) && PushBranch(w, project) == branch) pushed.push_back(&w);
-    }
-    bool failed = false;
-    if (*old && !pushed.empty()) {
-      auto log = (*mirror)->Log(**old, *head, kMaxOwnCommitsChecked);
-      if (!log.ok()) return log.status();
-      // Nothing new (the branch went back), or only docwright's own commits:
-      // its runs do not start runs.
-      bool ours = log->size() < kMaxOwnCommitsChecked &&
-                  std::all_of(log->begin(), log->end(), IsDocwrightCommit);
-      if (!ours) {
-        RunChanges changes = ChangesIn(**mirror, **old, *head);
-        for (const Workflow* w : pushed) {
-          RunTrigger trigger;
-          trigger.kind = "push";
-          trigger.workflow = w->name;
-          trigger.repository = "docs";
-          trigger.branch = branch;
-          trigger.from = **old;
-          trigger.to = *head;
-          Status s = Start(*w, "push:" + *head, trigger, &changes, std::nullopt);
-          round.Note(s, "the push run of " + w->name + " on " + what);
-          failed = failed || !s.ok();
+      bool failed = false;
+      if (*old && !pushed.empty()) {
+        auto log = (*mirror)->Log(**old, *head, kMaxOwnCommitsChecked);
+        if (!log.ok()) return log.status();
+        // Nothing new (the branch went back), or only docwright's own commits:
+        // its runs do not start runs.
+        bool ours = log->size() < kMaxOwnCommitsChecked &&
+                    std::all_of(log->begin(), log->end(), IsDocwrightCommit);
+        if (!ours) {
+          RunChanges changes = ChangesIn(**mirror, **old, *head);
+          for (const Workflow* w : pushed) {
+            RunTrigger trigger;
+            trigger.kind = "push";
+            trigger.workflow = w->name;
+            trigger.repository = "docs";
+            trigger.branch = branch;
+            trigger.from = **old;
+            trigger.to = *head;
+            Status s = Start(*w, "push:" + *head, trigger, &changes, std::nullopt);
+            round.Note(s, "the push run of " + w->name + " on " + what);
+            failed = failed || !s.ok();
+          }
         }
       }
+      // Not moved on while a run failed to start: the next round tries again
+      // (the dedup key keeps those that started from starting twice).
+      if (!failed) {
+        if (Status s = store_.SetWatchedHead(project.id, watch, *head); !s.ok()) return s;
+      }
     }
-    // Not moved on while a run failed to start: the next round tries again
-    // (the dedup key keeps those that started from starting twice).
-    if (!failed) {
-      if (Status s = store_.SetWatchedHead(project.id, watch, *head); !s.ok()) return s;
-    }
-  }
+
+    return Status();
+  }();
+  round.Note(docs, "the docs repository of project " + project.id);
 
   // The context repositories' branches its merge workflows watch.
   std::map<std::string, std::vector<const Workflow*>> by_repository;
