@@ -305,7 +305,7 @@ TEST(ClockFileTest, ReadsRfc3339TimesAndRefusesTheRest) {
   EXPECT_EQ(*ParseRfc3339("1970-01-01T00:00:00Z"), 0);
   for (const char* bad : {"", "2026-12-01", "2026-02-30T00:00:00Z", "2026-12-01T09:00:00",
                           "2026-12-01T09:00:00Zjunk", "2026-13-01T00:00:00Z"}) {
-    EXPECT_FALSE(ParseRfc3339(bad).ok()) << bad;
+    EXPECT_FALSE(ParseRfc3339(bad).has_value()) << bad;
   }
   docwright::testing::TempDir dir;
   std::string path = dir / "clock";

@@ -197,7 +197,7 @@ TEST(WorkflowRules, TriggerJsonHasOnlyItsKindsFields) {
   schedule.branch = "ignored";
   EXPECT_EQ(
       RunTriggerJson(schedule),
-      R"({"kind":"schedule","workflow":"changelog","scheduledFor":"2026-12-01T09:00:00+01:00"})");
+      R"({"kind":"schedule","workflow":"changelog","scheduledFor":"2026-12-01T09:00:00+01:00","timeZone":"Europe/Berlin"})");
 
   RunTrigger manual;
   manual.kind = "manual";

@@ -29,61 +29,6 @@ Status CheckNamed(std::string_view field, std::string_view name) {
   return Status::InvalidArgument(std::string(field) + ": " + s.message());
 }
 
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
-// An RFC 3339 time with an offset ("2026-12-01T09:00:00+01:00", "...Z",
-// fractions of a second allowed), as FormatInZone and FormatRfc3339 write it.
-std::optional<UnixMillis> ParseTimestamp(std::string_view s) {
-  auto digits = [&](size_t at, size_t n) -> std::optional<int> {
-    if (at + n > s.size()) return std::nullopt;
-    int v = 0;
-    for (size_t i = at; i < at + n; ++i) {
-      if (s[i] < '0' || s[i] > '9') return std::nullopt;
-      v = v * 10 + (s[i] - '0');
-    }
-    return v;
-  };
-  if (s.size() < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') ||
-      s[13] != ':' || s[16] != ':') {
-    return std::nullopt;
-  }
-  auto year = digits(0, 4), month = digits(5, 2), day = digits(8, 2);
-  auto hour = digits(11, 2), minute = digits(14, 2), second = digits(17, 2);
-  if (!year || !month || !day || !hour || !minute || !second) return std::nullopt;
-  if (*month < 1 || *month > 12 || *day < 1 || *day > 31 || *hour > 23 || *minute > 59 ||
-      *second > 60) {
-    return std::nullopt;
-  }
-  size_t at = 19;
-  int millis = 0;
-  if (at < s.size() && s[at] == '.') {
-    size_t start = ++at;
-    while (at < s.size() && s[at] >= '0' && s[at] <= '9') ++at;
-    if (at == start || at - start > 9) return std::nullopt;
-    for (size_t i = start; i < start + 3; ++i) millis = millis * 10 + (i < at ? s[i] - '0' : 0);
-  }
-  int64_t offset_seconds = 0;
-  std::string_view zone = s.substr(at);
-  if (zone == "Z" || zone == "z") {
-  } else if (zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && zone[3] == ':') {
-    auto oh = digits(at + 1, 2), om = digits(at + 4, 2);
-    if (!oh || !om || *oh > 23 || *om > 59) return std::nullopt;
-    offset_seconds = (*oh * 3600 + *om * 60) * (zone[0] == '-' ? -1 : 1);
-  } else {
-    return std::nullopt;
-  }
-  int64_t days = DaysFromCivil(*year, static_cast<unsigned>(*month), static_cast<unsigned>(*day));
-  int64_t seconds = days * 86400 + *hour * 3600 + *minute * 60 + std::min(*second, 59);
-  return (seconds - offset_seconds) * 1000 + millis;
-}
-
 bool IsChange(std::string_view kind) { return kind == "push" || kind == "merge"; }
 
 }  // namespace
@@ -270,6 +215,7 @@ std::string RunTriggerJson(const RunTrigger& t) {
     } else {
       w.Key("scheduledFor").Null();
     }
+    w.Key("timeZone").String(t.time_zone.empty() ? std::string_view("UTC") : t.time_zone);
   } else if (t.kind == "comment") {
     w.Key("url").String(t.url);
   }
@@ -301,9 +247,8 @@ Result<RunTrigger> ParseRunTrigger(std::string_view json) {
   t.from = text("from");
   t.to = text("to");
   t.url = text("url");
-  // The zone's name is not in the text, only its offset then: the time comes
-  // back as an instant.
-  if (std::string at = text("scheduledFor"); !at.empty()) t.scheduled_for = ParseTimestamp(at);
+  t.time_zone = text("timeZone");
+  if (std::string at = text("scheduledFor"); !at.empty()) t.scheduled_for = ParseRfc3339(at);
   return t;
 }
 

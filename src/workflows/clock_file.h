@@ -12,11 +12,6 @@
 
 namespace docwright::workflows {
 
-// "2026-12-01T09:00:00Z", "2026-12-01T09:00:00.250+01:00" (a 't' or ' ' for
-// the 'T', 'z' for the 'Z', any fraction of a second, its first three digits
-// kept), years 1970 to 9999, as UTC milliseconds. InvalidArgument otherwise.
-Result<UnixMillis> ParseRfc3339(std::string_view text);
-
 // A clock reading `path` (its first 100 bytes, blanks trimmed) at each call.
 // While the file cannot be read or does not hold a time, the clock says the
 // last time it read (the machine's time before the first), and a warning is
