@@ -328,6 +328,61 @@ class CachedStore final : public Store {
   Status ReleaseTurn(int64_t turn_id, const std::string& worker_id) override {
     return inner_->ReleaseTurn(turn_id, worker_id);
   }
+  Result<ContextRepository> AddContextRepository(ContextRepository repo) override {
+    return inner_->AddContextRepository(std::move(repo));
+  }
+  Result<std::vector<ContextRepository>> ListContextRepositories(
+      const std::string& project_id) override {
+    return inner_->ListContextRepositories(project_id);
+  }
+  Status RemoveContextRepository(const std::string& project_id, const std::string& name) override {
+    return inner_->RemoveContextRepository(project_id, name);
+  }
+  Result<Workflow> CreateWorkflow(Workflow workflow) override {
+    return inner_->CreateWorkflow(std::move(workflow));
+  }
+  Result<Workflow> GetWorkflow(const std::string& workflow_id) override {
+    return inner_->GetWorkflow(workflow_id);
+  }
+  Result<std::vector<Workflow>> ListWorkflows(const std::string& project_id) override {
+    return inner_->ListWorkflows(project_id);
+  }
+  Result<std::vector<Workflow>> ListWorkflowsByTrigger(TriggerKind kind, int limit) override {
+    return inner_->ListWorkflowsByTrigger(kind, limit);
+  }
+  Result<Workflow> UpdateWorkflow(const Workflow& workflow) override {
+    return inner_->UpdateWorkflow(workflow);
+  }
+  Status DeleteWorkflow(const std::string& workflow_id) override {
+    return inner_->DeleteWorkflow(workflow_id);
+  }
+  Status SyncFileWorkflows(const std::string& project_id, const std::string& commit,
+                           std::vector<Workflow> files) override {
+    return inner_->SyncFileWorkflows(project_id, commit, std::move(files));
+  }
+  // A run's job is new, as CreateJob's is: nothing cached changes.
+  Result<WorkflowRunStart> StartWorkflowRun(const WorkflowRunRequest& request) override {
+    return inner_->StartWorkflowRun(request);
+  }
+  Result<std::vector<WorkflowRun>> ListStartableQueuedRuns(int limit) override {
+    return inner_->ListStartableQueuedRuns(limit);
+  }
+  Result<WorkflowRunStart> StartQueuedWorkflowRun(int64_t run_id,
+                                                  const std::string& prompt) override {
+    return inner_->StartQueuedWorkflowRun(run_id, prompt);
+  }
+  Result<std::vector<WorkflowRun>> ListWorkflowRuns(const std::string& workflow_id,
+                                                    int limit) override {
+    return inner_->ListWorkflowRuns(workflow_id, limit);
+  }
+  Result<std::optional<std::string>> GetWatchedHead(const std::string& project_id,
+                                                    const std::string& watch) override {
+    return inner_->GetWatchedHead(project_id, watch);
+  }
+  Status SetWatchedHead(const std::string& project_id, const std::string& watch,
+                        const std::string& head) override {
+    return inner_->SetWatchedHead(project_id, watch, head);
+  }
   Status Ping() override { return inner_->Ping(); }
   bool AnnouncesChanges() const override { return inner_->AnnouncesChanges(); }
   void Watch(StoreWatcher watcher) override { inner_->Watch(std::move(watcher)); }

@@ -10,6 +10,9 @@
 //   webhooks.cc       webhook endpoints, and the outbox of their deliveries
 //   pull_requests.cc  the local forge's pull requests; health
 //   reviews.cc        reviews of jobs' branches
+//   context_repositories.cc  context repositories; watched heads
+//   workflows.cc      workflows: defined through the API, synced from files
+//   workflow_runs.cc  workflow runs: started once per event, queued, coalesced
 //   secrets.cc        secrets at rest: sealed on write, opened on read, swept
 //                     at open and resealed on rotation; OpenSqlStore
 // Every write runs in Driver::Write, which may run it again after a transient
@@ -54,6 +57,9 @@ std::string_view StepKindName(TranscriptStep::Kind kind);
 // A project's lists are stored one entry a line (entries never hold a newline).
 std::string JoinLines(const std::vector<std::string>& items);
 std::vector<std::string> SplitLines(std::string_view text);
+
+// A workflow as stored (workflows.cc).
+Workflow ReadWorkflow(const Rows& r);
 
 // The claim's held projects (Store::ClaimTurn) as the JSON array of ids its
 // statement takes.
@@ -195,6 +201,34 @@ class SqlStore final : public Store {
   Result<Review> GetReviewByBranch(const std::string& project_id,
                                    const std::string& branch) override;
 
+  // context_repositories.cc
+  Result<ContextRepository> AddContextRepository(ContextRepository repo) override;
+  Result<std::vector<ContextRepository>> ListContextRepositories(
+      const std::string& project_id) override;
+  Status RemoveContextRepository(const std::string& project_id, const std::string& name) override;
+  Result<std::optional<std::string>> GetWatchedHead(const std::string& project_id,
+                                                    const std::string& watch) override;
+  Status SetWatchedHead(const std::string& project_id, const std::string& watch,
+                        const std::string& head) override;
+
+  // workflows.cc
+  Result<Workflow> CreateWorkflow(Workflow workflow) override;
+  Result<Workflow> GetWorkflow(const std::string& workflow_id) override;
+  Result<std::vector<Workflow>> ListWorkflows(const std::string& project_id) override;
+  Result<std::vector<Workflow>> ListWorkflowsByTrigger(TriggerKind kind, int limit) override;
+  Result<Workflow> UpdateWorkflow(const Workflow& workflow) override;
+  Status DeleteWorkflow(const std::string& workflow_id) override;
+  Status SyncFileWorkflows(const std::string& project_id, const std::string& commit,
+                           std::vector<Workflow> files) override;
+
+  // workflow_runs.cc
+  Result<WorkflowRunStart> StartWorkflowRun(const WorkflowRunRequest& request) override;
+  Result<std::vector<WorkflowRun>> ListStartableQueuedRuns(int limit) override;
+  Result<WorkflowRunStart> StartQueuedWorkflowRun(int64_t run_id,
+                                                  const std::string& prompt) override;
+  Result<std::vector<WorkflowRun>> ListWorkflowRuns(const std::string& workflow_id,
+                                                    int limit) override;
+
   // secrets.cc
   Result<int64_t> ResealSecrets() override;
   // At open: seals the secrets stored in the clear; InvalidArgument if one is
@@ -301,6 +335,21 @@ class SqlStore final : public Store {
   static Result<TurnInput> LoadClaimed(Connection& c, int64_t turn_id, const Rows& runnable);
   static Status RecordSteps(Connection& c, const std::string& job_id, int64_t seq,
                             const std::vector<TranscriptStep>& steps);
+
+  // workflows.cc: the workflow `id` (taking its lock if `lock`); NotFound.
+  static Result<Workflow> LoadWorkflow(Connection& c, const std::string& id, bool lock);
+  // workflow_runs.cc: what a trigger event of `workflow` (project and workflow
+  // locked) does, written: `queued` is the queued run being started
+  // (StartQueuedWorkflowRun), or null for a new run under `dedup_key`.
+  struct RunEvent {
+    const RunTrigger* trigger;
+    const std::string* prompt;
+    bool by_hand = false;
+    const std::string* dedup_key = nullptr;
+    const WorkflowRun* queued = nullptr;
+  };
+  static Result<WorkflowRunStart> DecideRun(Connection& c, const Workflow& workflow,
+                                            const RunEvent& event, UnixMillis now);
 
   // Appends an event of `type` with `data` to the job's events; the caller
   // holds the job's lock. Announced to other nodes at commit ("e:ID").

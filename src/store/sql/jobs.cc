@@ -48,9 +48,14 @@ Result<Job> SqlStore::InsertJob(Connection& c, const Project& project, const New
   j.requested_model = nj.requested_model;
   j.draft = nj.draft;
   j.created_at = j.updated_at = now;
+  j.trigger = nj.trigger;
+  j.workflow_id = nj.workflow_id;
+  j.context = nj.context;
+  std::optional<std::string> context;
+  if (nj.context) context = JoinLines(*nj.context);
   Status w = Run(c, kInsertJob,
                  {V(j.id), V(j.project_id), V(j.repository), V(j.ref), V(j.model), V(j.draft),
-                  V(now), V(nj.requested_model)});
+                  V(now), V(nj.requested_model), V(nj.trigger), V(nj.workflow_id), V(context)});
   if (w.ok()) w = Run(c, kInsertMessage, {V(j.id), V(1), V(j.project_id), V(nj.prompt), V(now)});
   if (w.ok()) w = Run(c, kInsertTurn, {V(j.id), V(1)});
   if (w.ok()) {

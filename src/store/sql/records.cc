@@ -23,6 +23,9 @@ Job ReadJob(const Rows& r) {
   j.created_at = r.Int("created_at");
   j.updated_at = r.Int("updated_at");
   j.archived_at = r.OptInt("archived_at");
+  j.trigger = r.OptText("trigger");
+  j.workflow_id = r.OptText("workflow_id");
+  if (auto context = r.OptText("context")) j.context = SplitLines(*context);
   return j;
 }
 

@@ -122,7 +122,8 @@ SQL(kCountJobsByStatus,
     "j.project_id");
 SQL(kCountActiveJobs, "SELECT COUNT(*) FROM jobs WHERE project_id = ?1 AND status = 'active'");
 // A project's deletion, children first: its jobs' steps, turns, messages and
-// reviews, its jobs, pull requests and idempotency keys, then the project.
+// reviews, its jobs, pull requests and idempotency keys, its workflows and
+// their runs, context repositories and watched heads, then the project.
 SQL(kDeleteProjectSteps,
     "DELETE FROM steps WHERE job_id IN (SELECT id FROM jobs WHERE project_id = ?1)");
 SQL(kDeleteProjectTurns,
@@ -135,13 +136,17 @@ SQL(kDeleteProjectIdempotencyKeys, "DELETE FROM idempotency_keys WHERE project_i
 SQL(kDeleteProjectPullRequests, "DELETE FROM pull_requests WHERE project_id = ?1");
 SQL(kDeleteProjectWebhookDeliveries, "DELETE FROM webhook_deliveries WHERE project_id = ?1");
 SQL(kDeleteProjectWebhooks, "DELETE FROM webhook_endpoints WHERE project_id = ?1");
+SQL(kDeleteProjectWorkflowRuns, "DELETE FROM workflow_runs WHERE project_id = ?1");
+SQL(kDeleteProjectWorkflows, "DELETE FROM workflows WHERE project_id = ?1");
+SQL(kDeleteProjectContextRepositories, "DELETE FROM context_repositories WHERE project_id = ?1");
+SQL(kDeleteProjectWatchedHeads, "DELETE FROM watched_heads WHERE project_id = ?1");
 SQL(kDeleteProject, "DELETE FROM projects WHERE id = ?1");
 
 // --- Jobs and messages ---
-#define DW_JOB_COLUMNS                                                                           \
-  "SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.requested_model, "       \
-  "j.draft, j.pr_link, j.summary, j.error, j.created_at, j.updated_at, j.archived_at FROM jobs " \
-  "j "
+#define DW_JOB_COLUMNS                                                                     \
+  "SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.requested_model, " \
+  "j.draft, j.pr_link, j.summary, j.error, j.created_at, j.updated_at, j.archived_at, "    \
+  "j.trigger, j.workflow_id, j.context FROM jobs j "
 SQL(kSelectJob, DW_JOB_COLUMNS
     "JOIN projects p ON p.id = j.project_id "
     "WHERE j.id = ?1 AND j.project_id = ?2 AND p.org_id = ?3");
@@ -167,8 +172,9 @@ SQL(kNthRecentMessage,
     "ORDER BY created_at LIMIT 1 OFFSET ?3");
 SQL(kInsertJob,
     "INSERT INTO jobs (id, project_id, status, repository, ref, model, draft, pr_link, summary, "
-    "error, created_at, updated_at, archived_at, next_seq, requested_model) "
-    "VALUES (?1, ?2, 'active', ?3, ?4, ?5, ?6, NULL, NULL, NULL, ?7, ?7, NULL, 2, ?8)");
+    "error, created_at, updated_at, archived_at, next_seq, requested_model, trigger, workflow_id, "
+    "context) VALUES (?1, ?2, 'active', ?3, ?4, ?5, ?6, NULL, NULL, NULL, ?7, ?7, NULL, 2, ?8, ?9, "
+    "?10, ?11)");
 SQL(kInsertMessage,
     "INSERT INTO messages (job_id, seq, project_id, prompt, created_at) "
     "VALUES (?1, ?2, ?3, ?4, ?5)");

@@ -195,7 +195,8 @@ Status SqlStore::DeleteProject(const Scope& scope) {
          {&kDeleteProjectWebhookDeliveries, &kDeleteProjectWebhooks, &kDeleteProjectEvents,
           &kDeleteProjectSteps, &kDeleteProjectTurns, &kDeleteProjectMessages,
           &kDeleteProjectReviews, &kDeleteProjectJobs, &kDeleteProjectPullRequests,
-          &kDeleteProjectIdempotencyKeys, &kDeleteProject}) {
+          &kDeleteProjectIdempotencyKeys, &kDeleteProjectWorkflowRuns, &kDeleteProjectWorkflows,
+          &kDeleteProjectContextRepositories, &kDeleteProjectWatchedHeads, &kDeleteProject}) {
       if (Status w = Run(c, *statement, {V(project->id)}); !w.ok()) return w;
     }
     return Status();

@@ -290,6 +290,75 @@ CREATE UNIQUE INDEX pull_requests_open_head ON pull_requests(project_id, head)
   WHERE merged_at IS NULL;
 CREATE INDEX pull_requests_head ON pull_requests(project_id, head, number);
 )sql",
+    R"sql(
+-- Workflows (core/workflow.h): a project's context repositories, its workflows
+-- (defined through the API or in files of its docs repository), their runs
+-- (one a trigger event: the dedup key), and the heads of the branches the
+-- workflows' engine watches. A job a workflow started says so: its trigger (the
+-- run's JSON), its workflow and the context repositories it reads (one name a
+-- line; NULL: all of the project's).
+ALTER TABLE jobs ADD COLUMN trigger TEXT;
+ALTER TABLE jobs ADD COLUMN workflow_id TEXT;
+ALTER TABLE jobs ADD COLUMN context TEXT;
+CREATE TABLE context_repositories (
+  project_id TEXT NOT NULL REFERENCES projects(id),
+  name TEXT NOT NULL,
+  repository TEXT NOT NULL,
+  branch TEXT,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (project_id, name)
+);
+CREATE TABLE workflows (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES projects(id),
+  name TEXT NOT NULL,
+  source TEXT NOT NULL,
+  title TEXT NOT NULL,
+  prompt TEXT NOT NULL,
+  trigger_kind TEXT NOT NULL,
+  cron TEXT NOT NULL,
+  time_zone TEXT NOT NULL,
+  trigger_repository TEXT NOT NULL,
+  trigger_branch TEXT NOT NULL,
+  context TEXT NOT NULL,
+  publish TEXT,
+  model TEXT,
+  runs_per_day INTEGER NOT NULL,
+  enabled INTEGER NOT NULL,
+  file_path TEXT NOT NULL,
+  file_commit TEXT NOT NULL,
+  error TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  schedule_from INTEGER NOT NULL,
+  UNIQUE (project_id, source, name)
+);
+CREATE INDEX workflows_trigger ON workflows(trigger_kind, enabled);
+-- A run's workflow may be gone (its started runs outlive it, as its jobs do).
+CREATE TABLE workflow_runs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  workflow_id TEXT NOT NULL,
+  project_id TEXT NOT NULL REFERENCES projects(id),
+  dedup_key TEXT NOT NULL,
+  trigger TEXT NOT NULL,
+  state TEXT NOT NULL,
+  job_id TEXT,
+  error TEXT,
+  created_at INTEGER NOT NULL,
+  started_at INTEGER,
+  UNIQUE (workflow_id, dedup_key)
+);
+CREATE INDEX workflow_runs_log ON workflow_runs(workflow_id, id);
+CREATE INDEX workflow_runs_queued ON workflow_runs(id) WHERE state = 'queued';
+CREATE INDEX workflow_runs_project ON workflow_runs(project_id);
+CREATE TABLE watched_heads (
+  project_id TEXT NOT NULL REFERENCES projects(id),
+  watch TEXT NOT NULL,
+  head TEXT NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (project_id, watch)
+);
+)sql",
 };
 
 }  // namespace
