@@ -260,11 +260,14 @@ TEST_F(ApiTest, EveryJobFieldIsAlwaysPresent) {
   json job = CreateJob("Document the rate limits");
   std::set<std::string> keys;
   for (auto& [k, v] : job.items()) keys.insert(k);
-  std::set<std::string> expected = {"id",        "status",     "source",    "model", "prLink",
-                                    "createdAt", "archivedAt", "updatedAt", "error", "summary"};
+  std::set<std::string> expected = {"id",     "status",    "source",     "model",
+                                    "prLink", "createdAt", "archivedAt", "updatedAt",
+                                    "error",  "summary",   "trigger",    "workflowId"};
   EXPECT_EQ(keys, expected);
   EXPECT_EQ(job["archivedAt"], nullptr);
   EXPECT_EQ(job["error"], nullptr);
+  EXPECT_EQ(job["trigger"], nullptr) << "no workflow started it";
+  EXPECT_EQ(job["workflowId"], nullptr);
   EXPECT_EQ(job["model"], nullptr) << "no model is configured anywhere";
   std::regex rfc3339(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)");
   EXPECT_TRUE(std::regex_match(job["createdAt"].get<std::string>(), rfc3339)) << job;

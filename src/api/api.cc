@@ -228,6 +228,36 @@ std::span<const Api::Route> Api::Routes() {
       {.method = "POST", .pattern = "/v2/keys", .serve = &Api::CreateKey},
       {.method = "POST", .pattern = "/v2/keys/{keyId}/revoke", .serve = &Api::RevokeKey},
       {.method = "GET", .pattern = "/v2/projects", .serve = &Api::ListProjects},
+      // A project's context repositories and workflows (api/workflow_routes.cc):
+      // admin keys write them (auth.cc), member keys read them and run by hand.
+      {.method = "GET",
+       .pattern = "/v2/agent/{projectId}/context",
+       .serve = &Api::ListContextRepositories},
+      {.method = "POST",
+       .pattern = "/v2/agent/{projectId}/context",
+       .serve = &Api::AddContextRepository},
+      {.method = "DELETE",
+       .pattern = "/v2/agent/{projectId}/context/{name}",
+       .serve = &Api::RemoveContextRepository},
+      {.method = "GET", .pattern = "/v2/agent/{projectId}/workflows", .serve = &Api::ListWorkflows},
+      {.method = "POST",
+       .pattern = "/v2/agent/{projectId}/workflows",
+       .serve = &Api::CreateWorkflow},
+      {.method = "GET",
+       .pattern = "/v2/agent/{projectId}/workflows/{name}",
+       .serve = &Api::GetWorkflow},
+      {.method = "PATCH",
+       .pattern = "/v2/agent/{projectId}/workflows/{name}",
+       .serve = &Api::UpdateWorkflow},
+      {.method = "DELETE",
+       .pattern = "/v2/agent/{projectId}/workflows/{name}",
+       .serve = &Api::DeleteWorkflow},
+      {.method = "POST",
+       .pattern = "/v2/agent/{projectId}/workflows/{name}/run",
+       .serve = &Api::RunWorkflow},
+      {.method = "GET",
+       .pattern = "/v2/agent/{projectId}/workflows/{name}/runs",
+       .serve = &Api::ListWorkflowRuns},
   };
   return kRoutes;
 }
@@ -262,7 +292,7 @@ const std::vector<std::string_view>& Api::Segments(const Route& route) {
 }
 
 const Api::Route* Api::Match(const RequestTarget& target, std::string_view method,
-                             std::string_view* allow) {
+                             std::string* allow) {
   // HEAD is GET without the body (the HTTP server drops it).
   if (method == "HEAD") method = "GET";
   const auto& seg = target.segments;
@@ -275,7 +305,8 @@ const Api::Route* Api::Match(const RequestTarget& target, std::string_view metho
     }
     if (!same) continue;
     if (route.method == method) return &route;
-    *allow = route.method;
+    if (!allow->empty()) *allow += ", ";
+    *allow += route.method == "GET" ? "GET, HEAD" : route.method;
   }
   return nullptr;
 }
@@ -284,11 +315,11 @@ std::variant<HttpResponse, Api::Call> Api::Resolve(HttpRequest& req) {
   Call call;
   call.target = ParseTarget(req.target);
   if (!call.target.ok) return ErrorResponse(400, "malformed request target", "invalid_request");
-  std::string_view allow;
+  std::string allow;
   call.route = Match(call.target, req.method, &allow);
   if (!call.route) {
     if (allow.empty()) return ErrorResponse(404, "no such endpoint", "not_found");
-    return MethodNotAllowed(allow == "GET" ? "GET, HEAD" : allow);
+    return MethodNotAllowed(allow);
   }
   req.route = call.route->pattern;
   if (!call.route->needs_key) return call;
@@ -309,7 +340,7 @@ std::optional<HttpResponse> Api::Precheck(HttpRequest& req) {
 
 bool Api::IsQuick(const HttpRequest& req) {
   RequestTarget target = ParseTarget(req.target);
-  std::string_view allow;
+  std::string allow;
   const Route* route = target.ok ? Match(target, req.method, &allow) : nullptr;
   return route && route->quick;
 }

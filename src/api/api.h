@@ -84,9 +84,9 @@ class Api {
   static std::span<const Route> Routes();
   static const std::vector<std::string_view>& Segments(const Route& route);
   // The route of `target` for `method`; nullptr if none, with `*allow` set to
-  // the method its path takes if the path is known.
+  // the methods its path takes ("GET, HEAD, PATCH") if the path is known.
   static const Route* Match(const RequestTarget& target, std::string_view method,
-                            std::string_view* allow);
+                            std::string* allow);
   std::variant<HttpResponse, Call> Resolve(HttpRequest& request);
 
   // Authentication (api/auth.cc). Who asks for `call` (a route that needs a
@@ -131,6 +131,17 @@ class Api {
   HttpResponse CreateKey(const Call& call, HttpRequest& request);
   HttpResponse RevokeKey(const Call& call, HttpRequest& request);
   HttpResponse ListProjects(const Call& call, HttpRequest& request);
+  // A project's context repositories and workflows (api/workflow_routes.cc).
+  HttpResponse ListContextRepositories(const Call& call, HttpRequest& request);
+  HttpResponse AddContextRepository(const Call& call, HttpRequest& request);
+  HttpResponse RemoveContextRepository(const Call& call, HttpRequest& request);
+  HttpResponse ListWorkflows(const Call& call, HttpRequest& request);
+  HttpResponse CreateWorkflow(const Call& call, HttpRequest& request);
+  HttpResponse GetWorkflow(const Call& call, HttpRequest& request);
+  HttpResponse UpdateWorkflow(const Call& call, HttpRequest& request);
+  HttpResponse DeleteWorkflow(const Call& call, HttpRequest& request);
+  HttpResponse RunWorkflow(const Call& call, HttpRequest& request);
+  HttpResponse ListWorkflowRuns(const Call& call, HttpRequest& request);
 
   // Takes one of the key's slots for a slow read; false if all are taken. The
   // slot is given back by LeaveRead.

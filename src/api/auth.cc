@@ -23,7 +23,8 @@ constexpr std::string_view kSessionCookie = "dw_session";
 
 // The routes a member key may use: jobs (v2 and v1), the projects it sees, its
 // own session, and the local forge's pull requests (whose route checks the
-// organisation and project). Everything else (keys) is an admin's.
+// organisation and project), but for AdminOnly's writes. Everything else (keys)
+// is an admin's.
 bool MemberMayUse(std::string_view pattern) {
   for (std::string_view prefix : {"/v2/agent/", "/v1/agent/", "/v2/session", "/pulls/"}) {
     if (pattern.starts_with(prefix)) return true;
@@ -32,6 +33,18 @@ bool MemberMayUse(std::string_view pattern) {
 }
 
 bool IsRead(std::string_view method) { return method == "GET" || method == "HEAD"; }
+
+// The writes under /v2/agent/ that are an admin's: a project's context
+// repositories and workflow definitions (a member may run a workflow by hand).
+bool AdminOnly(std::string_view pattern, std::string_view method) {
+  if (IsRead(method)) return false;
+  for (std::string_view admin :
+       {"/v2/agent/{projectId}/context", "/v2/agent/{projectId}/context/{name}",
+        "/v2/agent/{projectId}/workflows", "/v2/agent/{projectId}/workflows/{name}"}) {
+    if (pattern == admin) return true;
+  }
+  return false;
+}
 
 HttpResponse CsrfRefusal(std::string_view why) { return ErrorResponse(403, why, "csrf"); }
 
@@ -125,7 +138,8 @@ std::optional<HttpResponse> Api::Authenticate(HttpRequest& req, Call& call) {
   req.principal = call.key.id;
   key_uses_.Note(call.key.id);
   // Resolve named the route's pattern in req.route.
-  if (call.key.role != KeyRole::kAdmin && !MemberMayUse(req.route)) {
+  if (call.key.role != KeyRole::kAdmin &&
+      (!MemberMayUse(req.route) || AdminOnly(req.route, req.method))) {
     return ErrorResponse(403, "this API key is a member's: only an admin key may do this",
                          "forbidden");
   }

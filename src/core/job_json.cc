@@ -1,6 +1,7 @@
 #include "core/job_json.h"
 
 #include "core/time.h"
+#include "core/workflow.h"
 
 namespace docwright {
 
@@ -38,6 +39,20 @@ void WriteAgentJob(const Job& j, JsonWriter& w) {
   w.Key("updatedAt").String(FormatRfc3339(j.updated_at));
   w.Key("error").OptString(j.error);
   w.Key("summary").OptString(j.summary);
+  // What started the job, rewritten from its parsed fields: the stored text is
+  // never passed on unchecked (a row that does not parse is shown as none).
+  w.Key("trigger");
+  std::optional<RunTrigger> trigger;
+  if (j.trigger) {
+    auto parsed = ParseRunTrigger(*j.trigger);
+    if (parsed.ok()) trigger = std::move(*parsed);
+  }
+  if (trigger) {
+    w.Raw(RunTriggerJson(*trigger));
+  } else {
+    w.Null();
+  }
+  w.Key("workflowId").OptString(j.workflow_id);
   w.EndObject();
 }
 

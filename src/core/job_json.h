@@ -13,7 +13,8 @@
 
 namespace docwright {
 
-// The AgentJob object (docs/api.md): every field always present, in order.
+// The AgentJob object (docs/api.md): every field always present, in order;
+// `trigger` is null unless a workflow started the job.
 void WriteAgentJob(const Job& job, JsonWriter& w);
 // A transcript step: {"type": "assistant"|"context"|"publish", "text"} or
 // {"type": "tool", "tool", "arguments", "result", "isError"}; a publish step
