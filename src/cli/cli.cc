@@ -13,6 +13,7 @@
 #include "cli/job_commands.h"
 #include "cli/project_commands.h"
 #include "cli/serve_command.h"
+#include "cli/workflow_commands.h"
 #include "core/version.h"
 
 namespace docwright {
@@ -42,6 +43,9 @@ int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
   // project
   AddProjectCommands(app, common, action);
   AddQuickstartCommand(app, common, action);
+
+  // workflow
+  AddWorkflowCommands(app, common, action);
 
   AddJobCommands(app, action);
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.h"
+#include "cli/context_commands.h"
 #include "cli/webhook_commands.h"
 #include "core/api_key.h"
 #include "core/project_settings.h"
@@ -451,6 +452,7 @@ void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& act
   AddArchiveCommand(project, common, action, o);
   AddDeleteCommand(project, common, action, o);
   AddWebhookCommands(project, common, action);
+  AddContextCommands(project, common, action);
 }
 
 void AddQuickstartCommand(CLI::App& app, Common& common, std::function<int()>& action) {
