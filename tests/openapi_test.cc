@@ -104,6 +104,16 @@ TEST_F(OpenApiTest, TheDocumentIsWholeAndDocumentsEveryRoute) {
       {"/v2/keys", "post"},
       {"/v2/keys/{keyId}/revoke", "post"},
       {"/v2/projects", "get"},
+      {"/v2/agent/{projectId}/context", "get"},
+      {"/v2/agent/{projectId}/context", "post"},
+      {"/v2/agent/{projectId}/context/{name}", "delete"},
+      {"/v2/agent/{projectId}/workflows", "get"},
+      {"/v2/agent/{projectId}/workflows", "post"},
+      {"/v2/agent/{projectId}/workflows/{name}", "get"},
+      {"/v2/agent/{projectId}/workflows/{name}", "patch"},
+      {"/v2/agent/{projectId}/workflows/{name}", "delete"},
+      {"/v2/agent/{projectId}/workflows/{name}/run", "post"},
+      {"/v2/agent/{projectId}/workflows/{name}/runs", "get"},
   };
   std::set<std::pair<std::string, std::string>> documented;
   for (const auto& [path, item] : d["paths"].items()) {
