@@ -512,5 +512,83 @@ TEST_F(CliTest, BackupWritesAConsistentCopyWhileTheServiceWrites) {
   EXPECT_NE(nowhere.err.find("cannot create"), std::string::npos) << nowhere.err;
 }
 
+// `project context` and `workflow` on the store, as an operator uses them: a
+// context repository is reached before it is stored, a workflow goes through
+// its whole life, and --json prints the API's shapes.
+TEST_F(CliTest, ContextRepositoriesAndWorkflows) {
+  auto ctx = [&](std::vector<std::string> args, int expected_exit = 0) {
+    args.insert(args.begin(), {"project", "context"});
+    args.insert(args.end(), {"--project", project_a_});
+    return Admin(args, expected_exit);
+  };
+  auto wf = [&](std::vector<std::string> args, int expected_exit = 0) {
+    args.insert(args.begin(), "workflow");
+    args.insert(args.end(), {"--project", project_a_});
+    return Admin(args, expected_exit);
+  };
+  EXPECT_EQ(ctx({"add", "--name", "sdk", "--repository", remote_b_}).LastLine(), "sdk");
+  CommandResult unreachable =
+      ctx({"add", "--name", "gone", "--repository", dir_ / "nothing.git"}, 1);
+  EXPECT_NE(unreachable.err.find("error:"), std::string::npos) << unreachable.err;
+  CommandResult no_branch =
+      ctx({"add", "--name", "other", "--repository", remote_b_, "--branch", "nope"}, 1);
+  EXPECT_NE(no_branch.err.find("nope"), std::string::npos) << no_branch.err;
+  ctx({"add", "--name", "Bad Name", "--repository", remote_b_}, 1);
+  json repos = json::parse(ctx({"list", "--json"}).out);
+  ASSERT_EQ(repos["repositories"].size(), 1u) << repos;
+  EXPECT_EQ(repos["repositories"][0]["name"], "sdk");
+  EXPECT_TRUE(repos["repositories"][0]["branch"].is_null());
+  EXPECT_NE(ctx({"list"}).out.find("sdk  " + remote_b_), std::string::npos);
+
+  json made =
+      json::parse(wf({"create", "--name", "weekly", "--prompt", "Check the links", "--cron",
+                      "0 9 * * 1", "--time-zone", "Europe/Berlin", "--context", "sdk", "--json"})
+                      .out);
+  EXPECT_EQ(made["source"], "api");
+  EXPECT_EQ(made["trigger"],
+            json({{"kind", "schedule"}, {"cron", "0 9 * * 1"}, {"timeZone", "Europe/Berlin"}}));
+  EXPECT_EQ(made["context"], json::array({"sdk"}));
+  EXPECT_TRUE(made["nextRunAt"].is_string()) << made;
+  wf({"create", "--name", "bad", "--prompt", "p", "--cron", "61 * * * *"}, 1);
+  wf({"create", "--name", "bad", "--prompt", "p"}, 1);  // no trigger
+  wf({"create", "--name", "bad", "--prompt", "p", "--manual", "--on-push"}, 1);
+  wf({"create", "--name", "weekly", "--prompt", "p", "--manual"}, 1);  // taken
+
+  std::string table = wf({"list"}).out;
+  EXPECT_NE(table.find("weekly  api  cron 0 9 * * 1 Europe/Berlin  enabled  "), std::string::npos)
+      << table;
+  json listed = json::parse(wf({"list", "--json"}).out);
+  ASSERT_EQ(listed["workflows"].size(), 1u) << listed;
+  EXPECT_EQ(listed["workflows"][0]["id"], made["id"]);
+  EXPECT_EQ(json::parse(wf({"get", "--name", "weekly", "--json"}).out), listed["workflows"][0]);
+  // The API answers the same shape.
+  EXPECT_EQ(Get("/v2/agent/" + project_a_ + "/workflows", key_a_).Json(), listed);
+
+  json updated = json::parse(
+      wf({"update", "--name", "weekly", "--on-merge", "sdk", "--branch", "main", "--json"}).out);
+  EXPECT_EQ(updated["trigger"],
+            json({{"kind", "merge"}, {"repository", "sdk"}, {"branch", "main"}}));
+  EXPECT_EQ(updated["prompt"], "Check the links") << "what no flag names is kept";
+  EXPECT_TRUE(updated["nextRunAt"].is_null());
+  wf({"update", "--name", "weekly", "--time-zone", "UTC"}, 1);  // not a schedule now
+  wf({"disable", "--name", "weekly"});
+  EXPECT_EQ(json::parse(wf({"get", "--name", "weekly", "--json"}).out)["enabled"], false);
+  wf({"enable", "--name", "weekly"});
+  EXPECT_EQ(json::parse(wf({"get", "--name", "weekly", "--json"}).out)["enabled"], true);
+
+  std::string id = wf({"run", "--name", "weekly"}).LastLine();
+  json job = WaitForEnd(id);
+  EXPECT_EQ(job["trigger"], json({{"kind", "manual"}, {"workflow", "weekly"}}));
+  EXPECT_EQ(job["workflowId"], made["id"]);
+  std::string after = wf({"list"}).out;
+  EXPECT_NE(after.find("started " + id), std::string::npos) << after;
+
+  ctx({"remove", "--name", "sdk"}, 1);  // the workflow names it
+  wf({"delete", "--name", "weekly"});
+  wf({"get", "--name", "weekly"}, 1);
+  ctx({"remove", "--name", "sdk"});
+  EXPECT_EQ(json::parse(ctx({"list", "--json"}).out)["repositories"], json::array());
+}
+
 }  // namespace
 }  // namespace docwright::testing
