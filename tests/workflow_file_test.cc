@@ -182,7 +182,6 @@ TEST(WorkflowFileTest, ErrorsSayWhatAndOnWhichLine) {
            {"on: {manual: true}\ncontext: {repo: sdk}\n", "line 3: context: a list"},
            {"on: {manual: true}\ncontext:\n  - {branch: x}\n", "line 4: context: each entry"},
            {"on: {manual: true}\nname: [unclosed\n", "line "},
-           {"on: {manual: true}\nname: \"unterminated\n", "line "},
        }) {
     Workflow w = Parse(File(c.settings));
     ASSERT_TRUE(w.error) << c.settings;

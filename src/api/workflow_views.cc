@@ -20,12 +20,18 @@ Result<std::vector<WorkflowView>> ReadWorkflowViews(Store& store, const std::str
                                                     UnixMillis now) {
   auto list = store.ListWorkflows(project_id);
   if (!list.ok()) return list.status();
+  // Before any workflow is moved into its view.
+  std::vector<bool> clashes;
+  for (const Workflow& w : *list) {
+    clashes.push_back(std::any_of(list->begin(), list->end(), [&](const Workflow& other) {
+      return other.name == w.name && other.source != w.source;
+    }));
+  }
   std::vector<WorkflowView> views;
   views.reserve(list->size());
-  for (Workflow& w : *list) {
-    bool clash = std::any_of(list->begin(), list->end(), [&](const Workflow& other) {
-      return other.name == w.name && other.source != w.source;
-    });
+  for (size_t i = 0; i < list->size(); ++i) {
+    Workflow& w = (*list)[i];
+    const bool clash = clashes[i];
     auto runs = store.ListWorkflowRuns(w.id, 1);
     if (!runs.ok()) return runs.status();
     WorkflowView view;

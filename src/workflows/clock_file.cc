@@ -23,7 +23,7 @@ std::function<UnixMillis()> FileClock(std::string path) {
     text.resize(in ? text.size() : static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0)));
     Result<UnixMillis> read = Status::Unavailable("cannot read the clock file");
     if (!text.empty()) {
-      std::string_view trimmed = TrimSpace(text);
+      std::string_view trimmed = Trim(text, " \t\r\n");
       if (auto t = ParseRfc3339(trimmed)) {
         read = *t;
       } else {

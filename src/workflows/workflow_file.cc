@@ -345,31 +345,32 @@ class SettingsReader {
 
   bool ReadContext(const YAML::Node& context) {
     if (Absent(context)) return true;
-    std::vector<YAML::Node> items;
-    if (context.IsScalar()) {
-      items.push_back(context);
-    } else if (context.IsSequence()) {
-      if (context.size() > kMaxContextRepositories) {
-        return Fail(context, "context: at most " + std::to_string(kMaxContextRepositories) +
-                                 " repositories");
-      }
-      for (const YAML::Node& item : context) items.push_back(item);
-    } else {
+    if (context.IsScalar()) return ReadContextEntry(context);
+    if (!context.IsSequence()) {
       return Fail(context, "context: a list of repositories: [sdk] or [{repo: org/name}]");
     }
-    for (const YAML::Node& item : items) {
-      YAML::Node repo = item;
-      if (item.IsMap()) repo = item["repo"];
-      if (Absent(repo)) return Fail(item, "context: each entry names a repository: {repo: sdk}");
-      std::string value;
-      if (!Text(repo, "context", value)) return false;
-      std::optional<std::string> name;
-      if (!Resolve(repo, "context", value, name)) return false;
-      if (!name) continue;  // the docs repository: always read
-      if (std::find(workflow_.context.begin(), workflow_.context.end(), *name) ==
-          workflow_.context.end()) {
-        workflow_.context.push_back(*name);
-      }
+    if (context.size() > kMaxContextRepositories) {
+      return Fail(context, "context: at most " + std::to_string(kMaxContextRepositories) +
+                               " repositories");
+    }
+    for (const YAML::Node& item : context) {
+      if (!ReadContextEntry(item)) return false;
+    }
+    return true;
+  }
+
+  bool ReadContextEntry(const YAML::Node& item) {
+    // Bound once: assigning to a YAML::Node writes into the node it refers to.
+    const YAML::Node repo = item.IsMap() ? item["repo"] : item;
+    if (Absent(repo)) return Fail(item, "context: each entry names a repository: {repo: sdk}");
+    std::string value;
+    if (!Text(repo, "context", value)) return false;
+    std::optional<std::string> name;
+    if (!Resolve(repo, "context", value, name)) return false;
+    if (!name) return true;  // the docs repository: always read
+    if (std::find(workflow_.context.begin(), workflow_.context.end(), *name) ==
+        workflow_.context.end()) {
+      workflow_.context.push_back(*name);
     }
     return true;
   }
