@@ -46,7 +46,7 @@ class MirrorPool {
   };
   std::string dir_;
   TransferLimits limits_;
-  std::mutex mu_;                                 // guards the map, not the slots
+  std::mutex mu_;  // guards the map, not the slots
   std::map<std::string, std::shared_ptr<Slot>> slots_;
 };
 

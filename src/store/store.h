@@ -181,8 +181,8 @@ struct WorkflowRunRequest {
 struct WorkflowRunStart {
   enum class Outcome { kStarted, kQueued, kDuplicate, kRefused };
   Outcome outcome = Outcome::kStarted;
-  WorkflowRun run;          // as recorded (kDuplicate: the existing run)
-  std::optional<Job> job;   // kStarted
+  WorkflowRun run;         // as recorded (kDuplicate: the existing run)
+  std::optional<Job> job;  // kStarted
 };
 
 class Store : public LocalPullRequestRecords {

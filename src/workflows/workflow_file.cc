@@ -350,8 +350,8 @@ class SettingsReader {
       return Fail(context, "context: a list of repositories: [sdk] or [{repo: org/name}]");
     }
     if (context.size() > kMaxContextRepositories) {
-      return Fail(context, "context: at most " + std::to_string(kMaxContextRepositories) +
-                               " repositories");
+      return Fail(context,
+                  "context: at most " + std::to_string(kMaxContextRepositories) + " repositories");
     }
     for (const YAML::Node& item : context) {
       if (!ReadContextEntry(item)) return false;
