@@ -59,9 +59,9 @@ std::optional<TriggerKind> ParseTriggerKind(std::string_view s);
 
 struct WorkflowTrigger {
   TriggerKind kind = TriggerKind::kManual;
-  std::string cron;              // kSchedule: five fields or a shorthand (core/cron.h)
+  std::string cron;               // kSchedule: five fields or a shorthand (core/cron.h)
   std::string time_zone = "UTC";  // kSchedule: an IANA zone
-  std::string repository;        // kMerge: the name of one of the project's context repositories
+  std::string repository;         // kMerge: the name of one of the project's context repositories
   // kPush: the docs repository's branch ("" = the project's base branch);
   // kMerge: the context repository's ("" = its branch, see ContextRepository).
   std::string branch;
@@ -81,7 +81,7 @@ enum class WorkflowSource { kApi, kFile };
 struct Workflow {
   std::string id;  // assigned by the store
   std::string project_id;
-  std::string name;  // unique among the project's workflows of one source
+  std::string name;   // unique among the project's workflows of one source
   std::string title;  // shown to people; "" = the name
   std::string prompt;
   WorkflowTrigger trigger;
@@ -117,8 +117,8 @@ Status CheckWorkflow(Workflow& workflow);
 
 // What started a run, as the job's `trigger` field shows it (docs/api.md).
 struct RunTrigger {
-  std::string kind;  // "schedule", "push", "merge", "manual", "comment"
-  std::string workflow;  // its name ("" for a comment)
+  std::string kind;        // "schedule", "push", "merge", "manual", "comment"
+  std::string workflow;    // its name ("" for a comment)
   std::string repository;  // push, merge: the repository's name ("docs" for the docs repository)
   std::string branch;      // push, merge
   std::string from;        // push, merge: the branch's head before ("" when unknown)
