@@ -325,10 +325,11 @@ Status WorkflowEngine::PollProject(Round& round, const Project& project) {
   for (const Workflow& w : *listed) {
     if (Runnable(w, TriggerKind::kMerge)) by_repository[w.trigger.repository].push_back(&w);
   }
-  for (const auto& [name, merged] : by_repository) {
+  for (const auto& [repository, merged] : by_repository) {
     if (stopping()) return Status();
+    const std::string& name = repository;  // a lambda may not capture a structured binding
     auto repo = std::find_if(contexts->begin(), contexts->end(),
-                             [&](const ContextRepository& r) { return r.name == name; });
+                             [&name](const ContextRepository& r) { return r.name == name; });
     if (repo == contexts->end()) {
       round.Note(Status::NotFound("no context repository " + name),
                  "the merge workflows of project " + project.id);
