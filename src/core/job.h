@@ -72,6 +72,15 @@ enum class ForgeKind { kLocal, kGithub, kGitlab, kGitea };
 std::string_view ToString(ForgeKind f);
 std::optional<ForgeKind> ParseForge(std::string_view s);
 
+// How a run's changes are published.
+enum class PublishMode {
+  kPullRequest,  // a branch and its pull request, as every job
+  kPush,         // straight onto the base branch, if the checks report no new problem
+  kAutomerge     // a pull request, merged once its checks pass
+};
+std::string_view ToString(PublishMode m);  // "pull_request", "push", "automerge"
+std::optional<PublishMode> ParsePublishMode(std::string_view s);
+
 struct Project {
   std::string id;
   std::string org_id;
@@ -98,6 +107,15 @@ struct Project {
   UnixMillis created_at = 0;
   // Set once archived: no new job or follow-up; running turns finish.
   std::optional<UnixMillis> archived_at;
+  // How jobs' changes are published unless a workflow says otherwise.
+  PublishMode publish = PublishMode::kPullRequest;
+  // The secret the forge's webhooks (POST /hooks/{forge}/{project id}) are
+  // signed or sent with (core/forge_event.h); none: deliveries are refused.
+  // Secret: sealed at rest, never logged, never listed.
+  std::optional<std::string> hook_secret;
+  // The handle a comment on a job's pull request mentions ("@docwright ...")
+  // to become a follow-up of that job; 1 to 39 of [A-Za-z0-9-_].
+  std::string mention_handle = "docwright";
 };
 
 enum class JobStatus { kActive, kCompleted, kArchived, kFailed };
@@ -129,6 +147,17 @@ struct Job {
   // The context repositories (core/workflow.h) its turns read, by name;
   // nullopt: all of the project's.
   std::optional<std::vector<std::string>> context;
+  // How the job's changes are published (its workflow's mode, else the
+  // project's, when it was created).
+  PublishMode publish = PublishMode::kPullRequest;
+  // Set when a turn published straight onto the base branch (PublishMode::kPush,
+  // or kAutomerge once merged): the commit, and its page on the forge if it has
+  // one. prLink stays what it was (null when no pull request was ever opened).
+  std::optional<std::string> commit_sha;
+  std::optional<std::string> commit_url;
+  // What became of the job's pull request on the forge: "open", "merged",
+  // "closed"; nullopt while it has none or nothing is known.
+  std::optional<std::string> pr_state;
 };
 
 enum class TurnState { kQueued, kRunning, kSucceeded, kFailed, kCancelled };

@@ -67,15 +67,6 @@ struct WorkflowTrigger {
   std::string branch;
 };
 
-// How a run's changes are published.
-enum class PublishMode {
-  kPullRequest,  // a branch and its pull request, as every job
-  kPush,         // straight onto the base branch, if the checks report no new problem
-  kAutomerge     // a pull request, merged once its checks pass
-};
-std::string_view ToString(PublishMode m);  // "pull_request", "push", "automerge"
-std::optional<PublishMode> ParsePublishMode(std::string_view s);
-
 enum class WorkflowSource { kApi, kFile };
 
 struct Workflow {

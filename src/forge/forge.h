@@ -44,6 +44,18 @@ struct PullRequest {
   int64_t number = 0;
 };
 
+// What a pull request is now on the forge.
+struct PullRequestStatus {
+  std::string state;         // "open", "merged" or "closed"
+  std::string merge_commit;  // "merged": the commit its base got, if the forge says
+};
+
+// What merging a pull request did (Forge::Merge).
+struct MergeResult {
+  std::string commit;  // the base's head after the merge
+  std::string url;     // the commit's page on the forge, if it has pages
+};
+
 class Forge {
  public:
   virtual ~Forge() = default;
@@ -56,6 +68,30 @@ class Forge {
   // refusal (4xx), Unavailable when the forge cannot be reached or keeps failing
   // (5xx, rate limits) after retries.
   virtual Result<PullRequest> Ensure(const PullRequestSpec& spec) = 0;
+
+  // The state of pull request `number` (open, merged or closed). NotFound if the
+  // forge has no such pull request; other errors as Ensure's.
+  virtual Result<PullRequestStatus> State(int64_t number) = 0;
+
+  // Merges pull request `number` into its base, as the forge's merge button
+  // does, only if its head is `head_commit` (what the checks passed). Conflict
+  // when the forge refuses the merge (conflicts, the head moved, checks the
+  // forge requires); other errors as Ensure's.
+  virtual Result<MergeResult> Merge(int64_t number, const std::string& head_commit) = 0;
+
+  // Whether the forge's account `login` may write to the repository (push to
+  // it). NotFound for an account the forge does not know.
+  virtual Result<bool> CanWrite(const std::string& login) = 0;
+
+  // Posts `body` on pull request `number`: as a reply in the thread of review
+  // comment `in_reply_to` when given (and the forge has threads), else as a
+  // comment on the pull request.
+  virtual Status Comment(int64_t number, const std::string& body,
+                         const std::optional<std::string>& in_reply_to) = 0;
+
+  // The page of commit `sha` of the repository on the forge ("" if it has
+  // none).
+  virtual std::string CommitUrl(const std::string& sha) const = 0;
 };
 
 // What a forge may need besides the project.
