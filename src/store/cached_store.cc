@@ -383,6 +383,15 @@ class CachedStore final : public Store {
                         const std::string& head) override {
     return inner_->SetWatchedHead(project_id, watch, head);
   }
+  Result<bool> RecordForgeEvent(ForgeEvent event) override {
+    return inner_->RecordForgeEvent(std::move(event));
+  }
+  Result<std::vector<ForgeEvent>> ListPendingForgeEvents(int limit) override {
+    return inner_->ListPendingForgeEvents(limit);
+  }
+  Status FinishForgeEvent(int64_t id, const std::string& outcome) override {
+    return inner_->FinishForgeEvent(id, outcome);
+  }
   Status Ping() override { return inner_->Ping(); }
   bool AnnouncesChanges() const override { return inner_->AnnouncesChanges(); }
   void Watch(StoreWatcher watcher) override { inner_->Watch(std::move(watcher)); }

@@ -24,6 +24,7 @@
 
 #include "core/api_key.h"
 #include "core/event.h"
+#include "core/forge_event.h"
 #include "core/job.h"
 #include "core/local_pull_request.h"
 #include "core/review.h"
@@ -90,6 +91,9 @@ struct IdempotentRequest {
 
 // How long an idempotency key is kept, from the request that used it first.
 inline constexpr std::chrono::hours kIdempotencyKeyTtl{24};
+
+// How long a forge's webhook delivery is kept (Store::RecordForgeEvent).
+inline constexpr std::chrono::hours kForgeEventRetention{7 * 24};
 
 // What a keyed create or follow-up did.
 struct IdempotentWrite {
@@ -504,6 +508,22 @@ class Store : public LocalPullRequestRecords {
                                                             const std::string& watch) = 0;
   virtual Status SetWatchedHead(const std::string& project_id, const std::string& watch,
                                 const std::string& head) = 0;
+
+  // --- Forge events: verified webhook deliveries of the forges (unit HOOKS) ---
+  // Events are kept kForgeEventRetention from their receipt; each record
+  // removes a few older ones on the way (handled or not).
+
+  // Records `event` (its id and received_at assigned; handled_at and outcome
+  // ignored): true. false, and nothing written, when the project already has
+  // a delivery of that forge with that delivery_id. NotFound for an unknown
+  // project.
+  virtual Result<bool> RecordForgeEvent(ForgeEvent event) = 0;
+  // Events not handled yet, oldest first, at most `limit`.
+  virtual Result<std::vector<ForgeEvent>> ListPendingForgeEvents(int limit) = 0;
+  // Marks the event handled now with `outcome` (cut to 1000 bytes); the first
+  // outcome recorded stays (two nodes handling one event both finish it).
+  // NotFound if there is no such event.
+  virtual Status FinishForgeEvent(int64_t id, const std::string& outcome) = 0;
 
   // --- Secrets at rest ---
   // Seals again, under the secret box's current key, every stored secret that is

@@ -13,6 +13,7 @@
 //   context_repositories.cc  context repositories; watched heads
 //   workflows.cc      workflows: defined through the API, synced from files
 //   workflow_runs.cc  workflow runs: started once per event, queued, coalesced
+//   forge_events.cc   forges' webhook deliveries, recorded once, handled once
 //   secrets.cc        secrets at rest: sealed on write, opened on read, swept
 //                     at open and resealed on rotation; OpenSqlStore
 // Every write runs in Driver::Write, which may run it again after a transient
@@ -229,6 +230,11 @@ class SqlStore final : public Store {
   Result<std::vector<WorkflowRun>> ListWorkflowRuns(const std::string& workflow_id,
                                                     int limit) override;
 
+  // forge_events.cc
+  Result<bool> RecordForgeEvent(ForgeEvent event) override;
+  Result<std::vector<ForgeEvent>> ListPendingForgeEvents(int limit) override;
+  Status FinishForgeEvent(int64_t id, const std::string& outcome) override;
+
   // secrets.cc
   Result<int64_t> ResealSecrets() override;
   // At open: seals the secrets stored in the clear; InvalidArgument if one is
@@ -360,11 +366,13 @@ class SqlStore final : public Store {
   // announces).
   void AnnounceEvents(const std::string& job_id);
 
-  // secrets.cc: `p`'s forge token, as stored, sealed for its row (`p.id` set);
-  // and `p`'s forge token, as read, opened (a value stored in the clear before
-  // sealing is taken as it is, until the sweep at the next open seals it).
+  // secrets.cc: `p`'s forge token and hook secret, as stored, sealed for its
+  // row (`p.id` set); and both of `p`'s, as read, opened (a forge token stored
+  // in the clear before sealing is taken as it is, until the sweep at the next
+  // open seals it).
   Result<std::optional<std::string>> SealForgeToken(const Project& p) const;
-  Status OpenForgeToken(Project& p) const;
+  Result<std::optional<std::string>> SealHookSecret(const Project& p) const;
+  Status OpenProjectSecrets(Project& p) const;
   // A webhook endpoint's secret (`previous`: the one a rotation replaced),
   // sealed for its row, and opened.
   Result<std::string> SealWebhookSecret(const std::string& endpoint_id, const std::string& secret,

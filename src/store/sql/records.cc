@@ -47,6 +47,9 @@ Project ReadProject(const Rows& r) {
   p.archived_at = r.OptInt("archived_at");
   p.write_paths = SplitLines(r.Text("write_paths"));
   p.max_active = r.OptInt("max_active");
+  p.hook_secret = r.OptText("hook_secret");
+  p.mention_handle = r.Text("mention_handle");
+  if (p.mention_handle.empty()) p.mention_handle = "docwright";
   return p;
 }
 

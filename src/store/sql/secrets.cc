@@ -1,8 +1,8 @@
-// The SQL store: secrets at rest. A project's forge token and a webhook
-// endpoint's secrets are stored sealed (core/secret_box.h) for their row,
+// The SQL store: secrets at rest. A project's forge token and hook secret and
+// a webhook endpoint's secrets are stored sealed (core/secret_box.h) for their row,
 // opened where they are handed out, and sealed again under the current key on
 // rotation; a forge token a docwright from before sealing stored in the clear
-// is sealed at open (webhook secrets were never stored in the clear).
+// is sealed at open (hook and webhook secrets were never stored in the clear).
 #include <set>
 
 #include "store/sql/internal.h"
@@ -17,6 +17,11 @@ std::string ForgeTokenContext(const std::string& project_id) {
   return "projects.forge_token:" + project_id;
 }
 
+// What a project's hook secret (its forges' webhooks) is sealed for.
+std::string HookSecretContext(const std::string& project_id) {
+  return "projects.hook_secret:" + project_id;
+}
+
 // What a webhook endpoint's secret is sealed for (`previous`: the one a
 // rotation replaced, in a column of its own).
 std::string WebhookSecretContext(const std::string& endpoint_id, bool previous) {
@@ -27,24 +32,28 @@ std::string WebhookSecretContext(const std::string& endpoint_id, bool previous) 
 
 // A stored secret: where it is, and its value.
 struct StoredSecret {
-  enum class Kind { kForgeToken, kWebhookSecret, kWebhookPreviousSecret } kind;
+  enum class Kind { kForgeToken, kHookSecret, kWebhookSecret, kWebhookPreviousSecret } kind;
   std::string row_id;  // the project's or the endpoint's
   std::string value;   // as stored: sealed, or in the clear from before sealing
 
   std::string Context() const {
-    return kind == Kind::kForgeToken ? ForgeTokenContext(row_id)
-                                     : WebhookSecretContext(row_id, kind != Kind::kWebhookSecret);
+    if (kind == Kind::kForgeToken) return ForgeTokenContext(row_id);
+    if (kind == Kind::kHookSecret) return HookSecretContext(row_id);
+    return WebhookSecretContext(row_id, kind != Kind::kWebhookSecret);
   }
   // For messages.
   std::string What() const {
-    return kind == Kind::kForgeToken ? "the forge token of project " + row_id
-                                     : "a secret of webhook endpoint " + row_id;
+    if (kind == Kind::kForgeToken) return "the forge token of project " + row_id;
+    if (kind == Kind::kHookSecret) return "the hook secret of project " + row_id;
+    return "a secret of webhook endpoint " + row_id;
   }
   // The statement that replaces it only if it is still `value`.
   const Statement& Swap() const {
     switch (kind) {
       case Kind::kForgeToken:
         return kSwapProjectForgeToken;
+      case Kind::kHookSecret:
+        return kSwapProjectHookSecret;
       case Kind::kWebhookSecret:
         return kSwapWebhookSecret;
       case Kind::kWebhookPreviousSecret:
@@ -76,6 +85,13 @@ Result<std::optional<std::string>> SqlStore::SealForgeToken(const Project& p) co
   return std::optional<std::string>(std::move(*sealed));
 }
 
+Result<std::optional<std::string>> SqlStore::SealHookSecret(const Project& p) const {
+  if (!p.hook_secret) return std::optional<std::string>();
+  auto sealed = secrets_->Seal(*p.hook_secret, HookSecretContext(p.id));
+  if (!sealed.ok()) return About("the hook secret of project " + p.id, sealed.status());
+  return std::optional<std::string>(std::move(*sealed));
+}
+
 Result<std::string> SqlStore::SealWebhookSecret(const std::string& endpoint_id,
                                                 const std::string& secret, bool previous) const {
   auto sealed = secrets_->Seal(secret, WebhookSecretContext(endpoint_id, previous));
@@ -102,11 +118,18 @@ Status SqlStore::OpenWebhookSecrets(WebhookEndpoint& e) const {
   return Status();
 }
 
-Status SqlStore::OpenForgeToken(Project& p) const {
-  if (!p.forge_token || !SecretBox::IsSealed(*p.forge_token)) return Status();
-  auto opened = secrets_->Open(*p.forge_token, ForgeTokenContext(p.id));
-  if (!opened.ok()) return About("the forge token of project " + p.id, opened.status());
-  p.forge_token = std::move(*opened);
+Status SqlStore::OpenProjectSecrets(Project& p) const {
+  if (p.forge_token && SecretBox::IsSealed(*p.forge_token)) {
+    auto opened = secrets_->Open(*p.forge_token, ForgeTokenContext(p.id));
+    if (!opened.ok()) return About("the forge token of project " + p.id, opened.status());
+    p.forge_token = std::move(*opened);
+  }
+  if (p.hook_secret) {
+    // Never stored in the clear: a value that does not open is refused.
+    auto opened = secrets_->Open(*p.hook_secret, HookSecretContext(p.id));
+    if (!opened.ok()) return About("the hook secret of project " + p.id, opened.status());
+    p.hook_secret = std::move(*opened);
+  }
   return Status();
 }
 
@@ -119,6 +142,11 @@ Result<std::vector<StoredSecret>> ReadSecrets(Connection& c) {
     auto r = c.Exec(kSelectProjectSecrets, {});
     if (!r.ok()) return r.status();
     while (r->Next()) out.push_back({Kind::kForgeToken, r->Text("id"), r->Text("forge_token")});
+  }
+  {
+    auto r = c.Exec(kSelectProjectHookSecrets, {});
+    if (!r.ok()) return r.status();
+    while (r->Next()) out.push_back({Kind::kHookSecret, r->Text("id"), r->Text("hook_secret")});
   }
   auto r = c.Exec(kSelectWebhookSecrets, {});
   if (!r.ok()) return r.status();

@@ -92,7 +92,8 @@ SQL(kPurgeExpiredSessions,
 #define DW_PROJECT_COLUMNS                                                                     \
   "SELECT p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, " \
   "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path, "     \
-  "p.models, p.write_paths, p.max_active, p.archived_at FROM projects p "
+  "p.models, p.write_paths, p.max_active, p.archived_at, p.hook_secret, p.mention_handle "     \
+  "FROM projects p "
 SQL(kSelectProject, DW_PROJECT_COLUMNS "WHERE p.id = ?1 AND p.org_id = ?2");
 SQL(kSelectProjectById, DW_PROJECT_COLUMNS "WHERE p.id = ?1");
 SQL(kSelectProjects, DW_PROJECT_COLUMNS "WHERE p.org_id = ?1 ORDER BY p.id");
@@ -100,18 +101,24 @@ SQL(kSelectProjects, DW_PROJECT_COLUMNS "WHERE p.org_id = ?1 ORDER BY p.id");
 SQL(kInsertProject,
     "INSERT INTO projects (id, org_id, repository, base_ref, forge, forge_api_url, forge_token, "
     "model, rate_limit_per_hour, created_at, ssh_key_path, ssh_known_hosts_path, models, "
-    "write_paths, max_active) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-    "?14, ?15)");
+    "write_paths, max_active, hook_secret, mention_handle) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+    "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
 SQL(kUpdateProject,
     "UPDATE projects SET repository = ?2, base_ref = ?3, forge = ?4, forge_api_url = ?5, "
     "forge_token = ?6, model = ?7, rate_limit_per_hour = ?8, ssh_key_path = ?9, "
-    "ssh_known_hosts_path = ?10, models = ?11, write_paths = ?12, max_active = ?13 WHERE id = ?1");
+    "ssh_known_hosts_path = ?10, models = ?11, write_paths = ?12, max_active = ?13, "
+    "hook_secret = ?14, mention_handle = ?15 WHERE id = ?1");
 // Secrets at rest (secrets.cc): every stored forge token, and one replaced only
 // if it is still the value read (so a sweep never undoes a concurrent update).
 SQL(kSelectProjectSecrets,
     "SELECT id, forge_token FROM projects WHERE forge_token IS NOT NULL ORDER BY id");
 SQL(kSwapProjectForgeToken,
     "UPDATE projects SET forge_token = ?3 WHERE id = ?1 AND forge_token = ?2");
+// The same for the hooks' secrets.
+SQL(kSelectProjectHookSecrets,
+    "SELECT id, hook_secret FROM projects WHERE hook_secret IS NOT NULL ORDER BY id");
+SQL(kSwapProjectHookSecret,
+    "UPDATE projects SET hook_secret = ?3 WHERE id = ?1 AND hook_secret = ?2");
 // Archives a project of the organisation ?2, once (the first time is kept).
 SQL(kArchiveProject,
     "UPDATE projects SET archived_at = COALESCE(archived_at, ?3) WHERE id = ?1 AND org_id = ?2");
@@ -123,7 +130,8 @@ SQL(kCountJobsByStatus,
 SQL(kCountActiveJobs, "SELECT COUNT(*) FROM jobs WHERE project_id = ?1 AND status = 'active'");
 // A project's deletion, children first: its jobs' steps, turns, messages and
 // reviews, its jobs, pull requests and idempotency keys, its workflows and
-// their runs, context repositories and watched heads, then the project.
+// their runs, context repositories, watched heads and forge events, then the
+// project.
 SQL(kDeleteProjectSteps,
     "DELETE FROM steps WHERE job_id IN (SELECT id FROM jobs WHERE project_id = ?1)");
 SQL(kDeleteProjectTurns,
@@ -140,6 +148,7 @@ SQL(kDeleteProjectWorkflowRuns, "DELETE FROM workflow_runs WHERE project_id = ?1
 SQL(kDeleteProjectWorkflows, "DELETE FROM workflows WHERE project_id = ?1");
 SQL(kDeleteProjectContextRepositories, "DELETE FROM context_repositories WHERE project_id = ?1");
 SQL(kDeleteProjectWatchedHeads, "DELETE FROM watched_heads WHERE project_id = ?1");
+SQL(kDeleteProjectForgeEvents, "DELETE FROM forge_events WHERE project_id = ?1");
 SQL(kDeleteProject, "DELETE FROM projects WHERE id = ?1");
 
 // --- Jobs and messages ---

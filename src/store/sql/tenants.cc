@@ -77,8 +77,11 @@ Status SqlStore::RecordKeyUses(const std::vector<std::pair<std::string, UnixMill
 Result<Project> SqlStore::CreateProject(Project p) {
   p.id = NewId();
   p.created_at = NowMillis();
-  auto token = SealForgeToken(p);  // sealed once: a write may run its function again
+  // Sealed once: a write may run its function again.
+  auto token = SealForgeToken(p);
   if (!token.ok()) return token.status();
+  auto hook = SealHookSecret(p);
+  if (!hook.ok()) return hook.status();
   Status s = Write([&](Connection& c) -> Status {
     Status e = OrgExists(c, p.org_id);
     if (!e.ok()) return e;
@@ -87,7 +90,7 @@ Result<Project> SqlStore::CreateProject(Project p) {
                {V(p.id), V(p.org_id), V(p.repository), V(p.base_ref), V(forge), V(p.forge_api_url),
                 V(*token), V(p.model), V(p.rate_limit_per_hour), V(p.created_at), V(p.ssh_key_path),
                 V(p.ssh_known_hosts_path), V(JoinLines(p.models)), V(JoinLines(p.write_paths)),
-                V(p.max_active)});
+                V(p.max_active), V(*hook), V(p.mention_handle)});
   });
   if (!s.ok()) return s;
   return p;
@@ -96,14 +99,14 @@ Result<Project> SqlStore::CreateProject(Project p) {
 Result<Project> SqlStore::GetProject(const Scope& scope) {
   auto p = Read<Project>([&](Connection& c) { return LoadProject(c, scope); });
   if (!p.ok()) return p;
-  if (Status s = OpenForgeToken(*p); !s.ok()) return s;
+  if (Status s = OpenProjectSecrets(*p); !s.ok()) return s;
   return p;
 }
 
 Result<Project> SqlStore::GetProjectById(const std::string& project_id) {
   auto p = ReadOne(kSelectProjectById, {V(project_id)}, &ReadProject, "project not found");
   if (!p.ok()) return p;
-  if (Status s = OpenForgeToken(*p); !s.ok()) return s;
+  if (Status s = OpenProjectSecrets(*p); !s.ok()) return s;
   return p;
 }
 
@@ -111,7 +114,7 @@ Result<std::vector<Project>> SqlStore::ListProjects(const std::string& org_id) {
   auto projects = ReadAll(kSelectProjects, {V(org_id)}, &ReadProject);
   if (!projects.ok()) return projects;
   for (Project& p : *projects) {
-    if (Status s = OpenForgeToken(p); !s.ok()) return s;
+    if (Status s = OpenProjectSecrets(p); !s.ok()) return s;
   }
   return projects;
 }
@@ -152,14 +155,16 @@ Result<std::vector<ProjectJobCounts>> SqlStore::CountJobs(const std::string& org
 Status SqlStore::UpdateProject(const Project& p) {
   auto token = SealForgeToken(p);
   if (!token.ok()) return token.status();
+  auto hook = SealHookSecret(p);
+  if (!hook.ok()) return hook.status();
   return Write([&](Connection& c) -> Status {
     std::string forge(ToString(p.forge));
-    Status w =
-        Change(c, kUpdateProject,
-               {V(p.id), V(p.repository), V(p.base_ref), V(forge), V(p.forge_api_url), V(*token),
-                V(p.model), V(p.rate_limit_per_hour), V(p.ssh_key_path), V(p.ssh_known_hosts_path),
-                V(JoinLines(p.models)), V(JoinLines(p.write_paths)), V(p.max_active)},
-               "project not found");
+    Status w = Change(c, kUpdateProject,
+                      {V(p.id), V(p.repository), V(p.base_ref), V(forge), V(p.forge_api_url),
+                       V(*token), V(p.model), V(p.rate_limit_per_hour), V(p.ssh_key_path),
+                       V(p.ssh_known_hosts_path), V(JoinLines(p.models)),
+                       V(JoinLines(p.write_paths)), V(p.max_active), V(*hook), V(p.mention_handle)},
+                      "project not found");
     return w.ok() ? Notify(c, "t") : w;  // a raised cap may let turns run
   });
 }
@@ -177,7 +182,7 @@ Result<Project> SqlStore::ArchiveProject(const Scope& scope) {
     return Status();
   });
   if (!s.ok()) return s;
-  if (Status opened = OpenForgeToken(*archived); !opened.ok()) return opened;
+  if (Status opened = OpenProjectSecrets(*archived); !opened.ok()) return opened;
   return std::move(*archived);
 }
 
@@ -196,7 +201,8 @@ Status SqlStore::DeleteProject(const Scope& scope) {
           &kDeleteProjectSteps, &kDeleteProjectTurns, &kDeleteProjectMessages,
           &kDeleteProjectReviews, &kDeleteProjectJobs, &kDeleteProjectPullRequests,
           &kDeleteProjectIdempotencyKeys, &kDeleteProjectWorkflowRuns, &kDeleteProjectWorkflows,
-          &kDeleteProjectContextRepositories, &kDeleteProjectWatchedHeads, &kDeleteProject}) {
+          &kDeleteProjectContextRepositories, &kDeleteProjectWatchedHeads,
+          &kDeleteProjectForgeEvents, &kDeleteProject}) {
       if (Status w = Run(c, *statement, {V(project->id)}); !w.ok()) return w;
     }
     return Status();

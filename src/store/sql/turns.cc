@@ -52,10 +52,10 @@ Result<std::optional<TurnInput>> SqlStore::ClaimTurn(
       if (!w.ok()) return w;
       auto input = LoadClaimed(c, turn_id, *r);
       if (!input.ok()) return input.status();
-      if (Status opened = OpenForgeToken(input->project); !opened.ok()) {
+      if (Status opened = OpenProjectSecrets(input->project); !opened.ok()) {
         // Every attempt would fail alike (a key this process lacks, or an
         // altered value): the turn fails now, saying why, and the claim goes on.
-        std::string error = "the project's forge token cannot be used: " + opened.message();
+        std::string error = "the project's secrets cannot be used: " + opened.message();
         w = Run(c, kDurableCommit, {});
         if (w.ok()) w = Run(c, kFailTurn, {V(turn_id), V(error), V(now)});
         if (w.ok()) {

@@ -359,6 +359,28 @@ CREATE TABLE watched_heads (
   PRIMARY KEY (project_id, watch)
 );
 )sql",
+    R"sql(
+-- Forges' webhooks (core/forge_event.h): a project's hook secret (sealed, as
+-- its forge token), the handle its pull requests' comments mention, and the
+-- verified deliveries, one per (project, forge, delivery id), each kept a week;
+-- `data` is the event's fields as JSON, `outcome` what handling it did.
+ALTER TABLE projects ADD COLUMN hook_secret TEXT;
+ALTER TABLE projects ADD COLUMN mention_handle TEXT NOT NULL DEFAULT 'docwright';
+CREATE TABLE forge_events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  project_id TEXT NOT NULL REFERENCES projects(id),
+  forge TEXT NOT NULL,
+  delivery_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  data TEXT NOT NULL,
+  received_at INTEGER NOT NULL,
+  handled_at INTEGER,
+  outcome TEXT,
+  UNIQUE (project_id, forge, delivery_id)
+);
+CREATE INDEX forge_events_pending ON forge_events(id) WHERE handled_at IS NULL;
+CREATE INDEX forge_events_received ON forge_events(received_at);
+)sql",
 };
 
 }  // namespace
