@@ -258,6 +258,12 @@ std::span<const Api::Route> Api::Routes() {
       {.method = "GET",
        .pattern = "/v2/agent/{projectId}/workflows/{name}/runs",
        .serve = &Api::ListWorkflowRuns},
+      // A forge's webhook delivery (api/hook_routes.cc): no key; the delivery is
+      // signed with the project's hook secret, checked by the route.
+      {.method = "POST",
+       .pattern = "/hooks/{forge}/{projectId}",
+       .needs_key = false,
+       .serve = &Api::ForgeHook},
   };
   return kRoutes;
 }

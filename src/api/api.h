@@ -142,6 +142,9 @@ class Api {
   HttpResponse DeleteWorkflow(const Call& call, HttpRequest& request);
   HttpResponse RunWorkflow(const Call& call, HttpRequest& request);
   HttpResponse ListWorkflowRuns(const Call& call, HttpRequest& request);
+  // A forge's webhook delivery, verified with the project's hook secret
+  // (api/hook_routes.cc).
+  HttpResponse ForgeHook(const Call& call, HttpRequest& request);
 
   // Takes one of the key's slots for a slow read; false if all are taken. The
   // slot is given back by LeaveRead.

@@ -399,6 +399,10 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     r.csrf_token = AllLines("X-Docwright-CSRF");
     r.origin = AllLines(http::field::origin);
     r.host = AllLines(http::field::host);
+    for (std::string_view name : kForgeHookHeaders) {
+      std::string value = AllLines(name);
+      if (!value.empty()) r.hook_headers.emplace_back(std::string(name), std::move(value));
+    }
     r.client = address_;
     if (!state_.options.trusted_proxies.empty()) {
       const bool rfc = state_.options.forwarded_header == ForwardedHeader::kForwarded;
@@ -806,5 +810,12 @@ Status HttpServer::Listen() { return impl_->Listen(); }
 uint16_t HttpServer::port() const { return impl_->port(); }
 void HttpServer::Run() { impl_->Run(); }
 void HttpServer::Shutdown() { impl_->Shutdown(); }
+
+std::string_view HookHeader(const HttpRequest& request, std::string_view name) {
+  for (const auto& [key, value] : request.hook_headers) {
+    if (key == name) return value;
+  }
+  return {};
+}
 
 }  // namespace docwright

@@ -54,6 +54,11 @@ struct HttpRequest {
   std::string csrf_token;
   std::string origin;
   std::string host;
+  // Forges' webhook deliveries (POST /hooks/...): the headers of
+  // kForgeHookHeaders that were sent, by their lower-case name, as sent (a
+  // repeated one comma-joined). Secrets among them (a signature, GitLab's
+  // token) are never logged.
+  std::vector<std::pair<std::string, std::string>> hook_headers;
   std::string body;
   // The client's address: the connection's, or, from a trusted proxy, the
   // address it forwards for (see ClientAddress).
@@ -67,6 +72,16 @@ struct HttpRequest {
   std::string route;
   std::string principal;
 };
+
+// The headers forges send with a webhook delivery (GitHub, GitLab, Gitea and
+// Forgejo: its event, its id, its signature or token), in lower case.
+inline constexpr std::string_view kForgeHookHeaders[] = {
+    "x-github-event",    "x-github-delivery",   "x-hub-signature-256", "x-gitlab-event",
+    "x-gitlab-token",    "x-gitlab-event-uuid", "x-gitea-event",       "x-gitea-delivery",
+    "x-gitea-signature", "x-forgejo-event",     "x-forgejo-delivery",  "x-forgejo-signature"};
+
+// The value of the hook header `name` (lower case) of `request`; "" if absent.
+std::string_view HookHeader(const HttpRequest& request, std::string_view name);
 
 // One answered request, for the access log.
 struct AccessRecord {
