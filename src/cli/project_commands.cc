@@ -9,6 +9,7 @@
 
 #include "cli/common.h"
 #include "cli/context_commands.h"
+#include "cli/hook_commands.h"
 #include "cli/webhook_commands.h"
 #include "core/api_key.h"
 #include "core/project_settings.h"
@@ -453,6 +454,7 @@ void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& act
   AddDeleteCommand(project, common, action, o);
   AddWebhookCommands(project, common, action);
   AddContextCommands(project, common, action);
+  AddHookCommands(project, common, action);
 }
 
 void AddQuickstartCommand(CLI::App& app, Common& common, std::function<int()>& action) {
