@@ -469,6 +469,15 @@ RepositoryTurnsOptions MakeTurnsOptions(const Common& common, const NodeOptions&
   return to;
 }
 
+// What the workflows' engine needs to handle the forges' events, as the turns
+// reach the forges.
+workflows::ForgeEventContext ForgeEventsOf(const RepositoryTurnsOptions& to) {
+  return workflows::ForgeEventContext{.public_url = to.public_url,
+                                      .forge_attempts = to.forge_attempts,
+                                      .forge_max_delay = to.forge_max_delay,
+                                      .identity = to.identity};
+}
+
 // `worker`: runs turns until SIGINT or SIGTERM.
 int RunWorker(const Common& common, const NodeOptions& o, const AgentFactory& make_agent) {
   if (Status s = ReportCrashPoint(); !s.ok()) return Fail(s);
@@ -495,7 +504,7 @@ int RunWorker(const Common& common, const NodeOptions& o, const AgentFactory& ma
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   runner.Start();
   auto deliveries = MakeDeliveryWorkers(**store, o);
-  auto engine = StartWorkflowEngine(**store, mirrors, o.workflows);
+  auto engine = StartWorkflowEngine(**store, mirrors, o.workflows, ForgeEventsOf(to));
   spdlog::info("worker started with {} workers on {}", o.workers,
                RedactCredentials(common.DatabaseUrl()));
   int sig = 0;
@@ -665,7 +674,7 @@ int RunServer(const Common& common, const ServeOptions& o, const AgentFactory& m
   auto mirrors = std::make_shared<git::MirrorPool>(to.mirrors_dir, to.git_limits);
   runner.Start(**store, *agent.agent, to, MakeRunnerOptions(o.node, *model), mirrors);
   auto deliveries = MakeDeliveryWorkers(**store, o.node);
-  auto engine = StartWorkflowEngine(**store, mirrors, o.node.workflows);
+  auto engine = StartWorkflowEngine(**store, mirrors, o.node.workflows, ForgeEventsOf(to));
   server.Run();
   engine->Stop();  // first: it starts no job while the turns are handed back
   streams.Stop();

@@ -24,8 +24,10 @@ void AddWorkflowOptions(CLI::App* cmd, WorkflowFlags& flags) {
 }
 
 std::unique_ptr<workflows::WorkflowEngine> StartWorkflowEngine(
-    Store& store, std::shared_ptr<git::MirrorPool> mirrors, const WorkflowFlags& flags) {
+    Store& store, std::shared_ptr<git::MirrorPool> mirrors, const WorkflowFlags& flags,
+    workflows::ForgeEventContext forge_events) {
   workflows::WorkflowEngineOptions options;
+  options.forge_events = std::move(forge_events);
   options.tick = std::chrono::milliseconds(flags.tick_ms);
   options.poll_interval = std::chrono::milliseconds(flags.poll_interval_ms);
   if (!flags.clock_file.empty()) {

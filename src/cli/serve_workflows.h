@@ -25,9 +25,11 @@ struct WorkflowFlags {
 // --workflow-tick, --workflow-poll-interval and (hidden) --workflow-clock-file.
 void AddWorkflowOptions(CLI::App* cmd, WorkflowFlags& flags);
 
-// The engine, started, sharing `mirrors` with the node's turns. `store` must
-// outlive it; stop it before the store closes.
+// The engine, started, sharing `mirrors` with the node's turns and reaching
+// the forges as they do (`forge_events`). `store` must outlive it; stop it
+// before the store closes.
 std::unique_ptr<workflows::WorkflowEngine> StartWorkflowEngine(
-    Store& store, std::shared_ptr<git::MirrorPool> mirrors, const WorkflowFlags& flags);
+    Store& store, std::shared_ptr<git::MirrorPool> mirrors, const WorkflowFlags& flags,
+    workflows::ForgeEventContext forge_events);
 
 }  // namespace docwright

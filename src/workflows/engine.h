@@ -11,7 +11,11 @@
 //      workflow files are read then too); a branch that moved re-reads the
 //      workflow files (base branch), and starts the push runs (unless every
 //      new commit is docwright's own) or the merge runs for its new head;
-//   3. queued runs whose workflow has no run under way any more are started.
+//   3. forges' webhook deliveries recorded since (workflows/forge_events.h):
+//      a push is handled as a polled move of its branch from its `before` to
+//      its `after` (the same code, so the next poll finds nothing new), pull
+//      requests' and comments' events go to their handlers;
+//   4. queued runs whose workflow has no run under way any more are started.
 // Every decision that must happen once is the store's (dedup keys, under the
 // workflow's lock), so any number of engines on one database start each run
 // once. Every error is logged (never a secret: URLs are redacted) and the work
@@ -34,6 +38,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -42,6 +47,7 @@
 #include "core/workflow.h"
 #include "git/mirror_pool.h"
 #include "store/store.h"
+#include "workflows/forge_events.h"
 #include "workflows/run_prompt.h"
 
 namespace docwright::workflows {
@@ -50,6 +56,7 @@ struct WorkflowEngineOptions {
   std::chrono::milliseconds tick{15000};           // between rounds
   std::chrono::milliseconds poll_interval{60000};  // between polls of the branches (0: every round)
   std::function<UnixMillis()> clock;               // "now" for the schedules; empty: NowMillis
+  ForgeEventContext forge_events;                  // for the handlers of forges' events
 };
 
 // The most workflows and runs one round reads of each kind, and the commits a
@@ -58,6 +65,17 @@ struct WorkflowEngineOptions {
 inline constexpr int kMaxScheduledPerRound = 10000;
 inline constexpr int kMaxQueuedPerRound = 200;
 inline constexpr size_t kMaxOwnCommitsChecked = 200;
+// The forges' events one round handles at most, and how long one whose
+// handling failed for a passing reason (Unavailable) is tried again before
+// its failure is recorded as its outcome.
+inline constexpr int kMaxForgeEventsPerRound = 100;
+inline constexpr std::chrono::minutes kForgeEventRetryWindow{60};
+
+// Whether two repository URLs name one repository: the host in any case, with
+// or without a port, user or trailing ".git" or "/", over https, ssh or git's
+// scp-like form ("git@host:owner/repo.git"); a local path (or file: URL) as
+// the same path. Paths compare without case (the hosted forges' do).
+bool SameRepository(std::string_view a, std::string_view b);
 
 // Whether a commit with this message is docwright's own: a "Docwright-Job:"
 // trailer line, or a merge of one of its branches ("Merge branch 'docwright/").
@@ -95,12 +113,39 @@ class WorkflowEngine {
                      const std::vector<const Workflow*>& merged);
   Status StartQueuedRuns(Round& round);
 
+  // A branch of the docs repository moved from `from` (nullopt: first seen)
+  // to `to`, both in `mirror`: the workflow files are read again (base
+  // branch), the push workflows on it start their runs (unless every new
+  // commit is docwright's own), and its watched head becomes `to` (unless a
+  // run failed to start: the next round tries again). `listed`: the project's
+  // workflows; `started`, if given, gets each run's workflow and outcome.
+  // Used by the polls and by the forges' pushes alike.
+  Status DocsBranchMoved(Round& round, const Project& project, git::Mirror& mirror,
+                         const std::vector<Workflow>& listed,
+                         const std::vector<ContextRepository>& contexts, const std::string& branch,
+                         const std::optional<std::string>& from, const std::string& to,
+                         std::vector<std::string>* started);
+  // A branch of the context repository `repo` moved: as DocsBranchMoved, for
+  // the merge workflows `merged` (those on this branch).
+  Status ContextBranchMoved(Round& round, const Project& project, const ContextRepository& repo,
+                            git::Mirror& mirror, const std::vector<const Workflow*>& merged,
+                            const std::string& branch, const std::optional<std::string>& from,
+                            const std::string& to, std::vector<std::string>* started);
+
+  // The forges' events recorded since (Store::ListPendingForgeEvents), each
+  // handled and finished with its outcome.
+  Status HandleForgeEvents(Round& round);
+  // A push the forge told of: what it did, in a sentence.
+  Result<std::string> HandlePush(Round& round, const ForgeEvent& event);
+
   // The changes of `trigger` (a push or merge) for the prompt; `unavailable`
   // says why when they cannot be read.
   RunChanges ChangesOf(const Project& project, const RunTrigger& trigger);
   // Starts a run of `workflow` for `trigger` with the prompt it makes.
+  // `outcome`, if given, gets what the store did.
   Status Start(const Workflow& workflow, const std::string& dedup_key, const RunTrigger& trigger,
-               const RunChanges* changes, std::optional<UnixMillis> schedule_from);
+               const RunChanges* changes, std::optional<UnixMillis> schedule_from,
+               WorkflowRunStart::Outcome* outcome = nullptr);
 
   Store& store_;
   std::shared_ptr<git::MirrorPool> mirrors_;
