@@ -4,7 +4,9 @@
 // fire once per slot and once after a downtime, pushes and merges start one
 // run per new head (never for docwright's own commits), workflow files are
 // read when the base branch moves, and a run queued behind another starts
-// once that one's job ends.
+// once that one's job ends; a push a forge told of (a recorded forge event)
+// starts its run from the push's before to its after, once, and the polls then
+// find nothing new.
 #include "workflows/engine.h"
 
 #include <gtest/gtest.h>
@@ -132,6 +134,44 @@ class WorkflowEngineTest : public ::testing::Test {
     w.trigger.kind = TriggerKind::kMerge;
     w.trigger.repository = "sdk";
     return Create(w);
+  }
+
+  // An engine that polls once, at its first round, and then not for an hour:
+  // only a forge's event can tell it of a push after that.
+  void PollOnlyOnce() {
+    WorkflowEngineOptions options;
+    options.poll_interval = std::chrono::hours(1);
+    options.clock = [this] { return now_; };
+    engine_ = std::make_unique<WorkflowEngine>(*store_, mirrors_, options);
+  }
+
+  std::string HeadOf(const std::string& bare) {
+    return Sh(std::string(kGit) + " --git-dir=" + bare + " rev-parse refs/heads/main");
+  }
+
+  // A GitHub push of `bare`'s main as the API records it: the payload's
+  // clone_url is the repository's path, as a local project's can be.
+  bool RecordPush(const std::string& bare, const std::string& before, const std::string& after,
+                  const std::string& delivery) {
+    ForgeEvent e;
+    e.project_id = project_.id;
+    e.forge = ForgeKind::kGithub;
+    e.delivery_id = delivery;
+    e.kind = ForgeEventKind::kPush;
+    e.sender = "octocat";
+    e.repository_urls = {bare, "https://github.com/acme/elsewhere.git"};
+    e.branch = "main";
+    e.before = before;
+    e.after = after;
+    auto recorded = store_->RecordForgeEvent(e);
+    EXPECT_TRUE(recorded.ok()) << recorded.status().message();
+    return recorded.ok() && *recorded;
+  }
+
+  std::vector<ForgeEvent> PendingEvents() {
+    auto pending = store_->ListPendingForgeEvents(100);
+    EXPECT_TRUE(pending.ok()) << pending.status().message();
+    return pending.ok() ? *pending : std::vector<ForgeEvent>{};
   }
 
   docwright::testing::TempDir dir_;
@@ -277,6 +317,92 @@ TEST_F(WorkflowEngineTest, ARunWhileAnotherIsUnderWayWaitsAndStartsOnceItEnds) {
   std::string prompt = PromptOf(runs[0]);
   EXPECT_NE(prompt.find("Second change"), std::string::npos) << prompt;
   EXPECT_NE(prompt.find("src/two.h"), std::string::npos) << prompt;
+}
+
+TEST_F(WorkflowEngineTest, AForgesPushStartsTheMergeRunFromItsBeforeToItsAfterOnce) {
+  Workflow w = MergeWorkflow();
+  PollOnlyOnce();
+  Tick();  // the first sight of the branch
+  const std::string before = HeadOf(sdk_);
+  ASSERT_EQ(store_->GetWatchedHead(project_.id, "context:sdk:main")->value_or(""), before);
+
+  CommitTo("sdk-seed", sdk_, "src/widgets.h", "struct Widget {};\n", "Add the widgets API");
+  const std::string after = HeadOf(sdk_);
+  ASSERT_TRUE(RecordPush(sdk_, before, after, "delivery-1"));
+  Tick();
+  auto runs = Runs(w);
+  ASSERT_EQ(runs.size(), 1u) << "the push, not a poll, started it";
+  EXPECT_EQ(runs[0].state, RunState::kStarted);
+  EXPECT_EQ(runs[0].trigger.kind, "merge");
+  EXPECT_EQ(runs[0].trigger.repository, "sdk");
+  EXPECT_EQ(runs[0].trigger.from, before);
+  EXPECT_EQ(runs[0].trigger.to, after);
+  EXPECT_EQ(runs[0].dedup_key, "merge:sdk:" + after);
+  std::string prompt = PromptOf(runs[0]);
+  EXPECT_NE(prompt.find("Add the widgets API"), std::string::npos) << prompt;
+  EXPECT_TRUE(PendingEvents().empty()) << "the event is finished";
+  EXPECT_EQ(store_->GetWatchedHead(project_.id, "context:sdk:main")->value_or(""), after);
+
+  // A poll (a fresh engine polls at once) finds nothing new.
+  PollOnlyOnce();
+  Tick();
+  EXPECT_EQ(Runs(w).size(), 1u);
+}
+
+TEST_F(WorkflowEngineTest, APushDeliveredTwiceStartsOneRun) {
+  Workflow w;
+  w.name = "on-push";
+  w.trigger.kind = TriggerKind::kPush;
+  w = Create(w);
+  PollOnlyOnce();
+  Tick();
+  const std::string before = HeadOf(docs_);
+  CommitToDocs("guide.mdx", "Write the guide");
+  const std::string after = HeadOf(docs_);
+  ASSERT_TRUE(RecordPush(docs_, before, after, "delivery-1"));
+  EXPECT_FALSE(RecordPush(docs_, before, after, "delivery-1")) << "one delivery, recorded once";
+  ASSERT_TRUE(RecordPush(docs_, before, after, "delivery-2")) << "the forge sent it again";
+  Tick();
+  auto runs = Runs(w);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].trigger.kind, "push");
+  EXPECT_EQ(runs[0].trigger.from, before);
+  EXPECT_EQ(runs[0].trigger.to, after);
+  EXPECT_TRUE(PendingEvents().empty());
+  Tick();
+  EXPECT_EQ(Runs(w).size(), 1u);
+}
+
+TEST_F(WorkflowEngineTest, APushToNoneOfTheProjectsRepositoriesDoesNothing) {
+  Workflow w = MergeWorkflow();
+  PollOnlyOnce();
+  Tick();
+  const std::string before = HeadOf(sdk_);
+  CommitTo("sdk-seed", sdk_, "src/gears.h", "struct Gear {};\n", "Add gears");
+  ForgeEvent e;
+  e.project_id = project_.id;
+  e.forge = ForgeKind::kGithub;
+  e.delivery_id = "elsewhere";
+  e.kind = ForgeEventKind::kPush;
+  e.repository_urls = {"https://github.com/acme/unrelated.git"};
+  e.branch = "main";
+  e.before = before;
+  e.after = HeadOf(sdk_);
+  ASSERT_TRUE(store_->RecordForgeEvent(e).ok());
+  Tick();
+  EXPECT_TRUE(Runs(w).empty());
+  EXPECT_TRUE(PendingEvents().empty()) << "finished, with what it did";
+}
+
+TEST(SameRepositoryTest, OneRepositoryByAnyOfItsUrls) {
+  EXPECT_TRUE(SameRepository("https://GitHub.com/acme/docs.git", "git@github.com:acme/docs"));
+  EXPECT_TRUE(SameRepository("ssh://git@github.com:22/acme/docs/", "https://github.com/acme/docs"));
+  EXPECT_TRUE(SameRepository("/srv/git/docs.git", "/srv/git/docs.git/"));
+  EXPECT_TRUE(SameRepository("file:///srv/git/docs.git", "/srv/git/docs.git"));
+  EXPECT_FALSE(SameRepository("https://github.com/acme/docs", "https://github.com/acme/sdk"));
+  EXPECT_FALSE(SameRepository("https://github.com/acme/docs", "https://gitlab.com/acme/docs"));
+  EXPECT_FALSE(SameRepository("https://github.com/", "https://github.com"));
+  EXPECT_FALSE(SameRepository("", ""));
 }
 
 TEST_F(WorkflowEngineTest, AStoppedEngineRunsNoRound) {

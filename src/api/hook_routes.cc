@@ -102,11 +102,11 @@ HttpResponse Api::ForgeHook(const Call& call, HttpRequest& req) {
         "token does not match the project's hook secret",
         seg[1], project_id, OneLogLine(headers.delivery, 100), OneLogLine(req.client, 100));
     return ErrorResponse(401, "the delivery's signature does not match the project's hook secret",
-                         "unauthenticated");
+                         "unauthorized");
   }
   if (!req.body.empty() && !IsJsonContentType(req.content_type)) {
-    return HookAnswer(415, "refused",
-                      "send application/json (the hook's content type on the forge)");
+    return ErrorResponse(415, "send application/json (the hook's content type on the forge)",
+                         "unsupported_media_type");
   }
 
   ParsedForgeHook parsed = ParseForgeHook(*forge, headers.event, headers.delivery, req.body);
