@@ -260,10 +260,13 @@ TEST_F(ApiTest, EveryJobFieldIsAlwaysPresent) {
   json job = CreateJob("Document the rate limits");
   std::set<std::string> keys;
   for (auto& [k, v] : job.items()) keys.insert(k);
-  std::set<std::string> expected = {"id",     "status",    "source",     "model",
-                                    "prLink", "createdAt", "archivedAt", "updatedAt",
-                                    "error",  "summary",   "trigger",    "workflowId"};
+  std::set<std::string> expected = {"id",        "status",     "source",    "model",   "prLink",
+                                    "createdAt", "archivedAt", "updatedAt", "error",   "summary",
+                                    "trigger",   "workflowId", "commit",    "prState", "publish"};
   EXPECT_EQ(keys, expected);
+  EXPECT_EQ(job["commit"], nullptr) << "nothing published onto the base branch";
+  EXPECT_EQ(job["prState"], nullptr);
+  EXPECT_EQ(job["publish"], "pull_request") << "the project's default";
   EXPECT_EQ(job["archivedAt"], nullptr);
   EXPECT_EQ(job["error"], nullptr);
   EXPECT_EQ(job["trigger"], nullptr) << "no workflow started it";

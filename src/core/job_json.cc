@@ -53,6 +53,19 @@ void WriteAgentJob(const Job& j, JsonWriter& w) {
     w.Null();
   }
   w.Key("workflowId").OptString(j.workflow_id);
+  // What a turn published straight onto the base branch (push, or a merged
+  // pull request), the pull request's state on the forge, and the job's mode.
+  w.Key("commit");
+  if (j.commit_sha) {
+    w.BeginObject();
+    w.Key("sha").String(*j.commit_sha);
+    w.Key("url").OptString(j.commit_url && !j.commit_url->empty() ? j.commit_url : std::nullopt);
+    w.EndObject();
+  } else {
+    w.Null();
+  }
+  w.Key("prState").OptString(j.pr_state);
+  w.Key("publish").String(ToString(j.publish));
   w.EndObject();
 }
 

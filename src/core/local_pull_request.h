@@ -70,6 +70,9 @@ class LocalPullRequestRecords {
   virtual Result<LocalPullRequest> UpsertPullRequest(const LocalPullRequest& pr) = 0;
   // NotFound unless a pull request has this id.
   virtual Result<LocalPullRequest> GetPullRequest(const std::string& id) = 0;
+  // The project's pull request numbered `number`; NotFound unless there is one.
+  virtual Result<LocalPullRequest> GetPullRequestByNumber(const std::string& project_id,
+                                                          int64_t number) = 0;
   // Records pull request `id` merged at `merged_at` as `merge_commit`, and
   // returns it. NotFound unless a pull request has this id; Conflict if it is
   // merged already, or closed (its job archived).

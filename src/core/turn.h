@@ -38,6 +38,7 @@ struct TranscriptStep {
 inline constexpr const char* kPublishCommit = "commit";
 inline constexpr const char* kPublishPush = "push";
 inline constexpr const char* kPublishPullRequest = "pull_request";
+inline constexpr const char* kPublishMerge = "merge";
 
 // Where a turn's steps go as they happen, so that a running turn's transcript
 // and event stream show its work so far: called on the turn's thread, once per
@@ -114,6 +115,12 @@ struct TurnOutcome {
   // Stopped early because the turn was cancelled: the rest is meaningless, and
   // nothing is recorded (the runner decides by the cancel reason).
   bool interrupted = false;
+  // Set when the turn published a commit onto the base branch (core/job.h's
+  // Job::commit_sha, commit_url), and when it learned or changed what its pull
+  // request is ("open", "merged"); the store keeps the earlier ones when not set.
+  std::optional<std::string> commit_sha;
+  std::optional<std::string> commit_url;
+  std::optional<std::string> pr_state;
 };
 
 }  // namespace docwright

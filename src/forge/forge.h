@@ -24,7 +24,8 @@ class LocalPullRequestRecords;
 class WorkBudget;
 namespace git {
 class Mirror;
-}
+struct Identity;
+}  // namespace git
 }  // namespace docwright
 
 namespace docwright::forge {
@@ -99,6 +100,7 @@ struct ForgeContext {
   LocalPullRequestRecords* pull_requests = nullptr;  // local: where its pull requests live
   git::Mirror* mirror = nullptr;                     // local: the project's mirror, for diffs
   WorkBudget* budget = nullptr;                      // local: the turn's, charged by the diff
+  const git::Identity* identity = nullptr;           // local: who merges (Forge::Merge)
   std::string public_url;                            // local: where docwright's pages are served
   int max_attempts = 4;                              // hosted: attempts per request
   std::chrono::milliseconds max_delay{30000};

@@ -4,6 +4,8 @@
 // says it exists) looks again, so a retried request never makes a second one.
 #include "forge/hosted.h"
 
+#include <cctype>
+
 #include "core/url.h"
 
 #include "forge/rest_client.h"
@@ -57,12 +59,84 @@ Result<PullRequest> UpdatePull(RestClient& api, const std::string& repo_path,
   return found;
 }
 
+// The web address of the repository `where` names ("https://host/owner/repo"):
+// where its commits' pages are. An SSH remote's pages are served over https.
+std::string WebBase(const RepositoryLocation& where) {
+  std::string scheme = where.scheme == "http" ? "http" : "https";
+  return scheme + "://" + where.host + "/" + where.path;
+}
+
+// A commit id as the forges name one: 40 (SHA-1) or 64 (SHA-256) hex digits.
+bool IsCommitId(const std::string& sha) {
+  if (sha.size() != 40 && sha.size() != 64) return false;
+  for (char c : sha) {
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+// A string field of a reply, "" when absent or of another type.
+std::string Text(const json& reply, const char* field) {
+  if (!reply.is_object()) return "";
+  auto it = reply.find(field);
+  return it != reply.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// A pull request's state from GitHub's and Gitea's fields: `merged`, and
+// `state` ("open" or "closed").
+Result<PullRequestStatus> PullStatus(const RestReply& reply, const std::string& forge,
+                                     int64_t number) {
+  if (reply.status == 404) {
+    return Status::NotFound(forge + " has no pull request #" + std::to_string(number));
+  }
+  const json& pr = reply.body;
+  std::string state = Text(pr, "state");
+  if (state != "open" && state != "closed") {
+    return Status::Unavailable(forge + " answered without the pull request's state");
+  }
+  auto merged = pr.find("merged");
+  if (merged != pr.end() && merged->is_boolean() && merged->get<bool>()) {
+    return PullRequestStatus{"merged", Text(pr, "merge_commit_sha")};
+  }
+  return PullRequestStatus{state, ""};
+}
+
+// The number of a pull request in a path.
+std::string Number(int64_t number) { return std::to_string(number); }
+
+// The outcome of a merge the forge refused with `refusal` (its status and
+// text): a merge that went through on an earlier attempt (a retry after a
+// lost reply is refused as "not mergeable") is a success; anything else is
+// Conflict, in the forge's words.
+Result<MergeResult> RefusedMerge(Forge& forge, const std::string& name, int64_t number,
+                                 const RestReply& refusal) {
+  auto now = forge.State(number);
+  if (now.ok() && now->state == "merged" && !now->merge_commit.empty()) {
+    return MergeResult{now->merge_commit, forge.CommitUrl(now->merge_commit)};
+  }
+  std::string why;
+  if (refusal.body.is_object()) {
+    for (const char* field : {"message", "error"}) {
+      auto it = refusal.body.find(field);
+      if (it == refusal.body.end()) continue;
+      why = it->is_string() ? it->get<std::string>() : it->dump();
+      break;
+    }
+  }
+  if (why.size() > 400) why = why.substr(0, 400) + "...";
+  return Status::Conflict(name + " refused to merge pull request #" + Number(number) + " (" +
+                          std::to_string(refusal.status) + (why.empty() ? "" : ": " + why) + ")");
+}
+
 // --- GitHub -----------------------------------------------------------------------
 
 class GithubForge final : public Forge {
  public:
-  GithubForge(std::string owner, std::string repo, std::unique_ptr<RestClient> api)
-      : owner_(std::move(owner)), repo_(std::move(repo)), api_(std::move(api)) {}
+  GithubForge(std::string owner, std::string repo, std::string web, std::unique_ptr<RestClient> api)
+      : owner_(std::move(owner)),
+        repo_(std::move(repo)),
+        web_(std::move(web)),
+        api_(std::move(api)) {}
 
   Result<PullRequest> Ensure(const PullRequestSpec& spec) override {
     auto found = Find(spec);
@@ -88,6 +162,29 @@ class GithubForge final : public Forge {
     return UpdatePull(*api_, Repo(), **found, spec.title, spec.body);
   }
 
+  Result<PullRequestStatus> State(int64_t number) override {
+    auto got = api_->Call("GET", Repo() + "/pulls/" + Number(number), std::nullopt, {404});
+    if (!got.ok()) return got.status();
+    return PullStatus(*got, "GitHub", number);
+  }
+
+  Result<MergeResult> Merge(int64_t number, const std::string& head_commit) override {
+    // 405: not mergeable (conflicts, required checks or reviews, closed);
+    // 409: the head is no longer `sha`.
+    json merge{{"sha", head_commit}, {"merge_method", "merge"}};
+    auto merged =
+        api_->Call("PUT", Repo() + "/pulls/" + Number(number) + "/merge", merge, {405, 409});
+    if (!merged.ok()) return merged.status();
+    if (merged->status != 200) return RefusedMerge(*this, "GitHub", number, *merged);
+    std::string sha = Text(merged->body, "sha");
+    if (sha.empty()) return Status::Unavailable("GitHub answered a merge without its commit");
+    return MergeResult{sha, CommitUrl(sha)};
+  }
+
+  std::string CommitUrl(const std::string& sha) const override {
+    return IsCommitId(sha) ? web_ + "/commit/" + sha : "";
+  }
+
  private:
   std::string Repo() const { return ReposPath(owner_, repo_); }
 
@@ -111,7 +208,7 @@ class GithubForge final : public Forge {
     return std::optional<PullRequest>();
   }
 
-  std::string owner_, repo_;
+  std::string owner_, repo_, web_;
   std::unique_ptr<RestClient> api_;
 };
 
@@ -119,8 +216,8 @@ class GithubForge final : public Forge {
 
 class GitlabForge final : public Forge {
  public:
-  GitlabForge(std::string project_path, std::unique_ptr<RestClient> api)
-      : project_(PercentEncode(project_path)), api_(std::move(api)) {}
+  GitlabForge(std::string project_path, std::string web, std::unique_ptr<RestClient> api)
+      : project_(PercentEncode(project_path)), web_(std::move(web)), api_(std::move(api)) {}
 
   Result<PullRequest> Ensure(const PullRequestSpec& spec) override {
     std::string title = spec.draft ? "Draft: " + spec.title : spec.title;
@@ -147,8 +244,54 @@ class GitlabForge final : public Forge {
     return **found;
   }
 
+  Result<PullRequestStatus> State(int64_t number) override {
+    auto got =
+        api_->Call("GET", Project() + "/merge_requests/" + Number(number), std::nullopt, {404});
+    if (!got.ok()) return got.status();
+    if (got->status == 404) {
+      return Status::NotFound("GitLab has no merge request !" + Number(number));
+    }
+    return StateOf(got->body);
+  }
+
+  Result<MergeResult> Merge(int64_t number, const std::string& head_commit) override {
+    // 405: not mergeable now (draft, closed, a pipeline required); 406 and
+    // 422: conflicts; 409: the source branch's head is no longer `sha`.
+    json merge{{"sha", head_commit}};
+    auto merged = api_->Call("PUT", Project() + "/merge_requests/" + Number(number) + "/merge",
+                             merge, {405, 406, 409, 422});
+    if (!merged.ok()) return merged.status();
+    if (merged->status != 200) return RefusedMerge(*this, "GitLab", number, *merged);
+    auto now = StateOf(merged->body);
+    if (!now.ok()) return now.status();
+    if (now->state != "merged" || now->merge_commit.empty()) {
+      // Accepted, but merged later (a merge train, a pipeline to wait for).
+      return Status::Conflict("GitLab accepted merge request !" + Number(number) +
+                              " but has not merged it yet");
+    }
+    return MergeResult{now->merge_commit, CommitUrl(now->merge_commit)};
+  }
+
+  std::string CommitUrl(const std::string& sha) const override {
+    return IsCommitId(sha) ? web_ + "/-/commit/" + sha : "";
+  }
+
  private:
   std::string Project() const { return "/projects/" + project_; }
+
+  // A merge request's state: "opened" (and "locked", open while being
+  // merged), "closed", "merged".
+  static Result<PullRequestStatus> StateOf(const json& mr) {
+    std::string state = Text(mr, "state");
+    if (state == "merged") {
+      std::string commit = Text(mr, "merge_commit_sha");
+      if (commit.empty()) commit = Text(mr, "squash_commit_sha");
+      return PullRequestStatus{"merged", commit};
+    }
+    if (state == "closed") return PullRequestStatus{"closed", ""};
+    if (state == "opened" || state == "locked") return PullRequestStatus{"open", ""};
+    return Status::Unavailable("GitLab answered without the merge request's state");
+  }
 
   Result<std::optional<PullRequest>> Find(const PullRequestSpec& spec) {
     // By source branch only (a reviewer may have retargeted it), and only merge
@@ -171,7 +314,7 @@ class GitlabForge final : public Forge {
     return std::optional<PullRequest>();
   }
 
-  std::string project_;
+  std::string project_, web_;
   std::unique_ptr<RestClient> api_;
 };
 
@@ -184,8 +327,11 @@ class GiteaForge final : public Forge {
   static constexpr int kPageSize = 50;
   static constexpr int kMaxPages = 20;
 
-  GiteaForge(std::string owner, std::string repo, std::unique_ptr<RestClient> api)
-      : owner_(std::move(owner)), repo_(std::move(repo)), api_(std::move(api)) {}
+  GiteaForge(std::string owner, std::string repo, std::string web, std::unique_ptr<RestClient> api)
+      : owner_(std::move(owner)),
+        repo_(std::move(repo)),
+        web_(std::move(web)),
+        api_(std::move(api)) {}
 
   Result<PullRequest> Ensure(const PullRequestSpec& spec) override {
     // Gitea marks drafts by the title's prefix.
@@ -204,6 +350,34 @@ class GiteaForge final : public Forge {
       return **found;
     }
     return UpdatePull(*api_, Repo(), **found, title, spec.body);
+  }
+
+  Result<PullRequestStatus> State(int64_t number) override {
+    auto got = api_->Call("GET", Repo() + "/pulls/" + Number(number), std::nullopt, {404});
+    if (!got.ok()) return got.status();
+    return PullStatus(*got, "Gitea", number);
+  }
+
+  Result<MergeResult> Merge(int64_t number, const std::string& head_commit) override {
+    // 405: not mergeable (conflicts, checks, closed); 409: the head is no
+    // longer `head_commit_id`. A merge answers with no body: the commit is
+    // read from the pull request.
+    json merge{{"Do", "merge"}, {"head_commit_id", head_commit}};
+    auto merged =
+        api_->Call("POST", Repo() + "/pulls/" + Number(number) + "/merge", merge, {405, 409});
+    if (!merged.ok()) return merged.status();
+    if (merged->status / 100 != 2) return RefusedMerge(*this, "Gitea", number, *merged);
+    auto now = State(number);
+    if (!now.ok()) return now.status();
+    if (now->state != "merged") {
+      return Status::Conflict("Gitea accepted the merge of pull request #" + Number(number) +
+                              " but has not merged it yet");
+    }
+    return MergeResult{now->merge_commit, CommitUrl(now->merge_commit)};
+  }
+
+  std::string CommitUrl(const std::string& sha) const override {
+    return IsCommitId(sha) ? web_ + "/commit/" + sha : "";
   }
 
  private:
@@ -242,7 +416,7 @@ class GiteaForge final : public Forge {
     return std::optional<PullRequest>();
   }
 
-  std::string owner_, repo_;
+  std::string owner_, repo_, web_;
   std::unique_ptr<RestClient> api_;
 };
 
@@ -267,7 +441,7 @@ Result<std::unique_ptr<Forge>> MakeHostedForge(const Project& project,
           {"User-Agent", "docwright"}};
       if (!token.empty()) headers.emplace_back("Authorization", "Bearer " + token);
       return std::unique_ptr<Forge>(std::make_unique<GithubForge>(
-          names->first, names->second,
+          names->first, names->second, WebBase(*where),
           std::make_unique<RestClient>("GitHub", api, std::move(headers), context)));
     }
     case docwright::ForgeKind::kGitlab: {
@@ -278,8 +452,9 @@ Result<std::unique_ptr<Forge>> MakeHostedForge(const Project& project,
       std::vector<std::pair<std::string, std::string>> headers{{"User-Agent", "docwright"}};
       if (!token.empty()) headers.emplace_back("PRIVATE-TOKEN", token);
       return std::unique_ptr<Forge>(std::make_unique<GitlabForge>(
-          where->path, std::make_unique<RestClient>("GitLab", ApiBase(project, *where, "/api/v4"),
-                                                    std::move(headers), context)));
+          where->path, WebBase(*where),
+          std::make_unique<RestClient>("GitLab", ApiBase(project, *where, "/api/v4"),
+                                       std::move(headers), context)));
     }
     case docwright::ForgeKind::kGitea: {
       auto names = OwnerAndRepo(*where, "Gitea");
@@ -287,7 +462,7 @@ Result<std::unique_ptr<Forge>> MakeHostedForge(const Project& project,
       std::vector<std::pair<std::string, std::string>> headers{{"User-Agent", "docwright"}};
       if (!token.empty()) headers.emplace_back("Authorization", "token " + token);
       return std::unique_ptr<Forge>(std::make_unique<GiteaForge>(
-          names->first, names->second,
+          names->first, names->second, WebBase(*where),
           std::make_unique<RestClient>("Gitea", ApiBase(project, *where, "/api/v1"),
                                        std::move(headers), context)));
     }

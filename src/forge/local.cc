@@ -2,6 +2,7 @@
 #include "forge/local.h"
 
 #include "core/local_pull_request.h"
+#include "core/time.h"
 #include "core/work_budget.h"
 #include "git/git.h"
 
@@ -12,7 +13,9 @@ namespace {
 constexpr size_t kMaxDiffBytes = 1 << 20;
 
 // The embedded forge: pull requests stored by docwright and shown on its own
-// pages. The diff is taken when the pull request is created or updated.
+// pages. The diff is taken when the pull request is created or updated; a
+// merge is made by docwright itself, with the mirror, as the API's merge
+// button does (RepositoryTurns::MergePullRequest).
 class LocalForge final : public Forge {
  public:
   LocalForge(std::string project_id, const ForgeContext& context)
@@ -48,6 +51,39 @@ class LocalForge final : public Forge {
     if (!stored.ok()) return stored.status();
     return PullRequest{LocalPullRequestUrl(context_.public_url, stored->id), stored->number};
   }
+
+  Result<PullRequestStatus> State(int64_t number) override {
+    auto pr = context_.pull_requests->GetPullRequestByNumber(project_id_, number);
+    if (!pr.ok()) return pr.status();
+    if (pr->merged_at) return PullRequestStatus{"merged", pr->merge_commit};
+    // A local pull request is closed only by archiving its job.
+    if (pr->archived_at) return PullRequestStatus{"closed", ""};
+    return PullRequestStatus{"open", ""};
+  }
+
+  Result<MergeResult> Merge(int64_t number, const std::string& head_commit) override {
+    auto pr = context_.pull_requests->GetPullRequestByNumber(project_id_, number);
+    if (!pr.ok()) return pr.status();
+    if (pr->merged_at) return Status::Conflict("the pull request is merged already");
+    if (pr->archived_at)
+      return Status::Conflict("the pull request is closed: its job was archived");
+    git::Identity committer = context_.identity ? *context_.identity : git::Identity{};
+    WorkBudget* budget = context_.budget;
+    // Fetches both branches, merges, and pushes the base under a lease on the
+    // head it merged into: a base that moved meanwhile is Conflict, never
+    // overwritten; so is a branch whose head is not `head_commit`.
+    auto merged = context_.mirror->Merge(
+        pr->head, pr->base, git::MergeMethod::kMerge, committer,
+        [budget] { return budget && budget->cancelled(); }, head_commit);
+    if (!merged.ok()) return merged.status();
+    auto marked =
+        context_.pull_requests->MarkPullRequestMerged(pr->id, merged->commit, NowMillis());
+    if (!marked.ok()) return marked.status();
+    return MergeResult{marked->merge_commit, CommitUrl(marked->merge_commit)};
+  }
+
+  // The local forge shows pull requests, not commits.
+  std::string CommitUrl(const std::string&) const override { return ""; }
 
  private:
   std::string project_id_;

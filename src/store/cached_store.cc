@@ -391,6 +391,26 @@ class CachedStore final : public Store {
   }
   Status FinishForgeEvent(int64_t id, const std::string& outcome) override {
     return inner_->FinishForgeEvent(id, outcome);
+  Result<LocalPullRequest> GetPullRequestByNumber(const std::string& project_id,
+                                                  int64_t number) override {
+    return inner_->GetPullRequestByNumber(project_id, number);
+  }
+  // Publishing: the job changes (its prState, its branch).
+  Status SetPullRequestState(const std::string& job_id, const std::string& state) override {
+    Status s = inner_->SetPullRequestState(job_id, state);
+    jobs_.Erase(job_id);
+    return s;
+  }
+  Status SetJobBranch(const std::string& job_id, const std::string& branch) override {
+    Status s = inner_->SetJobBranch(job_id, branch);
+    jobs_.Erase(job_id);
+    return s;
+  }
+  Result<std::vector<Job>> ListJobsWithOpenPullRequests(int limit) override {
+    return inner_->ListJobsWithOpenPullRequests(limit);
+  }
+  Result<Job> FindJobByBranch(const std::string& project_id, const std::string& branch) override {
+    return inner_->FindJobByBranch(project_id, branch);
   }
   Status Ping() override { return inner_->Ping(); }
   bool AnnouncesChanges() const override { return inner_->AnnouncesChanges(); }

@@ -65,6 +65,9 @@ struct NewJob {
   std::optional<std::string> trigger;
   std::optional<std::string> workflow_id;
   std::optional<std::vector<std::string>> context;
+  // How the job publishes its changes (Job::publish); nullopt: as its project
+  // does.
+  std::optional<PublishMode> publish;
 };
 
 // A follow-up message, and the model the job is to use from now on if it names
@@ -524,6 +527,29 @@ class Store : public LocalPullRequestRecords {
   // outcome recorded stays (two nodes handling one event both finish it).
   // NotFound if there is no such event.
   virtual Status FinishForgeEvent(int64_t id, const std::string& outcome) = 0;
+
+  // --- Publishing: a job's branch, commit and pull request (core/job.h) ---
+  // Job::publish is written by CreateJob (NewJob's, else the project's) and
+  // StartWorkflowRun (the workflow's, else the project's); Job::commit_sha,
+  // commit_url and pr_state by FinishTurn (TurnOutcome's), and:
+  // Records what became of the job's pull request on its forge: "open",
+  // "merged" or "closed" (else InvalidArgument). The job changes (updatedAt,
+  // announced) only when the state does; either way the time it was learned
+  // is noted, for ListJobsWithOpenPullRequests. NotFound for an unknown job.
+  virtual Status SetPullRequestState(const std::string& job_id, const std::string& state) = 0;
+  // Jobs not archived with a pull request (pr_link) whose state is not known
+  // or "open", at most `limit`, those whose state was learned longest ago (or
+  // never) first: for the engine's polls of the forges.
+  virtual Result<std::vector<Job>> ListJobsWithOpenPullRequests(int limit) = 0;
+  // The project's newest job working on `branch` (its source.ref); NotFound
+  // if none.
+  virtual Result<Job> FindJobByBranch(const std::string& project_id, const std::string& branch) = 0;
+  // Moves the job to `branch` (a follow-up after its pull request was merged
+  // or closed: a new branch, whose pull request is not known yet: pr_state is
+  // cleared). InvalidArgument as CheckBranchName, or for the project's base
+  // branch; Conflict when another active or archived job of the project works
+  // on it; NotFound for an unknown job. Announced.
+  virtual Status SetJobBranch(const std::string& job_id, const std::string& branch) = 0;
 
   // --- Secrets at rest ---
   // Seals again, under the secret box's current key, every stored secret that is

@@ -2,10 +2,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstdio>
 #include <deque>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 namespace docwright::testing {
@@ -148,6 +151,8 @@ struct FakeForge::Impl {
         pr["number"] = p.number;
         pr["html_url"] = WebUrl(p.number);
         pr["state"] = p.open ? "open" : "closed";
+        pr["merged"] = p.merged;
+        pr["merge_commit_sha"] = p.merged ? json(p.merge_commit) : json(nullptr);
         pr["title"] = p.title;
         pr["body"] = p.body;
         pr["draft"] = p.draft;
@@ -163,7 +168,11 @@ struct FakeForge::Impl {
                     {"project_id", 7},
                     {"title", p.title},
                     {"description", p.body},
-                    {"state", p.open ? "opened" : "closed"},
+                    {"state", p.merged ? "merged"
+                              : p.open ? "opened"
+                                       : "closed"},
+                    {"sha", p.head_sha.empty() ? json(nullptr) : json(p.head_sha)},
+                    {"merge_commit_sha", p.merged ? json(p.merge_commit) : json(nullptr)},
                     {"source_branch", p.head},
                     {"target_branch", p.base},
                     {"source_project_id", p.from_fork ? 8 : 7},
@@ -176,6 +185,8 @@ struct FakeForge::Impl {
             {"number", p.number},
             {"html_url", WebUrl(p.number)},
             {"state", p.open ? "open" : "closed"},
+            {"merged", p.merged},
+            {"merge_commit_sha", p.merged ? json(p.merge_commit) : json(nullptr)},
             {"title", p.title},
             {"body", p.body},
             {"head", {{"ref", p.head}, {"label", p.head}, {"repo_id", p.from_fork ? 8 : 7}}},
@@ -232,6 +243,7 @@ struct FakeForge::Impl {
     const std::string prefix = "/repos/acme/docs/pulls";
     if (!path.starts_with(prefix)) return Reply(404, json{{"message", "Not Found"}});
     std::string rest = path.substr(prefix.size());
+    if (auto one = OnePull(req, rest)) return *one;
     if (req.method == "GET" && rest.empty()) {
       for (const auto& [k, v] : t.query) {
         if (k != "state" && k != "head" && k != "base" && k != "per_page" && k != "page" &&
@@ -295,6 +307,7 @@ struct FakeForge::Impl {
     const std::string prefix = "/api/v4/projects/acme%2Fdocs/merge_requests";
     if (!t.path.starts_with(prefix)) return Reply(404, json{{"message", "404 Project Not Found"}});
     std::string rest = t.path.substr(prefix.size());
+    if (auto one = OnePull(req, rest)) return *one;
     if (req.method == "GET" && rest.empty()) {
       static const std::vector<std::string> kKnown{
           "state", "source_branch", "target_branch", "page", "per_page", "order_by", "sort"};
@@ -350,6 +363,7 @@ struct FakeForge::Impl {
     const std::string prefix = "/api/v1/repos/acme/docs/pulls";
     if (!t.path.starts_with(prefix)) return Reply(404, json{{"message", "Not Found"}});
     std::string rest = t.path.substr(prefix.size());
+    if (auto one = OnePull(req, rest)) return *one;
     if (req.method == "GET" && rest.empty()) {
       static const std::vector<std::string> kKnown{"state", "sort",  "milestone", "labels",
                                                    "page",  "limit", "poster"};
@@ -399,6 +413,113 @@ struct FakeForge::Impl {
       return Update(req, rest.substr(1), b.value("title", ""), b.value("body", ""), 201);
     }
     return Reply(404, json{{"message", "Not Found"}});
+  }
+
+  // One pull request's routes, `rest` being what follows ".../pulls" (or
+  // ".../merge_requests"): GET "/N" (its state) and the merge, "/N/merge" (PUT
+  // on GitHub and GitLab, POST on Gitea), each as the forge documents it.
+  std::optional<LoopbackResponse> OnePull(const LoopbackRequest& req, const std::string& rest) {
+    size_t end = rest.find('/', 1);
+    std::string tail = end == std::string::npos ? "" : rest.substr(end);
+    bool merge = tail == "/merge";
+    bool get = req.method == "GET" && tail.empty() && rest.size() > 1;
+    if (!get && !merge) return std::nullopt;
+    FakePull* p = nullptr;
+    try {
+      p = Find(std::stoll(rest.substr(1, end == std::string::npos ? rest.npos : end - 1)));
+    } catch (...) {
+    }
+    if (!p)
+      return Reply(404, json{{"message", kind == Kind::kGitlab ? "404 Not found" : "Not Found"}});
+    if (get) return Reply(200, View(*p));
+    std::string sha;
+    switch (kind) {
+      case Kind::kGithub: {
+        if (req.method != "PUT") return Reply(404, json{{"message", "Not Found"}});
+        json b = Body(req,
+                      {{"commit_title", "string"},
+                       {"commit_message", "string"},
+                       {"sha", "string"},
+                       {"merge_method", "string"}},
+                      {});
+        std::string method = b.value("merge_method", "merge");
+        if (method != "merge" && method != "squash" && method != "rebase") {
+          Violation(req, "merge_method must be merge, squash or rebase");
+        }
+        sha = b.value("sha", "");
+        if (!p->open || !p->mergeable) {
+          return Reply(405, json{{"message", "Pull Request is not mergeable"}});
+        }
+        if (!sha.empty() && !p->head_sha.empty() && sha != p->head_sha) {
+          return Reply(409, json{{"message",
+                                  "Head branch was modified. Review and try the merge "
+                                  "again."}});
+        }
+        Merged(*p);
+        return Reply(200, json{{"sha", p->merge_commit},
+                               {"merged", true},
+                               {"message", "Pull Request successfully merged"}});
+      }
+      case Kind::kGitlab: {
+        if (req.method != "PUT") return Reply(404, json{{"message", "404 Not found"}});
+        json b = Body(req,
+                      {{"merge_commit_message", "string"},
+                       {"squash_commit_message", "string"},
+                       {"squash", "boolean"},
+                       {"should_remove_source_branch", "boolean"},
+                       {"merge_when_pipeline_succeeds", "boolean"},
+                       {"auto_merge", "boolean"},
+                       {"sha", "string"}},
+                      {});
+        sha = b.value("sha", "");
+        if (!p->open) return Reply(405, json{{"message", "405 Method Not Allowed"}});
+        if (!sha.empty() && !p->head_sha.empty() && sha != p->head_sha) {
+          return Reply(
+              409, json{{"message", "SHA does not match HEAD of source branch: " + p->head_sha}});
+        }
+        if (!p->mergeable) return Reply(406, json{{"message", "Branch cannot be merged"}});
+        Merged(*p);
+        return Reply(200, View(*p));
+      }
+      case Kind::kGitea: {
+        if (req.method != "POST") return Reply(404, json{{"message", "Not Found"}});
+        json b = Body(req,
+                      {{"Do", "string"},
+                       {"MergeCommitID", "string"},
+                       {"MergeMessageField", "string"},
+                       {"MergeTitleField", "string"},
+                       {"delete_branch_after_merge", "boolean"},
+                       {"force_merge", "boolean"},
+                       {"head_commit_id", "string"},
+                       {"merge_when_checks_succeed", "boolean"}},
+                      {"Do"});
+        static const std::vector<std::string> kStyles{
+            "merge", "rebase", "rebase-merge", "squash", "fast-forward-only", "manually-merged"};
+        if (std::find(kStyles.begin(), kStyles.end(), b.value("Do", "")) == kStyles.end()) {
+          Violation(req,
+                    "Do must be one of merge, rebase, rebase-merge, squash, "
+                    "fast-forward-only, manually-merged");
+        }
+        sha = b.value("head_commit_id", "");
+        if (!p->open || !p->mergeable)
+          return Reply(405, json{{"message", "Please try again later"}});
+        if (!sha.empty() && !p->head_sha.empty() && sha != p->head_sha) {
+          return Reply(409, json{{"message", "head out of date"}});
+        }
+        Merged(*p);
+        return LoopbackResponse{200, {}, ""};  // documented: an empty reply
+      }
+    }
+    return std::nullopt;
+  }
+
+  // Closes `p` as merged, with a made-up merge commit.
+  static void Merged(FakePull& p) {
+    char id[41];
+    std::snprintf(id, sizeof id, "%040llx", 0xfeed0000ULL + static_cast<uint64_t>(p.number));
+    p.open = false;
+    p.merged = true;
+    p.merge_commit = id;
   }
 
   LoopbackResponse Create(const LoopbackRequest& req, const std::string& head,
@@ -471,6 +592,11 @@ void FakeForge::AddPull(FakePull pull) {
 void FakeForge::SetBase(int64_t number, const std::string& base) {
   std::lock_guard lock(impl_->mu);
   if (FakePull* p = impl_->Find(number)) p->base = base;
+}
+
+void FakeForge::Change(int64_t number, const std::function<void(FakePull&)>& edit) {
+  std::lock_guard lock(impl_->mu);
+  if (FakePull* p = impl_->Find(number)) edit(*p);
 }
 
 std::vector<std::string> FakeForge::Violations() const {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +21,13 @@ struct FakePull {
   bool open = true;
   bool draft = false;      // GitHub's flag; the others mark drafts in the title
   bool from_fork = false;  // its head branch is in a fork of the repository
+  // Merging: refused while not mergeable (conflicts, required checks), and
+  // when `head_sha` is set and the merge names another head. A merge closes it
+  // and sets `merged` and `merge_commit` (a made-up commit id).
+  bool mergeable = true;
+  std::string head_sha;
+  bool merged = false;
+  std::string merge_commit;
 };
 
 class FakeForge {
@@ -40,6 +48,9 @@ class FakeForge {
   std::string WebUrl(int64_t number) const;
   void AddPull(FakePull pull);                            // numbered by the fake
   void SetBase(int64_t number, const std::string& base);  // as a reviewer retargets it
+  // Changes pull request `number` as people on the forge would (closing or
+  // merging it, pushing to its head, making it unmergeable).
+  void Change(int64_t number, const std::function<void(FakePull&)>& edit);
   std::vector<std::string> Violations() const;
   std::vector<LoopbackRequest> Requests() const;
   // Answers the next `count` requests with `response` instead of serving them.

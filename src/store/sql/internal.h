@@ -14,6 +14,7 @@
 //   workflows.cc      workflows: defined through the API, synced from files
 //   workflow_runs.cc  workflow runs: started once per event, queued, coalesced
 //   forge_events.cc   forges' webhook deliveries, recorded once, handled once
+//   publish.cc        publishing: a job's pull request's state, its branch
 //   secrets.cc        secrets at rest: sealed on write, opened on read, swept
 //                     at open and resealed on rotation; OpenSqlStore
 // Every write runs in Driver::Write, which may run it again after a transient
@@ -234,6 +235,13 @@ class SqlStore final : public Store {
   Result<bool> RecordForgeEvent(ForgeEvent event) override;
   Result<std::vector<ForgeEvent>> ListPendingForgeEvents(int limit) override;
   Status FinishForgeEvent(int64_t id, const std::string& outcome) override;
+  // publish.cc
+  Status SetPullRequestState(const std::string& job_id, const std::string& state) override;
+  Result<std::vector<Job>> ListJobsWithOpenPullRequests(int limit) override;
+  Result<Job> FindJobByBranch(const std::string& project_id, const std::string& branch) override;
+  Status SetJobBranch(const std::string& job_id, const std::string& branch) override;
+  Result<LocalPullRequest> GetPullRequestByNumber(const std::string& project_id,
+                                                  int64_t number) override;
 
   // secrets.cc
   Result<int64_t> ResealSecrets() override;

@@ -51,11 +51,13 @@ Result<Job> SqlStore::InsertJob(Connection& c, const Project& project, const New
   j.trigger = nj.trigger;
   j.workflow_id = nj.workflow_id;
   j.context = nj.context;
+  j.publish = nj.publish.value_or(project.publish);
   std::optional<std::string> context;
   if (nj.context) context = JoinLines(*nj.context);
   Status w = Run(c, kInsertJob,
                  {V(j.id), V(j.project_id), V(j.repository), V(j.ref), V(j.model), V(j.draft),
-                  V(now), V(nj.requested_model), V(nj.trigger), V(nj.workflow_id), V(context)});
+                  V(now), V(nj.requested_model), V(nj.trigger), V(nj.workflow_id), V(context),
+                  V(std::string(ToString(j.publish)))});
   if (w.ok()) w = Run(c, kInsertMessage, {V(j.id), V(1), V(j.project_id), V(nj.prompt), V(now)});
   if (w.ok()) w = Run(c, kInsertTurn, {V(j.id), V(1)});
   if (w.ok()) {

@@ -26,6 +26,11 @@ Job ReadJob(const Rows& r) {
   j.trigger = r.OptText("trigger");
   j.workflow_id = r.OptText("workflow_id");
   if (auto context = r.OptText("context")) j.context = SplitLines(*context);
+  // A mode this version does not know publishes as every job does: a pull request.
+  j.publish = ParsePublishMode(r.Text("publish")).value_or(PublishMode::kPullRequest);
+  j.commit_sha = r.OptText("commit_sha");
+  j.commit_url = r.OptText("commit_url");
+  j.pr_state = r.OptText("pr_state");
   return j;
 }
 
@@ -50,6 +55,7 @@ Project ReadProject(const Rows& r) {
   p.hook_secret = r.OptText("hook_secret");
   p.mention_handle = r.Text("mention_handle");
   if (p.mention_handle.empty()) p.mention_handle = "docwright";
+  p.publish = ParsePublishMode(r.Text("publish")).value_or(PublishMode::kPullRequest);
   return p;
 }
 

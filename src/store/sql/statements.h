@@ -92,8 +92,8 @@ SQL(kPurgeExpiredSessions,
 #define DW_PROJECT_COLUMNS                                                                     \
   "SELECT p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, " \
   "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path, "     \
-  "p.models, p.write_paths, p.max_active, p.archived_at, p.hook_secret, p.mention_handle "     \
-  "FROM projects p "
+  "p.models, p.write_paths, p.max_active, p.archived_at, p.hook_secret, p.mention_handle, "     \
+  "p.publish FROM projects p "
 SQL(kSelectProject, DW_PROJECT_COLUMNS "WHERE p.id = ?1 AND p.org_id = ?2");
 SQL(kSelectProjectById, DW_PROJECT_COLUMNS "WHERE p.id = ?1");
 SQL(kSelectProjects, DW_PROJECT_COLUMNS "WHERE p.org_id = ?1 ORDER BY p.id");
@@ -101,13 +101,13 @@ SQL(kSelectProjects, DW_PROJECT_COLUMNS "WHERE p.org_id = ?1 ORDER BY p.id");
 SQL(kInsertProject,
     "INSERT INTO projects (id, org_id, repository, base_ref, forge, forge_api_url, forge_token, "
     "model, rate_limit_per_hour, created_at, ssh_key_path, ssh_known_hosts_path, models, "
-    "write_paths, max_active, hook_secret, mention_handle) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-    "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
+    "write_paths, max_active, hook_secret, mention_handle, publish) VALUES (?1, ?2, ?3, ?4, ?5, "
+    "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
 SQL(kUpdateProject,
     "UPDATE projects SET repository = ?2, base_ref = ?3, forge = ?4, forge_api_url = ?5, "
     "forge_token = ?6, model = ?7, rate_limit_per_hour = ?8, ssh_key_path = ?9, "
     "ssh_known_hosts_path = ?10, models = ?11, write_paths = ?12, max_active = ?13, "
-    "hook_secret = ?14, mention_handle = ?15 WHERE id = ?1");
+    "hook_secret = ?14, mention_handle = ?15, publish = ?16 WHERE id = ?1");
 // Secrets at rest (secrets.cc): every stored forge token, and one replaced only
 // if it is still the value read (so a sweep never undoes a concurrent update).
 SQL(kSelectProjectSecrets,
@@ -152,10 +152,11 @@ SQL(kDeleteProjectForgeEvents, "DELETE FROM forge_events WHERE project_id = ?1")
 SQL(kDeleteProject, "DELETE FROM projects WHERE id = ?1");
 
 // --- Jobs and messages ---
-#define DW_JOB_COLUMNS                                                                     \
-  "SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.requested_model, " \
-  "j.draft, j.pr_link, j.summary, j.error, j.created_at, j.updated_at, j.archived_at, "    \
-  "j.trigger, j.workflow_id, j.context FROM jobs j "
+#define DW_JOB_COLUMNS                                                                      \
+  "SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.requested_model, "  \
+  "j.draft, j.pr_link, j.summary, j.error, j.created_at, j.updated_at, j.archived_at, "     \
+  "j.trigger, j.workflow_id, j.context, j.publish, j.commit_sha, j.commit_url, j.pr_state " \
+  "FROM jobs j "
 SQL(kSelectJob, DW_JOB_COLUMNS
     "JOIN projects p ON p.id = j.project_id "
     "WHERE j.id = ?1 AND j.project_id = ?2 AND p.org_id = ?3");
@@ -173,7 +174,30 @@ SQL(kListJobs, DW_JOB_COLUMNS
 SQL(kSelectBranchHolder,
     "SELECT id, status FROM jobs WHERE project_id = ?1 AND ref = ?2 AND status IN ('active', "
     "'archived') LIMIT 1");
+// Publishing (sql/publish.cc): the project's newest job on a branch; the jobs
+// whose pull request may still be open, those asked about longest ago first.
+SQL(kSelectJobByBranch, DW_JOB_COLUMNS
+    "WHERE j.project_id = ?1 AND j.ref = ?2 ORDER BY j.created_at DESC, j.id DESC "
+    "LIMIT 1");
+SQL(kListJobsWithOpenPullRequests, DW_JOB_COLUMNS
+    "WHERE j.pr_link IS NOT NULL AND (j.pr_state IS NULL OR j.pr_state = 'open') AND "
+    "j.status <> 'archived' ORDER BY j.pr_checked_at IS NOT NULL, j.pr_checked_at, j.id LIMIT ?1");
 #undef DW_JOB_COLUMNS
+// A pull request's state as learned (?2), when asked (?3): the job changes
+// (updatedAt) only when the state does; else only when it was asked is noted.
+SQL(kSelectPullRequestState, "SELECT pr_state FROM jobs WHERE id = ?1");
+SQL(kSetPullRequestState,
+    "UPDATE jobs SET pr_state = ?2, pr_checked_at = ?3, updated_at = ?3 WHERE id = ?1");
+SQL(kNotePullRequestChecked, "UPDATE jobs SET pr_checked_at = ?2 WHERE id = ?1");
+// Another job of the project on the branch, keeping others off it (as
+// kSelectBranchHolder).
+SQL(kSelectOtherBranchHolder,
+    "SELECT id, status FROM jobs WHERE project_id = ?1 AND ref = ?2 AND id <> ?3 AND status IN "
+    "('active', 'archived') LIMIT 1");
+// The job moves to a new branch: its pull request's state is not known there.
+SQL(kSetJobBranch,
+    "UPDATE jobs SET ref = ?2, pr_state = NULL, pr_checked_at = NULL, updated_at = ?3 "
+    "WHERE id = ?1");
 SQL(kCountRecentMessages,
     "SELECT COUNT(*) FROM messages WHERE project_id = ?1 AND created_at > ?2");
 SQL(kNthRecentMessage,
@@ -182,8 +206,9 @@ SQL(kNthRecentMessage,
 SQL(kInsertJob,
     "INSERT INTO jobs (id, project_id, status, repository, ref, model, draft, pr_link, summary, "
     "error, created_at, updated_at, archived_at, next_seq, requested_model, trigger, workflow_id, "
-    "context) VALUES (?1, ?2, 'active', ?3, ?4, ?5, ?6, NULL, NULL, NULL, ?7, ?7, NULL, 2, ?8, ?9, "
-    "?10, ?11)");
+    "context, publish) VALUES (?1, ?2, 'active', ?3, ?4, ?5, ?6, NULL, NULL, NULL, ?7, ?7, NULL, "
+    "2, "
+    "?8, ?9, ?10, ?11, ?12)");
 SQL(kInsertMessage,
     "INSERT INTO messages (job_id, seq, project_id, prompt, created_at) "
     "VALUES (?1, ?2, ?3, ?4, ?5)");
@@ -311,7 +336,9 @@ SQL(kMoreTurnsAfter,
     "'running')");
 SQL(kJobAfterTurn,
     "UPDATE jobs SET status = ?2, pr_link = COALESCE(?3, pr_link), "
-    "summary = COALESCE(?4, summary), error = ?5, updated_at = ?6 WHERE id = ?1");
+    "summary = COALESCE(?4, summary), error = ?5, updated_at = ?6, "
+    "commit_sha = COALESCE(?7, commit_sha), commit_url = COALESCE(?8, commit_url), "
+    "pr_state = COALESCE(?9, pr_state) WHERE id = ?1");
 SQL(kRenewLease,
     "UPDATE turns SET lease_expires_at = docwright_now_ms() + ?3 "
     "WHERE id = ?1 AND lease_owner = ?2 AND state = 'running' RETURNING stop_requested");
@@ -343,6 +370,7 @@ SQL(kReleaseTurn,
 SQL(kSelectPullRequestByHead,
     DW_PULL_REQUEST_COLUMNS "WHERE project_id = ?1 AND head = ?2 AND merged_at IS NULL");
 SQL(kSelectPullRequest, DW_PULL_REQUEST_COLUMNS "WHERE id = ?1");
+SQL(kSelectPullRequestByNumber, DW_PULL_REQUEST_COLUMNS "WHERE project_id = ?1 AND number = ?2");
 // The branch's newest, merged or not.
 SQL(kSelectLastPullRequestByHead,
     DW_PULL_REQUEST_COLUMNS "WHERE project_id = ?1 AND head = ?2 ORDER BY number DESC LIMIT 1");

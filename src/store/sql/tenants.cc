@@ -90,7 +90,8 @@ Result<Project> SqlStore::CreateProject(Project p) {
                {V(p.id), V(p.org_id), V(p.repository), V(p.base_ref), V(forge), V(p.forge_api_url),
                 V(*token), V(p.model), V(p.rate_limit_per_hour), V(p.created_at), V(p.ssh_key_path),
                 V(p.ssh_known_hosts_path), V(JoinLines(p.models)), V(JoinLines(p.write_paths)),
-                V(p.max_active), V(*hook), V(p.mention_handle)});
+                V(p.max_active), V(*hook), V(p.mention_handle),
+                 V(std::string(ToString(p.publish)))});
   });
   if (!s.ok()) return s;
   return p;
@@ -163,7 +164,8 @@ Status SqlStore::UpdateProject(const Project& p) {
                       {V(p.id), V(p.repository), V(p.base_ref), V(forge), V(p.forge_api_url),
                        V(*token), V(p.model), V(p.rate_limit_per_hour), V(p.ssh_key_path),
                        V(p.ssh_known_hosts_path), V(JoinLines(p.models)),
-                       V(JoinLines(p.write_paths)), V(p.max_active), V(*hook), V(p.mention_handle)},
+                       V(JoinLines(p.write_paths)), V(p.max_active), V(*hook), V(p.mention_handle),
+                       V(std::string(ToString(p.publish)))},
                       "project not found");
     return w.ok() ? Notify(c, "t") : w;  // a raised cap may let turns run
   });

@@ -203,9 +203,10 @@ Status SqlStore::MoveJobAfterTurn(Connection& c, const std::string& job_id, int6
   auto more = One(c, kMoreTurnsAfter, {V(job_id), V(seq)});
   if (!more.ok()) return more.status();
   JobAfterTurn after = AfterTurn(*job, outcome, *more > 0);
-  Status w = Run(
-      c, kJobAfterTurn,
-      {V(job_id), V(after.status), V(outcome.pr_link), V(outcome.summary), V(after.error), V(now)});
+  Status w =
+      Run(c, kJobAfterTurn,
+          {V(job_id), V(after.status), V(outcome.pr_link), V(outcome.summary), V(after.error),
+           V(now), V(outcome.commit_sha), V(outcome.commit_url), V(outcome.pr_state)});
   if (w.ok()) w = Notify(c, "j:" + job_id);
   if (!w.ok()) return w;
   auto moved = LoadJobById(c, job_id);
@@ -224,8 +225,10 @@ Status SqlStore::AppendTurnEndedEvents(Connection& c, const Job& before, const J
     published |= step.kind == TranscriptStep::Kind::kPublish && step.tool == kPublishPullRequest;
   }
   if (w.ok() && outcome.pr_link && published) {
-    EventType type =
-        before.pr_link ? EventType::kPullRequestUpdated : EventType::kPullRequestOpened;
+    // Another pull request than the job had (a new branch after the earlier
+    // one was merged) is opened, not updated.
+    EventType type = before.pr_link == outcome.pr_link ? EventType::kPullRequestUpdated
+                                                       : EventType::kPullRequestOpened;
     w = AppendEvent(c, after.id, project_id, type, PullRequestData(seq, *outcome.pr_link), now);
   }
   if (w.ok() && after.status != before.status) {

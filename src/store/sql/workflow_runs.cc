@@ -171,6 +171,7 @@ Result<WorkflowRunStart> SqlStore::DecideRun(Connection& c, const Workflow& w,
   nj.trigger = RunTriggerJson(trigger);
   nj.workflow_id = w.id;
   if (!w.context.empty()) nj.context = w.context;
+  nj.publish = w.publish;  // nullopt: the project's
   auto job = InsertJob(c, ReadProject(*project), nj, now);
   if (!job.ok()) return job.status();
   out.outcome = WorkflowRunStart::Outcome::kStarted;

@@ -381,6 +381,24 @@ CREATE TABLE forge_events (
 CREATE INDEX forge_events_pending ON forge_events(id) WHERE handled_at IS NULL;
 CREATE INDEX forge_events_received ON forge_events(received_at);
 )sql",
+    R"sql(
+-- Publish modes (core/job.h): how a project's jobs publish their changes
+-- unless a workflow says otherwise, and how each job does; the commit a job
+-- published straight onto the base branch, with its page; what became of the
+-- job's pull request on the forge ("open", "merged", "closed"; NULL: not
+-- known), and when the engine last asked the forge (its polls take the jobs
+-- asked longest ago first).
+ALTER TABLE projects ADD COLUMN publish TEXT NOT NULL DEFAULT 'pull_request';
+ALTER TABLE jobs ADD COLUMN publish TEXT NOT NULL DEFAULT 'pull_request';
+ALTER TABLE jobs ADD COLUMN commit_sha TEXT;
+ALTER TABLE jobs ADD COLUMN commit_url TEXT;
+ALTER TABLE jobs ADD COLUMN pr_state TEXT;
+ALTER TABLE jobs ADD COLUMN pr_checked_at INTEGER;
+CREATE INDEX jobs_open_pull_requests ON jobs(pr_checked_at, id)
+  WHERE pr_link IS NOT NULL AND (pr_state IS NULL OR pr_state = 'open') AND status <> 'archived';
+CREATE INDEX jobs_project_ref ON jobs(project_id, ref);
+CREATE INDEX pull_requests_number ON pull_requests(project_id, number);
+)sql",
 };
 
 }  // namespace
