@@ -15,6 +15,7 @@
 #include "forge/forge.h"
 #include "runner/branch_story.h"
 #include "runner/pull_request_text.h"
+#include "runner/turn_rounds.h"
 
 namespace docwright {
 namespace {
@@ -81,47 +82,16 @@ Result<PullRequestMerge> RepositoryTurns::MergePullRequest(const LocalPullReques
   // Not its id: that is its page's only secret.
   spdlog::info("pull request #{} of project {} merged into {} as {}", pr.number, pr.project_id,
                pr.base, merged->commit);
+  // The job of the branch, if this is its pull request, shows it merged.
+  auto job = store_.FindJobByBranch(pr.project_id, pr.head);
+  if (job.ok() && job->pr_link && job->pr_link->ends_with(PullRequestPagePath(pr.id))) {
+    if (Status s = store_.SetPullRequestState(job->id, "merged"); !s.ok()) {
+      spdlog::warn("job {}: cannot record its pull request merged: {}", job->id,
+                   OneLogLine(s.message()));
+    }
+  }
   return PullRequestMerge{.merge_commit = marked->merge_commit, .merged_at = *marked->merged_at};
 }
-
-// What the steps of one turn share, over all its rounds.
-struct RepositoryTurns::Turn {
-  const TurnInput& input;  // with the model resolved as the turn started
-  CancelToken& cancel;
-  git::Mirror& repo;
-  std::string repository;  // the project's, without credentials, for messages
-  // A fetch or push under way is abandoned when the job is archived.
-  std::function<bool()> stopped;
-  // What the turn's work over the repository and the model's replies may cost,
-  // charged by every walk, read, search, check and diff (docs/operations.md).
-  WorkBudget work;
-  TokenUsage spent;  // by the agent, over both rounds when the branch moved
-  // The context repositories the agent reads (ReadContext), opened once and
-  // read at the same commits over both rounds. The snapshots go before their
-  // mirrors, and before `work`, which they charge.
-  bool context_read = false;
-  std::vector<std::shared_ptr<git::Mirror>> context_mirrors;
-  std::vector<std::unique_ptr<git::Snapshot>> context_snapshots;
-  agent::TurnContext context;
-};
-
-// One round of a turn: from the fetch to the push, or to the pull request.
-struct RepositoryTurns::Round {
-  // The agent's edits and what they are checked against.
-  struct Edits {
-    std::unique_ptr<git::Snapshot> snapshot;   // where the round starts
-    std::optional<git::Workspace> workspace;   // over *snapshot
-    std::optional<agent::WritePolicy> policy;  // from the site as it was before any edit
-    agent::AgentResult result;
-  };
-
-  int number = 1;
-  std::optional<std::string> branch_head;    // nullopt: the job's branch is not on the remote
-  std::optional<std::string> pushed_before;  // the message of the turn's commit, on a re-run
-  std::optional<Edits> edits;                // unless pushed before
-  TurnOutcome done;                          // the outcome if the round succeeds
-  forge::PullRequestSpec spec;
-};
 
 TurnOutcome RepositoryTurns::RunTurn(const TurnInput& given, CancelToken& cancel) {
   // The model is resolved as the turn starts, from the settings as they are now:
@@ -151,6 +121,7 @@ TurnOutcome RepositoryTurns::RunTurn(const TurnInput& given, CancelToken& cancel
             .repository = RedactCredentials(input.project.repository),
             .stopped = [&cancel] { return cancel.cancelled(); },
             .work = WorkBudget(WorkBudget::TurnLimits(), &cancel)};
+  if (auto end = NewBranchIfDone(input, turn)) return std::move(*end);
   for (int number = 1;; ++number) {
     Round round{.number = number};
     if (auto end = Prepare(turn, round)) return std::move(*end);
@@ -197,6 +168,7 @@ std::optional<TurnOutcome> RepositoryTurns::Prepare(Turn& turn, Round& round) co
     round.pushed_before = *found;
   }
   if (round.pushed_before) return std::nullopt;
+  if (auto done = PushedOntoBaseBefore(turn, round)) return done;
 
   ReadContext(turn);
   if (turn.cancel.cancelled()) return Interrupted();
@@ -370,14 +342,25 @@ std::optional<TurnOutcome> RepositoryTurns::Publish(Turn& turn, Round& round) co
   if (auto refused = CheckEdits(turn, round)) return refused;
   Round::Edits& edits = *round.edits;
   if (!edits.workspace->Changes().empty()) {
-    auto commit = turn.repo.Commit(*edits.workspace, options_.identity,
+    if (OntoBase(turn, round)) {
+      bool again = false;
+      if (auto end = PushOntoBase(turn, round, again)) return end;
+      if (again) return std::nullopt;
+      // Falling back to the branch and its pull request, with the commit made.
+    }
+    if (!round.commit) {
+      auto made = turn.repo.Commit(*edits.workspace, options_.identity,
                                    CommitMessage(round.spec.title, input, edits.result.summary));
-    if (!commit.ok()) return Failed("cannot commit the changes: " + commit.status().message());
-    Published(turn, round, kPublishCommit,
-              "committed " + std::to_string(edits.workspace->Changes().size()) + " changed " +
-                  (edits.workspace->Changes().size() == 1 ? "file" : "files") + " as " +
-                  commit->substr(0, 12));
+      if (!made.ok()) return Failed("cannot commit the changes: " + made.status().message());
+      round.commit = *made;
+      Published(turn, round, kPublishCommit,
+                "committed " + std::to_string(edits.workspace->Changes().size()) + " changed " +
+                    (edits.workspace->Changes().size() == 1 ? "file" : "files") + " as " +
+                    made->substr(0, 12));
+    }
+    const std::string* commit = &*round.commit;
     if (turn.cancel.cancelled()) return Interrupted();  // nothing is pushed after an archive
+    if (auto end = RecordNewBranch(turn)) return end;
     Status pushed = turn.repo.Push(*commit, job.ref, round.branch_head, turn.stopped);
     if (turn.cancel.cancelled() && !pushed.ok()) return Interrupted();
     if (pushed.code() == Code::kConflict) {
@@ -493,6 +476,7 @@ std::optional<TurnOutcome> RepositoryTurns::TellStory(Turn& turn, Round& round) 
     drop_review();
     return std::nullopt;
   }
+  round.problems = story->problems;
   round.spec.body = PullRequestBody(input, {.summary = round.done.summary,
                                             .instructions = JobInstructions(store_, input),
                                             .files = story->diff.files,
@@ -516,17 +500,9 @@ TurnOutcome RepositoryTurns::OpenPullRequest(Turn& turn, Round& round) const {
   const Project& project = turn.input.project;
   CancelToken& cancel = turn.cancel;
   if (cancel.cancelled()) return Interrupted();
-  forge::ForgeContext context;
-  context.pull_requests = &store_;
-  context.mirror = &turn.repo;
   // A budget of its own: the branch is pushed, whatever the agent spent.
   WorkBudget diff_budget(WorkBudget::TurnLimits(), &cancel);
-  context.budget = &diff_budget;
-  context.public_url = options_.public_url;
-  context.max_attempts = options_.forge_attempts;
-  context.max_delay = options_.forge_max_delay;
-  context.sleep = [&cancel](std::chrono::milliseconds d) { return !cancel.WaitFor(d); };
-  auto forge = forge::MakeForge(project, context);
+  auto forge = forge::MakeForge(project, ForgeContextFor(turn, diff_budget));
   if (!forge.ok()) return Failed("cannot open the pull request: " + forge.status().message());
   auto pr = (*forge)->Ensure(round.spec);
   if (!pr.ok()) {
@@ -541,8 +517,18 @@ TurnOutcome RepositoryTurns::OpenPullRequest(Turn& turn, Round& round) const {
   }
   CrashPoint("pr.opened");
   round.done.pr_link = pr->url;
-  Published(turn, round, kPublishPullRequest,
-            std::string(job.pr_link ? "updated" : "opened") + " the pull request " + pr->url);
+  round.done.pr_state = "open";
+  bool opened = job.pr_link != pr->url;
+  std::string text = std::string(opened ? "opened" : "updated") + " the pull request " + pr->url;
+  if (turn.earlier_branch) {
+    // A follow-up after the job's pull request was merged or closed.
+    std::string note =
+        "the earlier pull request was " + turn.earlier_state + "; this one continues on " + job.ref;
+    text += ": " + note;
+    round.done.summary = round.done.summary ? *round.done.summary + "\n\n" + note : note;
+  }
+  Published(turn, round, kPublishPullRequest, std::move(text));
+  if (auto end = MergeIfChecksPass(turn, round, **forge, *pr)) return std::move(*end);
   return std::move(round.done);
 }
 

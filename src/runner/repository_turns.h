@@ -3,7 +3,10 @@
 // commits and pushes the edits with a lease on that head, and makes sure the
 // branch has its pull request, whose title and description tell the whole
 // branch against its base (runner/branch_story.h); the branch's review is
-// stored with it. The job's prLink is that pull request.
+// stored with it. The job's prLink is that pull request. The job's publish
+// mode (core/job.h) may instead put the edits straight onto the base branch,
+// or merge the pull request once the checks pass (docs/api.md, "Publish
+// modes").
 #pragma once
 
 #include <chrono>
@@ -15,6 +18,7 @@
 #include <string>
 
 #include "agent/agent.h"
+#include "forge/forge.h"
 #include "git/git.h"
 #include "git/mirror_pool.h"
 #include "runner/turn.h"
@@ -60,6 +64,17 @@ class RepositoryTurns final : public TurnHandler {
   // pull request). A re-run of a turn whose commit is on the branch already
   // (found by its trailer) does not run the agent again: it opens or updates the
   // pull request only.
+  // Publish modes: PublishMode::kPush commits onto the base branch's head and
+  // pushes the base under a lease on it, no branch and no pull request, when
+  // the checks report no new problem on the commit; a new problem, or a base
+  // that moves twice, falls back to the branch and its pull request, saying
+  // why. kAutomerge merges the pull request through the forge (Forge::Merge,
+  // at the commit pushed) when the checks report no new problem on the branch;
+  // one the forge refuses stays open, the turn saying why. A follow-up after
+  // the job's pull request was merged or closed works on a new branch from the
+  // base (the job's with "-2", "-3", ...: the first the remote lacks), to which
+  // the job is moved (Store::SetJobBranch) before its first push, and opens a
+  // new pull request.
   // The agent may read the job's context repositories (Job.context, or all of
   // the project's): each is fetched as the turn starts and read at that commit
   // for the whole turn, never written; one that cannot be fetched is left out,
@@ -76,6 +91,8 @@ class RepositoryTurns final : public TurnHandler {
   // turns' use of the repository by its mirror.
   // `expected_head` (empty: any) is the branch commit the merger reviewed: the
   // branch at another commit is Conflict, nothing merged.
+  // The job working on the branch, if it has this pull request, gets prState
+  // "merged" (Store::SetPullRequestState).
   Result<PullRequestMerge> MergePullRequest(const LocalPullRequest& pr, std::string_view method,
                                             std::string_view expected_head = {});
 
@@ -121,6 +138,38 @@ class RepositoryTurns final : public TurnHandler {
   // Adds a publish step (core/turn.h) to the round's outcome, and tells the
   // turn's step sink.
   void Published(Turn& turn, Round& round, const char* action, std::string text) const;
+
+  // publish_modes.cc (runner/turn_rounds.h)
+  // What a forge of the turn's project needs: the records and mirror (the
+  // local forge's), `budget` for its diffs, the identity it merges as, and
+  // waits that end when the turn is cancelled.
+  forge::ForgeContext ForgeContextFor(Turn& turn, WorkBudget& budget) const;
+  // At the turn's start: when the job's pull request was merged or closed
+  // (Job::pr_state, or the local forge's record of it), moves `input`'s job to
+  // a new branch, noted in `turn`. Ends the turn only if the remote cannot be
+  // read or it is cancelled.
+  std::optional<TurnOutcome> NewBranchIfDone(TurnInput& input, Turn& turn) const;
+  // Before the first push to a new branch (NewBranchIfDone): records the job
+  // on it. Fails the turn if that cannot be done.
+  std::optional<TurnOutcome> RecordNewBranch(Turn& turn) const;
+  // Whether the round's edits go onto the base branch: PublishMode::kPush,
+  // while the job has neither a branch on the remote nor a pull request.
+  bool OntoBase(const Turn& turn, const Round& round) const;
+  // Prepare's step for an OntoBase round: a re-run of a turn whose commit is
+  // on the base branch already (found by its trailer) ends with it.
+  std::optional<TurnOutcome> PushedOntoBaseBefore(Turn& turn, Round& round) const;
+  // Commits the edits onto the base's head, checks the commit, and pushes the
+  // base under a lease. The turn's outcome when it ends there; nullopt with
+  // `again` set when the base moved in the first round (the turn is carried
+  // out again); nullopt otherwise: the turn falls back to the pull request
+  // with the commit made (round.commit), having said why.
+  std::optional<TurnOutcome> PushOntoBase(Turn& turn, Round& round, bool& again) const;
+  // Once the pull request `pr` is opened or updated: merges it through
+  // `forge` if the job is PublishMode::kAutomerge and the checks report no new
+  // problem on the branch (round.problems), else says why not. Ends the turn
+  // only if it is cancelled.
+  std::optional<TurnOutcome> MergeIfChecksPass(Turn& turn, Round& round, forge::Forge& forge,
+                                               const forge::PullRequest& pr) const;
 
   Store& store_;
   agent::Agent& agent_;
