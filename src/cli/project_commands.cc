@@ -28,6 +28,7 @@ using Json = nlohmann::ordered_json;
 struct ProjectOptions {
   std::string org, repository, ref, forge = "local", api_url, token, model;
   std::string ssh_key, known_hosts;
+  std::string publish = "pull_request";
   int64_t rate = kDefaultRateLimitPerHour;
   int64_t max_active = 0;  // 0: no cap
   std::vector<std::string> models, write_paths;
@@ -52,6 +53,7 @@ Json ProjectJson(const Project& p) {
       {"maxActive", p.max_active ? Json(*p.max_active) : Json(nullptr)},
       {"models", p.models},
       {"writePaths", p.write_paths},
+      {"publish", ToString(p.publish)},
       {"createdAt", FormatRfc3339(p.created_at)},
       {"archivedAt", p.archived_at ? Json(FormatRfc3339(*p.archived_at)) : Json(nullptr)}};
 }
@@ -92,6 +94,10 @@ void AddSettingsOptions(CLI::App* cmd, ProjectOptions& o, bool update) {
                   "patterns, comma-separated, later ones winning, '!' to refuse (default: the "
                   "docs site's files)")
       ->delimiter(',');
+  cmd->add_option("--publish", o.publish,
+                  "how jobs publish their changes unless their workflow says: pull_request (the "
+                  "default), push (onto the base branch, when the checks report no new problem) "
+                  "or automerge (a pull request, merged once the checks pass)");
   cmd->add_option("--git-timeout", o.git_timeout_s,
                   "seconds the repository check may wait for the remote (default: 60)")
       ->check(CLI::Range(1, 3600));
@@ -134,6 +140,13 @@ Status ApplyOptions(const CLI::App& cmd, const ProjectOptions& o, Project& p, bo
   }
   if (given("--models")) p.models = o.models;
   if (given("--write-paths")) p.write_paths = o.write_paths;
+  if (given("--publish")) {
+    auto publish = ParsePublishMode(o.publish);
+    if (!publish) {
+      return Status::InvalidArgument("--publish must be pull_request, push or automerge");
+    }
+    p.publish = *publish;
+  }
   if (given("--ssh-key") || cmd.count("--ssh-known-hosts") > 0) {
     std::string key = cmd.count("--ssh-key") > 0 ? o.ssh_key : p.ssh_key_path.value_or("");
     std::string hosts = o.known_hosts;

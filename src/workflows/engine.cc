@@ -8,6 +8,8 @@
 #include "core/text.h"
 #include "core/work_budget.h"
 #include "workflows/engine_internal.h"
+#include "workflows/pull_request_polling.h"
+#include "workflows/workflow_file.h"
 
 namespace docwright::workflows {
 namespace {
@@ -156,6 +158,10 @@ Status WorkflowEngine::Tick() {
   if (!stopping() && (!last_poll_ || now - *last_poll_ >= options_.poll_interval)) {
     last_poll_ = now;
     round.Note(PollProjects(round), "polls");
+    if (!stopping()) {
+      round.Note(PollPullRequests(store_, options_.forge_events, [this] { return stopping(); }),
+                 "pull requests' states");
+    }
   }
   if (!stopping()) round.Note(StartQueuedRuns(round), "queued runs");
   return round.first;

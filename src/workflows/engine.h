@@ -11,6 +11,8 @@
 //      workflow files are read then too); a branch that moved re-reads the
 //      workflow files (base branch), and starts the push runs (unless every
 //      new commit is docwright's own) or the merge runs for its new head;
+//      The same poll asks the forges what became of jobs' open pull requests
+//      (workflows/pull_request_polling.h);
 //   3. forges' webhook deliveries recorded since (workflows/forge_events.h):
 //      a push is handled as a polled move of its branch from its `before` to
 //      its `after` (the same code, so the next poll finds nothing new), pull
