@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <ctime>
 #include <fstream>
@@ -254,6 +256,140 @@ TEST_P(ForgeTest, PersistentFailuresAndRefusalsAreClearErrors) {
   auto unreachable = (*MakeForge(unreachable_project, context))->Ensure(Spec());
   ASSERT_FALSE(unreachable.ok());
   EXPECT_EQ(unreachable.status().code(), Code::kUnavailable);
+}
+
+// The merge request each forge documents: its method, and the field naming
+// the head the merge must be made at.
+struct MergeCall {
+  std::string method, sha_field;
+};
+MergeCall MergeCallOf(FakeForge::Kind kind) {
+  switch (kind) {
+    case FakeForge::Kind::kGithub:
+      return {"PUT", "sha"};
+    case FakeForge::Kind::kGitlab:
+      return {"PUT", "sha"};
+    case FakeForge::Kind::kGitea:
+      return {"POST", "head_commit_id"};
+  }
+  return {};
+}
+
+// The page of commit `sha` of the project's repository, as each forge shows it.
+std::string CommitPage(FakeForge::Kind kind, const std::string& sha) {
+  return std::string("https://forge.example/acme/docs") +
+         (kind == FakeForge::Kind::kGitlab ? "/-/commit/" : "/commit/") + sha;
+}
+
+TEST_P(ForgeTest, StateIsOpenMergedOrClosed) {
+  fake_.AddPull(FakePull{0, Spec().head, "main", "Open", "", true});
+  fake_.AddPull(FakePull{0, "docwright/b", "main", "Closed", "", /*open=*/false});
+  FakePull merged{0, "docwright/c", "main", "Merged", "", /*open=*/false};
+  merged.merged = true;
+  merged.merge_commit = std::string(40, 'c');
+  fake_.AddPull(merged);
+  auto forge = Make();
+  auto open = forge->State(1);
+  ASSERT_TRUE(open.ok()) << open.status().message();
+  EXPECT_EQ(open->state, "open");
+  auto closed = forge->State(2);
+  ASSERT_TRUE(closed.ok()) << closed.status().message();
+  EXPECT_EQ(closed->state, "closed");
+  EXPECT_EQ(closed->merge_commit, "");
+  auto done = forge->State(3);
+  ASSERT_TRUE(done.ok()) << done.status().message();
+  EXPECT_EQ(done->state, "merged");
+  EXPECT_EQ(done->merge_commit, std::string(40, 'c'));
+  // Closed by a person after it was read: the forge is asked again each time.
+  fake_.Change(1, [](FakePull& p) { p.open = false; });
+  EXPECT_EQ(forge->State(1)->state, "closed");
+  auto missing = forge->State(99);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), Code::kNotFound) << missing.status().message();
+}
+
+TEST_P(ForgeTest, MergeMergesAtTheHeadTheChecksPassedAndNamesTheCommitsPage) {
+  const std::string head(40, 'a');
+  FakePull pull{0, Spec().head, "main", "Fix", "", true};
+  pull.head_sha = head;
+  fake_.AddPull(pull);
+  auto merged = Make()->Merge(1, head);
+  ASSERT_TRUE(merged.ok()) << merged.status().message();
+  FakePull after = fake_.Pulls()[0];
+  EXPECT_TRUE(after.merged);
+  EXPECT_FALSE(after.open);
+  EXPECT_EQ(merged->commit, after.merge_commit);
+  EXPECT_EQ(merged->url, CommitPage(GetParam(), after.merge_commit));
+  // The request named the head: the forge refuses it if the branch moved since.
+  MergeCall call = MergeCallOf(GetParam());
+  int merges = 0;
+  for (const auto& req : fake_.Requests()) {
+    if (!req.target.ends_with("/1/merge")) continue;
+    ++merges;
+    EXPECT_EQ(req.method, call.method);
+    auto body = nlohmann::json::parse(req.body);
+    EXPECT_EQ(body.value(call.sha_field, ""), head) << req.body;
+    if (GetParam() == FakeForge::Kind::kGitea) {
+      EXPECT_EQ(body.value("Do", ""), "merge");
+    }
+  }
+  EXPECT_EQ(merges, 1);
+}
+
+TEST_P(ForgeTest, AMergeTheForgeRefusesIsAConflictAndMergesNothing) {
+  const std::string reviewed(40, 'a');
+  FakePull moved{0, Spec().head, "main", "Moved", "", true};
+  moved.head_sha = std::string(40, 'b');  // pushed to after the checks ran
+  fake_.AddPull(moved);
+  FakePull conflicting{0, "docwright/x", "main", "Conflicts", "", true};
+  conflicting.mergeable = false;
+  fake_.AddPull(conflicting);
+  fake_.AddPull(FakePull{0, "docwright/y", "main", "Closed", "", /*open=*/false});
+  auto forge = Make();
+  for (int64_t number : {1, 2, 3}) {
+    auto refused = forge->Merge(number, reviewed);
+    ASSERT_FALSE(refused.ok()) << number;
+    EXPECT_EQ(refused.status().code(), Code::kConflict) << refused.status().message();
+    EXPECT_NE(refused.status().message().find("refused to merge"), std::string::npos)
+        << refused.status().message();
+    EXPECT_EQ(refused.status().message().find("tok_secret"), std::string::npos);
+  }
+  for (const FakePull& p : fake_.Pulls()) EXPECT_FALSE(p.merged) << p.number;
+  EXPECT_FALSE(forge->Merge(99, reviewed).ok()) << "no such pull request";
+}
+
+TEST_P(ForgeTest, AMergeRetriedAfterItWentThroughIsASuccess) {
+  const std::string head(40, 'a');
+  FakePull pull{0, Spec().head, "main", "Fix", "", true};
+  pull.head_sha = head;
+  fake_.AddPull(pull);
+  // A forge failing for a moment is asked again.
+  fake_.FailNext(1, LoopbackResponse{502, {}, "bad gateway"});
+  auto merged = Make()->Merge(1, head);
+  ASSERT_TRUE(merged.ok()) << merged.status().message();
+  EXPECT_EQ(waits_.size(), 1u);
+  EXPECT_TRUE(fake_.Pulls()[0].merged);
+  // A merge asked again once merged (its reply lost, a re-run turn) is told
+  // "not mergeable" by the forge, and finds the pull request merged: the same
+  // success.
+  auto again = Make()->Merge(1, head);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->commit, fake_.Pulls()[0].merge_commit);
+}
+
+TEST_P(ForgeTest, CommitPagesAreTheForgesAndOnlyForCommitIds) {
+  auto forge = Make();
+  const std::string sha = "0123456789abcdef0123456789abcdef01234567";
+  EXPECT_EQ(forge->CommitUrl(sha), CommitPage(GetParam(), sha));
+  EXPECT_EQ(forge->CommitUrl("main"), "");
+  EXPECT_EQ(forge->CommitUrl("../../evil"), "");
+  // An SSH remote's pages are on the web host.
+  Project p = MakeProject();
+  p.repository = "git@forge.example:acme/docs.git";
+  ForgeContext context;
+  auto ssh = MakeForge(p, context);
+  ASSERT_TRUE(ssh.ok());
+  EXPECT_EQ((*ssh)->CommitUrl(sha), CommitPage(GetParam(), sha));
 }
 
 INSTANTIATE_TEST_SUITE_P(Forges, ForgeTest,
