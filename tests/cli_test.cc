@@ -270,6 +270,22 @@ TEST_F(CliTest, AdminCommands) {
   EXPECT_NE(too_many.err.find("--max-active"), std::string::npos) << too_many.err;
   Admin({"org", "update", "01a202ea-0000-7000-8000-000000000000", "--max-active", "1"}, 1);
 
+  // How the project's jobs publish: a pull request unless set, kept when not given.
+  EXPECT_EQ(project["publish"], "pull_request");
+  json pushes = json::parse(
+      Admin({"project", "update", project["id"], "--org", org["id"], "--publish", "push", "--json"})
+          .out);
+  EXPECT_EQ(pushes["publish"], "push");
+  json kept = json::parse(
+      Admin({"project", "update", project["id"], "--org", org["id"], "--rate-limit", "8", "--json"})
+          .out);
+  EXPECT_EQ(kept["publish"], "push") << "what is not given stays";
+  CommandResult bad_publish =
+      Admin({"project", "update", project["id"], "--org", org["id"], "--publish", "yolo"}, 1);
+  EXPECT_NE(bad_publish.err.find("--publish must be pull_request, push or automerge"),
+            std::string::npos)
+      << bad_publish.err;
+
   // Bad input: a clear message and a non-zero exit.
   CommandResult bad_forge =
       Admin({"project", "create", "--org", org["id"], "--repository", "r", "--forge", "svn"}, 1);
