@@ -373,7 +373,6 @@ ALTER TABLE jobs ADD COLUMN pr_state TEXT;
 ALTER TABLE jobs ADD COLUMN pr_checked_at BIGINT;
 CREATE INDEX jobs_open_pull_requests ON jobs(pr_checked_at, id)
   WHERE pr_link IS NOT NULL AND (pr_state IS NULL OR pr_state = 'open') AND status <> 'archived';
-CREATE INDEX jobs_project_ref ON jobs(project_id, ref);
 CREATE INDEX pull_requests_number ON pull_requests(project_id, number);
 )sql",
 };
