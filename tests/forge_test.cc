@@ -12,8 +12,10 @@
 #include <regex>
 #include <sstream>
 
+#include "core/local_pull_request.h"
 #include "fakes/fake_forge.h"
 #include "forge/rest_client.h"
+#include "git/git.h"
 #include "support/server_process.h"
 #include "support/temp_dir.h"
 #include "support/test_tools.h"
@@ -271,6 +273,21 @@ MergeCall MergeCallOf(FakeForge::Kind kind) {
       return {"PUT", "sha"};
     case FakeForge::Kind::kGitea:
       return {"POST", "head_commit_id"};
+// The permissions that may push, and those that may not, as each forge names
+// them (the fake's SetPermission).
+struct PermissionCases {
+  std::vector<std::string> writers, readers;
+};
+
+PermissionCases PermissionsOf(FakeForge::Kind kind) {
+  switch (kind) {
+    case FakeForge::Kind::kGithub:
+      return {{"admin", "maintain", "write"}, {"triage", "read", "none"}};
+    case FakeForge::Kind::kGitlab:
+      // access_level: Owner, Maintainer, Developer; Reporter, Guest, no member.
+      return {{"50", "40", "30"}, {"20", "10", "none"}};
+    case FakeForge::Kind::kGitea:
+      return {{"owner", "admin", "write"}, {"read", "none"}};
   }
   return {};
 }
@@ -390,6 +407,76 @@ TEST_P(ForgeTest, CommitPagesAreTheForgesAndOnlyForCommitIds) {
   auto ssh = MakeForge(p, context);
   ASSERT_TRUE(ssh.ok());
   EXPECT_EQ((*ssh)->CommitUrl(sha), CommitPage(GetParam(), sha));
+TEST_P(ForgeTest, AnAccountMayWriteFromTheForgesWritePermissionUp) {
+  PermissionCases cases = PermissionsOf(GetParam());
+  int n = 0;
+  for (const auto& level : cases.writers)
+    fake_.SetPermission("writer" + std::to_string(n++), level);
+  for (const auto& level : cases.readers)
+    fake_.SetPermission("reader" + std::to_string(n++), level);
+  auto forge = Make();
+  n = 0;
+  for (const auto& level : cases.writers) {
+    auto may = forge->CanWrite("writer" + std::to_string(n++));
+    ASSERT_TRUE(may.ok()) << level << ": " << may.status().message();
+    EXPECT_TRUE(*may) << level;
+  }
+  for (const auto& level : cases.readers) {
+    auto may = forge->CanWrite("reader" + std::to_string(n++));
+    ASSERT_TRUE(may.ok()) << level << ": " << may.status().message();
+    EXPECT_FALSE(*may) << level;
+  }
+
+  auto unknown = forge->CanWrite("nobody");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), Code::kNotFound) << unknown.status().message();
+  EXPECT_NE(unknown.status().message().find("nobody"), std::string::npos);
+  EXPECT_EQ(forge->CanWrite("").status().code(), Code::kInvalidArgument);
+  // A login that is not one stays a path segment: nothing else is asked.
+  EXPECT_EQ(forge->CanWrite("../../user").status().code(), Code::kNotFound);
+
+  auto refused = Make("tok_wrong_and_secret")->CanWrite("writer0");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Code::kUnauthenticated);
+  EXPECT_EQ(refused.status().message().find("tok_"), std::string::npos);
+}
+
+TEST_P(ForgeTest, ACommentLandsOnThePullRequest) {
+  fake_.AddPull(FakePull{0, "docwright/0123456789ab-fix", "main", "Fix", "", true});
+  auto forge = Make();
+  ASSERT_TRUE(forge->Comment(1, "Done: fixed the link.", std::nullopt).ok());
+  // Where the forge has no threads in its API (GitLab, Gitea), a reply to a
+  // review comment is a comment on the pull request too.
+  bool threads = GetParam() == FakeForge::Kind::kGithub;
+  Status replied = forge->Comment(1, "In the thread.", "4242");
+  ASSERT_TRUE(replied.ok()) << replied.message();
+  auto comments = fake_.Comments();
+  ASSERT_EQ(comments.size(), 2u);
+  EXPECT_EQ(comments[0].number, 1);
+  EXPECT_EQ(comments[0].body, "Done: fixed the link.");
+  EXPECT_FALSE(comments[0].in_reply_to);
+  EXPECT_EQ(comments[1].body, "In the thread.");
+  EXPECT_EQ(comments[1].in_reply_to, threads ? std::optional<std::string>("4242") : std::nullopt);
+
+  // Cut below the forges' limits, at a character.
+  std::string longer(70000, 'x');
+  longer[59999] = '\xc3';
+  longer[60000] = '\xa9';
+  ASSERT_TRUE(forge->Comment(1, longer, std::nullopt).ok());
+  ASSERT_EQ(fake_.Comments().size(), 3u);
+  EXPECT_EQ(fake_.Comments()[2].body, std::string(59999, 'x'));
+
+  // Retried as every request is; a pull request the forge does not have is a
+  // refusal, in the forge's words.
+  fake_.FailNext(1, LoopbackResponse{502, {}, "bad gateway"});
+  ASSERT_TRUE(forge->Comment(1, "Again.", std::nullopt).ok());
+  EXPECT_EQ(fake_.Comments().size(), 4u);
+  EXPECT_EQ(waits_.size(), 1u);
+  Status missing = forge->Comment(99, "Nowhere.", std::nullopt);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.code(), Code::kInvalidArgument);
+  EXPECT_NE(missing.message().find("404"), std::string::npos) << missing.message();
+  EXPECT_EQ(fake_.Comments().size(), 4u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Forges, ForgeTest,
@@ -525,6 +612,64 @@ TEST(GithubOpenApi, EveryRequestAndReplyConformsToGitHubsDescription) {
   proxy.Terminate();
   // Every request went through the proxy: the upstream saw all of them.
   EXPECT_GE(upstream.Requests().size(), 9u);
+}
+
+TEST(GithubForge, RepliesInTheThreadOfAReviewCommentOrOnTheConversation) {
+  FakeForge fake(FakeForge::Kind::kGithub, "tok");
+  fake.AddPull(FakePull{0, "docwright/0123456789ab-fix", "main", "Fix", "", true});
+  Project p;
+  p.repository = "https://github.com/acme/docs.git";
+  p.forge = docwright::ForgeKind::kGithub;
+  p.forge_api_url = fake.ApiUrl();
+  p.forge_token = "tok";
+  auto forge = MakeForge(p, ForgeContext{});
+  ASSERT_TRUE(forge.ok());
+  ASSERT_TRUE((*forge)->Comment(1, "In the thread.", "1234567").ok());
+  // Not a review comment's id (GitHub's are numbers): on the conversation.
+  ASSERT_TRUE((*forge)->Comment(1, "On the conversation.", "IC_kwDO").ok());
+  auto comments = fake.Comments();
+  ASSERT_EQ(comments.size(), 2u);
+  EXPECT_EQ(comments[0].in_reply_to, "1234567");
+  EXPECT_FALSE(comments[1].in_reply_to);
+  auto requests = fake.Requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0].target, "/api/v3/repos/acme/docs/pulls/1/comments/1234567/replies");
+  EXPECT_EQ(requests[1].target, "/api/v3/repos/acme/docs/issues/1/comments");
+  EXPECT_TRUE(fake.Violations().empty());
+}
+
+TEST(LocalForge, HasNoCommentsAndNoAccounts) {
+  docwright::testing::TempDir tmp;
+  Project p;
+  p.id = "p1";
+  p.forge = docwright::ForgeKind::kLocal;
+  // The local forge needs its records and mirror to be made; neither is used
+  // by these two.
+  struct NoRecords : LocalPullRequestRecords {
+    Result<LocalPullRequest> UpsertPullRequest(const LocalPullRequest&) override {
+      return Status::Internal("unused");
+    }
+    Result<LocalPullRequest> GetPullRequest(const std::string&) override {
+      return Status::Internal("unused");
+    }
+    Result<LocalPullRequest> MarkPullRequestMerged(const std::string&, const std::string&,
+                                                   UnixMillis) override {
+      return Status::Internal("unused");
+    }
+  } records;
+  auto mirror = git::Mirror::Open(tmp / "mirror.git", tmp / "origin.git", git::Credentials{});
+  ASSERT_TRUE(mirror.ok()) << mirror.status().message();
+  ForgeContext context;
+  context.pull_requests = &records;
+  context.mirror = mirror->get();
+  auto forge = MakeForge(p, context);
+  ASSERT_TRUE(forge.ok()) << forge.status().message();
+  auto may = (*forge)->CanWrite("alice");
+  ASSERT_TRUE(may.ok());
+  EXPECT_FALSE(*may);
+  Status comment = (*forge)->Comment(1, "Done.", std::nullopt);
+  EXPECT_EQ(comment.code(), Code::kUnavailable);
+  EXPECT_NE(comment.message().find("no comments"), std::string::npos);
 }
 
 TEST(HostedForges, NeedARepositoryUrlThatNamesTheRepository) {

@@ -2,10 +2,16 @@
 // or Forgejo (API v1). Each finds the open pull request of the branch first and
 // creates one only when there is none; a create that races another (the forge
 // says it exists) looks again, so a retried request never makes a second one.
+// An account's permission and comments on a pull request go through each
+// forge's REST API too; a comment, like every request, is retried on 5xx and
+// rate limits (a comment a forge stored before failing may then show twice).
 #include "forge/hosted.h"
 
 #include <cctype>
 
+#include <algorithm>
+
+#include "core/text.h"
 #include "core/url.h"
 
 #include "forge/rest_client.h"
@@ -126,6 +132,43 @@ Result<MergeResult> RefusedMerge(Forge& forge, const std::string& name, int64_t 
   if (why.size() > 400) why = why.substr(0, 400) + "...";
   return Status::Conflict(name + " refused to merge pull request #" + Number(number) + " (" +
                           std::to_string(refusal.status) + (why.empty() ? "" : ": " + why) + ")");
+// A login as a path segment or query value: 1 to 255 bytes without control
+// characters (PercentEncode takes care of the rest). The forges' own rules are
+// narrower; this only keeps what comes from a webhook from shaping a request.
+Status CheckLogin(const std::string& login, const std::string& forge) {
+  if (login.empty() || login.size() > 255 || HasControlCharacter(ScrubUtf8(login), false)) {
+    return Status::InvalidArgument("not an account name " + forge + " could know");
+  }
+  return Status();
+}
+
+// The most bytes of a comment docwright posts: below GitHub's limit of 65536
+// characters, the lowest of the forges'.
+constexpr size_t kMaxCommentBytes = 60000;
+
+json CommentPayload(const std::string& body) {
+  std::string text(CutUtf8(ScrubUtf8(body), kMaxCommentBytes));
+  return json{{"body", text}};
+}
+
+// Whether the reply's "permission" (GitHub's and Gitea's collaborator
+// permission) is one of `writers`.
+Result<bool> PermissionWrites(const json& reply, std::initializer_list<const char*> writers,
+                              const std::string& forge) {
+  auto it = reply.is_object() ? reply.find("permission") : reply.end();
+  if (!reply.is_object() || it == reply.end() || !it->is_string()) {
+    return Status::Unavailable(forge + " answered without the account's permission");
+  }
+  const std::string permission = it->get<std::string>();
+  for (const char* w : writers) {
+    if (permission == w) return true;
+  }
+  return false;
+}
+
+bool AllDigits(const std::string& s) {
+  return !s.empty() && s.size() <= 20 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 // --- GitHub -----------------------------------------------------------------------
@@ -183,6 +226,35 @@ class GithubForge final : public Forge {
 
   std::string CommitUrl(const std::string& sha) const override {
     return IsCommitId(sha) ? web_ + "/commit/" + sha : "";
+  // GET /repos/{owner}/{repo}/collaborators/{username}/permission: "admin",
+  // "maintain" and "write" may push; "triage", "read" and "none" may not. 404
+  // for an account GitHub does not know.
+  Result<bool> CanWrite(const std::string& login) override {
+    if (Status s = CheckLogin(login, "GitHub"); !s.ok()) return s;
+    auto reply =
+        api_->Call("GET", Repo() + "/collaborators/" + PercentEncode(login) + "/permission",
+                   std::nullopt, {404});
+    if (!reply.ok()) return reply.status();
+    if (reply->status == 404) return Status::NotFound("GitHub knows no account " + login);
+    return PermissionWrites(reply->body, {"admin", "maintain", "write"}, "GitHub");
+  }
+
+  // A reply in a review comment's thread (POST .../pulls/{n}/comments/{id}/replies),
+  // else a comment on the pull request's conversation (POST .../issues/{n}/comments:
+  // a pull request is an issue). A thread whose comment is gone (404) gets the
+  // reply on the conversation instead.
+  Status Comment(int64_t number, const std::string& body,
+                 const std::optional<std::string>& in_reply_to) override {
+    json payload = CommentPayload(body);
+    const std::string n = std::to_string(number);
+    if (in_reply_to && AllDigits(*in_reply_to)) {
+      auto replied =
+          api_->Call("POST", Repo() + "/pulls/" + n + "/comments/" + *in_reply_to + "/replies",
+                     payload, {404});
+      if (!replied.ok()) return replied.status();
+      if (replied->status != 404) return Status();
+    }
+    return api_->Call("POST", Repo() + "/issues/" + n + "/comments", payload).status();
   }
 
  private:
@@ -218,6 +290,11 @@ class GitlabForge final : public Forge {
  public:
   GitlabForge(std::string project_path, std::string web, std::unique_ptr<RestClient> api)
       : project_(PercentEncode(project_path)), web_(std::move(web)), api_(std::move(api)) {}
+  // GitLab's access level of a Developer, the least that may push.
+  static constexpr int64_t kDeveloperAccess = 30;
+
+  GitlabForge(std::string project_path, std::unique_ptr<RestClient> api)
+      : project_(PercentEncode(project_path)), api_(std::move(api)) {}
 
   Result<PullRequest> Ensure(const PullRequestSpec& spec) override {
     std::string title = spec.draft ? "Draft: " + spec.title : spec.title;
@@ -274,6 +351,46 @@ class GitlabForge final : public Forge {
 
   std::string CommitUrl(const std::string& sha) const override {
     return IsCommitId(sha) ? web_ + "/-/commit/" + sha : "";
+  // The account's id (GET /users?username=), then its membership of the
+  // project, inherited ones included (GET /projects/:id/members/all/:user_id):
+  // Developer (30) and above may push. Not a member (404): false.
+  Result<bool> CanWrite(const std::string& login) override {
+    if (Status s = CheckLogin(login, "GitLab"); !s.ok()) return s;
+    auto users = api_->Call("GET", "/users?username=" + PercentEncode(login), std::nullopt);
+    if (!users.ok()) return users.status();
+    if (!users->body.is_array()) return Status::Unavailable("GitLab answered a list with no list");
+    std::optional<int64_t> id;
+    for (const json& u : users->body) {
+      if (!u.is_object() || !u.contains("id") || !u["id"].is_number_integer()) continue;
+      auto name = u.find("username");
+      if (name == u.end() || !name->is_string() ||
+          Lower(name->get<std::string>()) != Lower(login)) {
+        continue;
+      }
+      id = u["id"].get<int64_t>();
+      break;
+    }
+    if (!id) return Status::NotFound("GitLab knows no account " + login);
+    auto member =
+        api_->Call("GET", Project() + "/members/all/" + std::to_string(*id), std::nullopt, {404});
+    if (!member.ok()) return member.status();
+    if (member->status == 404) return false;
+    auto level = member->body.is_object() ? member->body.find("access_level") : member->body.end();
+    if (!member->body.is_object() || level == member->body.end() || !level->is_number_integer()) {
+      return Status::Unavailable("GitLab answered without the member's access_level");
+    }
+    return level->get<int64_t>() >= kDeveloperAccess;
+  }
+
+  // A note on the merge request (POST /projects/:id/merge_requests/:iid/notes):
+  // replies in a discussion's thread need its discussion id, which a note's
+  // webhook does not reliably give, so the reply is on the merge request.
+  Status Comment(int64_t number, const std::string& body,
+                 const std::optional<std::string>& in_reply_to) override {
+    return api_
+        ->Call("POST", Project() + "/merge_requests/" + std::to_string(number) + "/notes",
+               CommentPayload(body))
+        .status();
   }
 
  private:
@@ -378,6 +495,27 @@ class GiteaForge final : public Forge {
 
   std::string CommitUrl(const std::string& sha) const override {
     return IsCommitId(sha) ? web_ + "/commit/" + sha : "";
+  // GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission:
+  // "write", "admin" and "owner" may push; "read" and "none" may not. 404 for
+  // an account Gitea does not know.
+  Result<bool> CanWrite(const std::string& login) override {
+    if (Status s = CheckLogin(login, "Gitea"); !s.ok()) return s;
+    auto reply =
+        api_->Call("GET", Repo() + "/collaborators/" + PercentEncode(login) + "/permission",
+                   std::nullopt, {404});
+    if (!reply.ok()) return reply.status();
+    if (reply->status == 404) return Status::NotFound("Gitea knows no account " + login);
+    return PermissionWrites(reply->body, {"write", "admin", "owner"}, "Gitea");
+  }
+
+  // A comment on the pull request (POST /repos/{o}/{r}/issues/{index}/comments):
+  // Gitea's API has no replies in a review comment's thread.
+  Status Comment(int64_t number, const std::string& body,
+                 const std::optional<std::string>& in_reply_to) override {
+    return api_
+        ->Call("POST", Repo() + "/issues/" + std::to_string(number) + "/comments",
+               CommentPayload(body))
+        .status();
   }
 
  private:

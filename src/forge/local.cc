@@ -85,6 +85,15 @@ class LocalForge final : public Forge {
   // The local forge shows pull requests, not commits.
   std::string CommitUrl(const std::string&) const override { return ""; }
 
+  // Local pull requests take follow-ups through the API, not comments: no
+  // account of a forge writes to the repository.
+  Result<bool> CanWrite(const std::string& login) override { return false; }
+
+  Status Comment(int64_t number, const std::string& body,
+                 const std::optional<std::string>& in_reply_to) override {
+    return Status::Unavailable("the local forge has no comments");
+  }
+
  private:
   std::string project_id_;
   ForgeContext context_;

@@ -62,6 +62,12 @@ struct FakeForge::Impl {
   std::string token;
   mutable std::mutex mu;
   std::vector<FakePull> pulls;
+  struct Account {
+    int64_t id = 0;  // GitLab's user id
+    std::string permission;
+  };
+  std::map<std::string, Account> accounts;  // by login
+  std::vector<FakeComment> comments;
   std::vector<std::string> violations;
   std::vector<LoopbackRequest> requests;
   std::deque<LoopbackResponse> faults;
@@ -240,6 +246,7 @@ struct FakeForge::Impl {
     }
     // Served at the root (api.github.com) or under /api/v3 (GitHub Enterprise).
     std::string path = t.path.starts_with("/api/v3/") ? t.path.substr(7) : t.path;
+    if (auto served = GithubAccess(req, path)) return *served;
     const std::string prefix = "/repos/acme/docs/pulls";
     if (!path.starts_with(prefix)) return Reply(404, json{{"message", "Not Found"}});
     std::string rest = path.substr(prefix.size());
@@ -304,6 +311,7 @@ struct FakeForge::Impl {
 
   LoopbackResponse Gitlab(const LoopbackRequest& req, const Target& t) {
     // The project is named by its URL-encoded path.
+    if (auto served = GitlabAccess(req, t)) return *served;
     const std::string prefix = "/api/v4/projects/acme%2Fdocs/merge_requests";
     if (!t.path.starts_with(prefix)) return Reply(404, json{{"message", "404 Project Not Found"}});
     std::string rest = t.path.substr(prefix.size());
@@ -360,6 +368,7 @@ struct FakeForge::Impl {
   }
 
   LoopbackResponse Gitea(const LoopbackRequest& req, const Target& t) {
+    if (auto served = GiteaAccess(req, t)) return *served;
     const std::string prefix = "/api/v1/repos/acme/docs/pulls";
     if (!t.path.starts_with(prefix)) return Reply(404, json{{"message", "Not Found"}});
     std::string rest = t.path.substr(prefix.size());
@@ -509,6 +518,69 @@ struct FakeForge::Impl {
         Merged(*p);
         return LoopbackResponse{200, {}, ""};  // documented: an empty reply
       }
+  // --- Permissions and comments ---
+
+  // The number `text` names, if it is one.
+  static std::optional<int64_t> Number(const std::string& text) {
+    if (text.empty() || text.size() > 18 ||
+        text.find_first_not_of("0123456789") != std::string::npos) {
+      return std::nullopt;
+    }
+    return std::stoll(text);
+  }
+
+  // `path` is `prefix` + one segment + `suffix`: that segment, decoded.
+  static std::optional<std::string> Segment(const std::string& path, const std::string& prefix,
+                                            const std::string& suffix) {
+    if (!path.starts_with(prefix) || !path.ends_with(suffix) ||
+        path.size() <= prefix.size() + suffix.size()) {
+      return std::nullopt;
+    }
+    std::string segment = path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
+    if (segment.find('/') != std::string::npos) return std::nullopt;
+    return Decode(segment);
+  }
+
+  // A comment's body, as the forges take it: {"body": "..."}, nothing else.
+  LoopbackResponse AddComment(const LoopbackRequest& req, const std::string& number,
+                              std::optional<std::string> in_reply_to) {
+    json b = Body(req, {{"body", "string"}}, {"body"});
+    auto n = Number(number);
+    if (!n || !Find(*n)) return Reply(404, json{{"message", "Not Found"}});
+    if (b.value("body", "").empty()) return Reply(422, json{{"message", "Validation Failed"}});
+    comments.push_back(FakeComment{*n, b.value("body", ""), std::move(in_reply_to)});
+    int64_t id = 5000 + static_cast<int64_t>(comments.size());
+    return Reply(201, json{{"id", id}, {"body", comments.back().body}});
+  }
+
+  std::optional<LoopbackResponse> GithubAccess(const LoopbackRequest& req,
+                                               const std::string& path) {
+    const std::string repo = "/repos/acme/docs";
+    if (auto login = Segment(path, repo + "/collaborators/", "/permission")) {
+      if (req.method != "GET") return Reply(404, json{{"message", "Not Found"}});
+      auto it = accounts.find(*login);
+      if (it == accounts.end()) return Reply(404, json{{"message", "Not Found"}});
+      // The documented "repository-collaborator-permission" shape.
+      return Reply(200, json{{"permission", it->second.permission},
+                             {"role_name", it->second.permission},
+                             {"user", {{"login", *login}, {"id", 77}, {"type", "User"}}}});
+    }
+    if (auto number = Segment(path, repo + "/issues/", "/comments")) {
+      if (req.method != "POST") return Reply(404, json{{"message", "Not Found"}});
+      return AddComment(req, *number, std::nullopt);
+    }
+    const std::string pulls = repo + "/pulls/";
+    if (path.starts_with(pulls) && path.ends_with("/replies") && req.method == "POST") {
+      // /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies
+      std::string rest = path.substr(pulls.size());
+      size_t slash = rest.find("/comments/");
+      if (slash == std::string::npos) return Reply(404, json{{"message", "Not Found"}});
+      auto id = Segment(rest.substr(slash), "/comments/", "/replies");
+      if (!id || !Number(*id)) {
+        Violation(req, "comment_id must be an integer");
+        return Reply(404, json{{"message", "Not Found"}});
+      }
+      return AddComment(req, rest.substr(0, slash), *id);
     }
     return std::nullopt;
   }
@@ -520,6 +592,65 @@ struct FakeForge::Impl {
     p.open = false;
     p.merged = true;
     p.merge_commit = id;
+  std::optional<LoopbackResponse> GitlabAccess(const LoopbackRequest& req, const Target& t) {
+    if (t.path == "/api/v4/users" && req.method == "GET") {
+      for (const auto& [k, v] : t.query) {
+        if (k != "username" && k != "search" && k != "page" && k != "per_page" && k != "active") {
+          Violation(req, "undocumented query parameter " + k);
+        }
+      }
+      json list = json::array();
+      if (!t.query.count("username")) return Reply(200, list);
+      auto it = accounts.find(t.query.at("username"));
+      if (it != accounts.end()) {
+        list.push_back(json{{"id", it->second.id},
+                            {"username", it->first},
+                            {"name", it->first},
+                            {"state", "active"},
+                            {"web_url", "http://127.0.0.1/" + it->first}});
+      }
+      return Reply(200, list);
+    }
+    const std::string members = "/api/v4/projects/acme%2Fdocs/members/all/";
+    if (t.path.starts_with(members) && req.method == "GET") {
+      auto id = Number(t.path.substr(members.size()));
+      if (!id) {
+        Violation(req, "user_id must be an integer");
+        return Reply(404, json{{"message", "404 Not found"}});
+      }
+      for (const auto& [login, account] : accounts) {
+        if (account.id != *id) continue;
+        if (account.permission == "none") break;
+        return Reply(200, json{{"id", account.id},
+                               {"username", login},
+                               {"name", login},
+                               {"state", "active"},
+                               {"access_level", std::stoi(account.permission)}});
+      }
+      return Reply(404, json{{"message", "404 Not found"}});
+    }
+    if (auto number = Segment(t.path, "/api/v4/projects/acme%2Fdocs/merge_requests/", "/notes")) {
+      if (req.method != "POST") return Reply(404, json{{"message", "404 Not found"}});
+      return AddComment(req, *number, std::nullopt);
+    }
+    return std::nullopt;
+  }
+
+  std::optional<LoopbackResponse> GiteaAccess(const LoopbackRequest& req, const Target& t) {
+    const std::string repo = "/api/v1/repos/acme/docs";
+    if (auto login = Segment(t.path, repo + "/collaborators/", "/permission")) {
+      if (req.method != "GET") return Reply(404, json{{"message", "Not Found"}});
+      auto it = accounts.find(*login);
+      if (it == accounts.end()) return Reply(404, json{{"message", "user does not exist"}});
+      return Reply(200, json{{"permission", it->second.permission},
+                             {"role_name", it->second.permission},
+                             {"user", {{"login", *login}, {"id", 77}}}});
+    }
+    if (auto number = Segment(t.path, repo + "/issues/", "/comments")) {
+      if (req.method != "POST") return Reply(404, json{{"message", "Not Found"}});
+      return AddComment(req, *number, std::nullopt);
+    }
+    return std::nullopt;
   }
 
   LoopbackResponse Create(const LoopbackRequest& req, const std::string& head,
@@ -597,6 +728,16 @@ void FakeForge::SetBase(int64_t number, const std::string& base) {
 void FakeForge::Change(int64_t number, const std::function<void(FakePull&)>& edit) {
   std::lock_guard lock(impl_->mu);
   if (FakePull* p = impl_->Find(number)) edit(*p);
+void FakeForge::SetPermission(const std::string& login, const std::string& permission) {
+  std::lock_guard lock(impl_->mu);
+  auto& account = impl_->accounts[login];
+  if (account.id == 0) account.id = 100 + static_cast<int64_t>(impl_->accounts.size());
+  account.permission = permission;
+}
+
+std::vector<FakeComment> FakeForge::Comments() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->comments;
 }
 
 std::vector<std::string> FakeForge::Violations() const {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,14 @@ struct FakePull {
   std::string head_sha;
   bool merged = false;
   std::string merge_commit;
+};
+
+// A comment the fake stored (Forge::Comment): on pull request `number`, as a
+// reply in review comment `in_reply_to`'s thread when that is set (GitHub).
+struct FakeComment {
+  int64_t number = 0;
+  std::string body;
+  std::optional<std::string> in_reply_to;
 };
 
 class FakeForge {
@@ -51,6 +60,14 @@ class FakeForge {
   // Changes pull request `number` as people on the forge would (closing or
   // merging it, pushing to its head, making it unmergeable).
   void Change(int64_t number, const std::function<void(FakePull&)>& edit);
+  // What account `login` may do in the repository, as the forge names it:
+  // GitHub "admin", "maintain", "write", "triage", "read" or "none"; Gitea
+  // "owner", "admin", "write", "read" or "none"; GitLab the member's
+  // access_level ("30") or "none" for an account that is no member. An account
+  // never set is one the forge does not know (404).
+  void SetPermission(const std::string& login, const std::string& permission);
+  // The comments posted on pull requests, in order (the pull request must exist).
+  std::vector<FakeComment> Comments() const;
   std::vector<std::string> Violations() const;
   std::vector<LoopbackRequest> Requests() const;
   // Answers the next `count` requests with `response` instead of serving them.
