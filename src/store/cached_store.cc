@@ -411,6 +411,15 @@ class CachedStore final : public Store {
   }
   Result<Job> FindJobByBranch(const std::string& project_id, const std::string& branch) override {
     return inner_->FindJobByBranch(project_id, branch);
+  Status AddCommentReply(const CommentReply& reply) override {
+    return inner_->AddCommentReply(reply);
+  }
+  Result<std::vector<CommentReply>> ListDueCommentReplies(int limit) override {
+    return inner_->ListDueCommentReplies(limit);
+  }
+  Status FinishCommentReply(int64_t id) override { return inner_->FinishCommentReply(id); }
+  Status RetryCommentReply(int64_t id, std::chrono::milliseconds delay) override {
+    return inner_->RetryCommentReply(id, delay);
   }
   Status Ping() override { return inner_->Ping(); }
   bool AnnouncesChanges() const override { return inner_->AnnouncesChanges(); }

@@ -192,6 +192,25 @@ struct WorkflowRunStart {
   std::optional<Job> job;  // kStarted
 };
 
+// A reply docwright owes a comment on a pull request that became a follow-up
+// of its job (workflows/forge_events.h, HandleCommentEvent): posted once the
+// follow-up's turn (message `message_seq` of the job) has finished, saying what
+// it changed or why it could not.
+struct CommentReply {
+  int64_t id = 0;  // assigned by the store
+  std::string job_id;
+  std::string project_id;
+  int message_seq = 0;
+  int64_t pr_number = 0;                   // the pull request the comment is on
+  std::optional<std::string> in_reply_to;  // a review comment: the thread to reply in
+  int attempts = 0;                        // failed attempts to post it so far
+  UnixMillis created_at = 0;
+};
+
+// How long ListDueCommentReplies holds a reply for its caller: another call
+// lists it again after this (its caller crashed before posting it).
+inline constexpr std::chrono::minutes kCommentReplyLease{5};
+
 class Store : public LocalPullRequestRecords {
  public:
   virtual ~Store() = default;
@@ -550,6 +569,25 @@ class Store : public LocalPullRequestRecords {
   // branch; Conflict when another active or archived job of the project works
   // on it; NotFound for an unknown job. Announced.
   virtual Status SetJobBranch(const std::string& job_id, const std::string& branch) = 0;
+  // --- Replies to pull request comments (CommentReply) ---
+  // Records the reply owed for the follow-up `reply.message_seq` of job
+  // `reply.job_id` (of project `reply.project_id`); id, attempts and created_at
+  // are assigned. Once per message: recording it again (a comment handled
+  // twice) changes nothing. InvalidArgument for a pr_number below 1 or an
+  // in_reply_to that is empty, over 200 bytes or holds control characters;
+  // NotFound if the job has no such message in that project.
+  virtual Status AddCommentReply(const CommentReply& reply) = 0;
+  // Replies due: not posted, their message's turn finished (succeeded, failed
+  // or cancelled), their next attempt's time come; the earliest due first, at
+  // most `limit`. Each reply listed is held for kCommentReplyLease: no other
+  // call lists it until then, so nodes sharing the database post it once.
+  virtual Result<std::vector<CommentReply>> ListDueCommentReplies(int limit) = 0;
+  // The reply is done with: posted, or given up on. Never listed again.
+  // NotFound if there is no such reply.
+  virtual Status FinishCommentReply(int64_t id) = 0;
+  // Posting the reply failed: counts the attempt, and makes the reply due again
+  // `delay` from now. NotFound if there is no such reply.
+  virtual Status RetryCommentReply(int64_t id, std::chrono::milliseconds delay) = 0;
 
   // --- Secrets at rest ---
   // Seals again, under the secret box's current key, every stored secret that is

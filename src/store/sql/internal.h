@@ -15,6 +15,7 @@
 //   workflow_runs.cc  workflow runs: started once per event, queued, coalesced
 //   forge_events.cc   forges' webhook deliveries, recorded once, handled once
 //   publish.cc        publishing: a job's pull request's state, its branch
+//   comment_replies.cc  replies owed to pull request comments that became follow-ups
 //   secrets.cc        secrets at rest: sealed on write, opened on read, swept
 //                     at open and resealed on rotation; OpenSqlStore
 // Every write runs in Driver::Write, which may run it again after a transient
@@ -242,6 +243,11 @@ class SqlStore final : public Store {
   Status SetJobBranch(const std::string& job_id, const std::string& branch) override;
   Result<LocalPullRequest> GetPullRequestByNumber(const std::string& project_id,
                                                   int64_t number) override;
+  // comment_replies.cc
+  Status AddCommentReply(const CommentReply& reply) override;
+  Result<std::vector<CommentReply>> ListDueCommentReplies(int limit) override;
+  Status FinishCommentReply(int64_t id) override;
+  Status RetryCommentReply(int64_t id, std::chrono::milliseconds delay) override;
 
   // secrets.cc
   Result<int64_t> ResealSecrets() override;

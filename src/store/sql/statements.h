@@ -149,6 +149,7 @@ SQL(kDeleteProjectWorkflows, "DELETE FROM workflows WHERE project_id = ?1");
 SQL(kDeleteProjectContextRepositories, "DELETE FROM context_repositories WHERE project_id = ?1");
 SQL(kDeleteProjectWatchedHeads, "DELETE FROM watched_heads WHERE project_id = ?1");
 SQL(kDeleteProjectForgeEvents, "DELETE FROM forge_events WHERE project_id = ?1");
+SQL(kDeleteProjectCommentReplies, "DELETE FROM comment_replies WHERE project_id = ?1");
 SQL(kDeleteProject, "DELETE FROM projects WHERE id = ?1");
 
 // --- Jobs and messages ---

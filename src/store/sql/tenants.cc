@@ -199,7 +199,7 @@ Status SqlStore::DeleteProject(const Scope& scope) {
     if (!active.ok()) return active.status();
     if (*active > 0) return ProjectHasActiveJobs(*active);
     for (const Statement* statement :
-         {&kDeleteProjectWebhookDeliveries, &kDeleteProjectWebhooks, &kDeleteProjectEvents,
+         {&kDeleteProjectCommentReplies, &kDeleteProjectWebhookDeliveries, &kDeleteProjectWebhooks, &kDeleteProjectEvents,
           &kDeleteProjectSteps, &kDeleteProjectTurns, &kDeleteProjectMessages,
           &kDeleteProjectReviews, &kDeleteProjectJobs, &kDeleteProjectPullRequests,
           &kDeleteProjectIdempotencyKeys, &kDeleteProjectWorkflowRuns, &kDeleteProjectWorkflows,

@@ -399,6 +399,25 @@ CREATE INDEX jobs_open_pull_requests ON jobs(pr_checked_at, id)
 CREATE INDEX jobs_project_ref ON jobs(project_id, ref);
 CREATE INDEX pull_requests_number ON pull_requests(project_id, number);
 )sql",
+    R"sql(
+-- Replies owed to pull request comments that became follow-ups of a job: one a
+-- message, posted once its turn has finished (posted_at set when done with).
+CREATE TABLE comment_replies (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  job_id TEXT NOT NULL,
+  project_id TEXT NOT NULL REFERENCES projects(id),
+  message_seq INTEGER NOT NULL,
+  pr_number INTEGER NOT NULL,
+  in_reply_to TEXT,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER NOT NULL,
+  posted_at INTEGER,
+  created_at INTEGER NOT NULL,
+  UNIQUE (job_id, message_seq),
+  FOREIGN KEY (job_id, message_seq) REFERENCES messages(job_id, seq)
+);
+CREATE INDEX comment_replies_due ON comment_replies(next_attempt_at) WHERE posted_at IS NULL;
+)sql",
 };
 
 }  // namespace
