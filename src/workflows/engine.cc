@@ -9,6 +9,7 @@
 #include "core/work_budget.h"
 #include "workflows/engine_internal.h"
 #include "workflows/pull_request_polling.h"
+#include "workflows/comment_replies.h"
 #include "workflows/workflow_file.h"
 
 namespace docwright::workflows {
@@ -164,6 +165,9 @@ Status WorkflowEngine::Tick() {
     }
   }
   if (!stopping()) round.Note(StartQueuedRuns(round), "queued runs");
+  // Replies to the pull request comments whose follow-ups have finished; their
+  // errors are logged there, and never fail the round.
+  if (!stopping()) PostDueReplies(store_, options_.forge_events);
   return round.first;
 }
 
