@@ -65,6 +65,7 @@ export async function request(method, path, body, extraHeaders = {}) {
 
 export const get = (path) => request('GET', path);
 export const post = (path, body, headers) => request('POST', path, body, headers);
+export const patch = (path, body) => request('PATCH', path, body);
 
 // Path pieces from the API or the address bar, encoded as one segment each.
 export function path(...segments) {

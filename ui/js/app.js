@@ -9,14 +9,17 @@ import { renderKeys } from './views/keys.js';
 import { renderNewJob } from './views/newjob.js';
 import { renderProjects } from './views/projects.js';
 import { renderSignIn, setSignInNotice } from './views/signin.js';
+import { renderWorkflows } from './views/workflows.js';
 
-// #/projects, #/projects/{id}, #/projects/{pid}/jobs/{jid}, #/new/{pid},
-// #/keys, #/signin. A page's own options follow "?" (#/projects/{id}?status=failed).
+// #/projects, #/projects/{id}, #/projects/{pid}/jobs/{jid},
+// #/projects/{pid}/workflows, #/new/{pid}, #/keys, #/signin. A page's own
+// options follow "?" (#/projects/{id}?status=failed).
 const ROUTES = [
   { pattern: /^\/signin$/, render: renderSignIn, open: true },
   { pattern: /^\/projects$/, render: renderProjects },
   { pattern: /^\/projects\/([^/]+)$/, render: renderJobs },
   { pattern: /^\/projects\/([^/]+)\/jobs\/([^/]+)$/, render: renderJob },
+  { pattern: /^\/projects\/([^/]+)\/workflows$/, render: renderWorkflows },
   { pattern: /^\/new\/([^/]+)$/, render: renderNewJob },
   { pattern: /^\/keys$/, render: renderKeys },
 ];

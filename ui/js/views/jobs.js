@@ -68,10 +68,11 @@ export async function renderJobs(main, [projectId], ctx) {
     h('option', { value: '' }, 'All'), STATUSES.map((s) => h('option', { value: s }, s)));
   filter.value = status;
   const newJob = h('a', { class: 'button primary', href: `#/new/${encodeURIComponent(projectId)}` }, 'New job');
+  const workflows = h('a', { class: 'button', href: `#/projects/${encodeURIComponent(projectId)}/workflows`, 'data-test': 'workflows-link' }, 'Workflows');
   const list = h('div', null, loading('the jobs'));
   const live = h('p', { class: 'muted small', role: 'status', 'aria-live': 'polite' });
   main.append(title,
-    h('div', { class: 'toolbar' }, h('label', { for: 'status-filter' }, 'Status'), filter, newJob, live),
+    h('div', { class: 'toolbar' }, h('label', { for: 'status-filter' }, 'Status'), filter, newJob, workflows, live),
     list);
 
   try {
@@ -83,6 +84,7 @@ export async function renderJobs(main, [projectId], ctx) {
   } catch (e) {
     replace(list, errorBox(e));
     newJob.remove();
+    workflows.remove();
     return;
   }
 
