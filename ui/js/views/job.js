@@ -1,20 +1,37 @@
-// A job: its instructions in order with the agent's steps (live from the
-// job's event stream while a turn runs, by polling if the stream fails), token
-// usage, the review of its branch, the pull request, a follow-up box and
-// archiving.
+// A job: what started it (a workflow's run), its instructions in order with
+// the agent's steps (live from the job's event stream while a turn runs, by
+// polling if the stream fails), token usage, the review of its branch, the
+// pull request, a follow-up box and archiving.
 import { ApiError, get, path, post } from '../api.js';
 import { errorBox, firstLine, heading, loading, statusBadge } from '../common.js';
 import { h, replace } from '../h.js';
 import { timeElement } from '../../time.js';
+import { describeRunTrigger } from '../triggers.js';
 import { repositoryName } from './projects.js';
 import { loadReview } from './review.js';
 import { stepItem, usageText } from './steps.js';
+import { workflowsHref } from './workflows.js';
 
 const POLL_MS = 3000;
 const MAX_TRANSCRIPT_PAGES = 20;
 // Events after which the job, its transcript and its review are read again.
 const REFRESH_EVENTS = ['job.message_added', 'turn.started', 'turn.ended', 'pull_request.opened',
   'pull_request.updated', 'job.completed', 'job.failed', 'job.archived'];
+
+// "Started by workflow NAME: merge into sdk main (abc1234..def5678)" for a
+// job a workflow started (its `trigger`, docs/api.md "The job's trigger");
+// null for any other job.
+function startedBy(projectId, job) {
+  const t = job.trigger;
+  if (!t || typeof t !== 'object' || typeof t.kind !== 'string') return null;
+  const where = t.kind === 'comment' && t.url
+    ? [' (', h('a', { href: t.url, rel: 'noopener noreferrer', target: '_blank' }, 'the comment'), ')']
+    : null;
+  if (!t.workflow) return h('p', { class: 'started-by', 'data-test': 'job-trigger' }, `Started by ${describeRunTrigger(t)}`, where);
+  return h('p', { class: 'started-by', 'data-test': 'job-trigger' }, 'Started by workflow ',
+    h('a', { href: workflowsHref(projectId, t.workflow), 'data-test': 'job-trigger-workflow' }, t.workflow),
+    `: ${describeRunTrigger(t)}`, where);
+}
 
 async function loadTranscript(base) {
   const messages = [];
@@ -67,6 +84,7 @@ export async function renderJob(main, [projectId, jobId], ctx) {
         h('span', null, repositoryName(job.source && job.source.repository)), ' · branch ',
         h('code', null, job.source ? job.source.ref : ''), ' · model ', job.model || 'default',
         ' · started ', timeElement(job.createdAt), ' · updated ', timeElement(job.updatedAt)),
+      startedBy(projectId, job),
       job.prLink
         ? h('p', null, h('a', { href: job.prLink, class: 'button', 'data-test': 'job-pr-link', rel: 'noopener noreferrer', target: '_blank' }, 'Open the pull request'))
         : h('p', { class: 'muted' }, job.status === 'active' ? 'The pull request link appears when the turn ends.' : 'No pull request.'),
