@@ -77,12 +77,13 @@ async function main() {
   // Imported only now, so that a missing node_modules is reported as above.
   const { Service } = await import('./lib/fixture.mjs');
   const { Browser } = await import('./lib/browser.mjs');
-  const { MAIN_SCRIPT, XSS_SCRIPT_STEPS } = await import('./lib/model_scripts.mjs');
+  const { MAIN_SCRIPT, XSS_SCRIPT_STEPS, WORKFLOW_SCRIPT } = await import('./lib/model_scripts.mjs');
   const service = await import('./scenarios/service.mjs');
   const session = await import('./scenarios/session.mjs');
   const jobs = await import('./scenarios/jobs.mjs');
   const pulls = await import('./scenarios/pulls.mjs');
   const xss = await import('./scenarios/xss.mjs');
+  const workflows = await import('./scenarios/workflows.mjs');
 
   // In order: later scenarios build on the state of earlier ones (the signed-in
   // page, the job, its pull request).
@@ -93,6 +94,8 @@ async function main() {
     ...pulls.scenarios,
     jobs.archiveScenario,
     ...xss.scenarios,
+    // On a service of their own: they build only on each other.
+    ...workflows.scenarios,
     session.signOutScenario,
   ];
   const only = args.only ? new RegExp(args.only, 'i') : null;
@@ -127,6 +130,22 @@ async function main() {
           await this.xssService.start();
         }
         return this.xssService;
+      },
+      // A third, for the workflows: its engine ticks and polls in a fraction
+      // of a second, so that pushed workflow files are listed at once.
+      workflowService: null,
+      async startWorkflowService() {
+        if (!this.workflowService) {
+          this.workflowService = new Service({
+            ...common,
+            name: 'workflows',
+            script: WORKFLOW_SCRIPT,
+            serveArgs: workflows.WORKFLOW_SERVE_ARGS,
+          });
+          services.push(this.workflowService);
+          await this.workflowService.start();
+        }
+        return this.workflowService;
       },
     };
     for (const scenario of chosen) {

@@ -99,6 +99,11 @@ export class Browser {
 // newlines; an input's or a textarea's text is its value) exist and match
 // `re`; returns that text.
 export async function waitForText(page, hook, re, timeout = 15000) {
+  return waitForTextAt(page, sel(hook), re, timeout);
+}
+
+// waitForText for any CSS selector (a hook inside one row, say).
+export async function waitForTextAt(page, selector, re, timeout = 15000) {
   try {
     await page.waitForFunction(
       (s, source, flags) => {
@@ -107,25 +112,30 @@ export async function waitForText(page, hook, re, timeout = 15000) {
         return all.length > 0 && new RegExp(source, flags).test(all.map(read).join('\n'));
       },
       { timeout, polling: 100 },
-      sel(hook),
+      selector,
       re.source,
       re.flags,
     );
   } catch (e) {
-    const now = await textOf(page, hook);
-    throw new Error(`${sel(hook)} never matched ${re} in ${timeout} ms (now: ${JSON.stringify(now)}; at ${page.url()})`);
+    const now = await textAt(page, selector);
+    throw new Error(`${selector} never matched ${re} in ${timeout} ms (now: ${JSON.stringify(now)}; at ${page.url()})`);
   }
-  return textOf(page, hook);
+  return textAt(page, selector);
 }
 
 // The hook's text (all its matches, joined by newlines; an input's or a
 // textarea's text is its value), or null if absent.
 export async function textOf(page, hook) {
+  return textAt(page, sel(hook));
+}
+
+// textOf for any CSS selector.
+export async function textAt(page, selector) {
   return page.evaluate((s) => {
     const all = [...document.querySelectorAll(s)];
     const read = (e) => (e.tagName === 'INPUT' || e.tagName === 'TEXTAREA' ? e.value : e.textContent);
     return all.length ? all.map(read).join('\n') : null;
-  }, sel(hook));
+  }, selector);
 }
 
 export async function count(page, hook) {

@@ -6,7 +6,7 @@
 
 import { spawn, execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtemp, cp, readFile, writeFile, rm } from 'node:fs/promises';
+import { mkdtemp, mkdir, cp, readFile, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -95,7 +95,8 @@ class Child {
 
 export class Service {
   // opts: docwright, fakeModel (binary paths), sampleDocs (dir), script (the
-  // model's script, an array of steps), name (for the temp dir).
+  // model's script, an array of steps), name (for the temp dir), serveArgs
+  // (more arguments for `serve`, optional).
   constructor(opts) {
     this.opts = opts;
     this.children = [];
@@ -129,6 +130,7 @@ export class Service {
         '--port-file', portFile,
         '--workers', '4',
         '--access-log', path.join(this.dir, 'access.log'),
+        ...(o.serveArgs || []),
       ],
       {
         DOCWRIGHT_LLM_PROVIDER: 'openai',
@@ -239,6 +241,26 @@ export class Service {
 
   async mainCommit() {
     return git(['--git-dir', this.bare, 'rev-parse', 'main']);
+  }
+
+  // Commits `files` ({path in the repository: content}) onto `main` of the
+  // bare repository, as a person pushing would; returns the new head.
+  async commitFiles(files, message) {
+    const work = await mkdtemp(path.join(this.dir, 'commit.'));
+    try {
+      await git(['clone', '-q', '--branch', 'main', this.bare, work]);
+      for (const [name, content] of Object.entries(files)) {
+        const file = path.join(work, name);
+        await mkdir(path.dirname(file), { recursive: true });
+        await writeFile(file, content);
+      }
+      await git(['-C', work, 'add', '-A']);
+      await git(['-C', work, 'commit', '-qm', message]);
+      await git(['-C', work, 'push', '-q', 'origin', 'HEAD:main']);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+    return this.mainCommit();
   }
 
   // What the children wrote, for a failure report.

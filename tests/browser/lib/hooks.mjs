@@ -21,6 +21,23 @@ export const HOOKS = {
 
   // #/projects/{id}
   jobRow: 'job-row', // one per job; holds its first instruction
+  workflowsLink: 'workflows-link', // to the project's Workflows page
+
+  // #/projects/{id}/workflows (?workflow=NAME opens that one's runs)
+  workflowRow: 'workflow-row', // one per workflow; data-workflow-name, data-source (api or file)
+  workflowTitle: 'workflow-title', // in a row: its title
+  workflowTrigger: 'workflow-trigger', // in a row: the trigger in words (a schedule's cron and zone as given)
+  workflowNextRun: 'workflow-next-run', // in a row: a <time datetime=nextRunAt>, or why there is none
+  workflowLastRun: 'workflow-last-run', // in a row: the last run's state, what started it, its job
+  workflowProblem: 'workflow-problem', // in a row: its file's error or its name clash, and what to do
+  workflowPrompt: 'workflow-prompt', // in a row: the whole prompt (inside a closed <details>)
+  workflowToggle: 'workflow-toggle', // in a row: the Enabled checkbox (PATCH {"enabled"})
+  workflowRun: 'workflow-run', // in a row: "Run now"
+  workflowRunResult: 'workflow-run-result', // in a row: what the run or the switch came to (an error-message inside on refusal)
+  workflowRunJobLink: 'workflow-run-job-link', // in the result: the job "Run now" started
+  workflowRunsToggle: 'workflow-runs-toggle', // in a row: shows and hides its runs
+  workflowRuns: 'workflow-runs', // in a row: its runs, once shown
+  workflowRunRow: 'workflow-run-row', // one per run in workflow-runs
 
   // #/new/{projectId}
   newJobPrompt: 'newjob-prompt', // textarea
@@ -34,6 +51,8 @@ export const HOOKS = {
   jobDiff: 'job-diff', // the diff of the branch against its base, file by file
   jobProblems: 'job-problems', // the problems the checks report on the branch
   jobPrLink: 'job-pr-link', // the link to the pull request
+  jobTrigger: 'job-trigger', // what started a workflow's job ("Started by workflow NAME: by hand"); absent otherwise
+  jobTriggerWorkflow: 'job-trigger-workflow', // in it: the link to the Workflows page
   followupInput: 'followup-input', // textarea
   followupSubmit: 'followup-submit',
   archiveButton: 'archive-button', // asks with window.confirm() first
@@ -56,4 +75,11 @@ export const HOOKS = {
 // The CSS selector of a hook.
 export function sel(hook) {
   return `[data-test="${hook}"]`;
+}
+
+// The selector of the row of the workflow `name` (a valid workflow name) of
+// `source` (api or file), and, with `hook`, of that hook inside it.
+export function workflowSel(name, source = 'api', hook = null) {
+  const row = `${sel(HOOKS.workflowRow)}[data-workflow-name="${name}"][data-source="${source}"]`;
+  return hook ? `${row} ${sel(hook)}` : row;
 }

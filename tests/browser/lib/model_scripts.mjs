@@ -98,3 +98,24 @@ export const XSS_SCRIPT_STEPS = [
     tool_calls: [{ name: 'finish', arguments: { title: `${XSS_SCRIPT} title`, summary: XSS_SUMMARY } }],
   },
 ];
+
+// The workflows' service (scenarios/workflows.mjs): each job a workflow starts
+// fixes the quickstart's heading and finishes. The first step waits, so that a
+// second "Run now" arrives while the first run's job is active (and is queued).
+// A job whose edit finds the heading already fixed (a later run) finishes too.
+export const WORKFLOW_STEP_TEXT = 'Fixing the quickstart heading for the workflow.';
+export const WORKFLOW_SCRIPT = [
+  {
+    delay_ms: 2500,
+    text: WORKFLOW_STEP_TEXT,
+    tool_calls: [
+      {
+        name: 'edit_file',
+        arguments: { path: 'quickstart.mdx', old_text: '## Instal the CLI', new_text: '## Install the CLI' },
+      },
+    ],
+  },
+  {
+    tool_calls: [{ name: 'finish', arguments: { summary: 'Fixed the quickstart heading.' } }],
+  },
+];
