@@ -273,21 +273,6 @@ MergeCall MergeCallOf(FakeForge::Kind kind) {
       return {"PUT", "sha"};
     case FakeForge::Kind::kGitea:
       return {"POST", "head_commit_id"};
-// The permissions that may push, and those that may not, as each forge names
-// them (the fake's SetPermission).
-struct PermissionCases {
-  std::vector<std::string> writers, readers;
-};
-
-PermissionCases PermissionsOf(FakeForge::Kind kind) {
-  switch (kind) {
-    case FakeForge::Kind::kGithub:
-      return {{"admin", "maintain", "write"}, {"triage", "read", "none"}};
-    case FakeForge::Kind::kGitlab:
-      // access_level: Owner, Maintainer, Developer; Reporter, Guest, no member.
-      return {{"50", "40", "30"}, {"20", "10", "none"}};
-    case FakeForge::Kind::kGitea:
-      return {{"owner", "admin", "write"}, {"read", "none"}};
   }
   return {};
 }
@@ -407,6 +392,27 @@ TEST_P(ForgeTest, CommitPagesAreTheForgesAndOnlyForCommitIds) {
   auto ssh = MakeForge(p, context);
   ASSERT_TRUE(ssh.ok());
   EXPECT_EQ((*ssh)->CommitUrl(sha), CommitPage(GetParam(), sha));
+}
+
+// The permissions that may push, and those that may not, as each forge names
+// them (the fake's SetPermission).
+struct PermissionCases {
+  std::vector<std::string> writers, readers;
+};
+
+PermissionCases PermissionsOf(FakeForge::Kind kind) {
+  switch (kind) {
+    case FakeForge::Kind::kGithub:
+      return {{"admin", "maintain", "write"}, {"triage", "read", "none"}};
+    case FakeForge::Kind::kGitlab:
+      // access_level: Owner, Maintainer, Developer; Reporter, Guest, no member.
+      return {{"50", "40", "30"}, {"20", "10", "none"}};
+    case FakeForge::Kind::kGitea:
+      return {{"owner", "admin", "write"}, {"read", "none"}};
+  }
+  return {};
+}
+
 TEST_P(ForgeTest, AnAccountMayWriteFromTheForgesWritePermissionUp) {
   PermissionCases cases = PermissionsOf(GetParam());
   int n = 0;
@@ -654,6 +660,9 @@ TEST(LocalForge, HasNoCommentsAndNoAccounts) {
     }
     Result<LocalPullRequest> MarkPullRequestMerged(const std::string&, const std::string&,
                                                    UnixMillis) override {
+      return Status::Internal("unused");
+    }
+    Result<LocalPullRequest> GetPullRequestByNumber(const std::string&, int64_t) override {
       return Status::Internal("unused");
     }
   } records;

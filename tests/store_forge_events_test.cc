@@ -74,7 +74,7 @@ TEST_P(StoreForgeEventsTest, ADeliveryIsRecordedOnceAndPendingUntilFinished) {
   auto pending = Pending();
   ASSERT_EQ(pending.size(), 3u);
   EXPECT_LT(pending[0].id, pending[1].id) << "oldest first";
-  const ForgeEvent& e = pending[0];
+  const ForgeEvent e = pending[0];  // a copy: `pending` is read again below
   EXPECT_EQ(e.project_id, project_.id);
   EXPECT_EQ(e.forge, ForgeKind::kGithub);
   EXPECT_EQ(e.delivery_id, "d-1");
@@ -98,10 +98,12 @@ TEST_P(StoreForgeEventsTest, ADeliveryIsRecordedOnceAndPendingUntilFinished) {
   EXPECT_NE(pending[0].id, e.id);
   EXPECT_FALSE(Record(Push("d-1"))) << "handled, still known";
 
-  EXPECT_EQ(store_->FinishForgeEvent(e.id + 1000, "x").code(), Code::kNotFound);
+  Status unknown = store_->FinishForgeEvent(e.id + 1000, "x");
+  EXPECT_EQ(unknown.code(), Code::kNotFound);
   ForgeEvent nowhere = Push("d-2");
   nowhere.project_id = "0190f0e0-0000-7000-8000-000000000000";
-  EXPECT_EQ(store_->RecordForgeEvent(nowhere).status().code(), Code::kNotFound);
+  auto recorded = store_->RecordForgeEvent(nowhere);
+  EXPECT_EQ(recorded.status().code(), Code::kNotFound);
 }
 
 TEST_P(StoreForgeEventsTest, ACommentKeepsItsFields) {

@@ -132,6 +132,8 @@ Result<MergeResult> RefusedMerge(Forge& forge, const std::string& name, int64_t 
   if (why.size() > 400) why = why.substr(0, 400) + "...";
   return Status::Conflict(name + " refused to merge pull request #" + Number(number) + " (" +
                           std::to_string(refusal.status) + (why.empty() ? "" : ": " + why) + ")");
+}
+
 // A login as a path segment or query value: 1 to 255 bytes without control
 // characters (PercentEncode takes care of the rest). The forges' own rules are
 // narrower; this only keeps what comes from a webhook from shaping a request.
@@ -226,6 +228,8 @@ class GithubForge final : public Forge {
 
   std::string CommitUrl(const std::string& sha) const override {
     return IsCommitId(sha) ? web_ + "/commit/" + sha : "";
+  }
+
   // GET /repos/{owner}/{repo}/collaborators/{username}/permission: "admin",
   // "maintain" and "write" may push; "triage", "read" and "none" may not. 404
   // for an account GitHub does not know.
@@ -288,13 +292,11 @@ class GithubForge final : public Forge {
 
 class GitlabForge final : public Forge {
  public:
-  GitlabForge(std::string project_path, std::string web, std::unique_ptr<RestClient> api)
-      : project_(PercentEncode(project_path)), web_(std::move(web)), api_(std::move(api)) {}
   // GitLab's access level of a Developer, the least that may push.
   static constexpr int64_t kDeveloperAccess = 30;
 
-  GitlabForge(std::string project_path, std::unique_ptr<RestClient> api)
-      : project_(PercentEncode(project_path)), api_(std::move(api)) {}
+  GitlabForge(std::string project_path, std::string web, std::unique_ptr<RestClient> api)
+      : project_(PercentEncode(project_path)), web_(std::move(web)), api_(std::move(api)) {}
 
   Result<PullRequest> Ensure(const PullRequestSpec& spec) override {
     std::string title = spec.draft ? "Draft: " + spec.title : spec.title;
@@ -351,6 +353,8 @@ class GitlabForge final : public Forge {
 
   std::string CommitUrl(const std::string& sha) const override {
     return IsCommitId(sha) ? web_ + "/-/commit/" + sha : "";
+  }
+
   // The account's id (GET /users?username=), then its membership of the
   // project, inherited ones included (GET /projects/:id/members/all/:user_id):
   // Developer (30) and above may push. Not a member (404): false.
@@ -495,6 +499,8 @@ class GiteaForge final : public Forge {
 
   std::string CommitUrl(const std::string& sha) const override {
     return IsCommitId(sha) ? web_ + "/commit/" + sha : "";
+  }
+
   // GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission:
   // "write", "admin" and "owner" may push; "read" and "none" may not. 404 for
   // an account Gitea does not know.

@@ -391,6 +391,7 @@ class CachedStore final : public Store {
   }
   Status FinishForgeEvent(int64_t id, const std::string& outcome) override {
     return inner_->FinishForgeEvent(id, outcome);
+  }
   Result<LocalPullRequest> GetPullRequestByNumber(const std::string& project_id,
                                                   int64_t number) override {
     return inner_->GetPullRequestByNumber(project_id, number);
@@ -411,6 +412,7 @@ class CachedStore final : public Store {
   }
   Result<Job> FindJobByBranch(const std::string& project_id, const std::string& branch) override {
     return inner_->FindJobByBranch(project_id, branch);
+  }
   Status AddCommentReply(const CommentReply& reply) override {
     return inner_->AddCommentReply(reply);
   }

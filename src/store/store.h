@@ -569,6 +569,7 @@ class Store : public LocalPullRequestRecords {
   // branch; Conflict when another active or archived job of the project works
   // on it; NotFound for an unknown job. Announced.
   virtual Status SetJobBranch(const std::string& job_id, const std::string& branch) = 0;
+
   // --- Replies to pull request comments (CommentReply) ---
   // Records the reply owed for the follow-up `reply.message_seq` of job
   // `reply.job_id` (of project `reply.project_id`); id, attempts and created_at

@@ -518,6 +518,19 @@ struct FakeForge::Impl {
         Merged(*p);
         return LoopbackResponse{200, {}, ""};  // documented: an empty reply
       }
+    }
+    return std::nullopt;
+  }
+
+  // Closes `p` as merged, with a made-up merge commit.
+  static void Merged(FakePull& p) {
+    char id[41];
+    std::snprintf(id, sizeof id, "%040llx", 0xfeed0000ULL + static_cast<uint64_t>(p.number));
+    p.open = false;
+    p.merged = true;
+    p.merge_commit = id;
+  }
+
   // --- Permissions and comments ---
 
   // The number `text` names, if it is one.
@@ -585,13 +598,6 @@ struct FakeForge::Impl {
     return std::nullopt;
   }
 
-  // Closes `p` as merged, with a made-up merge commit.
-  static void Merged(FakePull& p) {
-    char id[41];
-    std::snprintf(id, sizeof id, "%040llx", 0xfeed0000ULL + static_cast<uint64_t>(p.number));
-    p.open = false;
-    p.merged = true;
-    p.merge_commit = id;
   std::optional<LoopbackResponse> GitlabAccess(const LoopbackRequest& req, const Target& t) {
     if (t.path == "/api/v4/users" && req.method == "GET") {
       for (const auto& [k, v] : t.query) {
@@ -728,6 +734,8 @@ void FakeForge::SetBase(int64_t number, const std::string& base) {
 void FakeForge::Change(int64_t number, const std::function<void(FakePull&)>& edit) {
   std::lock_guard lock(impl_->mu);
   if (FakePull* p = impl_->Find(number)) edit(*p);
+}
+
 void FakeForge::SetPermission(const std::string& login, const std::string& permission) {
   std::lock_guard lock(impl_->mu);
   auto& account = impl_->accounts[login];

@@ -236,6 +236,7 @@ class SqlStore final : public Store {
   Result<bool> RecordForgeEvent(ForgeEvent event) override;
   Result<std::vector<ForgeEvent>> ListPendingForgeEvents(int limit) override;
   Status FinishForgeEvent(int64_t id, const std::string& outcome) override;
+
   // publish.cc
   Status SetPullRequestState(const std::string& job_id, const std::string& state) override;
   Result<std::vector<Job>> ListJobsWithOpenPullRequests(int limit) override;
@@ -243,6 +244,7 @@ class SqlStore final : public Store {
   Status SetJobBranch(const std::string& job_id, const std::string& branch) override;
   Result<LocalPullRequest> GetPullRequestByNumber(const std::string& project_id,
                                                   int64_t number) override;
+
   // comment_replies.cc
   Status AddCommentReply(const CommentReply& reply) override;
   Result<std::vector<CommentReply>> ListDueCommentReplies(int limit) override;
