@@ -114,6 +114,7 @@ TEST_F(OpenApiTest, TheDocumentIsWholeAndDocumentsEveryRoute) {
       {"/v2/agent/{projectId}/workflows/{name}", "delete"},
       {"/v2/agent/{projectId}/workflows/{name}/run", "post"},
       {"/v2/agent/{projectId}/workflows/{name}/runs", "get"},
+      {"/hooks/{forge}/{projectId}", "post"},
   };
   std::set<std::pair<std::string, std::string>> documented;
   for (const auto& [path, item] : d["paths"].items()) {
@@ -130,7 +131,10 @@ TEST_F(OpenApiTest, TheDocumentIsWholeAndDocumentsEveryRoute) {
       bool keyed = !op.contains("security");
       // The sign-in takes no key but refuses a wrong one in the body.
       const bool signs_in = path == "/v2/session" && method == "post";
-      EXPECT_EQ(responses.contains("401"), keyed || signs_in) << method << " " << path;
+      // A forge's delivery takes no key but refuses a wrong signature.
+      const bool signed_delivery = path == "/hooks/{forge}/{projectId}";
+      EXPECT_EQ(responses.contains("401"), keyed || signs_in || signed_delivery)
+          << method << " " << path;
       if (keyed) {
         EXPECT_TRUE(responses.contains("404")) << method << " " << path;
         // A member's key, or a session's write without its CSRF token.

@@ -211,9 +211,11 @@ TEST_F(PublishModesTest, PushWithABrokenLinkFallsBackToAPullRequestAndSaysWhy) {
   EXPECT_TRUE(Has(*r.summary, "Not pushed onto main: the checks report 1 problem: index.mdx:"))
       << *r.summary;
   EXPECT_TRUE(Has(*r.summary, "link /nowhere does not resolve")) << *r.summary;
-  auto why = Steps(r, kPublishPush);
-  ASSERT_EQ(why.size(), 1u);
-  EXPECT_TRUE(Has(why[0], "not pushed onto main")) << why[0];
+  // Two push steps: why the base was not pushed, then the branch's push.
+  auto pushes = Steps(r, kPublishPush);
+  ASSERT_EQ(pushes.size(), 2u);
+  EXPECT_TRUE(Has(pushes[0], "not pushed onto main")) << pushes[0];
+  EXPECT_FALSE(Has(pushes[1], "not pushed onto main")) << pushes[1];
   EXPECT_EQ(Steps(r, kPublishPullRequest).size(), 1u);
   auto pr = store_->GetPullRequest(LocalId(*r.pr_link));
   ASSERT_TRUE(pr.ok());

@@ -37,7 +37,9 @@ bool IsChangesRequested(const ForgeEvent& event) {
 // control characters.
 std::string ShownPath(const std::string& path) {
   std::string out;
-  for (char c : CutUtf8(ScrubUtf8(path), kMaxPathBytes)) {
+  // Held in a variable: a range-for keeps only its outermost temporary alive.
+  const std::string scrubbed = ScrubUtf8(path);
+  for (char c : CutUtf8(scrubbed, kMaxPathBytes)) {
     if (c == '`') {
       out.push_back('\'');
     } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {

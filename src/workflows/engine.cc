@@ -7,9 +7,9 @@
 #include "core/cron.h"
 #include "core/text.h"
 #include "core/work_budget.h"
+#include "workflows/comment_replies.h"
 #include "workflows/engine_internal.h"
 #include "workflows/pull_request_polling.h"
-#include "workflows/comment_replies.h"
 #include "workflows/workflow_file.h"
 
 namespace docwright::workflows {

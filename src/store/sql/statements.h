@@ -92,7 +92,7 @@ SQL(kPurgeExpiredSessions,
 #define DW_PROJECT_COLUMNS                                                                     \
   "SELECT p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, " \
   "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path, "     \
-  "p.models, p.write_paths, p.max_active, p.archived_at, p.hook_secret, p.mention_handle, "     \
+  "p.models, p.write_paths, p.max_active, p.archived_at, p.hook_secret, p.mention_handle, "    \
   "p.publish FROM projects p "
 SQL(kSelectProject, DW_PROJECT_COLUMNS "WHERE p.id = ?1 AND p.org_id = ?2");
 SQL(kSelectProjectById, DW_PROJECT_COLUMNS "WHERE p.id = ?1");

@@ -86,12 +86,12 @@ Result<Project> SqlStore::CreateProject(Project p) {
     Status e = OrgExists(c, p.org_id);
     if (!e.ok()) return e;
     std::string forge(ToString(p.forge));
-    return Run(c, kInsertProject,
-               {V(p.id), V(p.org_id), V(p.repository), V(p.base_ref), V(forge), V(p.forge_api_url),
-                V(*token), V(p.model), V(p.rate_limit_per_hour), V(p.created_at), V(p.ssh_key_path),
-                V(p.ssh_known_hosts_path), V(JoinLines(p.models)), V(JoinLines(p.write_paths)),
-                V(p.max_active), V(*hook), V(p.mention_handle),
-                 V(std::string(ToString(p.publish)))});
+    return Run(
+        c, kInsertProject,
+        {V(p.id), V(p.org_id), V(p.repository), V(p.base_ref), V(forge), V(p.forge_api_url),
+         V(*token), V(p.model), V(p.rate_limit_per_hour), V(p.created_at), V(p.ssh_key_path),
+         V(p.ssh_known_hosts_path), V(JoinLines(p.models)), V(JoinLines(p.write_paths)),
+         V(p.max_active), V(*hook), V(p.mention_handle), V(std::string(ToString(p.publish)))});
   });
   if (!s.ok()) return s;
   return p;
@@ -160,13 +160,13 @@ Status SqlStore::UpdateProject(const Project& p) {
   if (!hook.ok()) return hook.status();
   return Write([&](Connection& c) -> Status {
     std::string forge(ToString(p.forge));
-    Status w = Change(c, kUpdateProject,
-                      {V(p.id), V(p.repository), V(p.base_ref), V(forge), V(p.forge_api_url),
-                       V(*token), V(p.model), V(p.rate_limit_per_hour), V(p.ssh_key_path),
-                       V(p.ssh_known_hosts_path), V(JoinLines(p.models)),
-                       V(JoinLines(p.write_paths)), V(p.max_active), V(*hook), V(p.mention_handle),
-                       V(std::string(ToString(p.publish)))},
-                      "project not found");
+    Status w =
+        Change(c, kUpdateProject,
+               {V(p.id), V(p.repository), V(p.base_ref), V(forge), V(p.forge_api_url), V(*token),
+                V(p.model), V(p.rate_limit_per_hour), V(p.ssh_key_path), V(p.ssh_known_hosts_path),
+                V(JoinLines(p.models)), V(JoinLines(p.write_paths)), V(p.max_active), V(*hook),
+                V(p.mention_handle), V(std::string(ToString(p.publish)))},
+               "project not found");
     return w.ok() ? Notify(c, "t") : w;  // a raised cap may let turns run
   });
 }
@@ -199,11 +199,11 @@ Status SqlStore::DeleteProject(const Scope& scope) {
     if (!active.ok()) return active.status();
     if (*active > 0) return ProjectHasActiveJobs(*active);
     for (const Statement* statement :
-         {&kDeleteProjectCommentReplies, &kDeleteProjectWebhookDeliveries, &kDeleteProjectWebhooks, &kDeleteProjectEvents,
-          &kDeleteProjectSteps, &kDeleteProjectTurns, &kDeleteProjectMessages,
-          &kDeleteProjectReviews, &kDeleteProjectJobs, &kDeleteProjectPullRequests,
-          &kDeleteProjectIdempotencyKeys, &kDeleteProjectWorkflowRuns, &kDeleteProjectWorkflows,
-          &kDeleteProjectContextRepositories, &kDeleteProjectWatchedHeads,
+         {&kDeleteProjectCommentReplies, &kDeleteProjectWebhookDeliveries, &kDeleteProjectWebhooks,
+          &kDeleteProjectEvents, &kDeleteProjectSteps, &kDeleteProjectTurns,
+          &kDeleteProjectMessages, &kDeleteProjectReviews, &kDeleteProjectJobs,
+          &kDeleteProjectPullRequests, &kDeleteProjectIdempotencyKeys, &kDeleteProjectWorkflowRuns,
+          &kDeleteProjectWorkflows, &kDeleteProjectContextRepositories, &kDeleteProjectWatchedHeads,
           &kDeleteProjectForgeEvents, &kDeleteProject}) {
       if (Status w = Run(c, *statement, {V(project->id)}); !w.ok()) return w;
     }
