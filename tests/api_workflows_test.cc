@@ -51,14 +51,38 @@ TEST_F(WorkflowApiTest, DefinitionsAreMadeReadChangedAndRemoved) {
   ASSERT_EQ(empty.status, 200) << empty.body;
   EXPECT_EQ(empty.Json(), json({{"workflows", json::array()}}));
 
+  // Through the API a context repository is one on the project's own forge
+  // host: the project's credentials go nowhere else, and nothing on this
+  // machine is read (another tenant's repository, say).
+  ExpectError(
+      Post(Context(project_a_), json{{"name", "sdk"}, {"repository", remote_b_}}.dump(), key_a_),
+      400, "a path on this machine, while the project's is one too");
+  {
+    auto store = OpenSqliteStore(dir_ / "docwright.db", KeyFileSecrets(dir_ / "secret.key"));
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    auto p = (*store)->GetProject(Scope{org_a_, project_a_});
+    ASSERT_TRUE(p.ok());
+    // A port nothing listens on: the engine's polls of it fail at once.
+    p->repository = "http://127.0.0.1:1/acme/docs.git";
+    ASSERT_TRUE((*store)->UpdateProject(*p).ok());
+  }
+  for (const char* elsewhere :
+       {"https://127.0.0.1:1/acme/sdk.git", "http://127.0.0.2:1/acme/sdk.git",
+        "http://127.0.0.1:2/acme/sdk.git", "http://user@127.0.0.1:1/acme/sdk.git",
+        "git@127.0.0.1:acme/sdk.git"}) {
+    ExpectError(
+        Post(Context(project_a_), json{{"name", "sdk"}, {"repository", elsewhere}}.dump(), key_a_),
+        400, elsewhere);
+  }
+  const std::string sdk = "http://127.0.0.1:1/acme/sdk.git";
   HttpResult repo =
       Post(Context(project_a_),
-           json{{"name", "sdk"}, {"repository", remote_b_}, {"branch", "main"}}.dump(), key_a_);
+           json{{"name", "sdk"}, {"repository", sdk}, {"branch", "main"}}.dump(), key_a_);
   ASSERT_EQ(repo.status, 201) << repo.body;
   EXPECT_EQ(repo.Json()["name"], "sdk");
-  EXPECT_EQ(repo.Json()["repository"], remote_b_);
+  EXPECT_EQ(repo.Json()["repository"], sdk);
   EXPECT_EQ(repo.Json()["branch"], "main");
-  ExpectError(Post(Context(project_a_), json{{"name", "sdk"}, {"repository", "x"}}.dump(), key_a_),
+  ExpectError(Post(Context(project_a_), json{{"name", "sdk"}, {"repository", sdk}}.dump(), key_a_),
               409, "a name the project has");
   json repos = Get(Context(project_a_), key_a_).Json();
   ASSERT_EQ(repos["repositories"].size(), 1u) << repos;

@@ -382,11 +382,20 @@ TEST_F(PublishModesTest, APullRequestClosedEventSetsItsStateAndAFollowUpStartsAN
   EXPECT_TRUE(Has(*ignored, "nothing done")) << *ignored;
   EXPECT_EQ(store_->GetJob(scope(), job_.id)->pr_state, "open");
 
+  // The delivery says "merged", but what is recorded is what the forge says:
+  // still open, until it is merged there.
+  auto early = workflows::HandlePullRequestEvent(*store_, *turns_->mirrors(), context_, event);
+  ASSERT_TRUE(early.ok()) << early.status().message();
+  EXPECT_EQ(store_->GetJob(scope(), job_.id)->pr_state, "open") << "a replayed delivery";
+  github_.Change(1, [](testing::FakePull& p) {
+    p.open = false;
+    p.merged = true;
+    p.merge_commit = std::string(40, 'e');
+  });
   auto handled = workflows::HandlePullRequestEvent(*store_, *turns_->mirrors(), context_, event);
   ASSERT_TRUE(handled.ok()) << handled.status().message();
   EXPECT_TRUE(Has(*handled, job_.id)) << *handled;
   EXPECT_EQ(store_->GetJob(scope(), job_.id)->pr_state, "merged");
-  github_.Change(1, [](testing::FakePull& p) { p.open = false; });
 
   TurnOutcome next = Send("Now the FAQ [write faq.md - Which flags are there?]");
   ASSERT_EQ(github_.Pulls().size(), 2u);

@@ -16,6 +16,7 @@
 #include "core/ids.h"
 #include "core/text.h"
 #include "core/time.h"
+#include "core/url.h"
 
 namespace docwright {
 namespace {
@@ -101,6 +102,27 @@ HttpResponse Api::AddContextRepository(const Call& call, HttpRequest& req) {
   if (auto refused = CheckProject(store_, call.scope)) return std::move(*refused);
   auto repo = ParseContextRepositoryBody(req.body);
   if (!repo.ok()) return ResponseFromStatus(repo.status());
+  // A context repository is reached with the project's credentials: through
+  // the API, only one on the project's own forge host, by its scheme, host
+  // and port, so a key cannot send the project's token elsewhere or have the
+  // agent read a repository on this machine. The operator adds any other
+  // with `docwright project context add`.
+  auto project = store_.GetProject(call.scope);
+  if (!project.ok()) return ResponseFromStatus(project.status());
+  auto own = ParseUrl(project->repository);
+  auto given = ParseUrl(repo->repository);
+  if (!own || !given || given->has_userinfo != own->has_userinfo || given->scheme != own->scheme ||
+      given->host != own->host || given->port != own->port) {
+    return ErrorResponse(400,
+                         "repository: through the API, a context repository must be on the "
+                         "project's own forge host (" +
+                             (own ? OriginText(*own)
+                                  : std::string("none: the project's "
+                                                "repository is on this "
+                                                "machine")) +
+                             "); the operator adds others with `docwright project context add`",
+                         "invalid_request");
+  }
   // Stored as given: api/ does not reach repositories (the command line's
   // `project context add` probes first; the engine reports one it cannot read).
   repo->project_id = call.scope.project_id;

@@ -116,6 +116,8 @@ class Mirror;
 // One path a branch changes, as DiffText lists it.
 struct DiffFile {
   enum class Kind { kAdded, kModified, kDeleted, kRenamed };
+  // "added", "modified", "deleted" or "renamed": how reviews and prompts name it.
+  static std::string_view KindName(Kind kind);
   Kind kind = Kind::kModified;
   std::string path;                 // where it is on the head (on the base, if deleted)
   std::optional<std::string> from;  // kRenamed: where it was on the base

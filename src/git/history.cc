@@ -57,8 +57,11 @@ Result<std::vector<CommitSummary>> Mirror::Log(const std::string& from, const st
     int rc = git_revwalk_new(&raw, repo);
     if (rc != 0) return Fail("cannot walk the history", rc);
     RevwalkPtr walk(raw);
-    // Newest first: by time, parents after their children.
-    git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
+    // Newest first. A topological sort reads the whole reachable history before
+    // its first commit; without a commit to hide, the first parents are walked
+    // as they come (newest first), stopping after `max`.
+    git_revwalk_sorting(walk.get(),
+                        from_oid ? (GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME) : GIT_SORT_NONE);
     if (!from_oid) git_revwalk_simplify_first_parent(walk.get());
     rc = git_revwalk_push(walk.get(), &*to_oid);
     if (rc != 0) return Fail("cannot read the commit " + to, rc);

@@ -361,4 +361,18 @@ Result<DiffText> DiffTrees(git_repository* repo, const git_tree* old_tree, const
   return out;
 }
 
+std::string_view DiffFile::KindName(Kind kind) {
+  switch (kind) {
+    case Kind::kAdded:
+      return "added";
+    case Kind::kDeleted:
+      return "deleted";
+    case Kind::kRenamed:
+      return "renamed";
+    case Kind::kModified:
+      break;
+  }
+  return "modified";
+}
+
 }  // namespace docwright::git

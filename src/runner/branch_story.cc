@@ -28,20 +28,6 @@ std::string ProblemText(const docs::Problem& p) {
   return p.path + (p.line > 0 ? ":" + std::to_string(p.line) : "") + ": " + p.message;
 }
 
-std::string ChangeName(git::DiffFile::Kind kind) {
-  switch (kind) {
-    case git::DiffFile::Kind::kAdded:
-      return "added";
-    case git::DiffFile::Kind::kDeleted:
-      return "deleted";
-    case git::DiffFile::Kind::kRenamed:
-      return "renamed";
-    case git::DiffFile::Kind::kModified:
-      break;
-  }
-  return "modified";
-}
-
 bool IsPage(const std::string& path) {
   std::string lower = path;
   std::transform(lower.begin(), lower.end(), lower.begin(),
@@ -170,7 +156,7 @@ Result<Review> MakeReview(git::Mirror& repo, const TurnInput& input, const Branc
   for (const git::DiffFile& f : story.diff.changes) {
     ReviewFile& file = review.files.emplace_back();
     file.path = f.path;
-    file.change = ChangeName(f.kind);
+    file.change = std::string(git::DiffFile::KindName(f.kind));
     file.from = f.from;
     file.additions = f.additions;
     file.deletions = f.deletions;

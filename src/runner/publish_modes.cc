@@ -27,18 +27,6 @@ constexpr int kBranchCandidates = 20;
 // A problem quoted in a turn's words is cut to this many bytes.
 constexpr size_t kMaxProblemQuoted = 300;
 
-TurnOutcome Failed(std::string error) {
-  TurnOutcome r;
-  r.error = std::move(error);
-  return r;
-}
-
-TurnOutcome Interrupted() {
-  TurnOutcome r;
-  r.interrupted = true;
-  return r;
-}
-
 // `branch` without a numeric suffix the turns add ("-2" .. "-999"), and the
 // suffix to try first: "x-3" gives ("x", 4), "x" gives ("x", 2).
 std::pair<std::string, int> SuffixBase(const std::string& branch) {
@@ -108,14 +96,14 @@ std::optional<TurnOutcome> RepositoryTurns::NewBranchIfDone(TurnInput& input, Tu
     names.push_back(std::move(name));
   }
   if (names.empty()) {
-    return Failed("the job's pull request was " + state + ", and its branch " + job.ref +
-                  " leaves no room for a new branch's name; start a new job");
+    return FailedTurn("the job's pull request was " + state + ", and its branch " + job.ref +
+                      " leaves no room for a new branch's name; start a new job");
   }
   auto fetched = turn.repo.FetchBranches(names, turn.stopped);
-  if (turn.cancel.cancelled()) return Interrupted();
+  if (turn.cancel.cancelled()) return InterruptedTurn();
   if (!fetched.ok()) {
-    return Failed("cannot read the repository " + turn.repository + ": " +
-                  fetched.status().message());
+    return FailedTurn("cannot read the repository " + turn.repository + ": " +
+                      fetched.status().message());
   }
   std::optional<std::string> chosen;
   for (const std::string& name : names) {
@@ -131,8 +119,8 @@ std::optional<TurnOutcome> RepositoryTurns::NewBranchIfDone(TurnInput& input, Tu
     chosen = name;
   }
   if (!chosen) {
-    return Failed("the job's pull request was " + state + ", and the branches " + names.front() +
-                  " to " + names.back() + " are all taken; start a new job");
+    return FailedTurn("the job's pull request was " + state + ", and the branches " +
+                      names.front() + " to " + names.back() + " are all taken; start a new job");
   }
   spdlog::info("job {}: its pull request on {} was {}; the turn works on {}", job.id, job.ref,
                state, *chosen);
@@ -149,7 +137,7 @@ std::optional<TurnOutcome> RepositoryTurns::RecordNewBranch(Turn& turn) const {
   // Before the push: a turn run again after a crash then finds its commit on
   // the job's branch, as any turn does.
   if (Status s = store_.SetJobBranch(job.id, job.ref); !s.ok()) {
-    return Failed("cannot move the job to the new branch " + job.ref + ": " + s.message());
+    return FailedTurn("cannot move the job to the new branch " + job.ref + ": " + s.message());
   }
   turn.branch_recorded = true;
   return std::nullopt;
@@ -165,7 +153,7 @@ std::optional<TurnOutcome> RepositoryTurns::PushedOntoBaseBefore(Turn& turn, Rou
   if (!OntoBase(turn, round)) return std::nullopt;
   const TurnInput& input = turn.input;
   auto log = turn.repo.Log("", round.spec.base_commit, kMaxBaseCommitsToSearch);
-  if (!log.ok()) return Failed(log.status().message());
+  if (!log.ok()) return FailedTurn(log.status().message());
   const std::string trailer = TurnTrailer(input);
   for (const git::CommitSummary& c : *log) {
     if (c.message.find(trailer) == std::string::npos) continue;
@@ -194,7 +182,7 @@ std::optional<TurnOutcome> RepositoryTurns::PushOntoBase(Turn& turn, Round& roun
   Round::Edits& edits = *round.edits;
   auto made = turn.repo.Commit(*edits.workspace, options_.identity,
                                CommitMessage(round.spec.title, input, edits.result.summary));
-  if (!made.ok()) return Failed("cannot commit the changes: " + made.status().message());
+  if (!made.ok()) return FailedTurn("cannot commit the changes: " + made.status().message());
   round.commit = *made;
   size_t changed = edits.workspace->Changes().size();
   Published(turn, round, kPublishCommit,
@@ -207,7 +195,7 @@ std::optional<TurnOutcome> RepositoryTurns::PushOntoBase(Turn& turn, Round& roun
   {
     WorkBudget budget(WorkBudget::TurnLimits(), &turn.cancel);
     auto story = ReadBranchStory(turn.repo, base_head, *made, project, budget, turn.cancel);
-    if (turn.cancel.cancelled()) return Interrupted();
+    if (turn.cancel.cancelled()) return InterruptedTurn();
     std::vector<std::string> problems = edits.result.problems;
     if (story.ok()) {
       for (const std::string& p : story->problems) {
@@ -223,9 +211,9 @@ std::optional<TurnOutcome> RepositoryTurns::PushOntoBase(Turn& turn, Round& roun
   }
 
   if (why_not.empty()) {
-    if (turn.cancel.cancelled()) return Interrupted();  // nothing is pushed after an archive
+    if (turn.cancel.cancelled()) return InterruptedTurn();  // nothing is pushed after an archive
     Status pushed = turn.repo.Push(*made, base, base_head, turn.stopped);
-    if (turn.cancel.cancelled() && !pushed.ok()) return Interrupted();
+    if (turn.cancel.cancelled() && !pushed.ok()) return InterruptedTurn();
     if (pushed.code() == Code::kConflict) {
       if (round.number == 1) {
         spdlog::info("job {}: {} moved during the turn; carrying it out again from the new head",
@@ -235,7 +223,7 @@ std::optional<TurnOutcome> RepositoryTurns::PushOntoBase(Turn& turn, Round& roun
       }
       why_not = "the branch " + base + " moved twice while the agent worked";
     } else if (!pushed.ok()) {
-      return Failed("cannot push onto the branch " + base + ": " + pushed.message());
+      return FailedTurn("cannot push onto the branch " + base + ": " + pushed.message());
     } else {
       round.done.commit_sha = *made;
       WorkBudget budget(WorkBudget::TurnLimits(), &turn.cancel);
@@ -271,9 +259,9 @@ std::optional<TurnOutcome> RepositoryTurns::MergeIfChecksPass(Turn& turn, Round&
     why_not = "the checks report " + Problems(*round.problems);
   }
   if (why_not.empty()) {
-    if (turn.cancel.cancelled()) return Interrupted();
+    if (turn.cancel.cancelled()) return InterruptedTurn();
     auto merged = forge.Merge(pr.number, round.spec.head_commit);
-    if (turn.cancel.cancelled() && !merged.ok()) return Interrupted();
+    if (turn.cancel.cancelled() && !merged.ok()) return InterruptedTurn();
     if (merged.ok()) {
       round.done.pr_state = "merged";
       if (!merged->commit.empty()) round.done.commit_sha = merged->commit;

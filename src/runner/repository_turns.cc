@@ -27,18 +27,6 @@ constexpr int kMaxCommitsToSearch = 50;
 constexpr size_t kMaxContextFilesCounted = 100000;
 constexpr uint64_t kMaxContextCountEntries = 200000;
 
-TurnOutcome Failed(std::string error) {
-  TurnOutcome r;
-  r.error = std::move(error);
-  return r;
-}
-
-TurnOutcome Interrupted() {
-  TurnOutcome r;
-  r.interrupted = true;
-  return r;
-}
-
 }  // namespace
 
 RepositoryTurns::RepositoryTurns(Store& store, agent::Agent& agent, RepositoryTurnsOptions options,
@@ -106,7 +94,7 @@ TurnOutcome RepositoryTurns::RunTurn(const TurnInput& given, CancelToken& cancel
     }
   }
   auto mirror = mirrors_->ForProject(input.project);
-  if (!mirror.ok()) return Failed(mirror.status().message());
+  if (!mirror.ok()) return FailedTurn(mirror.status().message());
   git::Mirror& repo = **mirror;
   // The mirror keeps the base's head between turns, not every job's branch.
   struct ForgetBranch {
@@ -139,19 +127,19 @@ std::optional<TurnOutcome> RepositoryTurns::Prepare(Turn& turn, Round& round) co
   // Where the turn starts: the branch as it is now on the remote (people may
   // push to it), or the base. One fetch brings both.
   auto fetched = turn.repo.FetchBranches({job.ref, project.base_ref}, turn.stopped);
-  if (turn.cancel.cancelled()) return Interrupted();
+  if (turn.cancel.cancelled()) return InterruptedTurn();
   if (!fetched.ok()) {
-    return Failed("cannot read the repository " + turn.repository + ": " +
-                  fetched.status().message());
+    return FailedTurn("cannot read the repository " + turn.repository + ": " +
+                      fetched.status().message());
   }
   round.branch_head = fetched->at(job.ref);
   std::optional<std::string> base_head = fetched->at(project.base_ref);
   if (!round.branch_head && !base_head) {
-    return Failed("the repository " + turn.repository + " has no branch " + project.base_ref +
-                  " (is it empty, or is the project's --ref wrong?)");
+    return FailedTurn("the repository " + turn.repository + " has no branch " + project.base_ref +
+                      " (is it empty, or is the project's --ref wrong?)");
   }
   std::string start = round.branch_head ? *round.branch_head : *base_head;
-  if (turn.cancel.cancelled()) return Interrupted();
+  if (turn.cancel.cancelled()) return InterruptedTurn();
 
   round.done.succeeded = true;
   round.spec = forge::PullRequestSpec{.head = job.ref,
@@ -164,16 +152,16 @@ std::optional<TurnOutcome> RepositoryTurns::Prepare(Turn& turn, Round& round) co
   if (round.branch_head) {
     auto found = turn.repo.FindCommitMessage(*round.branch_head, TurnTrailer(turn.input),
                                              kMaxCommitsToSearch);
-    if (!found.ok()) return Failed(found.status().message());
+    if (!found.ok()) return FailedTurn(found.status().message());
     round.pushed_before = *found;
   }
   if (round.pushed_before) return std::nullopt;
   if (auto done = PushedOntoBaseBefore(turn, round)) return done;
 
   ReadContext(turn);
-  if (turn.cancel.cancelled()) return Interrupted();
+  if (turn.cancel.cancelled()) return InterruptedTurn();
   auto snapshot = turn.repo.OpenSnapshot(start);
-  if (!snapshot.ok()) return Failed(snapshot.status().message());
+  if (!snapshot.ok()) return FailedTurn(snapshot.status().message());
   Round::Edits& edits = round.edits.emplace();
   edits.snapshot = std::move(*snapshot);
   edits.snapshot->SetBudget(&turn.work);
@@ -302,9 +290,9 @@ std::optional<TurnOutcome> RepositoryTurns::Edit(Turn& turn, Round& round) const
   agent::AgentResult& result = edits.result;
   result = agent_.Run(turn.input, *edits.workspace, turn.context, turn.cancel);
   turn.spent += result.usage;
-  if (result.interrupted) return Interrupted();
+  if (result.interrupted) return InterruptedTurn();
   if (!result.succeeded) {
-    TurnOutcome failed = Failed(result.error.value_or("the agent failed"));
+    TurnOutcome failed = FailedTurn(result.error.value_or("the agent failed"));
     failed.steps = std::move(result.steps);
     failed.usage = turn.spent;
     return failed;
@@ -312,10 +300,9 @@ std::optional<TurnOutcome> RepositoryTurns::Edit(Turn& turn, Round& round) const
   if (turn.work.spent()) {
     // Every way out of the agent checks the budget; this is the last gate
     // before a commit made from reads that may have been refused.
-    if (turn.cancel.cancelled()) return Interrupted();
-    TurnOutcome failed =
-        Failed("the turn's work over the repository was stopped: " + turn.work.status().message() +
-               "; nothing was pushed");
+    if (turn.cancel.cancelled()) return InterruptedTurn();
+    TurnOutcome failed = FailedTurn("the turn's work over the repository was stopped: " +
+                                    turn.work.status().message() + "; nothing was pushed");
     failed.steps = std::move(result.steps);
     failed.usage = turn.spent;
     return failed;
@@ -351,7 +338,7 @@ std::optional<TurnOutcome> RepositoryTurns::Publish(Turn& turn, Round& round) co
     if (!round.commit) {
       auto made = turn.repo.Commit(*edits.workspace, options_.identity,
                                    CommitMessage(round.spec.title, input, edits.result.summary));
-      if (!made.ok()) return Failed("cannot commit the changes: " + made.status().message());
+      if (!made.ok()) return FailedTurn("cannot commit the changes: " + made.status().message());
       round.commit = *made;
       Published(turn, round, kPublishCommit,
                 "committed " + std::to_string(edits.workspace->Changes().size()) + " changed " +
@@ -359,10 +346,10 @@ std::optional<TurnOutcome> RepositoryTurns::Publish(Turn& turn, Round& round) co
                     made->substr(0, 12));
     }
     const std::string* commit = &*round.commit;
-    if (turn.cancel.cancelled()) return Interrupted();  // nothing is pushed after an archive
+    if (turn.cancel.cancelled()) return InterruptedTurn();  // nothing is pushed after an archive
     if (auto end = RecordNewBranch(turn)) return end;
     Status pushed = turn.repo.Push(*commit, job.ref, round.branch_head, turn.stopped);
-    if (turn.cancel.cancelled() && !pushed.ok()) return Interrupted();
+    if (turn.cancel.cancelled() && !pushed.ok()) return InterruptedTurn();
     if (pushed.code() == Code::kConflict) {
       if (round.number == 1) {
         spdlog::info(
@@ -371,12 +358,12 @@ std::optional<TurnOutcome> RepositoryTurns::Publish(Turn& turn, Round& round) co
             job.id, job.ref);
         return std::nullopt;
       }
-      return Failed("the branch " + job.ref +
-                    " kept changing on the remote while the agent worked; send the "
-                    "instruction again to retry");
+      return FailedTurn("the branch " + job.ref +
+                        " kept changing on the remote while the agent worked; send the "
+                        "instruction again to retry");
     }
     if (!pushed.ok()) {
-      return Failed("cannot push the branch " + job.ref + ": " + pushed.message());
+      return FailedTurn("cannot push the branch " + job.ref + ": " + pushed.message());
     }
     CrashPoint("push.ref-moved");
     Published(turn, round, kPublishPush, "pushed the branch " + job.ref);
@@ -413,7 +400,7 @@ std::optional<TurnOutcome> RepositoryTurns::CheckEdits(Turn& turn, Round& round)
       list += (i ? ", " : "") + std::string(CutUtf8(refused[i], 200));
     }
     spdlog::warn("job {}: the agent changed paths it may not change: {}", turn.input.job.id, list);
-    TurnOutcome failed = Failed(
+    TurnOutcome failed = FailedTurn(
         "the turn changed files the project does not allow the agent "
         "to change (" +
         list + "); nothing was pushed");
@@ -448,13 +435,13 @@ std::optional<TurnOutcome> RepositoryTurns::CheckEdits(Turn& turn, Round& round)
 
 std::optional<TurnOutcome> RepositoryTurns::TellStory(Turn& turn, Round& round) const {
   const TurnInput& input = turn.input;
-  if (turn.cancel.cancelled()) return Interrupted();
+  if (turn.cancel.cancelled()) return InterruptedTurn();
   if (round.spec.base_commit.empty()) return std::nullopt;  // no base to compare with
   // A budget of its own: the branch is pushed, whatever the agent spent.
   WorkBudget budget(WorkBudget::TurnLimits(), &turn.cancel);
   auto story = ReadBranchStory(turn.repo, round.spec.base_commit, round.spec.head_commit,
                                input.project, budget, turn.cancel);
-  if (turn.cancel.cancelled()) return Interrupted();
+  if (turn.cancel.cancelled()) return InterruptedTurn();
   // A review that cannot be made must not leave the earlier one standing: the
   // pages would show an older description and problems than the pull request's.
   auto drop_review = [&] {
@@ -485,7 +472,7 @@ std::optional<TurnOutcome> RepositoryTurns::TellStory(Turn& turn, Round& round) 
                                             .code = story->code,
                                             .notes = story->notes});
   auto review = MakeReview(turn.repo, input, *story, round.spec.body, budget);
-  if (turn.cancel.cancelled()) return Interrupted();
+  if (turn.cancel.cancelled()) return InterruptedTurn();
   Status stored = review.ok() ? store_.PutReview(*review) : review.status();
   if (!stored.ok()) {
     spdlog::warn("job {}: cannot store the review of its branch: {}", input.job.id,
@@ -499,21 +486,21 @@ TurnOutcome RepositoryTurns::OpenPullRequest(Turn& turn, Round& round) const {
   const Job& job = turn.input.job;
   const Project& project = turn.input.project;
   CancelToken& cancel = turn.cancel;
-  if (cancel.cancelled()) return Interrupted();
+  if (cancel.cancelled()) return InterruptedTurn();
   // A budget of its own: the branch is pushed, whatever the agent spent.
   WorkBudget diff_budget(WorkBudget::TurnLimits(), &cancel);
   auto forge = forge::MakeForge(project, ForgeContextFor(turn, diff_budget));
-  if (!forge.ok()) return Failed("cannot open the pull request: " + forge.status().message());
+  if (!forge.ok()) return FailedTurn("cannot open the pull request: " + forge.status().message());
   auto pr = (*forge)->Ensure(round.spec);
   if (!pr.ok()) {
-    if (cancel.cancelled()) return Interrupted();
+    if (cancel.cancelled()) return InterruptedTurn();
     if (pr.status().code() == Code::kResourceExhausted) {
-      return Failed("pushed the branch " + job.ref +
-                    " but cannot open its pull request: comparing it with " + project.base_ref +
-                    " was stopped: " + pr.status().message());
+      return FailedTurn("pushed the branch " + job.ref +
+                        " but cannot open its pull request: comparing it with " + project.base_ref +
+                        " was stopped: " + pr.status().message());
     }
-    return Failed("pushed the branch " + job.ref +
-                  " but cannot open its pull request: " + pr.status().message());
+    return FailedTurn("pushed the branch " + job.ref +
+                      " but cannot open its pull request: " + pr.status().message());
   }
   CrashPoint("pr.opened");
   round.done.pr_link = pr->url;

@@ -24,6 +24,20 @@
 
 namespace docwright {
 
+// A turn that failed with `error` (clear, and free of secrets).
+inline TurnOutcome FailedTurn(std::string error) {
+  TurnOutcome r;
+  r.error = std::move(error);
+  return r;
+}
+
+// A turn stopped short because it was cancelled: nothing of it is recorded.
+inline TurnOutcome InterruptedTurn() {
+  TurnOutcome r;
+  r.interrupted = true;
+  return r;
+}
+
 // What the steps of one turn share, over all its rounds.
 struct RepositoryTurns::Turn {
   const TurnInput& input;  // with the model resolved as the turn started

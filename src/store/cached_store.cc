@@ -413,6 +413,10 @@ class CachedStore final : public Store {
   Result<Job> FindJobByBranch(const std::string& project_id, const std::string& branch) override {
     return inner_->FindJobByBranch(project_id, branch);
   }
+  Result<Job> FindJobByPullRequestLink(const std::string& project_id,
+                                       const std::string& pr_link) override {
+    return inner_->FindJobByPullRequestLink(project_id, pr_link);
+  }
   Status AddCommentReply(const CommentReply& reply) override {
     return inner_->AddCommentReply(reply);
   }

@@ -563,6 +563,10 @@ class Store : public LocalPullRequestRecords {
   // The project's newest job working on `branch` (its source.ref); NotFound
   // if none.
   virtual Result<Job> FindJobByBranch(const std::string& project_id, const std::string& branch) = 0;
+  // The project's newest job whose prLink is `pr_link` (the pull request's
+  // page, as its forge gives it); NotFound if none.
+  virtual Result<Job> FindJobByPullRequestLink(const std::string& project_id,
+                                               const std::string& pr_link) = 0;
   // Moves the job to `branch` (a follow-up after its pull request was merged
   // or closed: a new branch, whose pull request is not known yet: pr_state is
   // cleared). InvalidArgument as CheckBranchName, or for the project's base

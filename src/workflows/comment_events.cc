@@ -14,6 +14,7 @@
 #include "forge/forge.h"
 #include "workflows/comment_replies.h"
 #include "workflows/forge_events.h"
+#include "workflows/pull_request_polling.h"
 
 namespace docwright::workflows {
 namespace {
@@ -123,7 +124,7 @@ Result<std::string> HandleCommentEvent(Store& store, git::MirrorPool& /*mirrors*
       HasControlCharacter(ScrubUtf8(event.comment_id), false)) {
     return std::string("the comment has no usable id: nothing started");
   }
-  if (event.pr_number < 1 || event.pr_head.empty()) {
+  if (event.pr_number < 1 || (event.pr_head.empty() && event.pr_url.empty())) {
     return std::string("the comment names no pull request: nothing started");
   }
   std::string prompt = FollowUpPrompt(event, handle);
@@ -150,11 +151,18 @@ Result<std::string> HandleCommentEvent(Store& store, git::MirrorPool& /*mirrors*
     return Sender(event) + " may not write to the repository: nothing started";
   }
 
-  auto job = store.FindJobByBranch(project->id, event.pr_head);
+  // A comment on a pull request's conversation names it by its page only
+  // (GitHub's and Gitea's issue_comment); a review comment by its branch too.
+  // Either way the pull request must be the job's own, by its number: a
+  // branch of the same name in a fork is another pull request.
+  auto job = event.pr_head.empty() ? store.FindJobByPullRequestLink(project->id, event.pr_url)
+                                   : store.FindJobByBranch(project->id, event.pr_head);
+  if (job.ok() && (!job->pr_link || PullRequestNumberOf(*job->pr_link) != event.pr_number)) {
+    job = Status::NotFound("not the job's pull request");
+  }
   if (!job.ok()) {
     if (job.status().code() == Code::kNotFound) {
-      return "pull request #" + std::to_string(event.pr_number) + " (branch " +
-             OneLogLine(event.pr_head, 200) + ") is no job's: nothing started";
+      return "pull request #" + std::to_string(event.pr_number) + " is no job's: nothing started";
     }
     return job.status();
   }

@@ -63,8 +63,11 @@ std::string Defused(std::string_view text) {
 
 std::string Quote(const std::optional<std::string>& text) {
   if (!text) return "";
-  std::string cut(CutUtf8(ScrubUtf8(*text), kMaxReplyQuoteBytes));
-  if (cut.size() < text->size()) cut += " [...]";
+  // Posted where anyone reading the pull request sees it: a remote's URL in an
+  // error (a git or provider message) loses any credentials in it.
+  const std::string redacted = RedactCredentials(ScrubUtf8(*text));
+  std::string cut(CutUtf8(redacted, kMaxReplyQuoteBytes));
+  if (cut.size() < redacted.size()) cut += " [...]";
   return Defused(cut);
 }
 

@@ -115,10 +115,13 @@ Result<std::string> WorkflowEngine::HandlePush(Round& round, const ForgeEvent& e
   };
   const std::string& branch = event.branch;
 
-  // Fetches the branch into `mirror` and hands its move to `moved` (from the
-  // push's `before`, else the head last seen), unless the branch is gone or
-  // its head was seen already (a poll, or a delivery of the same push).
-  using Moved = std::function<Status(const std::optional<std::string>& from,
+  // Fetches the branch into `mirror` and hands its move to `moved`: from the
+  // head last seen (else the push's `before`: a branch first seen) to the
+  // head fetched now, so a late or retried delivery neither acts on an old
+  // commit nor skips commits an earlier push brought. Nothing when the branch
+  // is gone or its head was seen already (a poll, or a delivery of the same
+  // push).
+  using Moved = std::function<Status(const std::optional<std::string>& from, const std::string& to,
                                      std::vector<std::string>* started)>;
   auto follow = [&](git::Mirror& mirror, const std::string& watch,
                     const Moved& moved) -> Result<std::string> {
@@ -130,9 +133,9 @@ Result<std::string> WorkflowEngine::HandlePush(Round& round, const ForgeEvent& e
     if (!old.ok()) return old.status();
     if (*old == event.after || *old == head->second) return std::string("already seen");
     std::optional<std::string> from = *old;
-    if (!event.before.empty() && !IsZeroSha(event.before)) from = event.before;
+    if (!from && !event.before.empty() && !IsZeroSha(event.before)) from = event.before;
     std::vector<std::string> started;
-    if (Status s = moved(from, &started); !s.ok()) return s;
+    if (Status s = moved(from, *head->second, &started); !s.ok()) return s;
     if (!from) return std::string("first seen: its head recorded");
     return started.empty() ? std::string("no workflow run") : Join(started);
   };
@@ -151,10 +154,11 @@ Result<std::string> WorkflowEngine::HandlePush(Round& round, const ForgeEvent& e
     } else {
       auto mirror = mirrors_->ForProject(*project);
       if (!mirror.ok()) return mirror.status();
-      auto done = follow(**mirror, "docs:" + branch, [&](const auto& from, auto* started) {
-        return DocsBranchMoved(round, *project, **mirror, *listed, *contexts, branch, from,
-                               event.after, started);
-      });
+      auto done =
+          follow(**mirror, "docs:" + branch, [&](const auto& from, const auto& to, auto* started) {
+            return DocsBranchMoved(round, *project, **mirror, *listed, *contexts, branch, from, to,
+                                   started);
+          });
       if (!done.ok()) return done.status();
       said.push_back(where + *done);
     }
@@ -193,9 +197,9 @@ Result<std::string> WorkflowEngine::HandlePush(Round& round, const ForgeEvent& e
       continue;
     }
     auto done = follow(**mirror, "context:" + repo.name + ":" + branch,
-                       [&](const auto& from, auto* started) {
+                       [&](const auto& from, const auto& to, auto* started) {
                          return ContextBranchMoved(round, *project, repo, **mirror, on_branch,
-                                                   branch, from, event.after, started);
+                                                   branch, from, to, started);
                        });
     if (!done.ok()) return done.status();
     said.push_back(where + *done);

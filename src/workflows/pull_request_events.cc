@@ -4,13 +4,15 @@
 #include <spdlog/spdlog.h>
 
 #include "core/text.h"
+#include "forge/forge.h"
+#include "workflows/comment_replies.h"
 #include "workflows/forge_events.h"
 #include "workflows/pull_request_polling.h"
 
 namespace docwright::workflows {
 
 Result<std::string> HandlePullRequestEvent(Store& store, git::MirrorPool& /*mirrors*/,
-                                           const ForgeEventContext& /*context*/,
+                                           const ForgeEventContext& context,
                                            const ForgeEvent& event) {
   if (event.kind != ForgeEventKind::kPullRequest) {
     return std::string("not a pull request event: nothing done");
@@ -39,6 +41,16 @@ Result<std::string> HandlePullRequestEvent(Store& store, git::MirrorPool& /*mirr
   bool same =
       number ? *number == event.pr_number : !event.pr_url.empty() && *job->pr_link == event.pr_url;
   if (!same) return what + " is not the pull request of job " + job->id + "; nothing done";
+  // The delivery says what happened, but deliveries come late, twice, or out
+  // of order (a "closed" after the "reopened" that followed it): what is
+  // recorded is what the forge says now.
+  auto project = store.GetProjectById(event.project_id);
+  if (!project.ok()) return project.status();
+  auto forge = forge::MakeForge(*project, ForgeContextFor(store, context));
+  if (!forge.ok()) return forge.status();
+  auto now = (*forge)->State(event.pr_number);
+  if (!now.ok()) return now.status();
+  state = now->state;
   if (Status s = store.SetPullRequestState(job->id, state); !s.ok()) return s;
   spdlog::info("workflows: the pull request of job {} is {} (webhook)", job->id, state);
   return what + " of job " + job->id + " is " + state;

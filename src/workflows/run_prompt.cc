@@ -42,20 +42,6 @@ std::string Cause(const Workflow& workflow, const RunTrigger& t) {
   return "A trigger of kind " + quoted(t.kind) + ".";
 }
 
-std::string_view KindWord(git::DiffFile::Kind k) {
-  switch (k) {
-    case git::DiffFile::Kind::kAdded:
-      return "added";
-    case git::DiffFile::Kind::kDeleted:
-      return "deleted";
-    case git::DiffFile::Kind::kRenamed:
-      return "renamed";
-    case git::DiffFile::Kind::kModified:
-      break;
-  }
-  return "modified";
-}
-
 void AppendChanges(std::string& out, const RunChanges& c) {
   if (!c.unavailable.empty()) {
     out += "\nThe changes could not be read: " + OneLogLine(c.unavailable, 500) + "\n";
@@ -74,7 +60,7 @@ void AppendChanges(std::string& out, const RunChanges& c) {
   size_t files = std::min(c.files.size(), kMaxRunFiles);
   for (size_t i = 0; i < files; ++i) {
     const git::DiffFile& f = c.files[i];
-    out += "- " + std::string(KindWord(f.kind)) + " ";
+    out += "- " + std::string(git::DiffFile::KindName(f.kind)) + " ";
     if (f.from) out += OneLogLine(*f.from, kMaxRunPathBytes) + " -> ";
     out += OneLogLine(f.path, kMaxRunPathBytes);
     out += " (+" + std::to_string(f.additions) + " -" + std::to_string(f.deletions) + ")\n";

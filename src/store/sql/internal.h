@@ -241,6 +241,8 @@ class SqlStore final : public Store {
   Status SetPullRequestState(const std::string& job_id, const std::string& state) override;
   Result<std::vector<Job>> ListJobsWithOpenPullRequests(int limit) override;
   Result<Job> FindJobByBranch(const std::string& project_id, const std::string& branch) override;
+  Result<Job> FindJobByPullRequestLink(const std::string& project_id,
+                                       const std::string& pr_link) override;
   Status SetJobBranch(const std::string& job_id, const std::string& branch) override;
   Result<LocalPullRequest> GetPullRequestByNumber(const std::string& project_id,
                                                   int64_t number) override;

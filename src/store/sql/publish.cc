@@ -34,6 +34,12 @@ Result<Job> SqlStore::FindJobByBranch(const std::string& project_id, const std::
                  "no job works on that branch");
 }
 
+Result<Job> SqlStore::FindJobByPullRequestLink(const std::string& project_id,
+                                               const std::string& pr_link) {
+  return ReadOne(kSelectJobByPullRequestLink, {V(project_id), V(pr_link)}, &ReadJob,
+                 "no job has that pull request");
+}
+
 Status SqlStore::SetJobBranch(const std::string& job_id, const std::string& branch) {
   if (Status named = CheckBranchName(branch); !named.ok()) return named;
   return Write([&](Connection& c) -> Status {

@@ -180,6 +180,9 @@ SQL(kSelectBranchHolder,
 SQL(kSelectJobByBranch, DW_JOB_COLUMNS
     "WHERE j.project_id = ?1 AND j.ref = ?2 ORDER BY j.created_at DESC, j.id DESC "
     "LIMIT 1");
+SQL(kSelectJobByPullRequestLink, DW_JOB_COLUMNS
+    "WHERE j.project_id = ?1 AND j.pr_link = ?2 ORDER BY j.created_at DESC, j.id DESC "
+    "LIMIT 1");
 SQL(kListJobsWithOpenPullRequests, DW_JOB_COLUMNS
     "WHERE j.pr_link IS NOT NULL AND (j.pr_state IS NULL OR j.pr_state = 'open') AND "
     "j.status <> 'archived' ORDER BY j.pr_checked_at IS NOT NULL, j.pr_checked_at, j.id LIMIT ?1");
