@@ -22,6 +22,10 @@ struct AgentResult : TurnOutcome {
   // What the checks noted without asking for repair (the site's older problems,
   // remarks on style), for the pull request.
   std::vector<std::string> notes;
+  // Set when the turn crossed a monthly budget (TurnInput::spend_limit): the
+  // agent stopped after that step with `succeeded` and its work kept, to be
+  // published as usual; the turn then ends failed with this error.
+  std::optional<std::string> budget_error;
 };
 
 // One of the project's context repositories (core/workflow.h) as a turn reads

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -19,6 +20,7 @@
 #include "api/request_target.h"
 #include "api/sign_in_limiter.h"
 #include "core/local_pull_request.h"
+#include "core/usage.h"
 #include "http/server.h"
 #include "store/store.h"
 
@@ -62,6 +64,9 @@ struct ApiOptions {
   // Sign-in attempts one client address may make a minute; more are answered
   // 429 with Retry-After.
   int sign_ins_per_minute = 10;
+  // The operator's price table (`serve --prices`): its currency names the
+  // estimated costs of jobs' `usage`. Null or empty: costs are shown as null.
+  std::shared_ptr<const PriceTable> prices;
 };
 
 class EventStreams;

@@ -36,12 +36,66 @@ inline constexpr size_t kMaxProjectListEntryChars = 256;
 // The most turns an organisation or a project may cap its turns in flight at.
 inline constexpr int64_t kMaxActiveCap = 100000;
 
+// Tokens a model read and wrote: for one reply, one turn, or a whole job.
+// `input_tokens` counts every token of the prompt, those read from the
+// provider's prompt cache and those written to it included (so both providers
+// count alike: Anthropic reports the three apart, OpenAI the cached ones within
+// its prompt tokens); `cached_input_tokens` and `cache_write_tokens` are the
+// parts of it billed at the cache's prices (core/usage.h).
+struct TokenUsage {
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+  int64_t cached_input_tokens = 0;  // of input_tokens: read from the prompt cache
+  int64_t cache_write_tokens = 0;   // of input_tokens: written to the prompt cache
+
+  // Every token, read or written: what a token budget counts.
+  int64_t total() const { return input_tokens + output_tokens; }
+
+  TokenUsage& operator+=(const TokenUsage& more) {
+    input_tokens += more.input_tokens;
+    output_tokens += more.output_tokens;
+    cached_input_tokens += more.cached_input_tokens;
+    cache_write_tokens += more.cache_write_tokens;
+    return *this;
+  }
+};
+
+// What turns used, added up (a job's, or a project's on one day with one model,
+// core/usage.h's UsageRow): tokens by kind, and the estimated cost of those
+// turns whose model the price table named when they ended.
+struct UsageTotals {
+  TokenUsage tokens;
+  int64_t cost_micros = 0;     // millionths of the price table's currency
+  int64_t turns = 0;           // turns that ended and used the model
+  int64_t unpriced_turns = 0;  // of `turns`: no price was known for their model
+
+  UsageTotals& operator+=(const UsageTotals& more) {
+    tokens += more.tokens;
+    cost_micros += more.cost_micros;
+    turns += more.turns;
+    unpriced_turns += more.unpriced_turns;
+    return *this;
+  }
+};
+
+// A monthly spending cap of a project or an organisation (the calendar month
+// in UTC): none, either or both of a number of tokens (TokenUsage::total) and
+// an estimated cost in millionths of the price table's currency.
+struct MonthlyBudget {
+  std::optional<int64_t> tokens;
+  std::optional<int64_t> cost_micros;
+
+  bool empty() const { return !tokens && !cost_micros; }
+};
+
 struct Org {
   std::string id;
   std::string name;
   // Turns of the organisation's jobs running at once, on all nodes; none: no cap.
   std::optional<int64_t> max_active;
   UnixMillis created_at = 0;
+  // Spending cap of all its projects' turns together (core/usage.h).
+  MonthlyBudget budget;
 };
 
 // What a key may do (core/api_key.h): an admin everything, keys included; a
@@ -116,6 +170,9 @@ struct Project {
   // The handle a comment on a job's pull request mentions ("@docwright ...")
   // to become a follow-up of that job; 1 to 39 of [A-Za-z0-9-_].
   std::string mention_handle = "docwright";
+  // Spending cap of the project's turns (core/usage.h); the organisation's
+  // applies as well.
+  MonthlyBudget budget;
 };
 
 enum class JobStatus { kActive, kCompleted, kArchived, kFailed };
@@ -158,6 +215,9 @@ struct Job {
   // What became of the job's pull request on the forge: "open", "merged",
   // "closed"; nullopt while it has none or nothing is known.
   std::optional<std::string> pr_state;
+  // What the job's turns used so far, all together: kept on the job's row and
+  // added to as each turn ends (Store::FinishTurn), so reading it costs nothing.
+  UsageTotals usage;
 };
 
 enum class TurnState { kQueued, kRunning, kSucceeded, kFailed, kCancelled };
@@ -166,18 +226,6 @@ std::optional<TurnState> ParseTurnState(std::string_view s);
 inline bool IsFinished(TurnState s) {
   return s == TurnState::kSucceeded || s == TurnState::kFailed || s == TurnState::kCancelled;
 }
-
-// Tokens a model read and wrote: for one reply, one turn, or a whole job.
-struct TokenUsage {
-  int64_t input_tokens = 0;
-  int64_t output_tokens = 0;
-
-  TokenUsage& operator+=(const TokenUsage& more) {
-    input_tokens += more.input_tokens;
-    output_tokens += more.output_tokens;
-    return *this;
-  }
-};
 
 // One prompt of a job and the outcome of the turn it created.
 struct Message {
@@ -190,8 +238,12 @@ struct Message {
   std::optional<std::string> summary;
   std::optional<std::string> error;
   std::optional<UnixMillis> finished_at;
-  int64_t input_tokens = 0;  // used by the turn
+  int64_t input_tokens = 0;  // used by the turn (TokenUsage's meaning)
   int64_t output_tokens = 0;
+  int64_t cached_input_tokens = 0;
+  int64_t cache_write_tokens = 0;
+  std::string usage_model;             // the model the turn used, "" if none
+  std::optional<int64_t> cost_micros;  // its estimated cost; none: no price known
 };
 
 // --- State machine -------------------------------------------------------------

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/job.h"
+#include "core/usage.h"
 
 namespace docwright {
 
@@ -102,6 +103,11 @@ struct TurnInput {
   std::vector<Message> history;
   // Set by the runner: where the turn's steps go as they happen.
   StepSink on_step;
+  // Set by the runner when a monthly budget applies (core/usage.h): what the
+  // turn may still spend. The agent ends the turn after the step that crosses
+  // it, keeping its work (as a stop on request does), and says so in
+  // AgentResult::budget_error.
+  std::optional<SpendLimit> spend_limit;
 };
 
 // What a turn came to: what the handler returns and the store records.
@@ -121,6 +127,11 @@ struct TurnOutcome {
   std::optional<std::string> commit_sha;
   std::optional<std::string> commit_url;
   std::optional<std::string> pr_state;
+  // The model the turn used and the estimated cost of `usage` (core/usage.h's
+  // PriceTable::CostMicros; none when the price table does not name the model
+  // or there is no price table). Set by the runner as the turn ends.
+  std::string model;
+  std::optional<int64_t> cost_micros;
 };
 
 }  // namespace docwright

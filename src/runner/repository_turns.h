@@ -39,6 +39,10 @@ struct RepositoryTurnsOptions {
   // This server's default model (DOCWRIGHT_MODEL), used where neither the job
   // nor its project names one.
   std::optional<std::string> default_model;
+  // The operator's price table (`serve --prices`): each turn's estimated cost
+  // (TurnOutcome::cost_micros) and the cost budgets. Null or empty: no cost is
+  // estimated and cost budgets are not enforced (token budgets are).
+  std::shared_ptr<const PriceTable> prices;
 };
 
 class RepositoryTurns final : public TurnHandler {
@@ -79,6 +83,16 @@ class RepositoryTurns final : public TurnHandler {
   // the project's): each is fetched as the turn starts and read at that commit
   // for the whole turn, never written; one that cannot be fetched is left out,
   // and the agent is told why.
+  // Budgets (core/usage.h): when the project or its organisation has a
+  // monthly budget, what both spent this month is read first
+  // (Store::SpendSince); one spent fails the turn at once with
+  // BudgetSpentError's text, nothing fetched or asked of the model. Otherwise
+  // the agent runs under TurnInput::spend_limit: one that crosses it ends
+  // after that step (AgentResult::budget_error), its work is published as
+  // usual (committed, pushed, the pull request opened or updated), and the
+  // turn ends failed with that error and the pull request's link. Every
+  // outcome carries the model and the estimated cost of its tokens
+  // (options.prices).
   TurnOutcome RunTurn(const TurnInput& input, CancelToken& cancel) override;
 
   // Merges the local forge's pull request `pr` into its base on its project's

@@ -31,6 +31,7 @@
 #include "core/secret_box.h"
 #include "core/status.h"
 #include "core/turn.h"
+#include "core/usage.h"
 #include "core/webhook.h"
 #include "core/workflow.h"
 
@@ -40,6 +41,46 @@ namespace docwright {
 struct Scope {
   std::string org_id;
   std::string project_id;
+};
+
+// What turns used (Store::ListUsage): those of an organisation, or of one of its
+// projects, that ended in [since, until), in Unix ms.
+struct UsageQuery {
+  std::string org_id;
+  std::optional<std::string> project_id;  // none: all the organisation's projects
+  UnixMillis since = 0;
+  UnixMillis until = 0;
+};
+
+// One line of Store::ListUsage: a day (UTC, "2026-11-26"), a project and a
+// model ("" for turns that used none), and what the turns that ended then used.
+struct UsageRow {
+  std::string day;
+  std::string project_id;
+  std::string model;
+  UsageTotals totals;
+};
+
+// What a project and its organisation spent from an instant on (Store::SpendSince).
+struct BudgetSpend {
+  Spend project;
+  Spend organisation;
+};
+
+// A project under a budget, its own or its organisation's, and what each has
+// spent this month (Store::ListBudgetUse, for the metrics).
+struct ProjectBudgetUse {
+  std::string project_id;
+  MonthlyBudget project_budget;
+  MonthlyBudget organisation_budget;
+  BudgetSpend spent;
+};
+
+// The work queue as a whole (Store::GetQueueStats): turns waiting to run on any
+// node, and when the oldest of them was queued (none when none waits).
+struct QueueStats {
+  int64_t queued = 0;
+  std::optional<UnixMillis> oldest_queued_at;
 };
 
 // A project's jobs by status (Store::CountJobs).
@@ -220,7 +261,7 @@ class Store : public LocalPullRequestRecords {
   virtual Result<Org> GetOrg(const std::string& org_id) = 0;
   // Every organisation, oldest first (for the operator's `org list`).
   virtual Result<std::vector<Org>> ListOrgs() = 0;
-  // Replaces the organisation's name and cap of turns in flight with `org`'s.
+  // Replaces the organisation's name, cap of turns in flight and budget with `org`'s.
   // NotFound if no organisation has its id.
   virtual Status UpdateOrg(const Org& org) = 0;
   // Stores a key whose id, prefix and secret_hash the caller made.
@@ -327,6 +368,25 @@ class Store : public LocalPullRequestRecords {
       int prompt_chars) = 0;
   // The tokens the job's turns used, all turns together.
   virtual Result<TokenUsage> JobUsage(const Scope& scope, const std::string& job_id) = 0;
+
+  // --- Usage and budgets (core/usage.h) ---
+  // FinishTurn records each turn's TokenUsage, model and estimated cost
+  // (TurnOutcome's) on the turn and adds them to its job's Job::usage, in the
+  // same transaction. A turn that failed or was cancelled counts like any
+  // other: its tokens were spent.
+  //
+  // What the turns of `query` used, by day, project and model, in that order;
+  // at most 100,000 rows. InvalidArgument if until < since.
+  virtual Result<std::vector<UsageRow>> ListUsage(const UsageQuery& query) = 0;
+  // What the project `project_id` and its organisation `org_id` spent in turns
+  // that ended at or after `since` (a budget month's start): one read.
+  virtual Result<BudgetSpend> SpendSince(const std::string& org_id, const std::string& project_id,
+                                         UnixMillis since) = 0;
+  // Every project with a budget of its own or of its organisation, and what
+  // each spent since `since`; at most 10,000 projects.
+  virtual Result<std::vector<ProjectBudgetUse>> ListBudgetUse(UnixMillis since) = 0;
+  // The queue of turns on all nodes, in one read (for the metrics).
+  virtual Result<QueueStats> GetQueueStats() = 0;
   // All of them; for tests and tools on small jobs.
   Result<std::vector<Message>> ListMessages(const Scope& scope, const std::string& job_id) {
     MessageQuery q;
