@@ -232,6 +232,17 @@ class CachedStore final : public Store {
   Result<TokenUsage> JobUsage(const Scope& scope, const std::string& job_id) override {
     return inner_->JobUsage(scope, job_id);
   }
+  Result<std::vector<UsageRow>> ListUsage(const UsageQuery& query) override {
+    return inner_->ListUsage(query);
+  }
+  Result<BudgetSpend> SpendSince(const std::string& org_id, const std::string& project_id,
+                                 UnixMillis since) override {
+    return inner_->SpendSince(org_id, project_id, since);
+  }
+  Result<std::vector<ProjectBudgetUse>> ListBudgetUse(UnixMillis since) override {
+    return inner_->ListBudgetUse(since);
+  }
+  Result<QueueStats> GetQueueStats() override { return inner_->GetQueueStats(); }
   Status CreateApiKey(const ApiKey& key) override { return inner_->CreateApiKey(key); }
   Status RecordKeyUses(const std::vector<std::pair<std::string, UnixMillis>>& uses) override {
     return inner_->RecordKeyUses(uses);

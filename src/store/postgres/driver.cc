@@ -1,9 +1,12 @@
 // The PostgreSQL driver of the SQL store (store/postgres_store.h): transactions
 // on a pool of connections, retried on a transient failure before their commit;
 // announcements heard by a listener.
+#include <chrono>
+#include <string_view>
 #include <thread>
 #include <utility>
 
+#include "core/metrics.h"
 #include "store/postgres/connection.h"
 #include "store/postgres/listener.h"
 #include "store/postgres/schema.h"
@@ -43,8 +46,13 @@ class Driver final : public sql::Driver {
     // A renewal is one statement: run on its own, one round trip (a node renews
     // every running turn's lease in turn, and PostgreSQL flushes concurrent
     // commits together).
-    if (commit == sql::Commit::kRenewal) return Read(fn);
-    return Retried([&](Connection& c, bool* no_retry) -> Status {
+    if (commit == sql::Commit::kRenewal) {
+      return Retried("write", [&](Connection& c, bool*) -> Status {
+        Lent lent(c);
+        return fn(lent);
+      });
+    }
+    return Retried("write", [&](Connection& c, bool* no_retry) -> Status {
       Status s = c.ExecScript("BEGIN");
       // A claim need not wait for the log's flush (store.h): a later commit
       // flushes it, and a power loss only puts the turn back.
@@ -70,7 +78,7 @@ class Driver final : public sql::Driver {
 
   // One statement at a time, each in its own transaction.
   Status Read(const std::function<Status(sql::Connection&)>& fn) override {
-    return Retried([&](Connection& c, bool*) -> Status {
+    return Retried("read", [&](Connection& c, bool*) -> Status {
       Lent lent(c);
       return fn(lent);
     });
@@ -82,11 +90,26 @@ class Driver final : public sql::Driver {
  private:
   // Runs `attempt` on a pooled connection, and again on another after a
   // backoff while it fails with Unavailable, kAttempts times in all; not after
-  // it sets *no_retry (a failed COMMIT: the change may have been made).
+  // it sets *no_retry (a failed COMMIT: the change may have been made). Records
+  // the transaction of `kind` ("read", "write"): all its attempts' time, and
+  // the attempts beyond the first.
   template <typename Fn>
-  Status Retried(Fn&& attempt) {
+  Status Retried(std::string_view kind, Fn&& attempt) {
+    const auto start = std::chrono::steady_clock::now();
+    int attempts = 0;
+    struct Record {
+      std::string_view kind;
+      std::chrono::steady_clock::time_point start;
+      const int& attempts;
+      ~Record() {
+        std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+        metrics::RecordStoreTransaction("postgres", kind, attempts > 1 ? attempts - 1 : 0,
+                                        took.count());
+      }
+    } record{kind, start, attempts};
     Status last;
     for (int n = 1; n <= kAttempts; ++n) {
+      attempts = n;
       if (n > 1) Backoff(n);
       auto conn = pool_.Acquire();
       if (!conn.ok()) {

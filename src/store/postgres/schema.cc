@@ -393,6 +393,37 @@ CREATE TABLE comment_replies (
   FOREIGN KEY (job_id, message_seq) REFERENCES messages(job_id, seq)
 );
 CREATE INDEX comment_replies_due ON comment_replies(next_attempt_at) WHERE posted_at IS NULL;
+)sql", R"sql(
+-- Usage and budgets (core/usage.h): each turn's tokens by kind, the model it
+-- used and its estimated cost (NULL: no price known); each job's totals, added
+-- to as its turns end, begun from its turns' tokens so far; the monthly budgets
+-- of projects and organisations (NULL: none). Reads of what turns used select
+-- them by when they ended.
+ALTER TABLE turns ADD COLUMN cached_input_tokens BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE turns ADD COLUMN cache_write_tokens BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE turns ADD COLUMN model TEXT NOT NULL DEFAULT '';
+ALTER TABLE turns ADD COLUMN cost_micros BIGINT;
+CREATE INDEX turns_finished ON turns(finished_at);
+ALTER TABLE jobs ADD COLUMN input_tokens BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN output_tokens BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN cached_input_tokens BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN cache_write_tokens BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN cost_micros BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN usage_turns BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN unpriced_turns BIGINT NOT NULL DEFAULT 0;
+UPDATE jobs SET
+  input_tokens = (SELECT COALESCE(SUM(t.input_tokens), 0) FROM turns t WHERE t.job_id = jobs.id),
+  output_tokens = (SELECT COALESCE(SUM(t.output_tokens), 0) FROM turns t WHERE t.job_id = jobs.id),
+  usage_turns = (SELECT COUNT(*) FROM turns t WHERE t.job_id = jobs.id AND
+                 t.input_tokens + t.output_tokens > 0),
+  unpriced_turns = (SELECT COUNT(*) FROM turns t WHERE t.job_id = jobs.id AND
+                    t.input_tokens + t.output_tokens > 0)
+  WHERE EXISTS (SELECT 1 FROM turns t WHERE t.job_id = jobs.id AND
+                t.input_tokens + t.output_tokens > 0);
+ALTER TABLE projects ADD COLUMN token_budget BIGINT;
+ALTER TABLE projects ADD COLUMN cost_budget_micros BIGINT;
+ALTER TABLE orgs ADD COLUMN token_budget BIGINT;
+ALTER TABLE orgs ADD COLUMN cost_budget_micros BIGINT;
 )sql",
 };
 

@@ -16,6 +16,8 @@
 //   forge_events.cc   forges' webhook deliveries, recorded once, handled once
 //   publish.cc        publishing: a job's pull request's state, its branch
 //   comment_replies.cc  replies owed to pull request comments that became follow-ups
+//   usage.cc          what turns used, by day, project and model; budgets' spend;
+//                     the queue's depth
 //   secrets.cc        secrets at rest: sealed on write, opened on read, swept
 //                     at open and resealed on rotation; OpenSqlStore
 // Every write runs in Driver::Write, which may run it again after a transient
@@ -49,6 +51,9 @@ namespace docwright::sql {
 Job ReadJob(const Rows& r);
 Project ReadProject(const Rows& r);
 Org ReadOrg(const Rows& r);
+// A project's or an organisation's budget: its token_budget and
+// cost_budget_micros columns.
+MonthlyBudget ReadBudget(const Rows& r);
 ApiKey ReadKey(const Rows& r);
 LocalPullRequest ReadPullRequest(const Rows& r);
 Message ReadMessage(const Rows& r);
@@ -149,6 +154,13 @@ class SqlStore final : public Store {
   Result<StepsPage> ListSteps(const Scope& scope, const std::string& job_id, int from_seq,
                               int to_seq, int64_t max_bytes) override;
   Result<TokenUsage> JobUsage(const Scope& scope, const std::string& job_id) override;
+
+  // usage.cc
+  Result<std::vector<UsageRow>> ListUsage(const UsageQuery& query) override;
+  Result<BudgetSpend> SpendSince(const std::string& org_id, const std::string& project_id,
+                                 UnixMillis since) override;
+  Result<std::vector<ProjectBudgetUse>> ListBudgetUse(UnixMillis since) override;
+  Result<QueueStats> GetQueueStats() override;
 
   // events.cc
   Result<std::vector<JobEvent>> ListEvents(const Scope& scope, const std::string& job_id,
@@ -348,6 +360,8 @@ class SqlStore final : public Store {
   static Status LockProjectForJobs(Connection& c, const std::string& project_id);
   // The sliding-window rate limit; the caller holds the project's lock.
   static Status Admit(Connection& c, const Project& p, UnixMillis now);
+  // turns.cc: the outcome's usage, model and cost added to the job's totals.
+  static Status AddJobUsage(Connection& c, const std::string& job_id, const TurnOutcome& outcome);
   static Status MoveJobAfterTurn(Connection& c, const std::string& job_id, int64_t seq,
                                  const TurnOutcome& outcome, UnixMillis now);
   // turn.ended, then pull_request.opened or .updated if the turn opened or

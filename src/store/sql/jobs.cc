@@ -299,7 +299,10 @@ Result<TokenUsage> SqlStore::JobUsage(const Scope& scope, const std::string& job
     auto r = c.Exec(kJobUsage, {V(job_id)});
     if (!r.ok()) return r.status();
     if (!r->Next()) return Status::Internal("no usage row");
-    return TokenUsage{r->Int(0), r->Int(1)};
+    return TokenUsage{.input_tokens = r->Int("input_tokens"),
+                      .output_tokens = r->Int("output_tokens"),
+                      .cached_input_tokens = r->Int("cached_input_tokens"),
+                      .cache_write_tokens = r->Int("cache_write_tokens")};
   });
 }
 

@@ -7,6 +7,11 @@
 
 namespace docwright::sql {
 
+MonthlyBudget ReadBudget(const Rows& r) {
+  return MonthlyBudget{.tokens = r.OptInt("token_budget"),
+                       .cost_micros = r.OptInt("cost_budget_micros")};
+}
+
 Job ReadJob(const Rows& r) {
   Job j;
   j.id = r.Text("id");
@@ -31,6 +36,13 @@ Job ReadJob(const Rows& r) {
   j.commit_sha = r.OptText("commit_sha");
   j.commit_url = r.OptText("commit_url");
   j.pr_state = r.OptText("pr_state");
+  j.usage.tokens = TokenUsage{.input_tokens = r.Int("input_tokens"),
+                              .output_tokens = r.Int("output_tokens"),
+                              .cached_input_tokens = r.Int("cached_input_tokens"),
+                              .cache_write_tokens = r.Int("cache_write_tokens")};
+  j.usage.cost_micros = r.Int("cost_micros");
+  j.usage.turns = r.Int("usage_turns");
+  j.usage.unpriced_turns = r.Int("unpriced_turns");
   return j;
 }
 
@@ -56,6 +68,7 @@ Project ReadProject(const Rows& r) {
   p.mention_handle = r.Text("mention_handle");
   if (p.mention_handle.empty()) p.mention_handle = "docwright";
   p.publish = ParsePublishMode(r.Text("publish")).value_or(PublishMode::kPullRequest);
+  p.budget = ReadBudget(r);
   return p;
 }
 
@@ -63,7 +76,8 @@ Org ReadOrg(const Rows& r) {
   return Org{.id = r.Text("id"),
              .name = r.Text("name"),
              .max_active = r.OptInt("max_active"),
-             .created_at = r.Int("created_at")};
+             .created_at = r.Int("created_at"),
+             .budget = ReadBudget(r)};
 }
 
 ApiKey ReadKey(const Rows& r) {
@@ -114,6 +128,10 @@ Message ReadMessage(const Rows& r) {
   m.finished_at = r.OptInt("finished_at");
   m.input_tokens = r.Int("input_tokens");
   m.output_tokens = r.Int("output_tokens");
+  m.cached_input_tokens = r.Int("cached_input_tokens");
+  m.cache_write_tokens = r.Int("cache_write_tokens");
+  m.usage_model = r.Text("model");
+  m.cost_micros = r.OptInt("cost_micros");
   return m;
 }
 

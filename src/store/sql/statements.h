@@ -49,12 +49,15 @@ SQL_POSTGRES(kNotify, "SELECT pg_notify('docwright', ?1)");
 SQL(kNow, "SELECT docwright_now_ms()");
 
 // --- Organisations and keys ---
-#define DW_ORG_COLUMNS "SELECT id, name, created_at, max_active FROM orgs "
+#define DW_ORG_COLUMNS \
+  "SELECT id, name, created_at, max_active, token_budget, cost_budget_micros FROM orgs "
 SQL(kInsertOrg, "INSERT INTO orgs (id, name, created_at, max_active) VALUES (?1, ?2, ?3, ?4)");
 SQL(kSelectOrg, DW_ORG_COLUMNS "WHERE id = ?1");
 SQL(kSelectOrgs, DW_ORG_COLUMNS "ORDER BY id");
 #undef DW_ORG_COLUMNS
-SQL(kUpdateOrg, "UPDATE orgs SET name = ?2, max_active = ?3 WHERE id = ?1");
+SQL(kUpdateOrg,
+    "UPDATE orgs SET name = ?2, max_active = ?3, token_budget = ?4, cost_budget_micros = ?5 "
+    "WHERE id = ?1");
 #define DW_KEY_COLUMNS                                                                       \
   "SELECT id, org_id, name, prefix, secret_hash, role, projects, created_at, last_used_at, " \
   "revoked_at FROM api_keys "
@@ -93,7 +96,7 @@ SQL(kPurgeExpiredSessions,
   "SELECT p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, " \
   "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path, "     \
   "p.models, p.write_paths, p.max_active, p.archived_at, p.hook_secret, p.mention_handle, "    \
-  "p.publish FROM projects p "
+  "p.publish, p.token_budget, p.cost_budget_micros FROM projects p "
 SQL(kSelectProject, DW_PROJECT_COLUMNS "WHERE p.id = ?1 AND p.org_id = ?2");
 SQL(kSelectProjectById, DW_PROJECT_COLUMNS "WHERE p.id = ?1");
 SQL(kSelectProjects, DW_PROJECT_COLUMNS "WHERE p.org_id = ?1 ORDER BY p.id");
@@ -101,13 +104,15 @@ SQL(kSelectProjects, DW_PROJECT_COLUMNS "WHERE p.org_id = ?1 ORDER BY p.id");
 SQL(kInsertProject,
     "INSERT INTO projects (id, org_id, repository, base_ref, forge, forge_api_url, forge_token, "
     "model, rate_limit_per_hour, created_at, ssh_key_path, ssh_known_hosts_path, models, "
-    "write_paths, max_active, hook_secret, mention_handle, publish) VALUES (?1, ?2, ?3, ?4, ?5, "
-    "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
+    "write_paths, max_active, hook_secret, mention_handle, publish, token_budget, "
+    "cost_budget_micros) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
+    "?15, ?16, ?17, ?18, ?19, ?20)");
 SQL(kUpdateProject,
     "UPDATE projects SET repository = ?2, base_ref = ?3, forge = ?4, forge_api_url = ?5, "
     "forge_token = ?6, model = ?7, rate_limit_per_hour = ?8, ssh_key_path = ?9, "
     "ssh_known_hosts_path = ?10, models = ?11, write_paths = ?12, max_active = ?13, "
-    "hook_secret = ?14, mention_handle = ?15, publish = ?16 WHERE id = ?1");
+    "hook_secret = ?14, mention_handle = ?15, publish = ?16, token_budget = ?17, "
+    "cost_budget_micros = ?18 WHERE id = ?1");
 // Secrets at rest (secrets.cc): every stored forge token, and one replaced only
 // if it is still the value read (so a sweep never undoes a concurrent update).
 SQL(kSelectProjectSecrets,
@@ -153,11 +158,12 @@ SQL(kDeleteProjectCommentReplies, "DELETE FROM comment_replies WHERE project_id 
 SQL(kDeleteProject, "DELETE FROM projects WHERE id = ?1");
 
 // --- Jobs and messages ---
-#define DW_JOB_COLUMNS                                                                      \
-  "SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.requested_model, "  \
-  "j.draft, j.pr_link, j.summary, j.error, j.created_at, j.updated_at, j.archived_at, "     \
-  "j.trigger, j.workflow_id, j.context, j.publish, j.commit_sha, j.commit_url, j.pr_state " \
-  "FROM jobs j "
+#define DW_JOB_COLUMNS                                                                       \
+  "SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.requested_model, "   \
+  "j.draft, j.pr_link, j.summary, j.error, j.created_at, j.updated_at, j.archived_at, "      \
+  "j.trigger, j.workflow_id, j.context, j.publish, j.commit_sha, j.commit_url, j.pr_state, " \
+  "j.input_tokens, j.output_tokens, j.cached_input_tokens, j.cache_write_tokens, "           \
+  "j.cost_micros, j.usage_turns, j.unpriced_turns FROM jobs j "
 SQL(kSelectJob, DW_JOB_COLUMNS
     "JOIN projects p ON p.id = j.project_id "
     "WHERE j.id = ?1 AND j.project_id = ?2 AND p.org_id = ?3");
@@ -235,7 +241,8 @@ SQL(kRequestStop,
     "turns WHERE job_id = ?1 AND state IN ('queued', 'running'))");
 #define DW_MESSAGE_COLUMNS                                                                    \
   "SELECT m.job_id, m.seq, m.prompt, m.created_at, t.state, t.attempts, t.summary, t.error, " \
-  "t.finished_at, t.input_tokens, t.output_tokens FROM messages m JOIN turns t ON "           \
+  "t.finished_at, t.input_tokens, t.output_tokens, t.cached_input_tokens, "                   \
+  "t.cache_write_tokens, t.model, t.cost_micros FROM messages m JOIN turns t ON "             \
   "t.job_id = m.job_id AND t.seq = m.seq "
 SQL(kSelectMessagesUpTo, DW_MESSAGE_COLUMNS
     "WHERE m.job_id = ?1 AND m.seq <= ?2 AND (m.seq = 1 OR m.seq >= ?2 - ?3) ORDER BY m.seq");
@@ -264,8 +271,9 @@ SQL(kSelectSteps,
     "SELECT seq, kind, text, tool, arguments, result, is_error FROM steps WHERE job_id = ?1 "
     "AND seq >= ?2 AND seq <= ?3 ORDER BY seq, n");
 SQL(kJobUsage,
-    "SELECT COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0) FROM turns "
-    "WHERE job_id = ?1");
+    "SELECT COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS "
+    "output_tokens, COALESCE(SUM(cached_input_tokens), 0) AS cached_input_tokens, "
+    "COALESCE(SUM(cache_write_tokens), 0) AS cache_write_tokens FROM turns WHERE job_id = ?1");
 
 // --- Idempotency keys of creates and follow-ups ---
 // ?3: the oldest creation time still kept.
@@ -348,7 +356,15 @@ SQL(kRenewLease,
     "WHERE id = ?1 AND lease_owner = ?2 AND state = 'running' RETURNING stop_requested");
 SQL(kFinishTurn,
     "UPDATE turns SET state = ?2, summary = ?3, error = ?4, finished_at = ?5, input_tokens = ?6, "
-    "output_tokens = ?7 WHERE id = ?1");
+    "output_tokens = ?7, cached_input_tokens = ?8, cache_write_tokens = ?9, model = ?10, "
+    "cost_micros = ?11 WHERE id = ?1");
+// A turn's usage added to its job's totals (Job::usage): ?7 1 if the turn
+// counts as one that used the model, ?8 1 if it also had no price.
+SQL(kAddJobUsage,
+    "UPDATE jobs SET input_tokens = input_tokens + ?2, output_tokens = output_tokens + ?3, "
+    "cached_input_tokens = cached_input_tokens + ?4, cache_write_tokens = cache_write_tokens + "
+    "?5, cost_micros = cost_micros + ?6, usage_turns = usage_turns + ?7, "
+    "unpriced_turns = unpriced_turns + ?8 WHERE id = ?1");
 SQL(kDeleteSteps, "DELETE FROM steps WHERE job_id = ?1 AND seq = ?2");
 SQL(kInsertStep,
     "INSERT INTO steps (job_id, seq, n, kind, text, tool, arguments, result, is_error) "

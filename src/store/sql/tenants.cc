@@ -25,7 +25,9 @@ Result<std::vector<Org>> SqlStore::ListOrgs() { return ReadAll(kSelectOrgs, {}, 
 
 Status SqlStore::UpdateOrg(const Org& org) {
   return Write([&](Connection& c) -> Status {
-    Status w = Change(c, kUpdateOrg, {V(org.id), V(org.name), V(org.max_active)},
+    Status w = Change(c, kUpdateOrg,
+                      {V(org.id), V(org.name), V(org.max_active), V(org.budget.tokens),
+                       V(org.budget.cost_micros)},
                       "organisation not found");
     return w.ok() ? Notify(c, "t") : w;  // a raised cap may let turns run
   });
@@ -86,12 +88,28 @@ Result<Project> SqlStore::CreateProject(Project p) {
     Status e = OrgExists(c, p.org_id);
     if (!e.ok()) return e;
     std::string forge(ToString(p.forge));
-    return Run(
-        c, kInsertProject,
-        {V(p.id), V(p.org_id), V(p.repository), V(p.base_ref), V(forge), V(p.forge_api_url),
-         V(*token), V(p.model), V(p.rate_limit_per_hour), V(p.created_at), V(p.ssh_key_path),
-         V(p.ssh_known_hosts_path), V(JoinLines(p.models)), V(JoinLines(p.write_paths)),
-         V(p.max_active), V(*hook), V(p.mention_handle), V(std::string(ToString(p.publish)))});
+    std::string publish(ToString(p.publish));
+    return Run(c, kInsertProject,
+               {V(p.id),
+                V(p.org_id),
+                V(p.repository),
+                V(p.base_ref),
+                V(forge),
+                V(p.forge_api_url),
+                V(*token),
+                V(p.model),
+                V(p.rate_limit_per_hour),
+                V(p.created_at),
+                V(p.ssh_key_path),
+                V(p.ssh_known_hosts_path),
+                V(JoinLines(p.models)),
+                V(JoinLines(p.write_paths)),
+                V(p.max_active),
+                V(*hook),
+                V(p.mention_handle),
+                V(publish),
+                V(p.budget.tokens),
+                V(p.budget.cost_micros)});
   });
   if (!s.ok()) return s;
   return p;
@@ -165,7 +183,8 @@ Status SqlStore::UpdateProject(const Project& p) {
                {V(p.id), V(p.repository), V(p.base_ref), V(forge), V(p.forge_api_url), V(*token),
                 V(p.model), V(p.rate_limit_per_hour), V(p.ssh_key_path), V(p.ssh_known_hosts_path),
                 V(JoinLines(p.models)), V(JoinLines(p.write_paths)), V(p.max_active), V(*hook),
-                V(p.mention_handle), V(std::string(ToString(p.publish)))},
+                V(p.mention_handle), V(std::string(ToString(p.publish))), V(p.budget.tokens),
+                V(p.budget.cost_micros)},
                "project not found");
     return w.ok() ? Notify(c, "t") : w;  // a raised cap may let turns run
   });

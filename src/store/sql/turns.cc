@@ -161,9 +161,12 @@ Result<LeaseState> SqlStore::FinishTurn(int64_t turn_id, const std::string& work
     }
     UnixMillis now = NowMillis();
     std::string ended(ToString(outcome.succeeded ? TurnState::kSucceeded : TurnState::kFailed));
+    const TokenUsage& used = outcome.usage;
     Status w = Run(c, kFinishTurn,
                    {V(turn_id), V(ended), V(outcome.summary), V(outcome.error), V(now),
-                    V(outcome.usage.input_tokens), V(outcome.usage.output_tokens)});
+                    V(used.input_tokens), V(used.output_tokens), V(used.cached_input_tokens),
+                    V(used.cache_write_tokens), V(outcome.model), V(outcome.cost_micros)});
+    if (w.ok()) w = AddJobUsage(c, job_id, outcome);
     if (w.ok()) w = RecordSteps(c, job_id, seq, outcome.steps);
     if (w.ok()) CrashPoint("store.turn-recording");
     if (w.ok()) w = MoveJobAfterTurn(c, job_id, seq, outcome, now);
@@ -194,6 +197,18 @@ Status SqlStore::RecordSteps(Connection& c, const std::string& job_id, int64_t s
              V(step.text), V(step.tool), V(step.arguments), V(step.result), V(step.is_error)});
   }
   return w;
+}
+
+Status SqlStore::AddJobUsage(Connection& c, const std::string& job_id, const TurnOutcome& outcome) {
+  const TokenUsage& used = outcome.usage;
+  // A turn that used no model (a scripted one, or one that failed before its
+  // first request) is not one of the job's turns of Job::usage.
+  const bool counted = !outcome.model.empty() || used.total() > 0;
+  const bool unpriced = counted && !outcome.cost_micros;
+  return Run(
+      c, kAddJobUsage,
+      {V(job_id), V(used.input_tokens), V(used.output_tokens), V(used.cached_input_tokens),
+       V(used.cache_write_tokens), V(outcome.cost_micros.value_or(0)), V(counted), V(unpriced)});
 }
 
 Status SqlStore::MoveJobAfterTurn(Connection& c, const std::string& job_id, int64_t seq,

@@ -5,11 +5,13 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <utility>
 #include <vector>
 
+#include "core/metrics.h"
 #include "store/sql/driver.h"
 #include "store/sql/store.h"
 #include "store/sqlite/connection.h"
@@ -19,6 +21,25 @@
 namespace docwright {
 namespace sqlite {
 namespace {
+
+// Records one transaction's duration when it goes out of scope. SQLite's
+// transactions are not retried (its one writer waits on the busy timeout
+// instead), so their retries are always 0.
+class TransactionTimer {
+ public:
+  explicit TransactionTimer(std::string_view kind)
+      : kind_(kind), start_(std::chrono::steady_clock::now()) {}
+  ~TransactionTimer() {
+    std::chrono::duration<double> took = std::chrono::steady_clock::now() - start_;
+    metrics::RecordStoreTransaction("sqlite", kind_, 0, took.count());
+  }
+  TransactionTimer(const TransactionTimer&) = delete;
+  TransactionTimer& operator=(const TransactionTimer&) = delete;
+
+ private:
+  std::string_view kind_;
+  std::chrono::steady_clock::time_point start_;
+};
 
 // A connection lent to the store's logic for one Write or Read.
 class Lent final : public sql::Connection {
@@ -69,6 +90,7 @@ class Driver final : public sql::Driver {
   // per job, so at a thousand turns in flight this keeps the disk's flush rate
   // for what clients were promised.
   Status Write(sql::Commit commit, const std::function<Status(sql::Connection&)>& fn) override {
+    TransactionTimer timer("write");  // the wait for the writer included
     std::lock_guard lock(write_mu_);
     Connection& c = *writer_;
     const bool lease_only = commit != sql::Commit::kDurable;
@@ -100,6 +122,7 @@ class Driver final : public sql::Driver {
   // file descriptor and a page cache, and a node may run 2000 workers); a read
   // waits up to 10 s for one to be free.
   Status Read(const std::function<Status(sql::Connection&)>& fn) override {
+    TransactionTimer timer("read");  // the wait for a reader included
     std::unique_ptr<Connection> conn;
     {
       std::unique_lock lock(pool_mu_);
