@@ -4,6 +4,7 @@
 
 #include "agent/instructions.h"
 #include "agent/tools.h"
+#include "core/metrics.h"
 #include "core/text.h"
 #include "docs/docs.h"
 
@@ -232,20 +233,33 @@ llm::ModelRequest FirstRequest(TurnRun& run, const docs::SiteMap& map,
   return request;
 }
 
-// Stopped by the job's owner before step `step`: the work so far is kept, and
-// checked as a finish is, with what remains listed in the pull request (no
-// repair round).
-AgentResult StopOnRequest(TurnRun& run, int step) {
+// The turn ends early with its work so far kept, checked as a finish is, with
+// what remains listed in the pull request (no repair round); `why` goes to the
+// transcript and is the summary.
+AgentResult KeepWorkSoFar(TurnRun& run, std::string why) {
   docs::CheckReport report = run.Check();
   run.result.notes.clear();
   for (const auto& n : report.notes) run.result.notes.push_back(ProblemText(n));
   for (const auto& p : report.problems) run.result.problems.push_back(ProblemText(p));
-  std::string why = "The turn was stopped on request after " + std::to_string(step - 1) +
-                    " step(s); the changes made so far are kept.";
   run.Record(TranscriptStep{TranscriptStep::Kind::kContext, why});
   run.result.succeeded = true;
-  run.result.summary = why;
+  run.result.summary = std::move(why);
   return run.result;
+}
+
+// Stopped by the job's owner before step `step`.
+AgentResult StopOnRequest(TurnRun& run, int step) {
+  return KeepWorkSoFar(run, "The turn was stopped on request after " + std::to_string(step - 1) +
+                                " step(s); the changes made so far are kept.");
+}
+
+// Stopped after step `step` because the turn crossed a monthly budget
+// (`error`, SpendLimit::Crossed's): the work is published as a stop on
+// request's is, and the runner then fails the turn with `error`.
+AgentResult StopOverBudget(TurnRun& run, int step, std::string error) {
+  run.result.budget_error = error;
+  return KeepWorkSoFar(run, "The turn was stopped after " + std::to_string(step) +
+                                " step(s): " + error + ". The changes made so far are kept.");
 }
 
 // `outcome` of a call to finish: the checks run before the turn may end. Only
@@ -340,9 +354,8 @@ std::optional<AgentResult> TakeStep(TurnRun& run, llm::Model& model, agent::Tool
   if (run.cancel.cancelled()) return run.Interrupted();
   if (!reply.ok()) return run.Fail(reply.status().message());
   TokenUsage& usage = run.result.usage;
-  usage.input_tokens += reply->usage.input_tokens;
-  usage.output_tokens += reply->usage.output_tokens;
-  if (usage.input_tokens + usage.output_tokens > run.budgets.max_tokens) {
+  usage += reply->usage;
+  if (usage.total() > run.budgets.max_tokens) {
     return run.Fail("the turn used more than " + std::to_string(run.budgets.max_tokens) +
                     " tokens; nothing was pushed");
   }
@@ -364,9 +377,17 @@ std::optional<AgentResult> TakeStep(TurnRun& run, llm::Model& model, agent::Tool
     // No tool call and no finish: ask for one, which costs a step.
     request.messages.push_back({llm::ChatMessage::Role::kUser,
                                 "Use the tools to carry out the instruction, then call finish."});
-    return std::nullopt;
+  } else if (auto end = CarryOutToolCalls(run, tools, request, *reply, refused_calls)) {
+    return end;
   }
-  return CarryOutToolCalls(run, tools, request, *reply, refused_calls);
+  // A monthly budget crossed by this step's reply ends the turn once its tool
+  // calls are carried out (they were paid for), keeping the work.
+  if (run.turn.spend_limit) {
+    if (auto crossed = run.turn.spend_limit->Crossed(request.model, usage)) {
+      return StopOverBudget(run, step, std::move(*crossed));
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -408,7 +429,10 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace,
   run.repairs_left = budgets_.repair_rounds;
 
   for (int step = 1;; ++step) {
-    if (std::optional<AgentResult> end = TakeStep(run, **model, tools, request, step)) return *end;
+    auto step_started = Clock::now();
+    std::optional<AgentResult> end = TakeStep(run, **model, tools, request, step);
+    metrics::RecordStep(metrics::SecondsSince(step_started));
+    if (end) return *end;
   }
 }
 

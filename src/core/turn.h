@@ -132,6 +132,9 @@ struct TurnOutcome {
   // or there is no price table). Set by the runner as the turn ends.
   std::string model;
   std::optional<int64_t> cost_micros;
+  // A monthly budget refused the turn at its start or stopped it (the error
+  // says which): for the runner's metrics, not recorded.
+  bool budget_stopped = false;
 };
 
 }  // namespace docwright

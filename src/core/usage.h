@@ -93,6 +93,12 @@ struct Spend {
 // Whose budget: the project's or the organisation's, for messages.
 enum class BudgetOwner { kProject, kOrganisation };
 
+// How messages name a budget: "the project's monthly token budget (1,000,000
+// tokens)", "the organisation's monthly cost budget (50.00 USD)" (as
+// BudgetSpentError does, and SpendLimit's tokens_budget and cost_budget).
+std::string TokenBudgetName(BudgetOwner owner, int64_t tokens);
+std::string CostBudgetName(BudgetOwner owner, int64_t micros, std::string_view currency);
+
 // Error text if `spent` has reached `budget` (tokens or cost), naming the
 // budget, e.g. "the project's monthly token budget (1,000,000 tokens) is spent:
 // 1,000,412 tokens used in 2026-11"; none if it has not. `now` names the month.

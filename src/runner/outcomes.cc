@@ -4,12 +4,26 @@
 
 #include <exception>
 
+#include "core/metrics.h"
 #include "core/text.h"
 #include "runner/internal.h"
 
 namespace docwright {
 
 void Runner::Impl::RunTurn(Thread& self, const std::string& worker_id, TurnInput input) {
+  // The metrics of a turn on this node: in flight until it returns, and how it
+  // ended ("interrupted" unless it came to an outcome).
+  auto started = std::chrono::steady_clock::now();
+  metrics::AddTurnsInFlight(1);
+  std::string_view ended = "interrupted";
+  struct Ended {
+    std::chrono::steady_clock::time_point started;
+    std::string_view& outcome;
+    ~Ended() {
+      metrics::AddTurnsInFlight(-1);
+      metrics::RecordTurnEnded(outcome, metrics::SecondsSince(started));
+    }
+  } count_ended{started, ended};
   auto cancel = std::make_shared<CancelToken>();
   if (input.stop_requested) cancel->RequestStop();
   uint64_t run_id;
@@ -45,18 +59,27 @@ void Runner::Impl::RunTurn(Thread& self, const std::string& worker_id, TurnInput
   {
     MutexLock lock(mu_);
     running_.erase(run_id);
-    // The watchdog recorded this turn's outcome and replaced this worker.
-    if (self.abandoned) return;
+    // The watchdog recorded this turn's outcome (failed) and replaced this
+    // worker, or a shutdown left it behind (it runs again elsewhere).
+    if (self.abandoned) {
+      if (!stopping_) ended = "failed";
+      return;
+    }
   }
   if (result.interrupted) {
     auto concluded = AfterInterruption(input, worker_id, *cancel);
-    if (!concluded) return;
+    if (!concluded) {
+      // Archived: it ends for good; a lost lease or a shutdown: it runs again.
+      if (cancel->reason() == CancelToken::Reason::kArchived) ended = "cancelled";
+      return;
+    }
     result = std::move(*concluded);
   }
   // The turn ran to its end: record it, even if a cancellation came meanwhile
   // (the store ignores it if the job was archived or the lease is gone).
   if (!result.succeeded && !result.error) result.error = "the turn failed";
   if (result.succeeded) result.error.reset();
+  ended = result.succeeded ? "succeeded" : result.budget_stopped ? "budget" : "failed";
   Record(input.turn_id, worker_id, input.job.id, input.message.seq, result);
 }
 

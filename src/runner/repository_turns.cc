@@ -93,6 +93,24 @@ TurnOutcome RepositoryTurns::RunTurn(const TurnInput& given, CancelToken& cancel
       spdlog::warn("job {}: cannot record its model {}: {}", input.job.id, *model, s.message());
     }
   }
+  BudgetOwners owners;
+  TurnOutcome outcome;
+  if (auto refused = ApplyBudgets(input, owners)) {
+    outcome = std::move(*refused);
+  } else {
+    outcome = RunRounds(input, cancel, owners);
+  }
+  // What the turn used and its estimated cost, whichever way it ended.
+  outcome.model = input.job.model.value_or("");
+  outcome.cost_micros.reset();
+  if (const PriceTable* prices = Prices(); prices && !outcome.model.empty()) {
+    outcome.cost_micros = prices->CostMicros(outcome.model, outcome.usage);
+  }
+  return outcome;
+}
+
+TurnOutcome RepositoryTurns::RunRounds(TurnInput& input, CancelToken& cancel,
+                                       const BudgetOwners& owners) const {
   auto mirror = mirrors_->ForProject(input.project);
   if (!mirror.ok()) return FailedTurn(mirror.status().message());
   git::Mirror& repo = **mirror;
@@ -108,17 +126,26 @@ TurnOutcome RepositoryTurns::RunTurn(const TurnInput& given, CancelToken& cancel
             .repo = repo,
             .repository = RedactCredentials(input.project.repository),
             .stopped = [&cancel] { return cancel.cancelled(); },
-            .work = WorkBudget(WorkBudget::TurnLimits(), &cancel)};
-  if (auto end = NewBranchIfDone(input, turn)) return std::move(*end);
-  for (int number = 1;; ++number) {
-    Round round{.number = number};
-    if (auto end = Prepare(turn, round)) return std::move(*end);
-    if (!round.pushed_before) {
-      if (auto end = Edit(turn, round)) return std::move(*end);
+            .work = WorkBudget(WorkBudget::TurnLimits(), &cancel),
+            .budget_owners = owners};
+  auto rounds = [&]() -> TurnOutcome {
+    if (auto end = NewBranchIfDone(input, turn)) return std::move(*end);
+    for (int number = 1;; ++number) {
+      Round round{.number = number};
+      if (auto end = Prepare(turn, round)) return std::move(*end);
+      if (!round.pushed_before) {
+        if (auto end = Edit(turn, round)) return std::move(*end);
+      }
+      if (auto end = Publish(turn, round)) return std::move(*end);
+      // The branch moved while the agent worked: the turn is carried out again.
     }
-    if (auto end = Publish(turn, round)) return std::move(*end);
-    // The branch moved while the agent worked: the turn is carried out again.
-  }
+  };
+  TurnOutcome outcome = rounds();
+  if (outcome.interrupted) return outcome;
+  // Every way the turn ends counts what the agent used, over both rounds: the
+  // tokens were spent whether or not the edits were published.
+  outcome.usage = turn.spent;
+  return AfterBudgetStop(turn, std::move(outcome));
 }
 
 std::optional<TurnOutcome> RepositoryTurns::Prepare(Turn& turn, Round& round) const {
@@ -288,8 +315,20 @@ void RepositoryTurns::ReadContext(Turn& turn) const {
 std::optional<TurnOutcome> RepositoryTurns::Edit(Turn& turn, Round& round) const {
   Round::Edits& edits = *round.edits;
   agent::AgentResult& result = edits.result;
-  result = agent_.Run(turn.input, *edits.workspace, turn.context, turn.cancel);
+  if (turn.input.spend_limit && turn.spent.total() > 0) {
+    // A second round: what the first spent is charged against the budgets.
+    TurnInput again = turn.input;
+    SpendLimit& limit = *again.spend_limit;
+    if (limit.tokens_left) *limit.tokens_left -= turn.spent.total();
+    if (limit.cost_micros_left && limit.prices && again.job.model) {
+      *limit.cost_micros_left -= limit.prices->CostMicros(*again.job.model, turn.spent).value_or(0);
+    }
+    result = agent_.Run(again, *edits.workspace, turn.context, turn.cancel);
+  } else {
+    result = agent_.Run(turn.input, *edits.workspace, turn.context, turn.cancel);
+  }
   turn.spent += result.usage;
+  if (result.budget_error && result.succeeded) turn.budget_error = result.budget_error;
   if (result.interrupted) return InterruptedTurn();
   if (!result.succeeded) {
     TurnOutcome failed = FailedTurn(result.error.value_or("the agent failed"));

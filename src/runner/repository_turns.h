@@ -119,6 +119,21 @@ class RepositoryTurns final : public TurnHandler {
   // step returns the turn's outcome if the turn ends there.
   struct Turn;
   struct Round;
+  struct BudgetOwners;
+  // RunTurn once the model is resolved and the budgets allow the turn: the
+  // rounds over the repository, and the outcome a crossed budget makes of
+  // them (budgets.cc).
+  TurnOutcome RunRounds(TurnInput& input, CancelToken& cancel, const BudgetOwners& owners) const;
+  // budgets.cc: when the project or its organisation has a monthly budget,
+  // reads what both spent this month; the turn's failed outcome if one is
+  // spent (or cannot be read), else sets input.spend_limit and `owners`.
+  std::optional<TurnOutcome> ApplyBudgets(TurnInput& input, BudgetOwners& owners) const;
+  // budgets.cc: a turn whose agent crossed a budget (turn.budget_error) and
+  // whose work was published (`outcome` succeeded) fails with that error,
+  // keeping its pull request's link.
+  TurnOutcome AfterBudgetStop(Turn& turn, TurnOutcome outcome) const;
+  // The price table, if one with models is loaded; else null.
+  const PriceTable* Prices() const;
   // Fetches the job's branch and the base and looks on the branch for the
   // turn's commit (a re-run). Without one, opens the workspace over the start
   // and the write policy from the site as it is before any edit.

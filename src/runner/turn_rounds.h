@@ -2,6 +2,9 @@
 // turn share, over its rounds and within one. Split over several files:
 //   repository_turns.cc  the turn's steps: prepare, edit, publish on the branch,
 //                        its story and pull request
+//   budgets.cc           the monthly budgets: checked as the turn starts, the
+//                        agent's spending limit, the turn failed once published
+//                        when the agent crossed one
 //   publish_modes.cc     how the edits are published: onto the base branch
 //                        (PublishMode::kPush), merged once the checks pass
 //                        (kAutomerge), and a new branch for a follow-up after
@@ -38,6 +41,13 @@ inline TurnOutcome InterruptedTurn() {
   return r;
 }
 
+// Whose budget each kind of the agent's spending limit (TurnInput::spend_limit)
+// is: the tightest of the project's and the organisation's.
+struct RepositoryTurns::BudgetOwners {
+  BudgetOwner tokens = BudgetOwner::kProject;
+  BudgetOwner cost = BudgetOwner::kProject;
+};
+
 // What the steps of one turn share, over all its rounds.
 struct RepositoryTurns::Turn {
   const TurnInput& input;  // with the model resolved as the turn started
@@ -64,6 +74,11 @@ struct RepositoryTurns::Turn {
   std::optional<std::string> earlier_branch;
   std::string earlier_state;
   bool branch_recorded = false;
+  // Whose budgets the agent runs under, and what the agent said when it
+  // crossed one (AgentResult::budget_error): the turn fails with it once its
+  // work is published.
+  BudgetOwners budget_owners;
+  std::optional<std::string> budget_error;
 };
 
 // One round of a turn: from the fetch to the push, or to the pull request.
