@@ -6,7 +6,11 @@
 #include <set>
 #include <thread>
 
+#include "agent/model_agent.h"
+#include "git/git.h"
 #include "http/client.h"
+#include "support/git_repo.h"
+#include "support/temp_dir.h"
 
 namespace docwright::testing {
 namespace {
@@ -574,6 +578,88 @@ TEST(FakeModel, ParsesTheJsonScript) {
     EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
     EXPECT_NE(bad.status().message().find(problem), std::string::npos) << bad.status().message();
   }
+}
+
+// --- Prompt caching ----------------------------------------------------------------
+
+// A prompt of about `tokens` tokens (4 bytes each) for the cache's rules.
+std::string Filler(size_t tokens) { return std::string(tokens * 4, 'x'); }
+
+json AnthropicCached(const std::string& model, const std::string& system, int breakpoints) {
+  json body{{"model", model},
+            {"max_tokens", 100},
+            {"system", {{{"type", "text"}, {"text", system}}}},
+            {"messages", {{{"role", "user"}, {"content", {{{"type", "text"}, {"text", "hi"}}}}}}}};
+  for (int i = 0; i < breakpoints; ++i) {
+    body["system"].push_back({{"type", "text"},
+                              {"text", "part " + std::to_string(i)},
+                              {"cache_control", {{"type", "ephemeral"}}}});
+  }
+  return body;
+}
+
+// Anthropic caches only at breakpoints, from the model's minimum on (2048
+// tokens for Haiku), and refuses a fifth breakpoint.
+TEST(FakeModelCache, AnthropicMinimumsAndBreakpointLimit) {
+  FakeModelServer fake(Wire::kAnthropic, kKey, {});
+  auto usage = [&](const json& body) { return Parse(Post(fake, Wire::kAnthropic, body))["usage"]; };
+  std::string system = Filler(1500);
+  EXPECT_EQ(usage(AnthropicCached("claude-haiku-test", system, 1))["cache_creation_input_tokens"],
+            0)
+      << "under Haiku's 2048";
+  json written = usage(AnthropicCached("claude-sonnet-test", system, 1));
+  EXPECT_GT(written["cache_creation_input_tokens"].get<int>(), 1500);
+  json read = usage(AnthropicCached("claude-sonnet-test", system, 1));
+  EXPECT_EQ(read["cache_read_input_tokens"], written["cache_creation_input_tokens"]);
+  EXPECT_EQ(read["cache_creation_input_tokens"], 0);
+  EXPECT_EQ(usage(AnthropicCached("claude-sonnet-test", system, 0))["cache_read_input_tokens"], 0)
+      << "no breakpoint: nothing read";
+  EXPECT_TRUE(fake.Violations().empty()) << fake.Violations().front();
+
+  auto refused = Post(fake, Wire::kAnthropic, AnthropicCached("claude-sonnet-test", system, 5));
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_EQ(fake.Violations().size(), 1u);
+}
+
+// A real turn of the agent over the OpenAI wire: every request starts with the
+// previous one's bytes (the system prompt, the tools, the conversation so far),
+// so OpenAI serves that prefix from its cache, and the agent records it.
+TEST(FakeModelCache, AnAgentTurnKeepsTheOpenAiPrefixByteIdentical) {
+  TempDir dir;
+  MakeDocsRemote(dir / "docs.git");
+  auto mirror = git::Mirror::Open(dir / "m.git", dir / "docs.git", git::Credentials{});
+  ASSERT_TRUE(mirror.ok()) << mirror.status().message();
+  auto snapshot = (*mirror)->OpenSnapshot(*(*mirror)->FetchBranch("main"));
+  ASSERT_TRUE(snapshot.ok());
+  git::Workspace work(**snapshot);
+
+  std::vector<FakeStep> script(4);
+  script[0].tool_calls = {{"read_file", {{"path", "index.mdx"}}}};
+  script[1].tool_calls = {{"read_file", {{"path", "quickstart.mdx"}}}};
+  script[2].tool_calls = {{"list_files", json::object()}};
+  script[3].tool_calls = {{"finish", {{"summary", "Nothing to change."}, {"title", "No change"}}}};
+  FakeModelServer fake(Wire::kOpenAI, kKey, script);
+  agent::ModelAgent agent(
+      llm::ProviderConfig{.provider = "openai", .base_url = fake.BaseUrl(), .api_key = kKey});
+  TurnInput turn;
+  turn.job.model = "gpt-test";
+  turn.message.prompt = "Check the quickstart";
+  CancelToken cancel;
+  agent::AgentResult result = agent.Run(turn, work, {}, cancel);
+  ASSERT_TRUE(result.succeeded) << result.error.value_or("");
+
+  auto requests = fake.Requests();
+  ASSERT_EQ(requests.size(), 4u);
+  for (size_t i = 1; i < requests.size(); ++i) {
+    EXPECT_EQ(requests[i]["tools"].dump(), requests[i - 1]["tools"].dump()) << i;
+    std::string before = requests[i - 1]["messages"].dump();
+    std::string now = requests[i]["messages"].dump();
+    before.pop_back();  // the closing bracket
+    EXPECT_EQ(now.substr(0, before.size()), before) << "step " << i << " rewrote the prefix";
+  }
+  EXPECT_GT(result.usage.cached_input_tokens, 0);
+  EXPECT_EQ(result.usage.cache_write_tokens, 0);
+  EXPECT_TRUE(fake.Violations().empty()) << fake.Violations().front();
 }
 
 }  // namespace

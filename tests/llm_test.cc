@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
+#include "core/metrics.h"
 #include "fakes/fake_model.h"
 #include "fakes/scripted_http_server.h"
 
@@ -16,9 +19,11 @@ using Wire = FakeModelServer::Wire;
 
 constexpr const char* kKey = "sk-llm-test";
 
-std::unique_ptr<Model> OpenAi(const std::string& base_url) {
+std::unique_ptr<Model> OpenAi(const std::string& base_url, const std::string& provider = "openai",
+                              bool prompt_cache = true) {
   ProviderConfig config;
-  config.provider = "openai";
+  config.provider = provider;
+  config.prompt_cache = prompt_cache;
   config.base_url = base_url;
   config.api_key = kKey;
   config.sleep = [](std::chrono::milliseconds) { return true; };
@@ -123,6 +128,187 @@ TEST(OpenAiProvider, AServerThatRefusesBothNamesIsToldApart) {
   EXPECT_NE(requests[1].body.find("\"max_completion_tokens\":1000"), std::string::npos)
       << requests[1].body;
   EXPECT_EQ(requests[1].body.find("\"max_tokens\""), std::string::npos) << requests[1].body;
+}
+
+// --- Prompt caching and usage ------------------------------------------------------
+
+using nlohmann::json;
+
+// A step of a turn as docwright sends it: a system prompt past every minimum
+// (about 2,500 tokens), two tools, and `steps` earlier replies each with a call
+// and its result.
+ModelRequest Turn(const std::string& model, int steps) {
+  ModelRequest request;
+  request.model = model;
+  for (int i = 0; i < 250; ++i)
+    request.system += "Line " + std::to_string(i) + " of the site map.\n";
+  for (const char* name : {"read_file", "finish"}) {
+    request.tools.push_back({name, std::string("The tool ") + name,
+                             R"({"type":"object","properties":{"path":{"type":"string"}}})"});
+  }
+  request.messages = {{ChatMessage::Role::kUser, "Fix the quickstart"}};
+  for (int i = 0; i < steps; ++i) {
+    std::string id = "call_" + std::to_string(i);
+    request.messages.push_back(
+        {ChatMessage::Role::kAssistant, "", {{id, "read_file", R"({"path":"a.md"})"}}});
+    request.messages.push_back({ChatMessage::Role::kTool, "page " + std::to_string(i), {}, id});
+  }
+  return request;
+}
+
+FakeStep Reads() {
+  FakeStep step;
+  step.tool_calls = {{"read_file", {{"path", "a.md"}}}};
+  return step;
+}
+
+int CacheControls(const json& j) {
+  if (j.is_object()) {
+    int n = j.contains("cache_control") ? 1 : 0;
+    for (const auto& [key, value] : j.items()) n += CacheControls(value);
+    return n;
+  }
+  if (j.is_array()) {
+    int n = 0;
+    for (const auto& value : j) n += CacheControls(value);
+    return n;
+  }
+  return 0;
+}
+
+// Breakpoints on the last tool, the system prompt, the last block of the last
+// message and of the message the previous step ended with: four, Anthropic's limit.
+TEST(AnthropicProvider, MarksTheStablePrefixWithCacheBreakpoints) {
+  FakeModelServer server(Wire::kAnthropic, kKey, {Reads()});
+  auto model = OpenAi(server.BaseUrl(), "anthropic");
+  ASSERT_TRUE(model);
+  ASSERT_TRUE(model->Complete(Turn("claude-test", 0)).ok());
+  ASSERT_TRUE(model->Complete(Turn("claude-test", 2)).ok());
+  auto requests = server.Requests();
+  ASSERT_EQ(requests.size(), 2u);
+
+  const json& first = requests[0];
+  EXPECT_EQ(first["tools"][1]["cache_control"], json({{"type", "ephemeral"}}));
+  EXPECT_FALSE(first["tools"][0].contains("cache_control"));
+  ASSERT_TRUE(first["system"].is_array());
+  EXPECT_EQ(first["system"][0]["cache_control"], json({{"type", "ephemeral"}}));
+  EXPECT_EQ(first["messages"].back()["content"].back()["cache_control"]["type"], "ephemeral");
+  EXPECT_EQ(CacheControls(first), 3);
+
+  const json& second = requests[1];
+  const json& messages = second["messages"];  // user, (assistant, user) x 2
+  ASSERT_EQ(messages.size(), 5u);
+  EXPECT_EQ(messages[4]["content"].back()["cache_control"]["type"], "ephemeral");
+  EXPECT_EQ(messages[2]["content"].back()["cache_control"]["type"], "ephemeral")
+      << "where the previous step ended";
+  EXPECT_EQ(CacheControls(second), 4) << second.dump();
+  EXPECT_TRUE(server.Violations().empty()) << server.Violations().front();
+}
+
+// Anthropic's input_tokens are only the uncached ones: docwright's input is the
+// three added up, with the reads and writes apart.
+TEST(AnthropicProvider, ReadsCacheReadsAndWritesIntoTheUsage) {
+  FakeModelServer server(Wire::kAnthropic, kKey, {Reads()});
+  auto model = OpenAi(server.BaseUrl(), "anthropic");
+  ASSERT_TRUE(model);
+  auto first = model->Complete(Turn("claude-test", 0));
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->usage.cached_input_tokens, 0);
+  EXPECT_GT(first->usage.cache_write_tokens, 1024) << "tools and system are written";
+  auto second = model->Complete(Turn("claude-test", 1));
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_EQ(second->usage.cached_input_tokens, first->usage.input_tokens)
+      << "the whole first prompt is read back";
+  EXPECT_GT(second->usage.cache_write_tokens, 0);
+  // The last breakpoint ends the prompt: nothing is left uncached.
+  EXPECT_EQ(second->usage.input_tokens,
+            second->usage.cached_input_tokens + second->usage.cache_write_tokens);
+
+  // Past the 5 minutes an entry lives, nothing is read.
+  server.AdvanceCacheClock(std::chrono::seconds(301));
+  auto third = model->Complete(Turn("claude-test", 1));
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ(third->usage.cached_input_tokens, 0);
+  EXPECT_EQ(third->usage.input_tokens, second->usage.input_tokens);
+  EXPECT_TRUE(server.Violations().empty()) << server.Violations().front();
+}
+
+TEST(AnthropicProvider, WithoutPromptCachingNothingIsMarkedOrRead) {
+  FakeModelServer server(Wire::kAnthropic, kKey, {Reads()});
+  auto model = OpenAi(server.BaseUrl(), "anthropic", /*prompt_cache=*/false);
+  ASSERT_TRUE(model);
+  ASSERT_TRUE(model->Complete(Turn("claude-test", 0)).ok());
+  auto second = model->Complete(Turn("claude-test", 1));
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->usage.cached_input_tokens, 0);
+  EXPECT_EQ(second->usage.cache_write_tokens, 0);
+  EXPECT_GT(second->usage.input_tokens, 1024);
+  for (const json& request : server.Requests()) EXPECT_EQ(CacheControls(request), 0);
+}
+
+// OpenAI caches a byte-identical prefix without being asked; prompt_tokens
+// counts it, prompt_tokens_details.cached_tokens says how much was read.
+TEST(OpenAiProvider, ReadsCachedTokensIntoTheUsage) {
+  FakeModelServer server(Wire::kOpenAI, kKey, {Reads()});
+  auto model = OpenAi(server.BaseUrl());
+  ASSERT_TRUE(model);
+  auto first = model->Complete(Turn("gpt-test", 0));
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->usage.cached_input_tokens, 0);
+  auto second = model->Complete(Turn("gpt-test", 1));
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  int64_t cached = second->usage.cached_input_tokens;
+  EXPECT_GE(cached, 1024);
+  EXPECT_EQ((cached - 1024) % 128, 0) << cached;
+  EXPECT_LE(cached, first->usage.input_tokens);
+  EXPECT_GE(cached, first->usage.input_tokens - 128) << "all but the last partial increment";
+  EXPECT_GT(second->usage.input_tokens, cached) << "input counts every prompt token";
+  EXPECT_EQ(second->usage.cache_write_tokens, 0);
+  EXPECT_TRUE(server.Violations().empty()) << server.Violations().front();
+}
+
+// The value of the series of `family` whose labels include every one of
+// `labels`, in the registry's text; -1 when there is none.
+double Sample(const std::string& text, const std::string& family,
+              const std::vector<std::string>& labels) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(family + "{", 0) != 0) continue;
+    bool all = true;
+    for (const auto& label : labels) all = all && line.find(label) != std::string::npos;
+    if (all) return std::stod(line.substr(line.rfind(' ') + 1));
+  }
+  return -1;
+}
+
+// Each request is counted once with its retries and its tokens by kind.
+TEST(OpenAiProvider, CountsRequestsRetriesAndTokensInTheMetrics) {
+  const std::string name = "metrics-test-model";
+  metrics::AllowModelLabels({name});
+  FakeStep flaky = Reads();
+  flaky.fail_status = 503;
+  flaky.fail_times = 2;
+  FakeModelServer server(Wire::kOpenAI, kKey, {flaky});
+  auto model = OpenAi(server.BaseUrl());
+  ASSERT_TRUE(model);
+  auto reply = model->Complete(Turn(name, 0));
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+
+  std::string text = metrics::Default().Render();
+  std::vector<std::string> labels{"provider=\"openai\"", "model=\"" + name + "\""};
+  auto with = [&](const std::string& more) {
+    std::vector<std::string> all = labels;
+    all.push_back(more);
+    return all;
+  };
+  EXPECT_EQ(Sample(text, "docwright_model_requests_total", with("result=\"ok\"")), 1) << text;
+  EXPECT_EQ(Sample(text, "docwright_model_retries_total", labels), 2) << text;
+  EXPECT_EQ(Sample(text, "docwright_model_tokens_total", with("kind=\"input\"")),
+            reply->usage.input_tokens)
+      << text;
+  EXPECT_EQ(Sample(text, "docwright_model_tokens_total", with("kind=\"output\"")),
+            reply->usage.output_tokens)
+      << text;
 }
 
 }  // namespace

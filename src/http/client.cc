@@ -312,12 +312,14 @@ Result<Response> Client::Send(const Request& request) {
   return response;
 }
 
-Result<Response> Client::SendWithRetries(const Request& request, const RetryPolicy& policy) {
+Result<Response> Client::SendWithRetries(const Request& request, const RetryPolicy& policy,
+                                         int* attempts) {
   auto sleep = policy.sleep ? policy.sleep : [](std::chrono::milliseconds d) {
     std::this_thread::sleep_for(d);
     return true;
   };
   for (int attempt = 1;; ++attempt) {
+    if (attempts) *attempts = attempt;
     Result<Response> r = Send(request);
     bool retryable = r.ok() ? IsRetryable(r->status) : r.status().code() == Code::kUnavailable;
     std::optional<std::chrono::milliseconds> retry_after;

@@ -125,8 +125,10 @@ class Client {
   // Attempts until a reply is not retryable (see IsRetryable; Unavailable errors
   // are retried too) or `policy.max_attempts` are spent. Returns the last reply
   // (which may be a retryable status) or the last error. Only for requests that
-  // are safe to repeat.
-  Result<Response> SendWithRetries(const Request& request, const RetryPolicy& policy);
+  // are safe to repeat. `attempts`, if given, is set to the number of attempts
+  // made (1 when the first one was kept), for the callers' metrics.
+  Result<Response> SendWithRetries(const Request& request, const RetryPolicy& policy,
+                                   int* attempts = nullptr);
 
  private:
   struct Impl;

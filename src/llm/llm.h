@@ -60,6 +60,10 @@ struct ProviderConfig {
   std::string api_key;   // secret: never logged, never in errors
   std::chrono::milliseconds timeout{120000};  // per request
   std::chrono::milliseconds connect_timeout{10000};
+  // Anthropic: mark the stable prefix of each request with cache_control
+  // breakpoints (OpenAI caches a byte-identical prefix without being asked).
+  // Off only to measure what caching saves (bench/prompt-cache).
+  bool prompt_cache = true;
   int max_attempts = 5;                        // on 429, 5xx and network errors
   std::chrono::milliseconds max_delay{30000};  // longest wait between attempts
   // Waits between attempts; returns false to stop (a cancelled turn). Tests
@@ -73,7 +77,10 @@ struct ProviderConfig {
 class Model {
  public:
   virtual ~Model() = default;
-  // One step of the conversation. Retries 429, 5xx and network errors with
+  // One step of the conversation. `usage` follows core/job.h's TokenUsage
+  // whatever the provider's own fields (Anthropic's input_tokens are only the
+  // uncached ones; here input counts every prompt token). Each call is counted
+  // by metrics::RecordModelRequest. Retries 429, 5xx and network errors with
   // backoff, honouring Retry-After; then Unavailable with what happened. Other
   // refusals (4xx) are InvalidArgument, a refused key Unauthenticated, a reply
   // that cannot be understood Unavailable. Messages never carry the key.

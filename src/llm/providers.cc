@@ -1,10 +1,12 @@
 // The two wire formats: OpenAI-compatible Chat Completions and Anthropic
 // Messages, both with tool calling, over the retrying HTTP client.
+#include <algorithm>
 #include <cctype>
 
 #include <nlohmann/json.hpp>
 
 #include "core/json_fields.h"
+#include "core/metrics.h"
 #include "core/text.h"
 #include "http/client.h"
 #include "llm/llm.h"
@@ -19,12 +21,40 @@ std::string Trimmed(std::string url) {
   return url;
 }
 
-// The token counts of a reply, named `input` and `output` in its "usage" object.
-TokenUsage UsageOf(const json& reply, const char* input, const char* output) {
+// A count the provider reported; a negative one (which no provider sends) as 0,
+// so that sums never go down.
+int64_t Count(const json& object, const char* key) {
+  return std::max<int64_t>(0, IntField(object, key));
+}
+
+// Chat Completions' "usage": `prompt_tokens` counts every prompt token, of
+// which `prompt_tokens_details.cached_tokens` were read from the cache (OpenAI
+// caches without being asked, and bills no writes).
+TokenUsage OpenAiUsage(const json& reply) {
   auto usage = reply.find("usage");
   if (usage == reply.end() || !usage->is_object()) return {};
-  return TokenUsage{.input_tokens = IntField(*usage, input),
-                    .output_tokens = IntField(*usage, output)};
+  TokenUsage out{.input_tokens = Count(*usage, "prompt_tokens"),
+                 .output_tokens = Count(*usage, "completion_tokens")};
+  auto details = usage->find("prompt_tokens_details");
+  if (details != usage->end() && details->is_object()) {
+    // Never more than the prompt, whatever a server says.
+    out.cached_input_tokens = std::min(Count(*details, "cached_tokens"), out.input_tokens);
+  }
+  return out;
+}
+
+// Messages' "usage": `input_tokens` counts only the prompt tokens after the
+// last cache breakpoint; those read from and written to the cache come apart.
+// docwright's input is all three.
+TokenUsage AnthropicUsage(const json& reply) {
+  auto usage = reply.find("usage");
+  if (usage == reply.end() || !usage->is_object()) return {};
+  TokenUsage out{.output_tokens = Count(*usage, "output_tokens"),
+                 .cached_input_tokens = Count(*usage, "cache_read_input_tokens"),
+                 .cache_write_tokens = Count(*usage, "cache_creation_input_tokens")};
+  out.input_tokens =
+      Count(*usage, "input_tokens") + out.cached_input_tokens + out.cache_write_tokens;
+  return out;
 }
 
 // A tool's JSON Schema; the tools' own, so a parse failure is a bug.
@@ -86,7 +116,22 @@ class HttpModel : public Model {
     policy_.sleep = config_.sleep;
   }
 
+  // Exchange, counted in the model metrics whatever its outcome: the attempts
+  // of every Post it made, its whole duration and the tokens of its reply.
+  Result<ModelReply> Complete(const ModelRequest& request) final {
+    auto start = std::chrono::steady_clock::now();
+    attempts_ = 0;
+    Result<ModelReply> reply = Exchange(request);
+    metrics::RecordModelRequest(name_, request.model, reply.ok(), std::max(attempts_, 1),
+                                metrics::SecondsSince(start),
+                                reply.ok() ? reply->usage : TokenUsage{});
+    return reply;
+  }
+
  protected:
+  // One step of the conversation: Model::Complete's contract.
+  virtual Result<ModelReply> Exchange(const ModelRequest& request) = 0;
+
   // `refused_param`, if given, is set to the field a 400 reply refuses as
   // unsupported (see UnsupportedParam).
   Result<json> Post(const std::string& url,
@@ -102,7 +147,9 @@ class HttpModel : public Model {
     request.connect_timeout = config_.connect_timeout;
     request.max_response_bytes = 16u << 20;
     request.cancelled = config_.cancelled;
-    auto reply = client_.SendWithRetries(request, policy_);
+    int attempts = 0;
+    auto reply = client_.SendWithRetries(request, policy_, &attempts);
+    attempts_ += attempts;
     if (!reply.ok()) {
       return Status::Unavailable("the model provider (" + name_ +
                                  ") could not be reached: " + reply.status().message());
@@ -143,6 +190,7 @@ class HttpModel : public Model {
   ProviderConfig config_;
   http::RetryPolicy policy_;
   http::Client client_;
+  int attempts_ = 0;  // of the request under way, over all its Posts
 };
 
 // --- OpenAI-compatible Chat Completions -------------------------------------------
@@ -188,7 +236,9 @@ class OpenAiModel final : public HttpModel {
  public:
   explicit OpenAiModel(ProviderConfig config) : HttpModel("openai", std::move(config)) {}
 
-  Result<ModelReply> Complete(const ModelRequest& request) override {
+  Result<ModelReply> Exchange(const ModelRequest& request) override {
+    // Nothing here may vary from step to step but what the turn added at the
+    // end: OpenAI reuses a prefix only when it is byte-identical.
     json messages = OpenAiMessages(request);
     json body{{"model", request.model}, {"messages", std::move(messages)}};
     body[limit_field_] = request.max_output_tokens;
@@ -264,7 +314,7 @@ class OpenAiModel final : public HttpModel {
       }
     }
     out.stop_reason = StringField(choice, "finish_reason");
-    out.usage = UsageOf(r, "prompt_tokens", "completion_tokens");
+    out.usage = OpenAiUsage(r);
     return out;
   }
 
@@ -278,11 +328,51 @@ class OpenAiModel final : public HttpModel {
 
 // --- Anthropic Messages -----------------------------------------------------------
 
+// Anthropic caches a prompt's prefix only where the request marks it: a
+// breakpoint caches everything up to and including its block, in the order
+// tools, system, messages. At most 4 per request; a prefix under the model's
+// minimum (1024 tokens, 2048 for Haiku) is not cached, silently.
+constexpr size_t kMaxCacheBreakpoints = 4;
+
+json Ephemeral() { return json{{"type", "ephemeral"}}; }
+
+// Marks the stable prefix of `body` (built from a request): the last tool (the
+// tools alone, the same for every turn), the system prompt (tools and system:
+// the same for every step of a turn), the last block of the last message (the
+// whole conversation, read back by the next step), and the last block of the
+// message the previous step ended with. Anthropic looks for an earlier entry at
+// most 20 blocks before a breakpoint; a reply of many tool calls adds more
+// blocks than that, and this fourth breakpoint still finds the previous step's.
+void MarkCacheBreakpoints(json& body) {
+  size_t marked = 0;
+  auto mark = [&marked](json& block) {
+    if (marked >= kMaxCacheBreakpoints || !block.is_object() || block.contains("cache_control"))
+      return;
+    block["cache_control"] = Ephemeral();
+    ++marked;
+  };
+  if (body.contains("tools") && !body["tools"].empty()) mark(body["tools"].back());
+  if (body.contains("system")) {
+    body["system"] = json::array({{{"type", "text"}, {"text", body["system"]}}});
+    mark(body["system"].back());
+  }
+  json& messages = body["messages"];
+  auto mark_last_block = [&](size_t index) {
+    json& content = messages[index]["content"];
+    if (content.is_array() && !content.empty()) mark(content.back());
+  };
+  if (!messages.empty()) mark_last_block(messages.size() - 1);
+  // The message before the last assistant reply: where the previous step ended.
+  if (messages.size() >= 3 && messages[messages.size() - 2]["role"] == "assistant") {
+    mark_last_block(messages.size() - 3);
+  }
+}
+
 class AnthropicModel final : public HttpModel {
  public:
   explicit AnthropicModel(ProviderConfig config) : HttpModel("anthropic", std::move(config)) {}
 
-  Result<ModelReply> Complete(const ModelRequest& request) override {
+  Result<ModelReply> Exchange(const ModelRequest& request) override {
     // Roles alternate, starting with the user; tool results are user content.
     json messages = json::array();
     auto append = [&](const std::string& role, json block) {
@@ -328,6 +418,7 @@ class AnthropicModel final : public HttpModel {
       }
       body["tools"] = std::move(tools);
     }
+    if (config_.prompt_cache) MarkCacheBreakpoints(body);
     std::string base = Trimmed(config_.base_url);
     std::string url = base.ends_with("/v1") ? base + "/messages" : base + "/v1/messages";
     std::vector<std::pair<std::string, std::string>> headers{{"anthropic-version", "2023-06-01"}};
@@ -352,7 +443,7 @@ class AnthropicModel final : public HttpModel {
       }
     }
     out.stop_reason = StringField(r, "stop_reason");
-    out.usage = UsageOf(r, "input_tokens", "output_tokens");
+    out.usage = AnthropicUsage(r);
     return out;
   }
 };

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <thread>
 
+#include "fakes/fake_prompt_cache.h"
 #include "support/loopback_http_server.h"
 
 namespace docwright::testing {
@@ -581,7 +582,6 @@ struct Conversation {
   std::string model;
   std::string first_user_text;
   std::string last_tool_result;
-  size_t input_bytes = 0;
 };
 
 Conversation Read(FakeModelServer::Wire wire, const json& body) {
@@ -589,10 +589,6 @@ Conversation Read(FakeModelServer::Wire wire, const json& body) {
   cv.model = Str(body, "model");
   auto it = body.find("messages");
   if (it == body.end() || !it->is_array()) return cv;
-  cv.input_bytes = Dump(*it).size();
-  if (wire == FakeModelServer::Wire::kAnthropic && body.contains("system")) {
-    cv.input_bytes += Dump(body["system"]).size();
-  }
   bool seen_user = false;
   for (const auto& m : *it) {
     std::string role = Str(m, "role");
@@ -638,6 +634,30 @@ json SubstituteAll(json v, const Conversation& cv) {
 
 int64_t Tokens(size_t bytes) { return static_cast<int64_t>((bytes + 3) / 4); }
 
+// The "usage" object of a reply, field for field as each provider writes it.
+json UsageJson(FakeModelServer::Wire wire, const PromptCacheUsage& in, int64_t output_tokens) {
+  if (wire == FakeModelServer::Wire::kOpenAI) {
+    return json{{"prompt_tokens", in.prompt_tokens},
+                {"completion_tokens", output_tokens},
+                {"total_tokens", in.prompt_tokens + output_tokens},
+                {"prompt_tokens_details", {{"cached_tokens", in.cache_read}, {"audio_tokens", 0}}},
+                {"completion_tokens_details",
+                 {{"reasoning_tokens", 0},
+                  {"audio_tokens", 0},
+                  {"accepted_prediction_tokens", 0},
+                  {"rejected_prediction_tokens", 0}}}};
+  }
+  // Anthropic's input_tokens are those after the last cache breakpoint only.
+  return json{{"input_tokens", in.prompt_tokens - in.cache_read - in.cache_write},
+              {"cache_creation_input_tokens", in.cache_write},
+              {"cache_read_input_tokens", in.cache_read},
+              {"cache_creation",
+               {{"ephemeral_5m_input_tokens", in.cache_write - in.cache_write_1h},
+                {"ephemeral_1h_input_tokens", in.cache_write_1h}}},
+              {"output_tokens", output_tokens},
+              {"service_tier", "standard"}};
+}
+
 LoopbackResponse JsonReply(int status, const json& body) {
   return LoopbackResponse{status, {{"Content-Type", "application/json"}}, Dump(body)};
 }
@@ -656,6 +676,7 @@ struct FakeModelServer::Impl {
   std::vector<std::string> violations;
   size_t violations_dropped = 0;
   std::map<int, int> failures_served;  // by position
+  FakePromptCache cache;
   std::atomic<bool> refuse_max_tokens{false};
   bool stopping = false;  // the server is going away: delays end
   std::condition_variable stop;
@@ -805,10 +826,22 @@ struct FakeModelServer::Impl {
     }
     if (step.raw_body)
       return LoopbackResponse{200, {{"Content-Type", "application/json"}}, *step.raw_body};
-    return Reply(step, cv);
+    // The prompt is read (and cached) only by a request that is answered.
+    PromptCacheUsage usage;
+    if (wire == Wire::kOpenAI) {
+      usage = cache.OpenAI(body);
+    } else {
+      bool refused = false;
+      std::vector<std::string> problems;
+      usage = cache.Anthropic(body, problems, refused);
+      for (const auto& problem : problems) c.Add("", problem);
+      if (refused) return Error(400, problems.back());
+    }
+    return Reply(step, cv, usage);
   }
 
-  LoopbackResponse Reply(const FakeStep& step, const Conversation& cv) {
+  LoopbackResponse Reply(const FakeStep& step, const Conversation& cv,
+                         const PromptCacheUsage& usage) {
     uint64_t seq = ++replies;
     std::string text = Substitute(step.text, cv);
     size_t output_bytes = text.size();
@@ -840,7 +873,7 @@ struct FakeModelServer::Impl {
                          {"input", input}});
       }
     }
-    int64_t input_tokens = Tokens(cv.input_bytes), output_tokens = Tokens(output_bytes);
+    int64_t output_tokens = Tokens(output_bytes);
 
     if (wire == Wire::kOpenAI) {
       json message{{"role", "assistant"},
@@ -857,10 +890,7 @@ struct FakeModelServer::Impl {
                                    {"message", message},
                                    {"logprobs", nullptr},
                                    {"finish_reason", calls.empty() ? "stop" : "tool_calls"}}})},
-                    {"usage",
-                     {{"prompt_tokens", input_tokens},
-                      {"completion_tokens", output_tokens},
-                      {"total_tokens", input_tokens + output_tokens}}},
+                    {"usage", UsageJson(wire, usage, output_tokens)},
                     {"system_fingerprint", nullptr}});
     }
     json content = json::array();
@@ -873,11 +903,7 @@ struct FakeModelServer::Impl {
                                {"content", content},
                                {"stop_reason", calls.empty() ? "end_turn" : "tool_use"},
                                {"stop_sequence", nullptr},
-                               {"usage",
-                                {{"input_tokens", input_tokens},
-                                 {"output_tokens", output_tokens},
-                                 {"cache_creation_input_tokens", 0},
-                                 {"cache_read_input_tokens", 0}}}});
+                               {"usage", UsageJson(wire, usage, output_tokens)}});
   }
 };
 
@@ -911,6 +937,10 @@ std::vector<nlohmann::json> FakeModelServer::Requests() const {
 }
 
 void FakeModelServer::RefuseMaxTokens(bool on) { impl_->refuse_max_tokens = on; }
+
+void FakeModelServer::SetPromptCaching(bool on) { impl_->cache.SetEnabled(on); }
+
+void FakeModelServer::AdvanceCacheClock(std::chrono::seconds by) { impl_->cache.Advance(by); }
 
 void FakeModelServer::RecordRequests(bool on) {
   std::lock_guard lock(impl_->mu);

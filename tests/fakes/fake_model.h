@@ -18,8 +18,12 @@
 //                         at most 4096 bytes
 //
 // Usage, a deterministic stand-in for tokens: input = ceil(bytes of the compact
-// JSON of `messages`, plus Anthropic's `system`, / 4); output = ceil(bytes of the
-// reply's text, tool names and argument JSON / 4).
+// JSON of the tools, Anthropic's `system` and the messages / 4); output =
+// ceil(bytes of the reply's text, tool names and argument JSON / 4). Each wire
+// applies its provider's documented prompt caching (fakes/fake_prompt_cache.h)
+// and reports it in the provider's own usage fields: OpenAI's
+// prompt_tokens_details.cached_tokens, Anthropic's cache_read_input_tokens and
+// cache_creation_input_tokens (its input_tokens then only the rest).
 #pragma once
 
 #include <chrono>
@@ -86,6 +90,12 @@ class FakeModelServer {
   // OpenAI wire: refuse `max_tokens` as OpenAI does for its reasoning models
   // (400, naming the parameter, asking for `max_completion_tokens`).
   void RefuseMaxTokens(bool on);
+
+  // Prompt caching as the provider does it (the default), or none at all: to
+  // measure what caching saves.
+  void SetPromptCaching(bool on);
+  // Moves the prompt cache's clock forward (its entries live 5 minutes).
+  void AdvanceCacheClock(std::chrono::seconds by);
 
   // At most 1000 are kept; past that, a last entry tells how many more there were.
   std::vector<std::string> Violations() const;

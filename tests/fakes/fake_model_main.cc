@@ -2,7 +2,10 @@
 // demo and the benchmarks.
 //
 //   docwright_fake_model --wire openai|anthropic --key KEY --script FILE.json
+//                        [--prompt-cache on|off]
 //
+// --prompt-cache off: the provider caches nothing (fakes/fake_prompt_cache.h
+// describes what it does when on, the default).
 // Prints "fake model listening on BASE_URL" (flushed) once it serves, then serves
 // until SIGTERM or SIGINT; then it prints the violations it recorded to stderr
 // and exits 1 if there were any, else 0. The port is one the system picks:
@@ -39,7 +42,8 @@ namespace {
 
 int Usage(const std::string& problem) {
   std::cerr << "docwright_fake_model: " << problem << "\n"
-            << "usage: docwright_fake_model --wire openai|anthropic --key KEY --script FILE.json\n";
+            << "usage: docwright_fake_model --wire openai|anthropic --key KEY --script FILE.json"
+               " [--prompt-cache on|off]\n";
   return 2;
 }
 
@@ -47,7 +51,7 @@ int Usage(const std::string& problem) {
 
 int main(int argc, char** argv) {
   using docwright::testing::FakeModelServer;
-  std::string wire, key, script_path;
+  std::string wire, key, script_path, prompt_cache = "on";
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") return Usage("a scripted model server on 127.0.0.1");
@@ -59,6 +63,8 @@ int main(int argc, char** argv) {
       key = value;
     } else if (arg == "--script") {
       script_path = value;
+    } else if (arg == "--prompt-cache") {
+      prompt_cache = value;
     } else {
       return Usage("unknown argument " + arg);
     }
@@ -66,6 +72,8 @@ int main(int argc, char** argv) {
   if (wire != "openai" && wire != "anthropic") return Usage("--wire must be openai or anthropic");
   if (key.empty()) return Usage("--key is required");
   if (script_path.empty()) return Usage("--script is required");
+  if (prompt_cache != "on" && prompt_cache != "off")
+    return Usage("--prompt-cache must be on or off");
 
   std::ifstream in(script_path);
   if (!in) return Usage("cannot read " + script_path);
@@ -86,6 +94,7 @@ int main(int argc, char** argv) {
       wire == "openai" ? FakeModelServer::Wire::kOpenAI : FakeModelServer::Wire::kAnthropic, key,
       std::move(*script));
   server.RecordRequests(false);  // a benchmark's bodies would only grow memory
+  server.SetPromptCaching(prompt_cache == "on");
   std::cout << "fake model listening on " << server.BaseUrl() << std::endl;
 
   int signal = 0;
