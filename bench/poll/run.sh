@@ -11,6 +11,9 @@
 #                                       # for the run, fsync on), not SQLite
 #   ACCESS_LOG=file ./dw bench poll     # docwright with its access log (to a file in
 #                                       # the run's dir; or stderr), nginx without one
+#   METRICS=1 ./dw bench poll           # docwright with --metrics-listen, scraped
+#                                       # once a second while it is measured (every
+#                                       # request is counted and timed either way)
 #   CONDITIONAL=1 ./dw bench poll       # conditional polls: each request carries the
 #                                       # server's ETag in If-None-Match and is answered
 #                                       # 304 without a body, by both servers
@@ -28,12 +31,15 @@ THREADS="${THREADS:-1}"
 SERVER_THREADS="${SERVER_THREADS:-1}"
 DW_PORT="${DW_PORT:-18471}"
 NGINX_PORT="${NGINX_PORT:-18472}"
+METRICS_PORT="${METRICS_PORT:-18473}"
 
 work=$(mktemp -d /tmp/dw-bench-poll.XXXXXX)
 chmod 755 "$work"
 dw_pid=""
+scraper_pid=""
 pg_state=""
 cleanup() {
+  [ -n "$scraper_pid" ] && kill "$scraper_pid" 2>/dev/null || true
   [ -n "$dw_pid" ] && kill "$dw_pid" 2>/dev/null || true
   [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
   sleep 0.2
@@ -60,8 +66,10 @@ project=$("$BIN" project create --org "$org" --repository https://git.example/ac
 # needed. No access log, as nginx below has none, unless ACCESS_LOG says.
 access_log="${ACCESS_LOG:-off}"
 [ "$access_log" = file ] && access_log="$work/access.log"
+metrics=()
+[ -n "${METRICS:-}" ] && metrics=(--metrics-listen "127.0.0.1:$METRICS_PORT")
 "$BIN" serve --data-dir "$data" "${database[@]}" --listen "127.0.0.1:$DW_PORT" \
-  --io-threads "$SERVER_THREADS" --workers 1 --access-log "$access_log" \
+  --io-threads "$SERVER_THREADS" --workers 1 --access-log "$access_log" "${metrics[@]}" \
   2>"$work/serve.log" &
 dw_pid=$!
 for _ in $(seq 100); do
@@ -137,7 +145,12 @@ measure() {
   echo "$rps $p99"
 }
 
-echo "body: $size bytes${CONDITIONAL:+ (conditional: 304s without a body)}; wrk -t$THREADS -c$CONNECTIONS -d$DURATION; $ROUNDS rounds; $(nproc) cores"
+if [ -n "${METRICS:-}" ]; then
+  # A scraper as Prometheus is one, but ten times keener than its usual 10-15 s.
+  (while sleep 1; do curl -fsS "http://127.0.0.1:$METRICS_PORT/metrics" >/dev/null || exit 1; done) &
+  scraper_pid=$!
+fi
+echo "body: $size bytes${METRICS:+ (metrics scraped every second)}${CONDITIONAL:+ (conditional: 304s without a body)}; wrk -t$THREADS -c$CONNECTIONS -d$DURATION; $ROUNDS rounds; $(nproc) cores"
 # Warm both up, then alternate so drift affects both alike.
 wrk -t"$THREADS" -c"$CONNECTIONS" -d2s -H "$auth" "$url" >/dev/null
 wrk -t"$THREADS" -c"$CONNECTIONS" -d2s "http://127.0.0.1:$NGINX_PORT/job.json" >/dev/null

@@ -17,6 +17,7 @@
 #include "api/views.h"
 #include "core/ids.h"
 #include "core/json_writer.h"
+#include "core/metrics.h"
 #include "core/text.h"
 #include "core/time.h"
 
@@ -79,53 +80,68 @@ HookHeaders ReadHookHeaders(ForgeKind forge, const HttpRequest& req, const std::
 }  // namespace
 
 HttpResponse Api::ForgeHook(const Call& call, HttpRequest& req) {
-  const auto& seg = call.target.segments;  // hooks, {forge}, {projectId}
-  std::optional<ForgeKind> forge = ParseForge(seg[1]);
-  // "forgejo" is Gitea's kind too; the path names the three the forges' settings use.
-  if (!forge || *forge == ForgeKind::kLocal || seg[1] == "forgejo") return NoSuchHook();
-  const std::string project_id(seg[2]);
-  if (!LooksLikeId(project_id)) return NoSuchHook();
-  auto project = store_.GetProjectById(project_id);
-  if (!project.ok()) {
-    if (project.status().code() == Code::kNotFound) return NoSuchHook();
-    return ResponseFromStatus(project.status());
-  }
-  if (project->forge != *forge || !project->hook_secret || project->hook_secret->empty()) {
-    return NoSuchHook();
-  }
-  req.principal = "hook " + std::string(seg[1]);
+  // Every delivery is counted once: "refused" unless it was taken.
+  std::string_view outcome = "refused";
+  HttpResponse answer = [&]() -> HttpResponse {
+    const auto& seg = call.target.segments;  // hooks, {forge}, {projectId}
+    std::optional<ForgeKind> forge = ParseForge(seg[1]);
+    // "forgejo" is Gitea's kind too; the path names the three the forges' settings use.
+    if (!forge || *forge == ForgeKind::kLocal || seg[1] == "forgejo") return NoSuchHook();
+    const std::string project_id(seg[2]);
+    if (!LooksLikeId(project_id)) return NoSuchHook();
+    auto project = store_.GetProjectById(project_id);
+    if (!project.ok()) {
+      if (project.status().code() == Code::kNotFound) return NoSuchHook();
+      return ResponseFromStatus(project.status());
+    }
+    if (project->forge != *forge || !project->hook_secret || project->hook_secret->empty()) {
+      return NoSuchHook();
+    }
+    req.principal = "hook " + std::string(seg[1]);
 
-  HookHeaders headers = ReadHookHeaders(*forge, req, *project->hook_secret);
-  if (!headers.verified) {
-    spdlog::warn(
-        "hooks: refused a {} delivery for project {} (delivery {}, from {}): its signature or "
-        "token does not match the project's hook secret",
-        seg[1], project_id, OneLogLine(headers.delivery, 100), OneLogLine(req.client, 100));
-    return ErrorResponse(401, "the delivery's signature does not match the project's hook secret",
-                         "unauthorized");
-  }
-  if (!req.body.empty() && !IsJsonContentType(req.content_type)) {
-    return ErrorResponse(415, "send application/json (the hook's content type on the forge)",
-                         "unsupported_media_type");
-  }
+    HookHeaders headers = ReadHookHeaders(*forge, req, *project->hook_secret);
+    if (!headers.verified) {
+      spdlog::warn(
+          "hooks: refused a {} delivery for project {} (delivery {}, from {}): its signature or "
+          "token does not match the project's hook secret",
+          seg[1], project_id, OneLogLine(headers.delivery, 100), OneLogLine(req.client, 100));
+      return ErrorResponse(401, "the delivery's signature does not match the project's hook secret",
+                           "unauthorized");
+    }
+    if (!req.body.empty() && !IsJsonContentType(req.content_type)) {
+      return ErrorResponse(415, "send application/json (the hook's content type on the forge)",
+                           "unsupported_media_type");
+    }
 
-  ParsedForgeHook parsed = ParseForgeHook(*forge, headers.event, headers.delivery, req.body);
-  switch (parsed.outcome) {
-    case ParsedForgeHook::Outcome::kPing:
-      return HookAnswer(200, "pong");
-    case ParsedForgeHook::Outcome::kInvalid:
-      return ErrorResponse(400, parsed.reason, "invalid_request");
-    case ParsedForgeHook::Outcome::kIgnored:
-      return HookAnswer(202, "ignored", parsed.reason);
-    case ParsedForgeHook::Outcome::kEvent:
-      break;
-  }
-  if (project->archived_at) return HookAnswer(202, "ignored", "the project is archived");
-  parsed.event.project_id = project_id;
-  auto recorded = store_.RecordForgeEvent(std::move(parsed.event));
-  if (!recorded.ok()) return ResponseFromStatus(recorded.status());
-  if (!*recorded) return HookAnswer(200, "already received");
-  return HookAnswer(202, "accepted");
+    ParsedForgeHook parsed = ParseForgeHook(*forge, headers.event, headers.delivery, req.body);
+    switch (parsed.outcome) {
+      case ParsedForgeHook::Outcome::kPing:
+        outcome = "accepted";
+        return HookAnswer(200, "pong");
+      case ParsedForgeHook::Outcome::kInvalid:
+        return ErrorResponse(400, parsed.reason, "invalid_request");
+      case ParsedForgeHook::Outcome::kIgnored:
+        outcome = "accepted";
+        return HookAnswer(202, "ignored", parsed.reason);
+      case ParsedForgeHook::Outcome::kEvent:
+        break;
+    }
+    outcome = "accepted";  // from here on, the delivery was taken (or is known)
+    if (project->archived_at) return HookAnswer(202, "ignored", "the project is archived");
+    parsed.event.project_id = project_id;
+    auto recorded = store_.RecordForgeEvent(std::move(parsed.event));
+    if (!recorded.ok()) {
+      outcome = "refused";  // not recorded: the forge delivers it again
+      return ResponseFromStatus(recorded.status());
+    }
+    if (!*recorded) {
+      outcome = "duplicate";
+      return HookAnswer(200, "already received");
+    }
+    return HookAnswer(202, "accepted");
+  }();
+  metrics::RecordWebhookDelivery("in", outcome);
+  return answer;
 }
 
 }  // namespace docwright

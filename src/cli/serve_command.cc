@@ -3,9 +3,6 @@
 #include "cli/serve_command.h"
 
 #include <signal.h>
-#include <spdlog/async.h>
-#include <spdlog/sinks/basic_file_sink.h>
-#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,6 +20,7 @@
 
 #include "api/api.h"
 #include "cli/common.h"
+#include "cli/serve_metrics.h"
 #include "cli/serve_workflows.h"
 #include "core/crash_point.h"
 #include "core/job.h"
@@ -39,25 +37,6 @@
 
 namespace docwright {
 namespace {
-
-// Parses "HOST:PORT", "[V6]:PORT" or ":PORT".
-bool ParseListen(const std::string& s, std::string* host, uint16_t* port) {
-  size_t colon = s.rfind(':');
-  if (colon == std::string::npos) return false;
-  std::string h = s.substr(0, colon);
-  if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
-  if (h.empty()) h = "0.0.0.0";
-  try {
-    size_t used = 0;
-    int p = std::stoi(s.substr(colon + 1), &used);
-    if (used != s.size() - colon - 1 || p < 0 || p > 65535) return false;
-    *port = static_cast<uint16_t>(p);
-  } catch (...) {
-    return false;
-  }
-  *host = h;
-  return true;
-}
 
 // A positive whole number from the environment; nullopt when unset.
 Result<std::optional<int64_t>> EnvCount(const char* name, int64_t max) {
@@ -155,6 +134,7 @@ struct NodeOptions {
   double webhook_disable_after_s = 24 * 3600;
   bool webhook_allow_private = false;
   WorkflowFlags workflows;
+  MetricsFlags metrics;
 };
 
 // The options of `serve` alone: its HTTP server.
@@ -257,6 +237,7 @@ void AddNodeOptions(CLI::App* cmd, NodeOptions& o, int min_workers) {
       ->envname("DOCWRIGHT_COMMIT_EMAIL");
   AddWebhookOptions(cmd, o);
   AddWorkflowOptions(cmd, o.workflows);
+  AddMetricsOptions(cmd, o.metrics);
 }
 
 // `serve`'s options on where it listens and how it reads and caches.
@@ -350,39 +331,6 @@ Result<std::vector<std::pair<std::string, std::string>>> ParseV1Models(
     out.emplace_back(std::move(name), std::move(model));
   }
   return out;
-}
-
-// The access log: a line per answered request, written by a thread of its own
-// so that no request waits on a disk or a terminal; when it falls behind, the
-// oldest lines waiting are dropped, never a request held. nullptr for "off".
-Result<std::shared_ptr<spdlog::logger>> MakeAccessLog(const std::string& where) {
-  if (where == "off") return std::shared_ptr<spdlog::logger>();
-  spdlog::sink_ptr sink;
-  try {
-    if (where == "stderr") {
-      sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
-    } else {
-      sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(where);  // appends
-    }
-  } catch (const spdlog::spdlog_ex& e) {
-    return Status::InvalidArgument("--access-log must be off, stderr or a file to append to: " +
-                                   std::string(e.what()));
-  }
-  spdlog::init_thread_pool(8192, 1);
-  auto logger = std::make_shared<spdlog::async_logger>(
-      "access", sink, spdlog::thread_pool(), spdlog::async_overflow_policy::overrun_oldest);
-  logger->set_pattern("%Y-%m-%dT%H:%M:%S.%eZ access %v", spdlog::pattern_time_type::utc);
-  logger->flush_on(spdlog::level::info);  // each line, on the log's own thread
-  return std::shared_ptr<spdlog::logger>(std::move(logger));
-}
-
-// One access log line: method, route pattern, status, time taken, the key's id,
-// the client's address and the body's size. Never the key, the query or the body.
-void LogAccess(spdlog::logger& log, const AccessRecord& r) {
-  auto or_dash = [](std::string_view s) { return s.empty() ? std::string_view("-") : s; };
-  log.info("{} {} {} {:.3f}ms key={} client={} bytes={}", or_dash(r.method), or_dash(r.route),
-           r.status, static_cast<double>(r.duration.count()) / 1000.0, or_dash(r.principal),
-           or_dash(r.client), r.body_bytes);
 }
 
 // Threads the runner left behind still run: the normal exit would destroy what
@@ -487,6 +435,9 @@ int RunWorker(const Common& common, const NodeOptions& o, const AgentFactory& ma
   if (!model.ok()) return Fail(model.status());
   AgentChoice agent = MakeNodeAgent(*model, make_agent);
   RepositoryTurnsOptions to = MakeTurnsOptions(common, o, *model);
+  auto prices = PrepareMetrics(o.metrics, model->model);
+  if (!prices.ok()) return Fail(prices.status());
+  to.prices = *prices;
   RaiseOpenFileLimit();  // each worker holds a connection to the model, and git's files
   if (to.public_url.empty()) {
     to.public_url = "http://127.0.0.1:8080";
@@ -502,6 +453,8 @@ int RunWorker(const Common& common, const NodeOptions& o, const AgentFactory& ma
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  auto metrics = MetricsListener::Start(o.metrics, nullptr);  // the queue is serve's to report
+  if (!metrics.ok()) return Fail(metrics.status());
   runner.Start();
   auto deliveries = MakeDeliveryWorkers(**store, o);
   auto engine = StartWorkflowEngine(**store, mirrors, o.workflows, ForgeEventsOf(to));
@@ -639,6 +592,8 @@ int RunServer(const Common& common, const ServeOptions& o, const AgentFactory& m
   auto model = ReadModelConfig();
   if (!model.ok()) return Fail(model.status());
   AgentChoice agent = MakeNodeAgent(*model, make_agent);
+  auto prices = PrepareMetrics(o.node.metrics, model->model);
+  if (!prices.ok()) return Fail(prices.status());
   LateRunner runner;
   EventStreams streams(
       **store,
@@ -655,7 +610,8 @@ int RunServer(const Common& common, const ServeOptions& o, const AgentFactory& m
                      .v1_models = std::move(*v1_models),
                      .v1_stream_lifetime = v1_lifetime,
                      .public_url = o.node.public_url,
-                     .session_lifetime = std::chrono::seconds(o.http.session_lifetime_s)},
+                     .session_lifetime = std::chrono::seconds(o.http.session_lifetime_s),
+                     .prices = *prices},
           runner.Hooks(), &streams);
   auto server_options = MakeServerOptions(o.http, host, port, o.node.workers);
   if (!server_options.ok()) return Fail(server_options.status());
@@ -664,7 +620,10 @@ int RunServer(const Common& common, const ServeOptions& o, const AgentFactory& m
   std::shared_ptr<spdlog::logger> access = std::move(*access_log);
   HttpServer server(*server_options, MakeHandlers(api, access));
   if (Status s = server.Listen(); !s.ok()) return Fail(s);
+  auto metrics = MetricsListener::Start(o.node.metrics, store->get());
+  if (!metrics.ok()) return Fail(metrics.status());
   RepositoryTurnsOptions to = MakeTurnsOptions(common, o.node, *model);
+  to.prices = *prices;
   if (to.public_url.empty()) to.public_url = LocalPublicUrl(host, server.port());
   spdlog::info("listening on http://{}:{} (data: {}); the dashboard: {}/ui/", UrlHost(host),
                server.port(), RedactCredentials(common.DatabaseUrl()), to.public_url);

@@ -9,6 +9,7 @@
 
 #include "core/crash_point.h"
 #include "core/ids.h"
+#include "core/metrics.h"
 
 namespace docwright::events {
 
@@ -88,6 +89,10 @@ void DeliveryWorkers::Run(int index) {
     auto recorded =
         store_.FinishWebhookDelivery(d.id, worker_id, attempt, options_.retry.give_up_after);
     const std::string event_id = EventId(d.event);
+    bool gave_up = recorded.ok() && *recorded == Store::DeliveryRecorded::kEndpointDisabled;
+    metrics::RecordWebhookDelivery("out", sent.delivered ? "delivered"
+                                          : gave_up      ? "gave_up"
+                                                         : "failed");
     if (!recorded.ok()) {
       spdlog::warn("webhooks: cannot record the delivery of {} to endpoint {}: {}", event_id,
                    d.endpoint_id, recorded.status().message());

@@ -2,7 +2,9 @@
 
 #include <cctype>
 #include <chrono>
+#include <thread>
 
+#include "core/metrics.h"
 #include "core/text.h"
 
 namespace docwright::forge {
@@ -82,7 +84,30 @@ Result<RestReply> RestClient::Call(const std::string& method, const std::string&
                                      ": a header value holds a line break (check the token)");
     }
   }
-  auto sent = client_.SendWithRetries(request, policy_);
+  // Each attempt is one request to the forge: an attempt that is retried ends
+  // as the wait before the next begins.
+  std::string forge = name_;  // "GitHub": "github"
+  for (char& c : forge) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto attempt_start = std::chrono::steady_clock::now();
+  bool counted = false;
+  http::RetryPolicy policy = policy_;
+  policy.sleep = [&](std::chrono::milliseconds wait) {
+    metrics::RecordForgeRequest(forge, false, metrics::SecondsSince(attempt_start));
+    bool go_on = true;
+    if (policy_.sleep) {
+      go_on = policy_.sleep(wait);
+    } else {
+      std::this_thread::sleep_for(wait);
+    }
+    attempt_start = std::chrono::steady_clock::now();
+    counted = !go_on;  // no attempt follows: the last one is counted
+    return go_on;
+  };
+  auto sent = client_.SendWithRetries(request, policy);
+  if (!counted) {
+    metrics::RecordForgeRequest(forge, sent.ok() && sent->status / 100 == 2,
+                                metrics::SecondsSince(attempt_start));
+  }
   if (!sent.ok()) {
     return Status::Unavailable(name_ + " could not be used (" + what +
                                "): " + sent.status().message());

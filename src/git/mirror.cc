@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "core/crash_point.h"
+#include "core/metrics.h"
 #include "git/file_lock.h"
 #include "git/libgit2.h"
 #include "git/local_remote.h"
@@ -205,51 +206,57 @@ Result<std::map<std::string, std::optional<std::string>>> Mirror::FetchBranches(
   auto hold = impl_->Take(limits, cancelled, /*files=*/true);
   if (!hold.ok()) return Status::Unavailable("cannot fetch: " + hold.status().message());
   if (cancelled && cancelled()) return Status::Unavailable("the fetch was cancelled");
-  // Opened for each use: a handle kept open would not notice the remote being
-  // repacked, pruned or replaced.
-  if (auto local = LocalRemote::Open(impl_->url)) {
-    auto heads = local->Heads(impl_->repo.get(), branches);
-    if (!heads.ok()) return heads.status();
-    if (*heads) return std::move(**heads);
-  }
-  // Before the remote, so that it outlives the remote's connections.
-  TransferScope scope(limits, cancelled);
-  auto remote = impl_->Remote();
-  if (!remote.ok()) return remote.status();
-  std::vector<std::string> specs, tracking;
-  for (const std::string& branch : branches) {
-    specs.push_back("+refs/heads/" + branch + ":refs/remotes/origin/" + branch);
-    tracking.push_back("refs/remotes/origin/" + branch);
-  }
-  impl_->RemoveStaleLocks(tracking);
-  std::vector<char*> spec_ptrs;
-  for (std::string& spec : specs) spec_ptrs.push_back(spec.data());
-  git_strarray refspecs{spec_ptrs.data(), spec_ptrs.size()};
-  git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
-  RemoteSession session{impl_->CredentialsNow(), impl_->url, &cancelled, &scope};
-  opts.callbacks = Callbacks(&session);
-  opts.prune = GIT_FETCH_PRUNE;
-  opts.update_fetchhead = 0;  // nobody reads FETCH_HEAD: not writing it saves a file per fetch
-  opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
-  git_error_clear();
-  int rc = git_remote_fetch(remote->get(), &refspecs, &opts, nullptr);
-  std::string names = branches.empty() ? "" : branches.front();
-  for (size_t i = 1; i < branches.size(); ++i) names += " and " + branches[i];
-  if (rc != 0) return SessionFail(session, "cannot fetch " + names + " from the remote", rc);
-  std::map<std::string, std::optional<std::string>> heads;
-  for (const std::string& branch : branches) {
-    git_oid head;
-    std::string ref = "refs/remotes/origin/" + branch;
-    rc = git_reference_name_to_id(&head, impl_->repo.get(), ref.c_str());
-    if (rc == GIT_ENOTFOUND) {
-      heads[branch] = std::nullopt;
-    } else if (rc != 0) {
-      return Fail("cannot resolve " + branch, rc);
-    } else {
-      heads[branch] = Hex(head);
+  // Timed once the mirror is ours: waiting for another turn's use is not the remote's.
+  const auto started = std::chrono::steady_clock::now();
+  auto fetched = [&]() -> Result<std::map<std::string, std::optional<std::string>>> {
+    // Opened for each use: a handle kept open would not notice the remote being
+    // repacked, pruned or replaced.
+    if (auto local = LocalRemote::Open(impl_->url)) {
+      auto heads = local->Heads(impl_->repo.get(), branches);
+      if (!heads.ok()) return heads.status();
+      if (*heads) return std::move(**heads);
     }
-  }
-  return heads;
+    // Before the remote, so that it outlives the remote's connections.
+    TransferScope scope(limits, cancelled);
+    auto remote = impl_->Remote();
+    if (!remote.ok()) return remote.status();
+    std::vector<std::string> specs, tracking;
+    for (const std::string& branch : branches) {
+      specs.push_back("+refs/heads/" + branch + ":refs/remotes/origin/" + branch);
+      tracking.push_back("refs/remotes/origin/" + branch);
+    }
+    impl_->RemoveStaleLocks(tracking);
+    std::vector<char*> spec_ptrs;
+    for (std::string& spec : specs) spec_ptrs.push_back(spec.data());
+    git_strarray refspecs{spec_ptrs.data(), spec_ptrs.size()};
+    git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
+    RemoteSession session{impl_->CredentialsNow(), impl_->url, &cancelled, &scope};
+    opts.callbacks = Callbacks(&session);
+    opts.prune = GIT_FETCH_PRUNE;
+    opts.update_fetchhead = 0;  // nobody reads FETCH_HEAD: not writing it saves a file per fetch
+    opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+    git_error_clear();
+    int rc = git_remote_fetch(remote->get(), &refspecs, &opts, nullptr);
+    std::string names = branches.empty() ? "" : branches.front();
+    for (size_t i = 1; i < branches.size(); ++i) names += " and " + branches[i];
+    if (rc != 0) return SessionFail(session, "cannot fetch " + names + " from the remote", rc);
+    std::map<std::string, std::optional<std::string>> heads;
+    for (const std::string& branch : branches) {
+      git_oid head;
+      std::string ref = "refs/remotes/origin/" + branch;
+      rc = git_reference_name_to_id(&head, impl_->repo.get(), ref.c_str());
+      if (rc == GIT_ENOTFOUND) {
+        heads[branch] = std::nullopt;
+      } else if (rc != 0) {
+        return Fail("cannot resolve " + branch, rc);
+      } else {
+        heads[branch] = Hex(head);
+      }
+    }
+    return heads;
+  }();
+  metrics::RecordGitOperation("fetch", fetched.ok(), metrics::SecondsSince(started));
+  return fetched;
 }
 
 void Mirror::Forget(const std::string& branch) {
@@ -555,23 +562,25 @@ Status Mirror::Push(const std::string& commit, const std::string& branch,
   if (!hold.ok())
     return Status::Unavailable("cannot push " + branch + ": " + hold.status().message());
   if (cancelled && cancelled()) return Status::Unavailable("the push was cancelled");
-  if (auto local = LocalRemote::Open(impl_->url)) {
-    return local->Push(impl_->repo.get(), *oid, branch, expected);
-  }
-  git_repository* repo = impl_->repo.get();
-  // libgit2 pushes references, not bare commits: point a private ref at it.
-  std::string local = "refs/docwright/push/" + branch;
-  impl_->RemoveStaleLocks({local, "refs/remotes/origin/" + branch});
-  git_reference* ref = nullptr;
-  int rc = git_reference_create(&ref, repo, local.c_str(), &*oid, /*force=*/1, nullptr);
-  if (rc != 0) return Fail("cannot prepare the push", rc);
-  RefPtr ref_ptr(ref);
+  const auto started = std::chrono::steady_clock::now();  // as for a fetch: once held
+  Status pushed = [&]() -> Status {
+    if (auto local = LocalRemote::Open(impl_->url)) {
+      return local->Push(impl_->repo.get(), *oid, branch, expected);
+    }
+    git_repository* repo = impl_->repo.get();
+    // libgit2 pushes references, not bare commits: point a private ref at it.
+    std::string local = "refs/docwright/push/" + branch;
+    impl_->RemoveStaleLocks({local, "refs/remotes/origin/" + branch});
+    git_reference* ref = nullptr;
+    int rc = git_reference_create(&ref, repo, local.c_str(), &*oid, /*force=*/1, nullptr);
+    if (rc != 0) return Fail("cannot prepare the push", rc);
+    RefPtr ref_ptr(ref);
 
-  TransferScope scope(limits, cancelled);  // before the remote: it outlives its connections
-  auto remote = impl_->Remote();
-  if (!remote.ok()) return remote.status();
-  const Credentials credentials = impl_->CredentialsNow();
-  Status pushed = PushToRemote({.remote = remote->get(),
+    TransferScope scope(limits, cancelled);  // before the remote: it outlives its connections
+    auto remote = impl_->Remote();
+    if (!remote.ok()) return remote.status();
+    const Credentials credentials = impl_->CredentialsNow();
+    Status done = PushToRemote({.remote = remote->get(),
                                 .credentials = credentials,
                                 .url = impl_->url,
                                 .cancelled = cancelled,
@@ -580,15 +589,18 @@ Status Mirror::Push(const std::string& commit, const std::string& branch,
                                 .local = local,
                                 .commit = *oid,
                                 .expected = expected});
-  if (!pushed.ok()) return pushed;
-  // The private ref has served; the mirror now knows the remote's new head.
-  git_reference_delete(ref_ptr.get());
-  std::string tracking = "refs/remotes/origin/" + branch;
-  git_reference* t = nullptr;
-  if (git_reference_create(&t, repo, tracking.c_str(), &*oid, 1, nullptr) == 0) {
-    git_reference_free(t);
-  }
-  return Status();
+    if (!done.ok()) return done;
+    // The private ref has served; the mirror now knows the remote's new head.
+    git_reference_delete(ref_ptr.get());
+    std::string tracking = "refs/remotes/origin/" + branch;
+    git_reference* t = nullptr;
+    if (git_reference_create(&t, repo, tracking.c_str(), &*oid, 1, nullptr) == 0) {
+      git_reference_free(t);
+    }
+    return Status();
+  }();
+  metrics::RecordGitOperation("push", pushed.ok(), metrics::SecondsSince(started));
+  return pushed;
 }
 
 }  // namespace docwright::git

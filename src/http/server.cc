@@ -1,5 +1,6 @@
 #include "http/server.h"
 
+#include "core/metrics.h"
 #include "core/text.h"
 
 #include <spdlog/spdlog.h>
@@ -465,9 +466,12 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
       response = ErrorResponse(503, "the server is shutting down", "unavailable");
       response.headers.emplace_back("Retry-After", "1");
     }
+    auto took = std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::steady_clock::now() - log_.started);
+    // The route pattern the application named, never the path as sent.
+    metrics::RecordHttpRequest(log_.route, log_.method, response.status,
+                               std::chrono::duration<double>(took).count());
     if (state_.handlers.access_log) {
-      auto took = std::chrono::duration_cast<std::chrono::microseconds>(
-          std::chrono::steady_clock::now() - log_.started);
       state_.handlers.access_log(
           AccessRecord{.method = log_.method,
                        .route = log_.route,

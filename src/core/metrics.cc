@@ -1,0 +1,572 @@
+// The registry, the text exposition format (0.0.4) and the catalog of
+// core/metrics.h. Written here rather than taken from a client library: the
+// format is small, and the libraries bring an HTTP server of their own.
+#include "core/metrics.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <list>
+#include <map>
+#include <mutex>
+#include <set>
+#include <shared_mutex>
+
+namespace docwright::metrics {
+
+enum class Kind { kCounter, kGauge, kHistogram };
+
+namespace {
+
+bool ValidName(std::string_view name, bool colon_allowed) {
+  if (name.empty()) return false;
+  for (size_t i = 0; i < name.size(); ++i) {
+    char c = name[i];
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+              (colon_allowed && c == ':') || (i > 0 && c >= '0' && c <= '9');
+    if (!ok) return false;
+  }
+  return true;
+}
+
+[[noreturn]] void Bug(std::string_view what) {
+  std::fprintf(stderr, "metrics: %.*s\n", static_cast<int>(what.size()), what.data());
+  std::abort();
+}
+
+// A sample value as the format writes floats: "+Inf", "-Inf", "NaN", or the
+// shortest text that reads back as the same double.
+void AppendNumber(std::string& out, double v) {
+  if (std::isnan(v)) {
+    out += "NaN";
+  } else if (std::isinf(v)) {
+    out += v > 0 ? "+Inf" : "-Inf";
+  } else {
+    char buf[64];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, ec == std::errc() ? end : buf);
+  }
+}
+
+// A label value inside double quotes: backslash, double quote and line feed escaped.
+void AppendLabelValue(std::string& out, std::string_view v) {
+  for (char c : v) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+}
+
+// HELP text: backslash and line feed escaped (a double quote is left as it is).
+void AppendHelp(std::string& out, std::string_view v) {
+  for (char c : v) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+}
+
+}  // namespace
+
+// One family's label sets and their values. Histograms keep a count per bucket
+// (not cumulative; summed as they are written), their sum and their count.
+class Family {
+ public:
+  Family(std::string name, std::string help, Kind kind, std::vector<std::string> labels,
+         std::vector<double> buckets)
+      : name_(std::move(name)),
+        help_(std::move(help)),
+        kind_(kind),
+        labels_(std::move(labels)),
+        buckets_(std::move(buckets)) {}
+
+  void Add(std::initializer_list<std::string_view> labels, double by) {
+    std::lock_guard lock(mu_);
+    Find(labels).value += by;
+  }
+  void Set(std::initializer_list<std::string_view> labels, double value) {
+    std::lock_guard lock(mu_);
+    Find(labels).value = value;
+  }
+  void Clear() {
+    std::lock_guard lock(mu_);
+    series_.clear();
+  }
+  void Observe(std::initializer_list<std::string_view> labels, double value) {
+    std::lock_guard lock(mu_);
+    Series& s = Find(labels);
+    // The first bucket whose bound is at least the value; past the last: +Inf only.
+    size_t i = std::lower_bound(buckets_.begin(), buckets_.end(), value) - buckets_.begin();
+    if (s.buckets.empty()) s.buckets.assign(buckets_.size() + 1, 0);
+    ++s.buckets[i];
+    s.value += value;
+    ++s.count;
+  }
+
+  void Render(std::string& out) const {
+    out += "# HELP ";
+    out += name_;
+    out += ' ';
+    AppendHelp(out, help_);
+    out += "\n# TYPE ";
+    out += name_;
+    out += kind_ == Kind::kCounter ? " counter\n"
+           : kind_ == Kind::kGauge ? " gauge\n"
+                                   : " histogram\n";
+    std::lock_guard lock(mu_);
+    for (const auto& [values, s] : series_) {
+      if (kind_ != Kind::kHistogram) {
+        Line(out, "", values, nullptr, s.value);
+        continue;
+      }
+      uint64_t cumulative = 0;
+      for (size_t i = 0; i <= buckets_.size(); ++i) {
+        cumulative += s.buckets.empty() ? 0 : s.buckets[i];
+        std::string le;
+        AppendNumber(le, i < buckets_.size() ? buckets_[i] : INFINITY);
+        Line(out, "_bucket", values, &le, static_cast<double>(cumulative));
+      }
+      Line(out, "_sum", values, nullptr, s.value);
+      Line(out, "_count", values, nullptr, static_cast<double>(s.count));
+    }
+  }
+
+  void SetKindCheck(Kind kind) const {
+    if (kind != kind_) Bug("family " + name_ + " made twice with different kinds");
+  }
+
+ private:
+  struct Series {
+    double value = 0;  // counters and gauges; a histogram's sum
+    uint64_t count = 0;
+    std::vector<uint64_t> buckets;
+  };
+
+  // The series of `labels`, made if new; past kMaxSeries a new label set is
+  // counted as every label "other". Under mu_.
+  Series& Find(std::initializer_list<std::string_view> labels) {
+    if (labels.size() != labels_.size()) {
+      Bug("family " + name_ + " takes " + std::to_string(labels_.size()) + " labels");
+    }
+    key_.assign(labels.begin(), labels.end());
+    auto it = series_.find(key_);
+    if (it != series_.end()) return it->second;
+    std::vector<std::string> key(labels.begin(), labels.end());
+    if (series_.size() >= kMaxSeries) key.assign(labels_.size(), "other");
+    return series_[std::move(key)];
+  }
+
+  void Line(std::string& out, std::string_view suffix, const std::vector<std::string>& values,
+            const std::string* le, double value) const {
+    out += name_;
+    out += suffix;
+    if (!values.empty() || le) {
+      out += '{';
+      for (size_t i = 0; i < values.size(); ++i) {
+        if (i) out += ',';
+        out += labels_[i];
+        out += "=\"";
+        AppendLabelValue(out, values[i]);
+        out += '"';
+      }
+      if (le) {
+        if (!values.empty()) out += ',';
+        out += "le=\"";
+        out += *le;
+        out += '"';
+      }
+      out += '}';
+    }
+    out += ' ';
+    AppendNumber(out, value);
+    out += '\n';
+  }
+
+  const std::string name_;
+  const std::string help_;
+  const Kind kind_;
+  const std::vector<std::string> labels_;
+  const std::vector<double> buckets_;
+  mutable std::mutex mu_;
+  // Ordered by label values, for a stable exposition; compared as strings.
+  std::map<std::vector<std::string>, Series, std::less<>> series_;
+  std::vector<std::string> key_;  // the lookup key, reused (under mu_)
+};
+
+void Counter::Add(std::initializer_list<std::string_view> labels, double by) {
+  // A counter only goes up: a negative or NaN step is dropped.
+  if (!(by >= 0)) return;
+  family_->Add(labels, by);
+}
+
+void Gauge::Set(std::initializer_list<std::string_view> labels, double value) {
+  family_->Set(labels, value);
+}
+void Gauge::Add(std::initializer_list<std::string_view> labels, double by) {
+  family_->Add(labels, by);
+}
+void Gauge::Clear() { family_->Clear(); }
+
+void Histogram::Observe(std::initializer_list<std::string_view> labels, double value) {
+  if (std::isnan(value)) return;
+  family_->Observe(labels, value);
+}
+
+std::vector<double> DurationBuckets() {
+  return {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+          1,     2.5,    5,     10,   30,    60,   120, 300,  600};
+}
+
+// The collectors live in a list of their own, shared with the handles that
+// remove them, so that a handle may outlive the registry.
+struct CollectorList {
+  std::mutex mu;
+  uint64_t next_id = 0;
+  std::map<uint64_t, std::shared_ptr<Registry::Collector>> collectors;
+};
+
+struct Registry::State {
+  std::mutex mu;  // families_ and the objects handed out
+  std::map<std::string, std::unique_ptr<Family>, std::less<>> families;
+  std::list<Counter> counters;  // stable addresses
+  std::list<Gauge> gauges;
+  std::list<Histogram> histograms;
+  std::map<std::string, void*, std::less<>> handles;  // name -> Counter*/Gauge*/Histogram*
+  std::shared_ptr<CollectorList> collectors = std::make_shared<CollectorList>();
+
+  Family* Make(std::string name, std::string help, Kind kind, std::vector<std::string> labels,
+               std::vector<double> buckets) {
+    if (!ValidName(name, true)) Bug("invalid metric name " + name);
+    for (const std::string& l : labels) {
+      // "le" is the histograms' own; "__" starts names Prometheus reserves.
+      if (!ValidName(l, false) || l.starts_with("__") || (kind == Kind::kHistogram && l == "le")) {
+        Bug("invalid label name " + l + " of " + name);
+      }
+    }
+    if (kind == Kind::kHistogram &&
+        (buckets.empty() || !std::is_sorted(buckets.begin(), buckets.end()) ||
+         std::adjacent_find(buckets.begin(), buckets.end()) != buckets.end() ||
+         std::isinf(buckets.back()) || std::isnan(buckets.back()))) {
+      Bug("the buckets of " + name + " must increase, finite");
+    }
+    if (auto it = families.find(name); it != families.end()) {
+      it->second->SetKindCheck(kind);
+      return nullptr;  // already made: the caller returns the handle it has
+    }
+    auto family = std::make_unique<Family>(name, std::move(help), kind, std::move(labels),
+                                           std::move(buckets));
+    Family* f = family.get();
+    families.emplace(std::move(name), std::move(family));
+    return f;
+  }
+};
+
+Registry::Registry() : state_(std::make_unique<State>()) {}
+Registry::~Registry() = default;
+
+Counter& Registry::MakeCounter(std::string name, std::string help,
+                               std::vector<std::string> labels) {
+  std::lock_guard lock(state_->mu);
+  std::string key = name;
+  if (Family* f =
+          state_->Make(std::move(name), std::move(help), Kind::kCounter, std::move(labels), {})) {
+    Counter& c = state_->counters.emplace_back(Counter(f));
+    state_->handles[key] = &c;
+    return c;
+  }
+  return *static_cast<Counter*>(state_->handles[key]);
+}
+
+Gauge& Registry::MakeGauge(std::string name, std::string help, std::vector<std::string> labels) {
+  std::lock_guard lock(state_->mu);
+  std::string key = name;
+  bool unlabelled = labels.empty();
+  if (Family* f =
+          state_->Make(std::move(name), std::move(help), Kind::kGauge, std::move(labels), {})) {
+    Gauge& g = state_->gauges.emplace_back(Gauge(f));
+    state_->handles[key] = &g;
+    // One sample from the start: "0", not absent, until it is set.
+    if (unlabelled) g.Set({}, 0);
+    return g;
+  }
+  return *static_cast<Gauge*>(state_->handles[key]);
+}
+
+Histogram& Registry::MakeHistogram(std::string name, std::string help,
+                                   std::vector<std::string> labels, std::vector<double> buckets) {
+  std::lock_guard lock(state_->mu);
+  std::string key = name;
+  if (Family* f = state_->Make(std::move(name), std::move(help), Kind::kHistogram,
+                               std::move(labels), std::move(buckets))) {
+    Histogram& h = state_->histograms.emplace_back(Histogram(f));
+    state_->handles[key] = &h;
+    return h;
+  }
+  return *static_cast<Histogram*>(state_->handles[key]);
+}
+
+std::shared_ptr<void> Registry::AddCollector(Collector collect) {
+  auto list = state_->collectors;
+  uint64_t id;
+  {
+    std::lock_guard lock(list->mu);
+    id = list->next_id++;
+    list->collectors[id] = std::make_shared<Collector>(std::move(collect));
+  }
+  std::weak_ptr<CollectorList> weak = list;
+  // The handle owns nothing but the removal.
+  return std::shared_ptr<void>(static_cast<void*>(nullptr), [weak, id](void*) {
+    if (auto l = weak.lock()) {
+      std::lock_guard lock(l->mu);
+      l->collectors.erase(id);
+    }
+  });
+}
+
+std::string Registry::Render() {
+  std::vector<std::shared_ptr<Collector>> collectors;
+  {
+    std::lock_guard lock(state_->collectors->mu);
+    for (auto& [id, c] : state_->collectors->collectors) collectors.push_back(c);
+  }
+  for (auto& c : collectors) (*c)();  // outside the lock: they record into families
+  std::string out;
+  std::lock_guard lock(state_->mu);
+  for (const auto& [name, family] : state_->families) family->Render(out);
+  return out;
+}
+
+// --- The catalog -----------------------------------------------------------------
+
+namespace {
+
+struct Catalog {
+  Gauge* build_info;
+  Counter* http_requests;
+  Histogram* http_duration;
+  Counter* turns;
+  Histogram* turn_duration;
+  Gauge* turns_in_flight;
+  Histogram* step_duration;
+  Histogram* git_duration;
+  Histogram* forge_duration;
+  Counter* model_requests;
+  Counter* model_retries;
+  Counter* model_tokens;
+  Histogram* model_duration;
+  Counter* webhook_deliveries;
+  Histogram* store_duration;
+  Counter* store_retries;
+  Counter* budget_stops;
+  Gauge* queue_depth;
+  Gauge* queue_age;
+  Gauge* budget_used;
+};
+
+Catalog* catalog = nullptr;
+
+void MakeCatalog(Registry& r, Catalog& c) {
+  auto d = DurationBuckets();
+  c.build_info =
+      &r.MakeGauge("docwright_build_info", "The docwright version this process runs.", {"version"});
+  c.http_requests = &r.MakeCounter("docwright_http_requests_total",
+                                   "HTTP requests answered, by route pattern, method and status.",
+                                   {"route", "method", "status"});
+  c.http_duration = &r.MakeHistogram(
+      "docwright_http_request_duration_seconds",
+      "Time from a request's first byte read to its response written.", {"route", "method"}, d);
+  c.turns = &r.MakeCounter("docwright_turns_total", "Turns ended, by outcome.", {"outcome"});
+  c.turn_duration = &r.MakeHistogram("docwright_turn_duration_seconds",
+                                     "How long turns ran, by outcome.", {"outcome"}, d);
+  c.turns_in_flight = &r.MakeGauge("docwright_turns_in_flight", "Turns running on this node.", {});
+  c.step_duration = &r.MakeHistogram(
+      "docwright_turn_step_duration_seconds",
+      "One step of the agent's loop: a model request and the tool calls of its reply.", {}, d);
+  c.git_duration =
+      &r.MakeHistogram("docwright_git_operation_duration_seconds",
+                       "Fetches and pushes of projects' repositories.", {"operation", "result"}, d);
+  c.forge_duration =
+      &r.MakeHistogram("docwright_forge_request_duration_seconds",
+                       "HTTP requests to hosted forges' APIs.", {"forge", "result"}, d);
+  c.model_requests =
+      &r.MakeCounter("docwright_model_requests_total",
+                     "Model requests, with their retries, by provider, model and result.",
+                     {"provider", "model", "result"});
+  c.model_retries =
+      &r.MakeCounter("docwright_model_retries_total", "Model request attempts beyond the first.",
+                     {"provider", "model"});
+  c.model_tokens = &r.MakeCounter(
+      "docwright_model_tokens_total",
+      "Tokens of model requests by kind: input (uncached), cached_input, cache_write, output.",
+      {"provider", "model", "kind"});
+  c.model_duration =
+      &r.MakeHistogram("docwright_model_request_duration_seconds",
+                       "Model requests, retries included.", {"provider", "model"}, d);
+  c.webhook_deliveries = &r.MakeCounter(
+      "docwright_webhook_deliveries_total",
+      "Webhook deliveries: out (the service's own) and in (forges' to /hooks), by outcome.",
+      {"direction", "outcome"});
+  c.store_duration =
+      &r.MakeHistogram("docwright_store_transaction_duration_seconds",
+                       "Store transactions over all their attempts.", {"driver", "kind"}, d);
+  c.store_retries =
+      &r.MakeCounter("docwright_store_transaction_retries_total",
+                     "Store transaction attempts beyond the first.", {"driver", "kind"});
+  c.budget_stops = &r.MakeCounter("docwright_budget_stops_total",
+                                  "Turns refused (start) or ended (running) by a monthly budget.",
+                                  {"owner", "when"});
+  c.queue_depth = &r.MakeGauge("docwright_queue_depth", "Turns waiting to run, on all nodes.", {});
+  c.queue_age = &r.MakeGauge("docwright_queue_oldest_age_seconds",
+                             "How long the oldest waiting turn has waited; 0 when none waits.", {});
+  c.budget_used =
+      &r.MakeGauge("docwright_budget_used_ratio",
+                   "What a monthly budget has spent this month over the budget (1: spent).",
+                   {"project", "owner", "kind"});
+}
+
+Catalog& Cat() {
+  Default();
+  return *catalog;
+}
+
+// `value` if it is one of `allowed`, else "other": labels stay bounded whatever
+// a caller passes.
+std::string_view OneOf(std::string_view value, std::initializer_list<std::string_view> allowed) {
+  for (std::string_view a : allowed) {
+    if (a == value) return value;
+  }
+  return "other";
+}
+
+std::shared_mutex models_mu;
+std::set<std::string, std::less<>>* allowed_models = new std::set<std::string, std::less<>>();
+
+}  // namespace
+
+Registry& Default() {
+  // Never destroyed: threads may record while the process exits.
+  static Registry* registry = [] {
+    auto* r = new Registry();
+    catalog = new Catalog();
+    MakeCatalog(*r, *catalog);
+    return r;
+  }();
+  return *registry;
+}
+
+void AllowModelLabels(std::vector<std::string> models) {
+  std::unique_lock lock(models_mu);
+  allowed_models->clear();
+  for (std::string& m : models) {
+    // A label is short and printable; the table's "prefix*" keys stand as written.
+    if (!m.empty() && m.size() <= 200) allowed_models->insert(std::move(m));
+  }
+}
+
+std::string ModelLabel(std::string_view model) {
+  std::shared_lock lock(models_mu);
+  return allowed_models->count(model) ? std::string(model) : std::string("other");
+}
+
+void SetBuildInfo(std::string_view version) {
+  Cat().build_info->Clear();
+  Cat().build_info->Set({version.substr(0, 100)}, 1);
+}
+
+void RecordHttpRequest(std::string_view route, std::string_view method, int status,
+                       double seconds) {
+  std::string_view m = OneOf(method, {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"});
+  std::string_view r = route.empty() ? std::string_view("unmatched") : route;
+  char code[8] = "other";
+  if (status >= 100 && status <= 599) std::snprintf(code, sizeof code, "%d", status);
+  Cat().http_requests->Add({r, m, code});
+  Cat().http_duration->Observe({r, m}, seconds);
+}
+
+void RecordTurnEnded(std::string_view outcome, double seconds) {
+  std::string_view o =
+      OneOf(outcome, {"succeeded", "failed", "cancelled", "interrupted", "budget"});
+  Cat().turns->Add({o});
+  Cat().turn_duration->Observe({o}, seconds);
+}
+
+void AddTurnsInFlight(int delta) { Cat().turns_in_flight->Add({}, delta); }
+
+void RecordStep(double seconds) { Cat().step_duration->Observe({}, seconds); }
+
+void RecordGitOperation(std::string_view operation, bool ok, double seconds) {
+  Cat().git_duration->Observe({OneOf(operation, {"fetch", "push"}), ok ? "ok" : "error"}, seconds);
+}
+
+void RecordForgeRequest(std::string_view forge, bool ok, double seconds) {
+  Cat().forge_duration->Observe({OneOf(forge, {"github", "gitlab", "gitea"}), ok ? "ok" : "error"},
+                                seconds);
+}
+
+void RecordModelRequest(std::string_view provider, std::string_view model, bool ok, int attempts,
+                        double seconds, const TokenUsage& usage) {
+  std::string_view p = OneOf(provider, {"openai", "anthropic"});
+  std::string m = ModelLabel(model);
+  Catalog& c = Cat();
+  c.model_requests->Add({p, m, ok ? "ok" : "error"});
+  if (attempts > 1) c.model_retries->Add({p, m}, attempts - 1);
+  c.model_duration->Observe({p, m}, seconds);
+  // Input as billed: the uncached part, then what the cache served and what it stored.
+  int64_t uncached = usage.input_tokens - usage.cached_input_tokens - usage.cache_write_tokens;
+  for (auto [kind, n] : {std::pair<std::string_view, int64_t>{"input", uncached},
+                         {"cached_input", usage.cached_input_tokens},
+                         {"cache_write", usage.cache_write_tokens},
+                         {"output", usage.output_tokens}}) {
+    if (n > 0) c.model_tokens->Add({p, m, kind}, static_cast<double>(n));
+  }
+}
+
+void RecordWebhookDelivery(std::string_view direction, std::string_view outcome) {
+  std::string_view d = OneOf(direction, {"out", "in"});
+  std::string_view o = d == "out"  ? OneOf(outcome, {"delivered", "failed", "gave_up"})
+                       : d == "in" ? OneOf(outcome, {"accepted", "duplicate", "refused"})
+                                   : "other";
+  Cat().webhook_deliveries->Add({d, o});
+}
+
+void RecordStoreTransaction(std::string_view driver, std::string_view kind, int retries,
+                            double seconds) {
+  std::string_view d = OneOf(driver, {"sqlite", "postgres"});
+  std::string_view k = OneOf(kind, {"read", "write"});
+  Cat().store_duration->Observe({d, k}, seconds);
+  if (retries > 0) Cat().store_retries->Add({d, k}, retries);
+}
+
+void RecordBudgetStop(std::string_view owner, std::string_view when) {
+  Cat().budget_stops->Add(
+      {OneOf(owner, {"project", "organisation"}), OneOf(when, {"start", "running"})});
+}
+
+void SetQueue(int64_t queued, double oldest_age_seconds) {
+  Cat().queue_depth->Set({}, static_cast<double>(std::max<int64_t>(queued, 0)));
+  Cat().queue_age->Set({}, std::max(oldest_age_seconds, 0.0));
+}
+
+void SetBudgetUse(const std::vector<BudgetUse>& uses) {
+  Gauge& g = *Cat().budget_used;
+  g.Clear();
+  for (const BudgetUse& u : uses) {
+    g.Set({u.project_id, OneOf(u.owner, {"project", "organisation"}),
+           OneOf(u.kind, {"tokens", "cost"})},
+          u.ratio);
+  }
+}
+
+}  // namespace docwright::metrics
