@@ -5,7 +5,9 @@
 // fixture), and the writer itself in-process.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <sstream>
 
 #include "core/job_json.h"
 #include "core/json_writer.h"
@@ -109,6 +111,42 @@ TEST_F(ApiUsageTest, UsageShowsWhatTheTurnsRecordedWithTheTablesCurrency) {
 
   // Another organisation's key sees nothing of it.
   EXPECT_EQ(Get(Job(project_a_, priced_job), key_b_).status, 404);
+}
+
+// `value` without its "description" members, at any depth.
+json WithoutDescriptions(json value) {
+  if (value.is_object()) {
+    value.erase("description");
+    for (auto& [key, member] : value.items()) member = WithoutDescriptions(member);
+  }
+  return value;
+}
+
+// docs/api.md's JSON Schema of the field is the OpenAPI document's, and the
+// AgentJob of the document requires it.
+TEST(JobUsageDocs, TheSchemaInTheApiDocsIsTheDocumentsSchema) {
+  std::string path = DOCWRIGHT_OPENAPI;
+  std::ifstream openapi_in(path);
+  ASSERT_TRUE(openapi_in) << path;
+  json doc = json::parse(openapi_in);
+  const json& schemas = doc["components"]["schemas"];
+  EXPECT_EQ(schemas["AgentJob"]["properties"]["usage"]["$ref"], "#/components/schemas/JobUsage");
+  const json& required = schemas["AgentJob"]["required"];
+  EXPECT_NE(std::find(required.begin(), required.end(), "usage"), required.end());
+
+  path.replace(path.rfind("openapi.json"), std::string("openapi.json").size(), "api.md");
+  std::ifstream md_in(path);
+  ASSERT_TRUE(md_in) << path;
+  std::stringstream text;
+  text << md_in.rdbuf();
+  const std::string md = text.str();
+  size_t at = md.find("\n## Usage\n");
+  ASSERT_NE(at, std::string::npos) << "docs/api.md has no Usage section";
+  size_t open = md.find("```json\n", at);
+  size_t close = md.find("\n```", open + 8);
+  ASSERT_NE(close, std::string::npos);
+  json documented = json::parse(md.substr(open + 8, close - open - 8));
+  EXPECT_EQ(documented, WithoutDescriptions(schemas["JobUsage"]));
 }
 
 TEST(JobUsageJson, CostsAreExactDecimalsAndNullWithoutACurrency) {
