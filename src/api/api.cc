@@ -43,13 +43,15 @@ std::optional<HttpResponse> CheckIdempotencyKey(std::string_view key) {
 
 // The request `req` names with its key: `route` and the SHA-256 of its raw
 // body; a success answers `status` with the job.
-IdempotentRequest Keyed(const HttpRequest& req, std::string route, int status) {
-  return IdempotentRequest{
-      .key = req.idempotency_key,
-      .route = std::move(route),
-      .body_sha256 = Sha256Hex(req.body),
-      .status = status,
-      .render = [status](const Job& job) { return JobResponse(status, job).body; }};
+IdempotentRequest Keyed(const HttpRequest& req, std::string route, int status,
+                        const std::string& currency) {
+  return IdempotentRequest{.key = req.idempotency_key,
+                           .route = std::move(route),
+                           .body_sha256 = Sha256Hex(req.body),
+                           .status = status,
+                           .render = [status, currency](const Job& job) {
+                             return JobResponse(status, job, currency).body;
+                           }};
 }
 
 // The answer to a keyed write: the stored response (marked when it is a
@@ -429,7 +431,7 @@ HttpResponse Api::CreateJob(const Call& call, HttpRequest& req) {
             .default_model = options_.default_model,
             .draft = body->draft};
   if (!req.idempotency_key.empty()) {
-    auto written = store_.CreateJobWithKey(call.scope, nj, Keyed(req, "create", 201));
+    auto written = store_.CreateJobWithKey(call.scope, nj, Keyed(req, "create", 201, currency_));
     if (!written.ok()) return ResponseFromStatus(written.status());
     if (written->outcome == IdempotentWrite::Outcome::kDone && hooks_.work_queued) {
       hooks_.work_queued();
@@ -439,7 +441,7 @@ HttpResponse Api::CreateJob(const Call& call, HttpRequest& req) {
   auto job = store_.CreateJob(call.scope, nj);
   if (!job.ok()) return ResponseFromStatus(job.status());
   if (hooks_.work_queued) hooks_.work_queued();
-  return JobResponse(201, *job);
+  return JobResponse(201, *job, currency_);
 }
 
 HttpResponse Api::ListJobs(const Call& call, HttpRequest& req) {
@@ -465,13 +467,13 @@ HttpResponse Api::ListJobs(const Call& call, HttpRequest& req) {
   }
   auto page = store_.ListJobs(call.scope, query);
   if (!page.ok()) return ResponseFromStatus(page.status());
-  return JobListResponse(*page);
+  return JobListResponse(*page, currency_);
 }
 
 HttpResponse Api::GetJob(const Call& call, HttpRequest& req) {
   auto job = store_.GetJob(call.scope, call.job_id);
   if (!job.ok()) return ResponseFromStatus(job.status());
-  return WithEntityTag(JobResponse(200, *job), req);
+  return WithEntityTag(JobResponse(200, *job, currency_), req);
 }
 
 HttpResponse Api::GetJobById(const Call& call, HttpRequest& req) {
@@ -480,7 +482,7 @@ HttpResponse Api::GetJobById(const Call& call, HttpRequest& req) {
   if (!KeySeesProject(call.key, job->project_id)) {
     return ErrorResponse(404, "job not found", "not_found");  // as if it were not there
   }
-  return WithEntityTag(JobResponse(200, *job), req);
+  return WithEntityTag(JobResponse(200, *job, currency_), req);
 }
 
 HttpResponse Api::AddMessage(const Call& call, HttpRequest& req) {
@@ -493,7 +495,7 @@ HttpResponse Api::AddMessage(const Call& call, HttpRequest& req) {
                      .default_model = options_.default_model};
   if (!req.idempotency_key.empty()) {
     auto written = store_.AddMessageWithKey(call.scope, call.job_id, message,
-                                            Keyed(req, "message " + call.job_id, 200));
+                                            Keyed(req, "message " + call.job_id, 200, currency_));
     if (!written.ok()) return ResponseFromStatus(written.status());
     if (written->outcome == IdempotentWrite::Outcome::kDone && hooks_.work_queued) {
       hooks_.work_queued();
@@ -503,7 +505,7 @@ HttpResponse Api::AddMessage(const Call& call, HttpRequest& req) {
   auto job = store_.AddMessage(call.scope, call.job_id, message);
   if (!job.ok()) return ResponseFromStatus(job.status());
   if (hooks_.work_queued) hooks_.work_queued();
-  return JobResponse(200, *job);
+  return JobResponse(200, *job, currency_);
 }
 
 HttpResponse Api::Transcript(const Call& call, HttpRequest& req) {
@@ -585,7 +587,7 @@ HttpResponse Api::ArchiveJob(const Call& call, HttpRequest& req) {
   auto job = store_.ArchiveJob(call.scope, call.job_id);
   if (!job.ok()) return ResponseFromStatus(job.status());
   if (hooks_.job_archived) hooks_.job_archived(job->id);
-  return JobResponse(200, *job);
+  return JobResponse(200, *job, currency_);
 }
 
 HttpResponse Api::StopJob(const Call& call, HttpRequest& req) {
@@ -595,7 +597,7 @@ HttpResponse Api::StopJob(const Call& call, HttpRequest& req) {
   auto job = store_.StopJob(call.scope, call.job_id);
   if (!job.ok()) return ResponseFromStatus(job.status());
   if (hooks_.job_stopped) hooks_.job_stopped(job->id);
-  return JobResponse(200, *job);
+  return JobResponse(200, *job, currency_);
 }
 
 }  // namespace docwright

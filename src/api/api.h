@@ -166,6 +166,10 @@ class Api {
   std::set<std::string> merging_projects_;  // merges under way, under merges_mu_
   KeyUses key_uses_{store_};
   SignInLimiter sign_ins_{options_.sign_ins_per_minute};
+  // The currency of jobs' estimated costs: the price table's, "" when none is
+  // loaded (or it names no model). Set once, read by every job view.
+  const std::string currency_ =
+      options_.prices && !options_.prices->empty() ? options_.prices->currency() : std::string();
 };
 
 }  // namespace docwright

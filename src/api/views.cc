@@ -88,19 +88,19 @@ std::optional<FittedMessage> FitMessage(const Message& m,
 
 }  // namespace
 
-HttpResponse JobResponse(int status, const Job& job) {
+HttpResponse JobResponse(int status, const Job& job, std::string_view currency) {
   std::string body;
-  body.reserve(512);
+  body.reserve(768);
   JsonWriter w(&body);
-  WriteAgentJob(job, w);
+  WriteAgentJob(job, w, currency);
   return Rendered(status, std::move(body));
 }
 
-HttpResponse JobListResponse(const JobPage& page) {
+HttpResponse JobListResponse(const JobPage& page, std::string_view currency) {
   std::string body;
   JsonWriter w(&body);
   w.BeginObject().Key("jobs").BeginArray();
-  for (const Job& j : page.jobs) WriteAgentJob(j, w);
+  for (const Job& j : page.jobs) WriteAgentJob(j, w, currency);
   w.EndArray().Key("nextCursor").OptString(page.next_after_id).EndObject();
   return Rendered(200, std::move(body));
 }

@@ -24,10 +24,11 @@ namespace docwright {
 // message's steps are cut to fit it (the turn then says how many were left out).
 inline constexpr size_t kMaxTranscriptPageBytes = 1 << 20;
 
-// The AgentJob object, the body of every poll.
-HttpResponse JobResponse(int status, const Job& job);
+// The AgentJob object, the body of every poll; `currency` names the estimated
+// cost of its usage ("" when no price table is loaded: core/job_json.h).
+HttpResponse JobResponse(int status, const Job& job, std::string_view currency);
 // {"jobs": [...], "nextCursor": id or null}.
-HttpResponse JobListResponse(const JobPage& page);
+HttpResponse JobListResponse(const JobPage& page, std::string_view currency);
 
 // {"jobId", "usage", "messages", "nextCursor"}: the page's messages, each with
 // its turn's steps taken from `steps` (the steps of the page's messages, in

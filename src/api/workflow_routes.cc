@@ -254,7 +254,7 @@ HttpResponse Api::RunWorkflow(const Call& call, HttpRequest& req) {
   switch (started->outcome) {
     case Outcome::kStarted:
       if (hooks_.work_queued) hooks_.work_queued();
-      if (started->job) return JobResponse(201, *started->job);
+      if (started->job) return JobResponse(201, *started->job, currency_);
       break;
     case Outcome::kQueued:
       return Body(202, QueuedRunJson(started->run));

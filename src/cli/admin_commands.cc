@@ -22,6 +22,7 @@ using Json = nlohmann::ordered_json;
 struct AdminOptions {
   std::string org_name, org_id, backup_to;
   int64_t org_max_active = 0;  // 0: no cap
+  BudgetFlags org_budget;
   std::string key_org, key_name = "default", key_id;
   std::string key_role = "admin";
   std::vector<std::string> key_projects;  // none: the whole organisation
@@ -47,10 +48,12 @@ std::string JoinIds(const std::vector<std::string>& ids) {
 }
 
 Json OrgJson(const Org& o) {
-  return Json{{"id", o.id},
-              {"name", o.name},
-              {"maxActive", o.max_active ? Json(*o.max_active) : Json(nullptr)},
-              {"createdAt", FormatRfc3339(o.created_at)}};
+  Json j{{"id", o.id},
+         {"name", o.name},
+         {"maxActive", o.max_active ? Json(*o.max_active) : Json(nullptr)},
+         {"createdAt", FormatRfc3339(o.created_at)}};
+  AddBudgetJson(o.budget, j);
+  return j;
 }
 
 using AdminOptionsPtr = std::shared_ptr<AdminOptions>;
@@ -61,17 +64,20 @@ CLI::Option* AddMaxActiveOption(CLI::App* cmd, AdminOptions& o) {
                          "turns of the organisation running at once, on all nodes (0: no cap)");
 }
 
-int CreateOrg(const Common& common, const AdminOptions& opts) {
+int CreateOrg(const Common& common, const AdminOptions& opts, const CLI::App& cmd) {
   if (Status name = CheckOrgName(opts.org_name); !name.ok()) return Fail(name);
   std::optional<int64_t> cap;
   if (opts.org_max_active != 0) cap = opts.org_max_active;
   if (Status s = CheckMaxActive(cap); !s.ok()) return Fail(s);
+  MonthlyBudget budget;
+  if (Status s = ApplyBudgetFlags(cmd, opts.org_budget, budget); !s.ok()) return Fail(s);
   auto store = Open(common);
   if (!store.ok()) return Fail(store.status());
   auto o = (*store)->CreateOrg(opts.org_name);
   if (!o.ok()) return Fail(o.status());
-  if (cap) {
+  if (cap || !budget.empty()) {
     o->max_active = cap;
+    o->budget = budget;
     if (Status s = (*store)->UpdateOrg(*o); !s.ok()) return Fail(s);
   }
   if (common.json) {
@@ -88,7 +94,10 @@ void AddOrgCreateCommand(CLI::App* org, Common& common, std::function<int()>& ac
   AddCommon(create, common, true);
   create->add_option("--name", opts->org_name, "organisation name")->required();
   AddMaxActiveOption(create, *opts);
-  create->callback([&, opts] { action = [&, opts] { return CreateOrg(common, *opts); }; });
+  AddBudgetOptions(create, opts->org_budget, "the organisation's (all its projects together)");
+  create->callback([&, opts, create] {
+    action = [&, opts, create] { return CreateOrg(common, *opts, *create); };
+  });
 }
 
 int ListOrgs(const Common& common) {
@@ -103,20 +112,23 @@ int ListOrgs(const Common& common) {
   } else {
     for (const auto& o : *orgs) {
       std::cout << o.id << "  " << o.name << "  " << FormatRfc3339(o.created_at)
-                << (o.max_active ? "  max-active " + std::to_string(*o.max_active) : "") << "\n";
+                << (o.max_active ? "  max-active " + std::to_string(*o.max_active) : "")
+                << BudgetText(o.budget) << "\n";
     }
   }
   return 0;
 }
 
 void AddOrgListCommand(CLI::App* org, Common& common, std::function<int()>& action) {
-  auto* list = org->add_subcommand("list", "list every organisation: id, name, cap");
+  auto* list = org->add_subcommand("list", "list every organisation: id, name, cap, budgets");
   AddCommon(list, common, true);
   list->callback([&] { action = [&] { return ListOrgs(common); }; });
 }
 
-// `org update`: changes what `name_given` and `cap_given` say was given.
-int UpdateOrg(const Common& common, const AdminOptions& opts, bool name_given, bool cap_given) {
+// `org update`: changes what `name_given`, `cap_given` and the budget flags of
+// `cmd` say was given.
+int UpdateOrg(const Common& common, const AdminOptions& opts, const CLI::App& cmd, bool name_given,
+              bool cap_given) {
   auto store = Open(common);
   if (!store.ok()) return Fail(store.status());
   auto found = (*store)->GetOrg(opts.org_id);
@@ -128,6 +140,7 @@ int UpdateOrg(const Common& common, const AdminOptions& opts, bool name_given, b
   }
   if (Status name = CheckOrgName(o.name); !name.ok()) return Fail(name);
   if (Status cap = CheckMaxActive(o.max_active); !cap.ok()) return Fail(cap);
+  if (Status s = ApplyBudgetFlags(cmd, opts.org_budget, o.budget); !s.ok()) return Fail(s);
   if (Status s = (*store)->UpdateOrg(o); !s.ok()) return Fail(s);
   if (common.json) {
     std::cout << OrgJson(o).dump() << "\n";
@@ -139,14 +152,15 @@ int UpdateOrg(const Common& common, const AdminOptions& opts, bool name_given, b
 
 void AddOrgUpdateCommand(CLI::App* org, Common& common, std::function<int()>& action,
                          const AdminOptionsPtr& opts) {
-  auto* update = org->add_subcommand("update", "change an organisation's name or cap");
+  auto* update = org->add_subcommand("update", "change an organisation's name, cap or budgets");
   AddCommon(update, common, true);
   update->add_option("ORG_ID", opts->org_id, "id of the organisation")->required();
   auto* name = update->add_option("--name", opts->org_name, "organisation name");
   auto* cap = AddMaxActiveOption(update, *opts);
-  update->callback([&, opts, name, cap] {
-    action = [&, opts, name, cap] {
-      return UpdateOrg(common, *opts, name->count() > 0, cap->count() > 0);
+  AddBudgetOptions(update, opts->org_budget, "the organisation's (all its projects together)");
+  update->callback([&, opts, name, cap, update] {
+    action = [&, opts, name, cap, update] {
+      return UpdateOrg(common, *opts, *update, name->count() > 0, cap->count() > 0);
     };
   });
 }

@@ -13,6 +13,7 @@
 #include "cli/job_commands.h"
 #include "cli/project_commands.h"
 #include "cli/serve_command.h"
+#include "cli/usage_command.h"
 #include "cli/workflow_commands.h"
 #include "core/version.h"
 
@@ -39,6 +40,7 @@ int RunCli(int argc, char** argv, const AgentFactory& make_agent) {
 
   AddServeCommands(app, common, action, make_agent);
   AddAdminCommands(app, common, action);
+  AddUsageCommand(app, common, action);
 
   // project
   AddProjectCommands(app, common, action);

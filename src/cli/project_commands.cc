@@ -15,6 +15,7 @@
 #include "core/project_settings.h"
 #include "core/text.h"
 #include "core/time.h"
+#include "core/usage.h"
 #include "forge/forge.h"
 #include "git/git.h"
 
@@ -32,30 +33,32 @@ struct ProjectOptions {
   int64_t rate = kDefaultRateLimitPerHour;
   int64_t max_active = 0;  // 0: no cap
   std::vector<std::string> models, write_paths;
+  BudgetFlags budget;
   int git_timeout_s = 60;
   bool no_check = false;
   std::string id;
 };
 
 Json ProjectJson(const Project& p) {
-  return Json{
-      {"id", p.id},
-      {"orgId", p.org_id},
-      {"repository", p.repository},
-      {"ref", p.base_ref},
-      {"forge", ToString(p.forge)},
-      {"forgeApiUrl", p.forge_api_url ? Json(*p.forge_api_url) : Json(nullptr)},
-      {"forgeTokenSet", p.forge_token.has_value()},
-      {"sshKey", p.ssh_key_path ? Json(*p.ssh_key_path) : Json(nullptr)},
-      {"sshKnownHosts", p.ssh_known_hosts_path ? Json(*p.ssh_known_hosts_path) : Json(nullptr)},
-      {"model", p.model ? Json(*p.model) : Json(nullptr)},
-      {"rateLimitPerHour", p.rate_limit_per_hour},
-      {"maxActive", p.max_active ? Json(*p.max_active) : Json(nullptr)},
-      {"models", p.models},
-      {"writePaths", p.write_paths},
-      {"publish", ToString(p.publish)},
-      {"createdAt", FormatRfc3339(p.created_at)},
-      {"archivedAt", p.archived_at ? Json(FormatRfc3339(*p.archived_at)) : Json(nullptr)}};
+  Json j{{"id", p.id},
+         {"orgId", p.org_id},
+         {"repository", p.repository},
+         {"ref", p.base_ref},
+         {"forge", ToString(p.forge)},
+         {"forgeApiUrl", p.forge_api_url ? Json(*p.forge_api_url) : Json(nullptr)},
+         {"forgeTokenSet", p.forge_token.has_value()},
+         {"sshKey", p.ssh_key_path ? Json(*p.ssh_key_path) : Json(nullptr)},
+         {"sshKnownHosts", p.ssh_known_hosts_path ? Json(*p.ssh_known_hosts_path) : Json(nullptr)},
+         {"model", p.model ? Json(*p.model) : Json(nullptr)},
+         {"rateLimitPerHour", p.rate_limit_per_hour},
+         {"maxActive", p.max_active ? Json(*p.max_active) : Json(nullptr)},
+         {"models", p.models},
+         {"writePaths", p.write_paths},
+         {"publish", ToString(p.publish)},
+         {"createdAt", FormatRfc3339(p.created_at)},
+         {"archivedAt", p.archived_at ? Json(FormatRfc3339(*p.archived_at)) : Json(nullptr)}};
+  AddBudgetJson(p.budget, j);
+  return j;
 }
 
 // The settings flags of both commands. Defaults are create's; `update` reads a
@@ -98,6 +101,7 @@ void AddSettingsOptions(CLI::App* cmd, ProjectOptions& o, bool update) {
                   "how jobs publish their changes unless their workflow says: pull_request (the "
                   "default), push (onto the base branch, when the checks report no new problem) "
                   "or automerge (a pull request, merged once the checks pass)");
+  AddBudgetOptions(cmd, o.budget, "the project's (its organisation's applies as well)");
   cmd->add_option("--git-timeout", o.git_timeout_s,
                   "seconds the repository check may wait for the remote (default: 60)")
       ->check(CLI::Range(1, 3600));
@@ -139,6 +143,7 @@ Status ApplyOptions(const CLI::App& cmd, const ProjectOptions& o, Project& p, bo
     p.max_active = o.max_active == 0 ? std::nullopt : std::optional(o.max_active);
   }
   if (given("--models")) p.models = o.models;
+  if (Status s = ApplyBudgetFlags(cmd, o.budget, p.budget); !s.ok()) return s;
   if (given("--write-paths")) p.write_paths = o.write_paths;
   if (given("--publish")) {
     auto publish = ParsePublishMode(o.publish);
@@ -282,7 +287,7 @@ int ListProjects(const Common& common, const ProjectOptions& o) {
   } else {
     for (const auto& p : *projects) {
       std::cout << p.id << "  " << ToString(p.forge) << "  " << p.repository << "  " << p.base_ref
-                << (p.archived_at ? "  archived" : "") << "\n";
+                << BudgetText(p.budget) << (p.archived_at ? "  archived" : "") << "\n";
     }
   }
   return 0;
@@ -294,6 +299,59 @@ void AddListCommand(CLI::App* project, Common& common, std::function<int()>& act
   AddCommon(list, common, true);
   list->add_option("--org", o->org, "organisation id")->required();
   list->callback([&, o] { action = [&, o] { return ListProjects(common, *o); }; });
+}
+
+// `project get`: one project's settings (never its forge token).
+int GetProject(const Common& common, const ProjectOptions& o) {
+  auto store = Open(common);
+  if (!store.ok()) return Fail(store.status());
+  auto p = (*store)->GetProject(Scope{o.org, o.id});
+  if (!p.ok()) return Fail(p.status());
+  if (common.json) {
+    std::cout << ProjectJson(*p).dump() << "\n";
+    return 0;
+  }
+  auto none = [](const std::optional<std::string>& v) { return v ? *v : std::string("(none)"); };
+  auto joined = [](const std::vector<std::string>& list, const char* empty) {
+    std::string out;
+    for (const std::string& s : list) out += (out.empty() ? "" : ",") + s;
+    return out.empty() ? std::string(empty) : out;
+  };
+  std::cout << "id             " << p->id << "\n"
+            << "org            " << p->org_id << "\n"
+            << "repository     " << p->repository << "\n"
+            << "ref            " << p->base_ref << "\n"
+            << "forge          " << ToString(p->forge)
+            << (p->forge_api_url ? " (" + *p->forge_api_url + ")" : "") << "\n"
+            << "forge token    " << (p->forge_token ? "set" : "(none)") << "\n"
+            << "model          " << none(p->model) << "\n"
+            << "models         " << joined(p->models, "(any)") << "\n"
+            << "rate limit     " << p->rate_limit_per_hour << " an hour\n"
+            << "max active     "
+            << (p->max_active ? std::to_string(*p->max_active) : std::string("(no cap)")) << "\n"
+            << "token budget   "
+            << (p->budget.tokens ? std::to_string(*p->budget.tokens) + " tokens a month"
+                                 : std::string("(none)"))
+            << "\n"
+            << "cost budget    "
+            << (p->budget.cost_micros ? FormatCost(*p->budget.cost_micros, "") + " a month"
+                                      : std::string("(none)"))
+            << "\n"
+            << "publish        " << ToString(p->publish) << "\n"
+            << "write paths    " << joined(p->write_paths, "(the docs site's files)") << "\n"
+            << "created        " << FormatRfc3339(p->created_at) << "\n"
+            << (p->archived_at ? "archived       " + FormatRfc3339(*p->archived_at) + "\n" : "");
+  return 0;
+}
+
+void AddGetCommand(CLI::App* project, Common& common, std::function<int()>& action,
+                   const ProjectOptionsPtr& o) {
+  auto* get =
+      project->add_subcommand("get", "show a project's settings, budgets included (no secrets)");
+  AddCommon(get, common, true);
+  get->add_option("PROJECT_ID", o->id, "id of the project")->required();
+  get->add_option("--org", o->org, "organisation id")->required();
+  get->callback([&, o] { action = [&, o] { return GetProject(common, *o); }; });
 }
 
 // `project update`: applies the flags given; checks the repository again when
@@ -462,6 +520,7 @@ void AddProjectCommands(CLI::App& app, Common& common, std::function<int()>& act
   auto o = std::make_shared<ProjectOptions>();  // kept alive by the callbacks
   AddCreateCommand(project, common, action, o);
   AddListCommand(project, common, action, o);
+  AddGetCommand(project, common, action, o);
   AddUpdateCommand(project, common, action, o);
   AddArchiveCommand(project, common, action, o);
   AddDeleteCommand(project, common, action, o);

@@ -20,7 +20,46 @@ void WriteUsage(const TokenUsage& usage, JsonWriter& w) {
   w.EndObject();
 }
 
-void WriteAgentJob(const Job& j, JsonWriter& w) {
+std::string CostJsonNumber(int64_t micros) {
+  // Exact decimal digits rather than a double's shortest form: sums of micros
+  // read back as the same number in every client.
+  const bool negative = micros < 0;
+  uint64_t magnitude = negative ? 0 - static_cast<uint64_t>(micros) : static_cast<uint64_t>(micros);
+  std::string out = negative ? "-" : "";
+  out += std::to_string(magnitude / 1000000);
+  std::string fraction = std::to_string(magnitude % 1000000);
+  fraction.insert(0, 6 - fraction.size(), '0');
+  while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
+  if (!fraction.empty()) out += "." + fraction;
+  return out;
+}
+
+void WriteJobUsage(const Job& j, std::string_view currency, JsonWriter& w) {
+  const UsageTotals& u = j.usage;
+  const bool priced = !currency.empty() && u.turns > u.unpriced_turns;
+  w.BeginObject();
+  w.Key("model").OptString(j.model);
+  w.Key("inputTokens").Int(u.tokens.input_tokens);
+  w.Key("cachedInputTokens").Int(u.tokens.cached_input_tokens);
+  w.Key("cacheWriteTokens").Int(u.tokens.cache_write_tokens);
+  w.Key("outputTokens").Int(u.tokens.output_tokens);
+  w.Key("estimatedCost");
+  if (priced) {
+    w.Raw(CostJsonNumber(u.cost_micros));
+  } else {
+    w.Null();
+  }
+  w.Key("currency");
+  if (currency.empty()) {
+    w.Null();
+  } else {
+    w.String(currency);
+  }
+  w.Key("unpricedTurns").Int(u.unpriced_turns);
+  w.EndObject();
+}
+
+void WriteAgentJob(const Job& j, JsonWriter& w, std::string_view currency) {
   // The spec: prLink is null while the job is active, even on a follow-up turn
   // of a job that already has a pull request.
   bool active = j.status == JobStatus::kActive;
@@ -66,6 +105,8 @@ void WriteAgentJob(const Job& j, JsonWriter& w) {
   }
   w.Key("prState").OptString(j.pr_state);
   w.Key("publish").String(ToString(j.publish));
+  w.Key("usage");
+  WriteJobUsage(j, currency, w);
   w.EndObject();
 }
 

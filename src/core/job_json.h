@@ -6,6 +6,8 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "core/job.h"
 #include "core/json_writer.h"
@@ -14,8 +16,18 @@
 namespace docwright {
 
 // The AgentJob object (docs/api.md): every field always present, in order;
-// `trigger` is null unless a workflow started the job.
-void WriteAgentJob(const Job& job, JsonWriter& w);
+// `trigger` is null unless a workflow started the job. `currency` is the
+// operator's price table's (WriteJobUsage).
+void WriteAgentJob(const Job& job, JsonWriter& w, std::string_view currency = {});
+// The job's `usage` object (docs/api.md): {"model", "inputTokens",
+// "cachedInputTokens", "cacheWriteTokens", "outputTokens", "estimatedCost",
+// "currency", "unpricedTurns"}, from Job::usage alone (no read). `currency` is
+// the loaded price table's; "" when none is: then estimatedCost and currency
+// are null. estimatedCost is null too while none of the job's turns was priced.
+void WriteJobUsage(const Job& job, std::string_view currency, JsonWriter& w);
+// `micros` as a JSON number of currency units, exact: 12345678 -> 12.345678,
+// 2500000 -> 2.5, 0 -> 0.
+std::string CostJsonNumber(int64_t micros);
 // A transcript step: {"type": "assistant"|"context"|"publish", "text"} or
 // {"type": "tool", "tool", "arguments", "result", "isError"}; a publish step
 // also names its "action".

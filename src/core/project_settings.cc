@@ -1,9 +1,11 @@
 #include "core/project_settings.h"
 
 #include <algorithm>
+#include <charconv>
 
 #include "core/text.h"
 #include "core/url.h"
+#include "core/usage.h"
 
 namespace docwright {
 namespace {
@@ -61,6 +63,49 @@ Status CheckMaxActive(const std::optional<int64_t>& max_active) {
   return Status();
 }
 
+Status CheckBudget(const MonthlyBudget& budget) {
+  if (budget.tokens && (*budget.tokens < 1 || *budget.tokens > kMaxTokenBudget)) {
+    return Status::InvalidArgument("--token-budget must be from 1 to " +
+                                   std::to_string(kMaxTokenBudget) + " tokens, or none");
+  }
+  if (budget.cost_micros && *budget.cost_micros < 1) {
+    return Status::InvalidArgument("--cost-budget must be more than 0, or none");
+  }
+  return Status();
+}
+
+Result<std::optional<int64_t>> ParseTokenBudget(std::string_view text) {
+  text = TrimSpace(text);
+  if (text == "none") return std::optional<int64_t>();
+  const std::string bad = "--token-budget must be a whole number of tokens from 1 to " +
+                          std::to_string(kMaxTokenBudget) + ", or none";
+  // Digits only: no sign, no exponent, no separators (a typo must not cap a
+  // project at a surprising number).
+  if (text.empty() || text.size() > 16 ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return Status::InvalidArgument(bad);
+  }
+  int64_t tokens = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), tokens);
+  if (ec != std::errc() || end != text.data() + text.size() || tokens < 1 ||
+      tokens > kMaxTokenBudget) {
+    return Status::InvalidArgument(bad);
+  }
+  return std::optional<int64_t>(tokens);
+}
+
+Result<std::optional<int64_t>> ParseCostBudget(std::string_view text) {
+  text = TrimSpace(text);
+  if (text == "none") return std::optional<int64_t>();
+  auto micros = ParseCost(text);
+  if (!micros.ok() || *micros < 1) {
+    return Status::InvalidArgument(
+        "--cost-budget must be an amount in the price table's currency, more than 0 and with at "
+        "most six decimals (e.g. 50 or 12.5), or none");
+  }
+  return std::optional<int64_t>(*micros);
+}
+
 Status CheckProjectSettings(Project& p) {
   if (p.repository.empty() || p.repository.size() > 2048) {
     return Status::InvalidArgument("--repository must be 1 to 2048 characters");
@@ -77,6 +122,7 @@ Status CheckProjectSettings(Project& p) {
     return Status::InvalidArgument("--rate-limit must be from 1 to 1000000");
   }
   if (Status cap = CheckMaxActive(p.max_active); !cap.ok()) return cap;
+  if (Status budget = CheckBudget(p.budget); !budget.ok()) return budget;
   if (p.forge != ForgeKind::kLocal && (!p.forge_token || p.forge_token->empty())) {
     return Status::InvalidArgument("a " + std::string(ToString(p.forge)) +
                                    " project needs --forge-token");

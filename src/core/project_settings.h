@@ -5,6 +5,8 @@
 // a hosted forge's API are checked by the code that uses them).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,8 +22,24 @@ namespace docwright {
 // bytes), rate limit (1 to 1,000,000 an hour), forge token (required by a hosted
 // forge; no spaces or control characters), models and write rules (at most
 // kMaxProjectListEntries entries of at most kMaxProjectListEntryChars), cap of
-// turns in flight (CheckMaxActive).
+// turns in flight (CheckMaxActive), budget (CheckBudget).
 Status CheckProjectSettings(Project& project);
+
+// The most tokens a monthly token budget may name.
+inline constexpr int64_t kMaxTokenBudget = 1'000'000'000'000'000;
+
+// A monthly budget of a project or an organisation (core/usage.h): a token
+// budget of 1 to kMaxTokenBudget, a cost budget of more than 0 (ParseCost's
+// bounds). InvalidArgument naming --token-budget or --cost-budget otherwise.
+Status CheckBudget(const MonthlyBudget& budget);
+
+// --token-budget as typed: a whole number of tokens (1 to kMaxTokenBudget), or
+// "none" for no cap (nullopt). InvalidArgument naming the flag otherwise.
+Result<std::optional<int64_t>> ParseTokenBudget(std::string_view text);
+// --cost-budget as typed: an amount in the price table's currency ("50",
+// "12.5"; ParseCost), more than 0, as micros; or "none" for no cap.
+// InvalidArgument naming the flag otherwise.
+Result<std::optional<int64_t>> ParseCostBudget(std::string_view text);
 
 // A cap of turns in flight, of a project or an organisation: none, or 1 to
 // kMaxActiveCap. InvalidArgument naming --max-active otherwise.
