@@ -260,9 +260,9 @@ TEST_F(ApiTest, EveryJobFieldIsAlwaysPresent) {
   json job = CreateJob("Document the rate limits");
   std::set<std::string> keys;
   for (auto& [k, v] : job.items()) keys.insert(k);
-  std::set<std::string> expected = {"id",        "status",     "source",    "model",   "prLink",
-                                    "createdAt", "archivedAt", "updatedAt", "error",   "summary",
-                                    "trigger",   "workflowId", "commit",    "prState", "publish"};
+  std::set<std::string> expected = {
+      "id",    "status",  "source",  "model",      "prLink", "createdAt", "archivedAt", "updatedAt",
+      "error", "summary", "trigger", "workflowId", "commit", "prState",   "publish",    "usage"};
   EXPECT_EQ(keys, expected);
   EXPECT_EQ(job["commit"], nullptr) << "nothing published onto the base branch";
   EXPECT_EQ(job["prState"], nullptr);

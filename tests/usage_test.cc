@@ -200,7 +200,7 @@ TEST(BudgetMonthTest, StartsOnTheFirstOfTheMonthInUtc) {
   EXPECT_EQ(MonthStart(-1), -2678400000) << "31 December 1969 is in December";
 }
 
-TEST(BudgetTest, SaysWhichBudgetIsSpent) {
+TEST(BudgetRulesTest, SaysWhichBudgetIsSpent) {
   constexpr UnixMillis kNov = 1795688050123;
   MonthlyBudget tokens{.tokens = 1000000};
   EXPECT_FALSE(BudgetSpentError(BudgetOwner::kProject, tokens, Spend{.tokens = 999999}, "", kNov));
@@ -221,7 +221,7 @@ TEST(BudgetTest, SaysWhichBudgetIsSpent) {
       << "no budget, nothing spent";
 }
 
-TEST(BudgetTest, ASpendLimitIsCrossedOnceTheTurnUsesWhatIsLeft) {
+TEST(BudgetRulesTest, ASpendLimitIsCrossedOnceTheTurnUsesWhatIsLeft) {
   PriceTable prices = Table();
   SpendLimit limit;
   limit.tokens_left = 1000;

@@ -73,7 +73,9 @@ std::vector<Block> AnthropicBlocks(const json& body) {
       std::string role = m.contains("role") && m["role"].is_string()
                              ? m["role"].get<std::string>() + ":"
                              : std::string("?:");
-      const json& content = m.contains("content") ? m["content"] : json();
+      // (A reference into `m`, never to a copy: the blocks point into it.)
+      if (!m.contains("content")) continue;
+      const json& content = m["content"];
       if (content.is_array()) {
         for (const json& block : content) AddBlock(blocks, role, block);
       } else if (content.is_string()) {
