@@ -334,6 +334,21 @@ TEST_P(AgentTest, AFollowUpContinuesTheConversationAndUpdatesThePullRequest) {
   EXPECT_NE(later.find("Fix the typo in the quickstart"), std::string::npos);
   EXPECT_NE(later.find("Fixed the typo."), std::string::npos);
   EXPECT_NE(later.find("Use us-east"), std::string::npos);
+  // ...written as the first turn had it, so a provider's prompt cache serves
+  // the follow-up the system prompt, the tools and the first instruction.
+  EXPECT_EQ(requests[1]["tools"], requests[0]["tools"]);
+  if (GetParam() == Wire::kOpenAI) {
+    const json& before = requests[0]["messages"];
+    const json& now = requests[1]["messages"];
+    ASSERT_GE(before.size(), 2u);
+    ASSERT_GT(now.size(), 2u);
+    EXPECT_EQ(now[0].dump(), before[0].dump()) << "the system prompt";
+    EXPECT_EQ(now[1].dump(), before[1].dump()) << "the first instruction";
+  } else {
+    EXPECT_EQ(requests[1]["system"][0]["text"], requests[0]["system"][0]["text"]);
+    EXPECT_EQ(requests[1]["messages"][0]["content"][0]["text"],
+              requests[0]["messages"][0]["content"][0]["text"]);
+  }
 }
 
 TEST_P(AgentTest, MalformedToolCallsGoBackToTheModelAsToolErrors) {

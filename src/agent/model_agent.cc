@@ -59,8 +59,19 @@ std::string Bounded(std::string_view text, size_t max_bytes) {
   return std::string(CutUtf8(text, max_bytes)) + "…";
 }
 
+// How an instruction is put to the model: the same words when it is the turn's
+// and, later, in the history of the job's next turns, so that the providers'
+// prompt caches (an exact prefix) serve a follow-up everything up to its own
+// instruction. The first of a job is the prompt itself.
+std::string InstructionText(const Message& m, bool bounded) {
+  std::string text = bounded ? Bounded(m.prompt, kMaxHistoryTextBytes) : m.prompt;
+  if (m.seq <= 1) return text;
+  return "New instruction (the branch already has the earlier changes):\n" + text;
+}
+
 // The conversation so far: earlier instructions of the job and what came of them,
-// then the instruction of this turn.
+// then the instruction of this turn. Earlier messages are written exactly as
+// they were in the turns before (InstructionText), never rewritten.
 std::vector<llm::ChatMessage> Conversation(const TurnInput& turn) {
   std::vector<llm::ChatMessage> messages;
   size_t first =
@@ -68,18 +79,14 @@ std::vector<llm::ChatMessage> Conversation(const TurnInput& turn) {
   for (size_t i = first; i < turn.history.size(); ++i) {
     const Message& m = turn.history[i];
     if (m.seq >= turn.message.seq) continue;
-    messages.push_back({llm::ChatMessage::Role::kUser,
-                        "Earlier instruction:\n" + Bounded(m.prompt, kMaxHistoryTextBytes)});
+    messages.push_back({llm::ChatMessage::Role::kUser, InstructionText(m, true)});
     std::string outcome = m.summary ? "Done. " + Bounded(*m.summary, kMaxHistoryTextBytes)
                           : m.error ? "That turn failed: " + Bounded(*m.error, kMaxHistoryTextBytes)
                                     : "That turn did not finish.";
     messages.push_back({llm::ChatMessage::Role::kAssistant, outcome});
   }
-  std::string now = turn.message.prompt;
-  if (!turn.history.empty()) {
-    now = "New instruction (the branch already has the earlier changes):\n" + now;
-  }
-  messages.push_back({llm::ChatMessage::Role::kUser, now});
+  // A first message re-run after a crash has no history and is still the first.
+  messages.push_back({llm::ChatMessage::Role::kUser, InstructionText(turn.message, false)});
   return messages;
 }
 
