@@ -97,6 +97,22 @@ TEST_F(ApiUsageTest, UsageShowsWhatTheTurnsRecordedWithTheTablesCurrency) {
       << "the exact decimal: " << got.body;
   EXPECT_EQ(usage["currency"], "EUR");
   EXPECT_EQ(usage["unpricedTurns"], 0);
+
+  // The transcript shows each turn's tokens by kind, model and cost.
+  HttpResult transcript = Get(Job(project_a_, priced_job) + "/messages", key_a_);
+  ASSERT_EQ(transcript.status, 200) << transcript.body;
+  const json& turn_view = transcript.Json()["messages"][0]["turn"];
+  EXPECT_EQ(turn_view["usage"], json({{"inputTokens", 12000},
+                                      {"outputTokens", 700},
+                                      {"cachedInputTokens", 9000},
+                                      {"cacheWriteTokens", 2000}}));
+  EXPECT_EQ(turn_view["model"], "claude-sonnet-4-5");
+  EXPECT_DOUBLE_EQ(turn_view["estimatedCost"].get<double>(), 12.345678);
+  EXPECT_EQ(transcript.Json()["usage"]["cachedInputTokens"], 9000);
+  json unpriced_turn =
+      Get(Job(project_a_, unpriced_job) + "/messages", key_a_).Json()["messages"][0]["turn"];
+  EXPECT_EQ(unpriced_turn["estimatedCost"], nullptr);
+  EXPECT_EQ(unpriced_turn["usage"]["outputTokens"], 20);
   // The poll's ETag covers the usage; a repeat is a 304.
   HttpResult again =
       client_->Send("GET", Job(project_a_, priced_job), "",

@@ -523,7 +523,7 @@ HttpResponse Api::Transcript(const Call& call, HttpRequest& req) {
   auto usage = store_.JobUsage(call.scope, call.job_id);
   if (!usage.ok()) return ResponseFromStatus(usage.status());
   if (page->messages.empty()) {
-    return TranscriptResponse(call.job_id, *usage, *page, {});
+    return TranscriptResponse(call.job_id, *usage, *page, {}, currency_);
   }
   // The steps of the page in one read, bounded by the page's size: the messages
   // whose steps are left out go to the next page. The view gives each message
@@ -537,7 +537,7 @@ HttpResponse Api::Transcript(const Call& call, HttpRequest& req) {
     std::erase_if(page->messages, [&](const Message& m) { return m.seq > steps->through_seq; });
     page->next_after_seq = steps->through_seq;
   }
-  return TranscriptResponse(call.job_id, *usage, *page, steps->steps);
+  return TranscriptResponse(call.job_id, *usage, *page, steps->steps, currency_);
 }
 
 HttpResponse Api::JobEvents(const Call& call, HttpRequest& req) {

@@ -29,7 +29,8 @@ std::string StepJson(const TranscriptStep& step) {
 
 // A prompt, the outcome of its turn, and the turn's steps (each already
 // rendered) in order.
-std::string MessageJson(const Message& m, std::span<const std::string> steps, size_t omitted) {
+std::string MessageJson(const Message& m, std::span<const std::string> steps, size_t omitted,
+                        std::string_view currency) {
   std::string out;
   JsonWriter w(&out);
   w.BeginObject();
@@ -45,7 +46,25 @@ std::string MessageJson(const Message& m, std::span<const std::string> steps, si
   w.Key("finishedAt");
   WriteOptTime(m.finished_at, w);
   w.Key("usage");
-  WriteUsage(TokenUsage{m.input_tokens, m.output_tokens}, w);
+  WriteUsage(TokenUsage{.input_tokens = m.input_tokens,
+                        .output_tokens = m.output_tokens,
+                        .cached_input_tokens = m.cached_input_tokens,
+                        .cache_write_tokens = m.cache_write_tokens},
+             w);
+  // The model the turn used and the estimated cost of its tokens, as the
+  // turn's node priced them when it ended (null: no model, or no price).
+  w.Key("model");
+  if (m.usage_model.empty()) {
+    w.Null();
+  } else {
+    w.String(m.usage_model);
+  }
+  w.Key("estimatedCost");
+  if (m.cost_micros && !currency.empty()) {
+    w.Raw(CostJsonNumber(*m.cost_micros));
+  } else {
+    w.Null();
+  }
   w.Key("steps").BeginArray();
   for (const std::string& step : steps) w.Raw(step);
   w.EndArray();
@@ -67,8 +86,9 @@ struct FittedMessage {
 // it starts the next page).
 std::optional<FittedMessage> FitMessage(const Message& m,
                                         std::span<const std::pair<int, TranscriptStep>> steps,
-                                        size_t page_bytes, bool first_on_page) {
-  size_t size = MessageJson(m, {}, 0).size();
+                                        size_t page_bytes, bool first_on_page,
+                                        std::string_view currency) {
+  size_t size = MessageJson(m, {}, 0, currency).size();
   if (page_bytes + size > kMaxTranscriptPageBytes && !first_on_page) return std::nullopt;
   std::vector<std::string> kept;
   size_t omitted = 0;
@@ -83,7 +103,7 @@ std::optional<FittedMessage> FitMessage(const Message& m,
     size += step_size;
     kept.push_back(std::move(view));
   }
-  return FittedMessage{MessageJson(m, kept, omitted), size};
+  return FittedMessage{MessageJson(m, kept, omitted, currency), size};
 }
 
 }  // namespace
@@ -107,7 +127,8 @@ HttpResponse JobListResponse(const JobPage& page, std::string_view currency) {
 
 HttpResponse TranscriptResponse(const std::string& job_id, const TokenUsage& usage,
                                 const MessagePage& page,
-                                std::span<const std::pair<int, TranscriptStep>> steps) {
+                                std::span<const std::pair<int, TranscriptStep>> steps,
+                                std::string_view currency) {
   std::string body;
   JsonWriter w(&body);
   w.BeginObject();
@@ -124,7 +145,7 @@ HttpResponse TranscriptResponse(const std::string& job_id, const TokenUsage& usa
     while (step < steps.size() && steps[step].first < m.seq) ++step;
     size_t own = step;
     while (step < steps.size() && steps[step].first == m.seq) ++step;
-    auto fitted = FitMessage(m, steps.subspan(own, step - own), page_bytes, !last_seq);
+    auto fitted = FitMessage(m, steps.subspan(own, step - own), page_bytes, !last_seq, currency);
     if (!fitted) {
       next_seq = last_seq;  // this message starts the next page
       break;

@@ -34,10 +34,12 @@ HttpResponse JobListResponse(const JobPage& page, std::string_view currency);
 // its turn's steps taken from `steps` (the steps of the page's messages, in
 // order by message seq, as Store::ListSteps gives them), until the page
 // reaches kMaxTranscriptPageBytes; nextCursor then names the first message
-// left for the next page.
+// left for the next page. Each turn shows its tokens by kind, its model and
+// its estimated cost (null without `currency`, the price table's).
 HttpResponse TranscriptResponse(const std::string& job_id, const TokenUsage& usage,
                                 const MessagePage& page,
-                                std::span<const std::pair<int, TranscriptStep>> steps);
+                                std::span<const std::pair<int, TranscriptStep>> steps,
+                                std::string_view currency);
 
 // {"status": "ok", "version", "commit"}.
 HttpResponse HealthResponse();

@@ -17,6 +17,8 @@ void WriteUsage(const TokenUsage& usage, JsonWriter& w) {
   w.BeginObject();
   w.Key("inputTokens").Int(usage.input_tokens);
   w.Key("outputTokens").Int(usage.output_tokens);
+  w.Key("cachedInputTokens").Int(usage.cached_input_tokens);
+  w.Key("cacheWriteTokens").Int(usage.cache_write_tokens);
   w.EndObject();
 }
 
