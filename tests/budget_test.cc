@@ -218,12 +218,36 @@ TEST_F(BudgetTest, AnOrganisationsCostBudgetCountsThePricedTokens) {
   EXPECT_EQ(model_->Requests().size(), 1u);
 }
 
-TEST_F(BudgetTest, ACostBudgetWithoutAPriceTableIsNotEnforced) {
-  Start(MonthlyBudget{.cost_micros = 1}, MonthlyBudget{});
+// A cost budget counts priced turns only: a turn whose spend could not be
+// priced is refused before it asks the model anything, rather than run
+// unchecked (no price table at all, or none for the job's model).
+TEST_F(BudgetTest, ACostBudgetRefusesATurnItCannotPrice) {
+  Start(MonthlyBudget{.cost_micros = 50000000}, MonthlyBudget{});
   TurnOutcome r = Send("Fix the typo in the quickstart");
-  EXPECT_TRUE(r.succeeded) << r.error.value_or("");
-  EXPECT_FALSE(r.budget_stopped);
-  EXPECT_EQ(model_->Requests().size(), 2u);
+  EXPECT_FALSE(r.succeeded);
+  EXPECT_TRUE(r.budget_stopped);
+  EXPECT_NE(r.error.value_or("").find("project's monthly cost budget (50.00) cannot be kept: "
+                                      "this server has no price table"),
+            std::string::npos)
+      << r.error.value_or("");
+  EXPECT_EQ(model_->Requests().size(), 0u);
+  EXPECT_EQ(r.model, "") << "no model was asked";
+  EXPECT_EQ(r.usage.total(), 0);
+}
+
+TEST_F(BudgetTest, AnOrganisationsCostBudgetRefusesAModelWithoutAPrice) {
+  Start(MonthlyBudget{}, MonthlyBudget{.cost_micros = 1000000},
+        R"({"currency": "USD", "models": {"other-model": {"input": 2, "output": 10}}})");
+  TurnOutcome r = Send("Fix the typo in the quickstart");
+  EXPECT_FALSE(r.succeeded);
+  EXPECT_TRUE(r.budget_stopped);
+  EXPECT_NE(r.error.value_or("").find("organisation's monthly cost budget (1.00 USD) cannot be "
+                                      "kept: the price table (serve --prices) has no price for "
+                                      "the model " +
+                                      std::string(kModel)),
+            std::string::npos)
+      << r.error.value_or("");
+  EXPECT_EQ(model_->Requests().size(), 0u);
 }
 
 TEST_F(BudgetTest, ATurnWithinItsBudgetsCarriesItsModelTokensAndCost) {

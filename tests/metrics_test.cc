@@ -119,10 +119,42 @@ TEST(MetricsRegistryTest, RecordingFromManyThreadsLosesNothing) {
   EXPECT_EQ(p.Value("t_seconds_count", {}), 80000);
 }
 
+// Budgets are shown from half spent on, the fullest first, at most
+// kMaxBudgetSeries: bounded however many projects have budgets.
+TEST(MetricsCatalogTest, BudgetUseShowsTheFullestBudgetsOnly) {
+  std::vector<metrics::BudgetUse> uses;
+  for (size_t i = 0; i < metrics::kMaxBudgetSeries + 500; ++i) {
+    uses.push_back(
+        {"prj" + std::to_string(i), "project", "tokens", 0.4 + static_cast<double>(i) / 1000.0});
+  }
+  metrics::SetBudgetUse(uses);
+  PromParse p = ParsePrometheusText(metrics::Default().Render());
+  ASSERT_TRUE(p.ok()) << p.error;
+  size_t series = 0;
+  double lowest = 2;
+  ASSERT_TRUE(p.families.count("docwright_budget_used_ratio"));
+  for (const PromSample& sample : p.families.at("docwright_budget_used_ratio").samples) {
+    ++series;
+    lowest = std::min(lowest, sample.value);
+    EXPECT_NE(sample.labels.at("project"), "other");
+  }
+  EXPECT_EQ(series, metrics::kMaxBudgetSeries);
+  EXPECT_GE(lowest, 0.5);
+  EXPECT_DOUBLE_EQ(p.Value("docwright_budget_used_ratio",
+                           {{"project", "prj1499"}, {"owner", "project"}, {"kind", "tokens"}}),
+                   0.4 + 1.499);
+  metrics::SetBudgetUse({});
+}
+
 TEST(MetricsCatalogTest, TheCatalogIsValidAndItsLabelsBounded) {
+  metrics::AllowModelLabels({"claude-sonnet-4*", "claude-*", "docs-model-1"});
+  EXPECT_EQ(metrics::ModelLabel("claude-sonnet-4-5-20250929"), "claude-sonnet-4*")
+      << "as the price table prices it: the longest prefix key";
+  EXPECT_EQ(metrics::ModelLabel("claude-haiku-4-5"), "claude-*");
   metrics::AllowModelLabels({"docs-model-1"});
   EXPECT_EQ(metrics::ModelLabel("docs-model-1"), "docs-model-1");
   EXPECT_EQ(metrics::ModelLabel("someone-elses-model"), "other");
+  EXPECT_EQ(metrics::ModelLabel("claude-sonnet-4-5"), "other") << "the earlier list is replaced";
   metrics::RecordHttpRequest("/v2/agent/{projectId}/job", "BREW", 999, 0.01);
   metrics::RecordHttpRequest("", "GET", 404, 0.01);
   metrics::RecordModelRequest("openai", "secret-model", true, 3, 1.5,

@@ -156,6 +156,13 @@ int ShowUsage(const Common& common, const UsageOptions& o, const CLI::App& cmd) 
   }
   auto rows = (*store)->ListUsage(query);
   if (!rows.ok()) return Fail(rows.status());
+  if (static_cast<int64_t>(rows->size()) >= kMaxUsageRows) {
+    // Totals over a cut list would be wrong without a word.
+    return Fail(Status::InvalidArgument(
+        "more than " + std::to_string(kMaxUsageRows) +
+        " lines of usage (a day, a project and a model each) in this period: name a shorter "
+        "one with --since and --until, or one project with --project"));
+  }
   const Report report = Summarise(*rows);
 
   if (common.json) {

@@ -477,7 +477,15 @@ void AllowModelLabels(std::vector<std::string> models) {
 
 std::string ModelLabel(std::string_view model) {
   std::shared_lock lock(models_mu);
-  return allowed_models->count(model) ? std::string(model) : std::string("other");
+  if (allowed_models->count(model)) return std::string(model);
+  // A model the price table prices by a "prefix*" key is shown as that key
+  // (bounded: the table's keys), the longest that matches, as it is priced.
+  std::string_view best;
+  for (const std::string& key : *allowed_models) {
+    if (key.size() < 2 || key.back() != '*' || key.size() <= best.size()) continue;
+    if (model.starts_with(std::string_view(key).substr(0, key.size() - 1))) best = key;
+  }
+  return best.empty() ? std::string("other") : std::string(best);
 }
 
 void SetBuildInfo(std::string_view version) {
@@ -560,9 +568,20 @@ void SetQueue(int64_t queued, double oldest_age_seconds) {
 }
 
 void SetBudgetUse(const std::vector<BudgetUse>& uses) {
+  // Only budgets past half their month, the fullest first, at most
+  // kMaxBudgetSeries of them: what an alert needs, within the family's bound
+  // however many projects have budgets.
+  std::vector<const BudgetUse*> shown;
+  for (const BudgetUse& u : uses) {
+    if (u.ratio >= 0.5) shown.push_back(&u);
+  }
+  std::sort(shown.begin(), shown.end(),
+            [](const BudgetUse* a, const BudgetUse* b) { return a->ratio > b->ratio; });
+  if (shown.size() > kMaxBudgetSeries) shown.resize(kMaxBudgetSeries);
   Gauge& g = *Cat().budget_used;
   g.Clear();
-  for (const BudgetUse& u : uses) {
+  for (const BudgetUse* use : shown) {
+    const BudgetUse& u = *use;
     g.Set({u.project_id, OneOf(u.owner, {"project", "organisation"}),
            OneOf(u.kind, {"tokens", "cost"})},
           u.ratio);

@@ -180,7 +180,9 @@ void SetQueue(int64_t queued, double oldest_age_seconds);
 
 // docwright_budget_used_ratio{project,owner,kind}: what a project's budget
 // ("project") or its organisation's ("organisation") has spent this month,
-// tokens or cost, over the budget (1 = spent). Replaced whole at each scrape.
+// tokens or cost, over the budget (1 = spent). Replaced whole at each scrape,
+// with the budgets at least half spent only, the fullest kMaxBudgetSeries.
+inline constexpr size_t kMaxBudgetSeries = 1000;
 struct BudgetUse {
   std::string project_id;
   std::string owner;  // "project" or "organisation"

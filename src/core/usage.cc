@@ -21,7 +21,9 @@ constexpr size_t kMaxModelNameBytes = 200;
 constexpr double kMaxPrice = 1000000;
 // ParseCost's ceiling, in currency units, and the largest cost a turn records.
 constexpr int64_t kMaxCostUnits = 1000000000000;
-constexpr long double kMaxCostMicros = 9e18L;
+// One turn's cost at most (a billion currency units): sums of any number of
+// turns a store can hold stay far from int64's limit in both drivers.
+constexpr long double kMaxCostMicros = 1e15L;
 
 // Whether the nesting of `text`'s arrays and objects stays within `max_depth`
 // (strings skipped, escapes included). Malformed text is left to the parser.

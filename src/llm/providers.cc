@@ -21,10 +21,15 @@ std::string Trimmed(std::string url) {
   return url;
 }
 
-// A count the provider reported; a negative one (which no provider sends) as 0,
-// so that sums never go down.
+// The most tokens one reply is believed to count of a kind: far above any
+// model's context, and low enough that no sum of them overflows (a hostile
+// or broken endpoint may send anything).
+constexpr int64_t kMaxReplyTokens = 1000000000;
+
+// A count the provider reported, within [0, kMaxReplyTokens]: a negative one
+// (which no provider sends) as 0, so that sums never go down.
 int64_t Count(const json& object, const char* key) {
-  return std::max<int64_t>(0, IntField(object, key));
+  return std::clamp<int64_t>(IntField(object, key), 0, kMaxReplyTokens);
 }
 
 // Chat Completions' "usage": `prompt_tokens` counts every prompt token, of

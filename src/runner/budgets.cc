@@ -35,28 +35,45 @@ const PriceTable* RepositoryTurns::Prices() const {
 std::optional<TurnOutcome> RepositoryTurns::ApplyBudgets(TurnInput& input,
                                                          BudgetOwners& owners) const {
   const PriceTable* prices = Prices();
-  // Cost budgets need a price table to count against; token budgets do not.
-  auto enforced = [prices](MonthlyBudget budget) {
-    if (!prices) budget.cost_micros.reset();
-    return budget;
-  };
-  MonthlyBudget project_budget = enforced(input.project.budget);
+  MonthlyBudget project_budget = input.project.budget;
   auto org = store_.GetOrg(input.project.org_id);
   if (!org.ok() && org.status().code() != Code::kNotFound) {
     return FailedTurn("cannot read the organisation's budget: " + org.status().message() +
                       "; send the instruction again to retry");
   }
-  MonthlyBudget org_budget = org.ok() ? enforced(org->budget) : MonthlyBudget{};
+  MonthlyBudget org_budget = org.ok() ? org->budget : MonthlyBudget{};
   if (project_budget.empty() && org_budget.empty()) return std::nullopt;
 
   UnixMillis now = NowMillis();
+  std::string_view currency = prices ? std::string_view(prices->currency()) : "";
+  // A cost budget is kept only for a model the price table prices: without a
+  // price the turn's spend would count as nothing, so the turn is refused
+  // rather than run unchecked. (No model at all: the agent fails the turn
+  // before any request.)
+  const std::string model = input.job.model.value_or("");
+  if (!model.empty() && (!prices || !prices->Find(model))) {
+    const std::pair<BudgetOwner, const MonthlyBudget*> capped[] = {
+        {BudgetOwner::kProject, &project_budget}, {BudgetOwner::kOrganisation, &org_budget}};
+    for (const auto& [owner, budget] : capped) {
+      if (!budget->cost_micros) continue;
+      metrics::RecordBudgetStop(OwnerLabel(owner), "start");
+      TurnOutcome refused =
+          FailedTurn(CostBudgetName(owner, *budget->cost_micros, currency) + " cannot be kept: " +
+                     (prices ? "the price table (serve --prices) has no price for the model " +
+                                   OneLogLine(model, 200)
+                             : std::string("this server has no price table (serve --prices)")) +
+                     "; nothing was asked of the model");
+      refused.budget_stopped = true;
+      return refused;
+    }
+  }
+
   auto spent = store_.SpendSince(input.project.org_id, input.project.id, MonthStart(now));
   if (!spent.ok()) {
     // Not run unchecked: a budget is a promise to the operator.
     return FailedTurn("cannot read what this month's turns spent against the budget: " +
                       spent.status().message() + "; send the instruction again to retry");
   }
-  std::string_view currency = prices ? std::string_view(prices->currency()) : "";
   const std::pair<BudgetOwner, const MonthlyBudget*> budgets[] = {
       {BudgetOwner::kProject, &project_budget}, {BudgetOwner::kOrganisation, &org_budget}};
   for (const auto& [owner, budget] : budgets) {

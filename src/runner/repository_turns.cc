@@ -100,8 +100,9 @@ TurnOutcome RepositoryTurns::RunTurn(const TurnInput& given, CancelToken& cancel
   } else {
     outcome = RunRounds(input, cancel, owners);
   }
-  // What the turn used and its estimated cost, whichever way it ended.
-  outcome.model = input.job.model.value_or("");
+  // What the turn used and its estimated cost, whichever way it ended; a turn
+  // that asked the model nothing used no model.
+  outcome.model = outcome.usage.total() > 0 ? input.job.model.value_or("") : "";
   outcome.cost_micros.reset();
   if (const PriceTable* prices = Prices(); prices && !outcome.model.empty()) {
     outcome.cost_micros = prices->CostMicros(outcome.model, outcome.usage);
@@ -133,6 +134,13 @@ TurnOutcome RepositoryTurns::RunRounds(TurnInput& input, CancelToken& cancel,
     for (int number = 1;; ++number) {
       Round round{.number = number};
       if (auto end = Prepare(turn, round)) return std::move(*end);
+      if (turn.budget_error && !round.pushed_before) {
+        // The branch moved after the agent crossed its budget: it is not run
+        // again on the new head.
+        return FailedTurn("the branch " + input.job.ref +
+                          " moved while the turn ran, and the turn was not carried out again "
+                          "over it; nothing was pushed");
+      }
       if (!round.pushed_before) {
         if (auto end = Edit(turn, round)) return std::move(*end);
       }

@@ -43,6 +43,9 @@ struct Scope {
   std::string project_id;
 };
 
+// The most rows Store::ListUsage returns.
+inline constexpr int64_t kMaxUsageRows = 100000;
+
 // What turns used (Store::ListUsage): those of an organisation, or of one of its
 // projects, that ended in [since, until), in Unix ms.
 struct UsageQuery {
@@ -376,7 +379,8 @@ class Store : public LocalPullRequestRecords {
   // other: its tokens were spent.
   //
   // What the turns of `query` used, by day, project and model, in that order;
-  // at most 100,000 rows. InvalidArgument if until < since.
+  // at most kMaxUsageRows rows (the rest left out: a caller given that many
+  // must not take them for the whole). InvalidArgument if until < since.
   virtual Result<std::vector<UsageRow>> ListUsage(const UsageQuery& query) = 0;
   // What the project `project_id` and its organisation `org_id` spent in turns
   // that ended at or after `since` (a budget month's start): one read.

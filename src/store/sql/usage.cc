@@ -17,7 +17,6 @@ namespace {
 
 constexpr int64_t kMillisPerDay = 86400 * 1000;
 // Store::ListUsage's and Store::ListBudgetUse's bounds.
-constexpr int64_t kMaxUsageRows = 100000;
 constexpr int64_t kMaxBudgetProjects = 10000;
 
 // The UTC day of a turn's end, as a whole number of days since the epoch: the
