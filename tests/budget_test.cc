@@ -271,6 +271,46 @@ TEST_F(BudgetTest, ATurnWithinItsBudgetsCarriesItsModelTokensAndCost) {
   EXPECT_EQ(job_.model, kModel);
 }
 
+// The runner's part (outcomes.cc, which charges an interrupted turn through
+// Store::ChargeTurnUsage) is done here by hand: this fixture runs turns without
+// a Runner.
+TEST_F(BudgetTest, ATurnArchivedWhileItRunsStillCountsTheTokensItSpent) {
+  Start(MonthlyBudget{}, MonthlyBudget{},
+        R"({"currency": "USD", "models": {"docs-model-1": {"input": 2, "output": 10}}})");
+  auto job = store_->CreateJob(scope(), NewJob{"Fix the typo in the quickstart"});
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  auto claimed = store_->ClaimTurn("w", std::chrono::seconds(60), kMaxTurnAttempts);
+  ASSERT_TRUE(claimed.ok() && claimed->has_value());
+  TurnInput in = **claimed;
+  CancelToken cancel;
+  // Archived once the model's first reply was acted on, as the runner's
+  // heartbeat cancels a turn whose job was archived.
+  in.on_step = [&](const TranscriptStep& step) {
+    if (step.kind != TranscriptStep::Kind::kTool || cancel.cancelled()) return;
+    ASSERT_TRUE(store_->ArchiveJob(scope(), job->id).ok());
+    cancel.Cancel(CancelToken::Reason::kArchived);
+  };
+  TurnOutcome r = turns_->RunTurn(in, cancel);
+  ASSERT_TRUE(r.interrupted);
+  EXPECT_EQ(model_->Requests().size(), 1u);
+  EXPECT_GT(r.usage.total(), 0) << "the first reply's tokens";
+  EXPECT_EQ(r.model, kModel);
+  ASSERT_TRUE(r.cost_micros);
+  EXPECT_GT(*r.cost_micros, 0);
+
+  ASSERT_TRUE(store_->ChargeTurnUsage(in.turn_id, r.usage, r.model, r.cost_micros).ok());
+  auto archived = store_->GetJob(scope(), job->id);
+  ASSERT_TRUE(archived.ok());
+  EXPECT_EQ(archived->status, JobStatus::kArchived);
+  EXPECT_EQ(archived->usage.tokens.total(), r.usage.total());
+  EXPECT_EQ(archived->usage.cost_micros, *r.cost_micros);
+  EXPECT_EQ(archived->usage.turns, 1);
+  auto spent = store_->SpendSince(org_.id, project_.id, 0);
+  ASSERT_TRUE(spent.ok()) << spent.status().message();
+  EXPECT_EQ(spent->project.tokens, r.usage.total());
+  EXPECT_EQ(spent->organisation.cost_micros, *r.cost_micros);
+}
+
 TEST_F(BudgetTest, AnUnpricedModelHasNoCost) {
   Start(MonthlyBudget{}, MonthlyBudget{},
         R"({"currency": "USD", "models": {"other-model": {"input": 2, "output": 10}}})");

@@ -125,6 +125,110 @@ TEST_P(StoreUsageTest, ATurnsUsageIsRecordedOnItAndAddedToItsJob) {
   }
 }
 
+TEST_P(StoreUsageTest, TokensOfAnAttemptThatDidNotFinishAreChargedToItsTurnAndJob) {
+  // Archived while its turn ran: the turn is cancelled, and charged after.
+  Job archived = Create(project_, "Document the limits");
+  TurnInput first = Claim("w1");
+  ASSERT_TRUE(store_->ArchiveJob(ScopeOf(project_), archived.id).ok());
+  Status charged =
+      store_->ChargeTurnUsage(first.turn_id, Used("m", 1000, 100, 400, 50, 3000).usage, "m", 3000);
+  ASSERT_TRUE(charged.ok()) << charged.message();
+  // Charged again without a price: the cost stays, the turn counts once.
+  ASSERT_TRUE(store_
+                  ->ChargeTurnUsage(first.turn_id,
+                                    TokenUsage{.input_tokens = 10, .output_tokens = 5}, "other",
+                                    std::nullopt)
+                  .ok());
+  auto messages = store_->ListMessages(ScopeOf(project_), archived.id);
+  ASSERT_TRUE(messages.ok()) << messages.status().message();
+  ASSERT_EQ(messages->size(), 1u);
+  EXPECT_EQ((*messages)[0].state, TurnState::kCancelled);
+  EXPECT_EQ((*messages)[0].input_tokens, 1010);
+  EXPECT_EQ((*messages)[0].output_tokens, 105);
+  EXPECT_EQ((*messages)[0].cached_input_tokens, 400);
+  EXPECT_EQ((*messages)[0].cache_write_tokens, 50);
+  EXPECT_EQ((*messages)[0].usage_model, "m") << "the model the turn first named stays";
+  EXPECT_EQ((*messages)[0].cost_micros, 3000);
+  auto job = store_->GetJob(ScopeOf(project_), archived.id);
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->usage.tokens.input_tokens, 1010);
+  EXPECT_EQ(job->usage.tokens.output_tokens, 105);
+  EXPECT_EQ(job->usage.cost_micros, 3000);
+  EXPECT_EQ(job->usage.turns, 1);
+  EXPECT_EQ(job->usage.unpriced_turns, 0);
+
+  // Its lease lost, then claimed again and finished: the finish adds to what
+  // the lost attempt was charged, and the turn is priced once it has a cost.
+  Job rerun = Create(project_, "Document the quotas");
+  TurnInput lost = Claim("w1");
+  ASSERT_TRUE(store_
+                  ->ChargeTurnUsage(lost.turn_id,
+                                    TokenUsage{.input_tokens = 500, .output_tokens = 50}, "m",
+                                    std::nullopt)
+                  .ok());
+  job = store_->GetJob(ScopeOf(project_), rerun.id);
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->usage.turns, 1);
+  EXPECT_EQ(job->usage.unpriced_turns, 1);
+  Exec("UPDATE turns SET lease_expires_at = 0 WHERE id = " + std::to_string(lost.turn_id));
+  TurnInput again = Claim("w2");
+  ASSERT_EQ(again.turn_id, lost.turn_id);
+  auto finished = store_->FinishTurn(again.turn_id, "w2", Used("m", 200, 20, 100, 0, 700));
+  ASSERT_TRUE(finished.ok()) << finished.status().message();
+  ASSERT_EQ(*finished, LeaseState::kHeld);
+  messages = store_->ListMessages(ScopeOf(project_), rerun.id);
+  ASSERT_TRUE(messages.ok());
+  ASSERT_EQ(messages->size(), 1u);
+  EXPECT_EQ((*messages)[0].state, TurnState::kSucceeded);
+  EXPECT_EQ((*messages)[0].input_tokens, 700);
+  EXPECT_EQ((*messages)[0].output_tokens, 70);
+  EXPECT_EQ((*messages)[0].cached_input_tokens, 100);
+  EXPECT_EQ((*messages)[0].cost_micros, 700);
+  job = store_->GetJob(ScopeOf(project_), rerun.id);
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->usage.tokens.input_tokens, 700);
+  EXPECT_EQ(job->usage.tokens.output_tokens, 70);
+  EXPECT_EQ(job->usage.cost_micros, 700);
+  EXPECT_EQ(job->usage.turns, 1) << "one turn, however many attempts";
+  EXPECT_EQ(job->usage.unpriced_turns, 0);
+
+  // Both turns ended: what they spent counts against the month and is listed.
+  auto spent = store_->SpendSince(org_.id, project_.id, 0);
+  ASSERT_TRUE(spent.ok()) << spent.status().message();
+  EXPECT_EQ(spent->project.tokens, 1115 + 770);
+  EXPECT_EQ(spent->project.cost_micros, 3700);
+  UsageQuery q{.org_id = org_.id,
+               .project_id = project_.id,
+               .since = 0,
+               .until = NowMillis() + 86400 * 1000};
+  auto rows = store_->ListUsage(q);
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  UsageTotals listed;
+  for (const UsageRow& row : *rows) {
+    EXPECT_EQ(row.model, "m");
+    listed.tokens += row.totals.tokens;
+    listed.cost_micros += row.totals.cost_micros;
+    listed.turns += row.totals.turns;
+    listed.unpriced_turns += row.totals.unpriced_turns;
+  }
+  EXPECT_EQ(listed.tokens.input_tokens, 1710);
+  EXPECT_EQ(listed.tokens.output_tokens, 175);
+  EXPECT_EQ(listed.cost_micros, 3700);
+  EXPECT_EQ(listed.turns, 2);
+  EXPECT_EQ(listed.unpriced_turns, 0);
+
+  // No tokens: nothing changes. An unknown turn: NotFound.
+  ASSERT_TRUE(store_->ChargeTurnUsage(first.turn_id, TokenUsage{}, "m", 5).ok());
+  job = store_->GetJob(ScopeOf(project_), archived.id);
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->usage.cost_micros, 3000);
+  EXPECT_EQ(
+      store_
+          ->ChargeTurnUsage(first.turn_id + 1000, TokenUsage{.input_tokens = 1}, "m", std::nullopt)
+          .code(),
+      Code::kNotFound);
+}
+
 TEST_P(StoreUsageTest, UsageIsListedByUtcDayProjectAndModel) {
   Project docs2 = NewProject(org_.id, 100);
   const UnixMillis late = At("2026-11-25T23:59:59.999Z");

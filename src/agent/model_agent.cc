@@ -358,10 +358,11 @@ std::optional<AgentResult> TakeStep(TurnRun& run, llm::Model& model, agent::Tool
                     " s); nothing was pushed");
   }
   auto reply = model.Complete(request);
+  // A reply that came was paid for, even if the turn was cancelled meanwhile.
+  if (reply.ok()) run.result.usage += reply->usage;
   if (run.cancel.cancelled()) return run.Interrupted();
   if (!reply.ok()) return run.Fail(reply.status().message());
-  TokenUsage& usage = run.result.usage;
-  usage += reply->usage;
+  const TokenUsage& usage = run.result.usage;
   if (usage.total() > run.budgets.max_tokens) {
     return run.Fail("the turn used more than " + std::to_string(run.budgets.max_tokens) +
                     " tokens; nothing was pushed");

@@ -96,10 +96,15 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   // outcomes.cc
   void RunTurn(Thread& self, const std::string& worker_id, TurnInput input) EXCLUDES(mu_);
   TurnOutcome Handle(const TurnInput& input, CancelToken& cancel);
-  // The outcome to record for a turn the handler returned interrupted; nullopt
-  // when nothing is to be recorded (it was handed back, archived or lost).
+  // The outcome to record for a turn the handler returned `interrupted`;
+  // nullopt when it is not to be finished (it was handed back, archived or
+  // lost): then the tokens it spent are charged to it (Charge).
   std::optional<TurnOutcome> AfterInterruption(const TurnInput& input, const std::string& worker_id,
-                                               const CancelToken& cancel);
+                                               const CancelToken& cancel,
+                                               const TurnOutcome& interrupted);
+  // Adds what `outcome` used to its turn and job without finishing the turn
+  // (Store::ChargeTurnUsage): the tokens were spent however the turn ends.
+  void Charge(const TurnInput& input, const TurnOutcome& outcome) EXCLUDES(mu_);
   std::string DeadlineError() const;
   void Record(int64_t turn_id, const std::string& worker_id, const std::string& job_id, int seq,
               const TurnOutcome& outcome) EXCLUDES(mu_);

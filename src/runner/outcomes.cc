@@ -56,18 +56,21 @@ void Runner::Impl::RunTurn(Thread& self, const std::string& worker_id, TurnInput
   };
 
   TurnOutcome result = Handle(input, *cancel);
+  bool abandoned = false;
   {
     MutexLock lock(mu_);
     running_.erase(run_id);
     // The watchdog recorded this turn's outcome (failed) and replaced this
     // worker, or a shutdown left it behind (it runs again elsewhere).
-    if (self.abandoned) {
-      if (!stopping_) ended = "failed";
-      return;
-    }
+    abandoned = self.abandoned;
+    if (abandoned && !stopping_) ended = "failed";
+  }
+  if (abandoned) {
+    Charge(input, result);
+    return;
   }
   if (result.interrupted) {
-    auto concluded = AfterInterruption(input, worker_id, *cancel);
+    auto concluded = AfterInterruption(input, worker_id, *cancel, result);
     if (!concluded) {
       // Archived: it ends for good; a lost lease or a shutdown: it runs again.
       if (cancel->reason() == CancelToken::Reason::kArchived) ended = "cancelled";
@@ -98,29 +101,47 @@ TurnOutcome Runner::Impl::Handle(const TurnInput& input, CancelToken& cancel) {
 
 std::optional<TurnOutcome> Runner::Impl::AfterInterruption(const TurnInput& input,
                                                            const std::string& worker_id,
-                                                           const CancelToken& cancel) {
+                                                           const CancelToken& cancel,
+                                                           const TurnOutcome& interrupted) {
   switch (cancel.reason()) {
     case CancelToken::Reason::kShutdown: {
+      Charge(input, interrupted);
       Status s = store_.ReleaseTurn(input.turn_id, worker_id);
       if (!s.ok()) spdlog::warn("job {}: cannot release turn: {}", input.job.id, s.message());
       spdlog::info("job {}: turn {} handed back on shutdown", input.job.id, input.message.seq);
       return std::nullopt;
     }
     case CancelToken::Reason::kArchived:
+      Charge(input, interrupted);
       spdlog::info("job {}: turn {} stopped: the job was archived", input.job.id,
                    input.message.seq);
       return std::nullopt;
     case CancelToken::Reason::kLeaseLost:
+      Charge(input, interrupted);
       spdlog::warn("job {}: turn {} stopped: its lease was lost", input.job.id, input.message.seq);
       return std::nullopt;
     case CancelToken::Reason::kDeadline:
-      return TurnOutcome{.error = DeadlineError()};
+      // Failed, with what it spent until it was stopped.
+      return TurnOutcome{.error = DeadlineError(),
+                         .usage = interrupted.usage,
+                         .model = interrupted.model,
+                         .cost_micros = interrupted.cost_micros};
     case CancelToken::Reason::kNone:
       break;
   }
   // Interrupted without being asked to: a bug in the handler. Fail the turn
   // rather than leave it to be re-run.
   return TurnOutcome{.error = "the turn stopped unexpectedly"};
+}
+
+void Runner::Impl::Charge(const TurnInput& input, const TurnOutcome& outcome) {
+  if (outcome.usage.total() == 0) return;
+  Status s =
+      store_.ChargeTurnUsage(input.turn_id, outcome.usage, outcome.model, outcome.cost_micros);
+  if (!s.ok()) {
+    spdlog::warn("job {}: cannot count the tokens turn {} spent: {}", input.job.id,
+                 input.message.seq, OneLogLine(s.message()));
+  }
 }
 
 std::string Runner::Impl::DeadlineError() const {

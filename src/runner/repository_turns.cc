@@ -149,10 +149,11 @@ TurnOutcome RepositoryTurns::RunRounds(TurnInput& input, CancelToken& cancel,
     }
   };
   TurnOutcome outcome = rounds();
-  if (outcome.interrupted) return outcome;
   // Every way the turn ends counts what the agent used, over both rounds: the
-  // tokens were spent whether or not the edits were published.
+  // tokens were spent whether or not the edits were published, and whether or
+  // not the turn was interrupted (the runner charges them then).
   outcome.usage = turn.spent;
+  if (outcome.interrupted) return outcome;
   return AfterBudgetStop(turn, std::move(outcome));
 }
 

@@ -34,7 +34,8 @@ inline TurnOutcome FailedTurn(std::string error) {
   return r;
 }
 
-// A turn stopped short because it was cancelled: nothing of it is recorded.
+// A turn stopped short because it was cancelled: nothing of it is recorded but
+// the tokens it spent (RunRounds sets them, and the runner charges them).
 inline TurnOutcome InterruptedTurn() {
   TurnOutcome r;
   r.interrupted = true;

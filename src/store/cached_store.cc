@@ -195,6 +195,12 @@ class CachedStore final : public Store {
     jobs_.Clear();  // the outcome's job is not named here; turns end rarely
     return r;
   }
+  Status ChargeTurnUsage(int64_t turn_id, const TokenUsage& usage, const std::string& model,
+                         std::optional<int64_t> cost_micros) override {
+    Status s = inner_->ChargeTurnUsage(turn_id, usage, model, cost_micros);
+    jobs_.Clear();  // the job's usage moved; as FinishTurn's, this is rare
+    return s;
+  }
 
   // --- Pass-through ---
 

@@ -376,7 +376,9 @@ class Store : public LocalPullRequestRecords {
   // FinishTurn records each turn's TokenUsage, model and estimated cost
   // (TurnOutcome's) on the turn and adds them to its job's Job::usage, in the
   // same transaction. A turn that failed or was cancelled counts like any
-  // other: its tokens were spent.
+  // other: its tokens were spent. FinishTurn and ChargeTurnUsage add to what
+  // the turn's row holds, so the turn's tokens stay those of its job's totals
+  // over every attempt.
   //
   // What the turns of `query` used, by day, project and model, in that order;
   // at most kMaxUsageRows rows (the rest left out: a caller given that many
@@ -439,6 +441,15 @@ class Store : public LocalPullRequestRecords {
   // Gives the turn back untouched, for another worker to claim at once; the
   // attempt does not count. Used on graceful shutdown.
   virtual Status ReleaseTurn(int64_t turn_id, const std::string& worker_id) = 0;
+  // Adds `usage` and `cost_micros` to what the turn used and to its job's
+  // Job::usage, in one transaction, whatever the turn's state and whoever holds
+  // it: for the tokens of an attempt that ended without FinishTurn (its job
+  // archived, its lease lost, a shutdown). The turn's cost stays none only if
+  // it had none and `cost_micros` is none; the turn takes `model` if it named
+  // none. The job counts the turn once among its turns however often it is
+  // charged. A usage of no tokens changes nothing. NotFound for an unknown turn.
+  virtual Status ChargeTurnUsage(int64_t turn_id, const TokenUsage& usage, const std::string& model,
+                                 std::optional<int64_t> cost_micros) = 0;
 
   // --- Webhooks: a project's endpoints and the outbox of their deliveries ---
   // Every event written (see Events) puts, in its transaction, one delivery in

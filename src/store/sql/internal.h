@@ -185,6 +185,8 @@ class SqlStore final : public Store {
   Result<LeaseState> FinishTurn(int64_t turn_id, const std::string& worker_id,
                                 const TurnOutcome& outcome) override;
   Status ReleaseTurn(int64_t turn_id, const std::string& worker_id) override;
+  Status ChargeTurnUsage(int64_t turn_id, const TokenUsage& usage, const std::string& model,
+                         std::optional<int64_t> cost_micros) override;
 
   // webhooks.cc
   Result<WebhookEndpoint> CreateWebhook(WebhookEndpoint endpoint) override;
@@ -360,8 +362,12 @@ class SqlStore final : public Store {
   static Status LockProjectForJobs(Connection& c, const std::string& project_id);
   // The sliding-window rate limit; the caller holds the project's lock.
   static Status Admit(Connection& c, const Project& p, UnixMillis now);
-  // turns.cc: the outcome's usage, model and cost added to the job's totals.
-  static Status AddJobUsage(Connection& c, const std::string& job_id, const TurnOutcome& outcome);
+  // turns.cc: `used` and its cost added to the turn's row and to its job's
+  // totals, and `model` given to the turn if it names none yet; the caller holds
+  // the job's and the turn's locks.
+  static Status AddTurnUsage(Connection& c, int64_t turn_id, const std::string& job_id,
+                             const TokenUsage& used, const std::string& model,
+                             std::optional<int64_t> cost_micros);
   static Status MoveJobAfterTurn(Connection& c, const std::string& job_id, int64_t seq,
                                  const TurnOutcome& outcome, UnixMillis now);
   // turn.ended, then pull_request.opened or .updated if the turn opened or

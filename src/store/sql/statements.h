@@ -354,12 +354,28 @@ SQL(kJobAfterTurn,
 SQL(kRenewLease,
     "UPDATE turns SET lease_expires_at = docwright_now_ms() + ?3 "
     "WHERE id = ?1 AND lease_owner = ?2 AND state = 'running' RETURNING stop_requested");
+// The turn's usage is added (SqlStore::AddTurnUsage) in the same transaction;
+// ?5 the model it ended with, if it names one.
 SQL(kFinishTurn,
-    "UPDATE turns SET state = ?2, summary = ?3, error = ?4, finished_at = ?5, input_tokens = ?6, "
-    "output_tokens = ?7, cached_input_tokens = ?8, cache_write_tokens = ?9, model = ?10, "
-    "cost_micros = ?11 WHERE id = ?1");
-// A turn's usage added to its job's totals (Job::usage): ?7 1 if the turn
-// counts as one that used the model, ?8 1 if it also had no price.
+    "UPDATE turns SET state = ?2, summary = ?3, error = ?4, finished_at = ?5, "
+    "model = COALESCE(NULLIF(CAST(?6 AS TEXT), ''), model) WHERE id = ?1");
+// Whether the turn counts as one that used the model (usage.cc's DW_COUNTED),
+// and as one without a price.
+SQL(kSelectTurnCounted,
+    "SELECT CASE WHEN model <> '' OR input_tokens + output_tokens > 0 THEN 1 ELSE 0 END AS "
+    "counted, CASE WHEN cost_micros IS NULL THEN 1 ELSE 0 END AS unpriced FROM turns "
+    "WHERE id = ?1");
+// Tokens ?2..?5 and cost ?6 added to the turn's, the cost NULL only while no
+// attempt had one; ?7 its model if it has none yet.
+SQL(kAddTurnUsage,
+    "UPDATE turns SET input_tokens = input_tokens + ?2, output_tokens = output_tokens + ?3, "
+    "cached_input_tokens = cached_input_tokens + ?4, cache_write_tokens = cache_write_tokens + "
+    "?5, cost_micros = CASE WHEN cost_micros IS NULL AND CAST(?6 AS BIGINT) IS NULL THEN NULL "
+    "ELSE COALESCE(cost_micros, 0) + COALESCE(CAST(?6 AS BIGINT), 0) END, "
+    "model = CASE WHEN model = '' THEN CAST(?7 AS TEXT) ELSE model END WHERE id = ?1");
+// A turn's usage added to its job's totals (Job::usage): ?7 and ?8 what that
+// changed of the job's turns that used the model and of those without a price
+// (-1, 0 or 1: a turn charged more than once counts once).
 SQL(kAddJobUsage,
     "UPDATE jobs SET input_tokens = input_tokens + ?2, output_tokens = output_tokens + ?3, "
     "cached_input_tokens = cached_input_tokens + ?4, cache_write_tokens = cache_write_tokens + "

@@ -161,12 +161,14 @@ Result<LeaseState> SqlStore::FinishTurn(int64_t turn_id, const std::string& work
     }
     UnixMillis now = NowMillis();
     std::string ended(ToString(outcome.succeeded ? TurnState::kSucceeded : TurnState::kFailed));
-    const TokenUsage& used = outcome.usage;
-    Status w = Run(c, kFinishTurn,
-                   {V(turn_id), V(ended), V(outcome.summary), V(outcome.error), V(now),
-                    V(used.input_tokens), V(used.output_tokens), V(used.cached_input_tokens),
-                    V(used.cache_write_tokens), V(outcome.model), V(outcome.cost_micros)});
-    if (w.ok()) w = AddJobUsage(c, job_id, outcome);
+    // Added to, not replaced: an earlier attempt whose lease was lost may have
+    // charged the turn already (ChargeTurnUsage).
+    Status w = AddTurnUsage(c, turn_id, job_id, outcome.usage, outcome.model, outcome.cost_micros);
+    if (w.ok()) {
+      w = Run(
+          c, kFinishTurn,
+          {V(turn_id), V(ended), V(outcome.summary), V(outcome.error), V(now), V(outcome.model)});
+    }
     if (w.ok()) w = RecordSteps(c, job_id, seq, outcome.steps);
     if (w.ok()) CrashPoint("store.turn-recording");
     if (w.ok()) w = MoveJobAfterTurn(c, job_id, seq, outcome, now);
@@ -199,16 +201,53 @@ Status SqlStore::RecordSteps(Connection& c, const std::string& job_id, int64_t s
   return w;
 }
 
-Status SqlStore::AddJobUsage(Connection& c, const std::string& job_id, const TurnOutcome& outcome) {
-  const TokenUsage& used = outcome.usage;
+Status SqlStore::ChargeTurnUsage(int64_t turn_id, const TokenUsage& usage, const std::string& model,
+                                 std::optional<int64_t> cost_micros) {
+  return Write([&](Connection& c) -> Status {
+    std::string job_id;
+    {
+      auto r = c.Exec(kSelectTurn, {V(turn_id)});
+      if (!r.ok()) return r.status();
+      if (!r->Next()) return Status::NotFound("turn not found");
+      job_id = r->Text("job_id");
+    }
+    if (usage.total() == 0) return Status();
+    if (Status locked = Run(c, kLockJob, {V(job_id)}); !locked.ok()) return locked;
+    if (Status locked = Run(c, kLockTurn, {V(turn_id)}); !locked.ok()) return locked;
+    return AddTurnUsage(c, turn_id, job_id, usage, model, cost_micros);
+  });
+}
+
+Status SqlStore::AddTurnUsage(Connection& c, int64_t turn_id, const std::string& job_id,
+                              const TokenUsage& used, const std::string& model,
+                              std::optional<int64_t> cost_micros) {
   // A turn that used no model (a scripted one, or one that failed before its
-  // first request) is not one of the job's turns of Job::usage.
-  const bool counted = !outcome.model.empty() || used.total() > 0;
-  const bool unpriced = counted && !outcome.cost_micros;
-  return Run(
-      c, kAddJobUsage,
-      {V(job_id), V(used.input_tokens), V(used.output_tokens), V(used.cached_input_tokens),
-       V(used.cache_write_tokens), V(outcome.cost_micros.value_or(0)), V(counted), V(unpriced)});
+  // first request) is not one of the job's turns of Job::usage; one is counted
+  // once, and as unpriced while it has no cost, however often it is charged.
+  struct Counted {
+    int64_t counted = 0;
+    int64_t unpriced = 0;
+  };
+  auto read = [&]() -> Result<Counted> {
+    auto r = c.Exec(kSelectTurnCounted, {V(turn_id)});
+    if (!r.ok()) return r.status();
+    if (!r->Next()) return Status::NotFound("turn not found");
+    int64_t counted = r->Int("counted");
+    return Counted{.counted = counted, .unpriced = counted * r->Int("unpriced")};
+  };
+  auto before = read();
+  if (!before.ok()) return before.status();
+  Status w =
+      Run(c, kAddTurnUsage,
+          {V(turn_id), V(used.input_tokens), V(used.output_tokens), V(used.cached_input_tokens),
+           V(used.cache_write_tokens), V(cost_micros), V(model)});
+  if (!w.ok()) return w;
+  auto after = read();
+  if (!after.ok()) return after.status();
+  return Run(c, kAddJobUsage,
+             {V(job_id), V(used.input_tokens), V(used.output_tokens), V(used.cached_input_tokens),
+              V(used.cache_write_tokens), V(cost_micros.value_or(0)),
+              V(after->counted - before->counted), V(after->unpriced - before->unpriced)});
 }
 
 Status SqlStore::MoveJobAfterTurn(Connection& c, const std::string& job_id, int64_t seq,
