@@ -101,14 +101,15 @@ TEST_F(ApiUsageTest, UsageShowsWhatTheTurnsRecordedWithTheTablesCurrency) {
   // The transcript shows each turn's tokens by kind, model and cost.
   HttpResult transcript = Get(Job(project_a_, priced_job) + "/messages", key_a_);
   ASSERT_EQ(transcript.status, 200) << transcript.body;
-  const json& turn_view = transcript.Json()["messages"][0]["turn"];
+  const json transcript_json = transcript.Json();
+  const json& turn_view = transcript_json["messages"][0]["turn"];
   EXPECT_EQ(turn_view["usage"], json({{"inputTokens", 12000},
                                       {"outputTokens", 700},
                                       {"cachedInputTokens", 9000},
                                       {"cacheWriteTokens", 2000}}));
   EXPECT_EQ(turn_view["model"], "claude-sonnet-4-5");
   EXPECT_DOUBLE_EQ(turn_view["estimatedCost"].get<double>(), 12.345678);
-  EXPECT_EQ(transcript.Json()["usage"]["cachedInputTokens"], 9000);
+  EXPECT_EQ(transcript_json["usage"]["cachedInputTokens"], 9000);
   json unpriced_turn =
       Get(Job(project_a_, unpriced_job) + "/messages", key_a_).Json()["messages"][0]["turn"];
   EXPECT_EQ(unpriced_turn["estimatedCost"], nullptr);

@@ -80,6 +80,24 @@ TEST(MetricsRegistryTest, AFamilyPastItsSeriesLimitCountsNewLabelSetsAsOther) {
   EXPECT_EQ(p.Value("t_total", {{"project", "p0"}}), 2);
 }
 
+// Recording finds its series through a cache of the thread: a cleared gauge
+// must not be written through an entry made before the clear.
+TEST(MetricsRegistryTest, AClearedGaugeShowsOnlyWhatIsSetAgain) {
+  Registry r;
+  auto& g = r.MakeGauge("t_g", "G.", {"k"});
+  g.Set({"a"}, 1);
+  g.Set({"b"}, 2);
+  g.Clear();
+  g.Set({"b"}, 3);
+  EXPECT_EQ(Parsed(r).Value("t_g", {{"k", "a"}}), -1) << "not set since the clear";
+  EXPECT_EQ(Parsed(r).Value("t_g", {{"k", "b"}}), 3);
+  g.Add({"b"}, 1);
+  EXPECT_EQ(Parsed(r).Value("t_g", {{"k", "b"}}), 4);
+  g.Clear();
+  g.Add({"b"}, 1);
+  EXPECT_EQ(Parsed(r).Value("t_g", {{"k", "b"}}), 1) << "from zero after the clear";
+}
+
 TEST(MetricsRegistryTest, CollectorsRunAtEachRenderWhileTheirHandleLives) {
   Registry r;
   auto& g = r.MakeGauge("t_queue", "Q.", {"kind"});

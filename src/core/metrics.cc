@@ -4,12 +4,15 @@
 #include "core/metrics.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <list>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <shared_mutex>
@@ -81,38 +84,45 @@ void AppendHelp(std::string& out, std::string_view v) {
 }  // namespace
 
 // One family's label sets and their values. Histograms keep a count per bucket
-// (not cumulative; summed as they are written), their sum and their count.
+// (not cumulative; summed as they are written) and their sum; their count is
+// the buckets' total, so a scrape taken while values are recorded stays
+// consistent (+Inf equals _count).
+//
+// Recording is on every request's path, from every thread: a series, once
+// made, is found through a small cache of the calling thread and changed with
+// atomic operations, so recording takes no lock and writes no shared line but
+// the series' own. Series are freed only by Clear, which gives the family a new
+// id: ids are never reused, so no cache entry of a family gone, or of one
+// cleared, ever matches again. (Clear is for gauges set whole by one thread,
+// which is the only one recording into them: core/metrics.h.)
 class Family {
  public:
   Family(std::string name, std::string help, Kind kind, std::vector<std::string> labels,
          std::vector<double> buckets)
-      : name_(std::move(name)),
+      : id_(next_id_.fetch_add(1, std::memory_order_relaxed)),
+        name_(std::move(name)),
         help_(std::move(help)),
         kind_(kind),
         labels_(std::move(labels)),
         buckets_(std::move(buckets)) {}
 
   void Add(std::initializer_list<std::string_view> labels, double by) {
-    std::lock_guard lock(mu_);
-    Find(labels).value += by;
+    Find(labels).value.fetch_add(by, std::memory_order_relaxed);
   }
   void Set(std::initializer_list<std::string_view> labels, double value) {
-    std::lock_guard lock(mu_);
-    Find(labels).value = value;
+    Find(labels).value.store(value, std::memory_order_relaxed);
   }
   void Clear() {
     std::lock_guard lock(mu_);
+    id_.store(next_id_.fetch_add(1, std::memory_order_relaxed), std::memory_order_release);
     series_.clear();
   }
   void Observe(std::initializer_list<std::string_view> labels, double value) {
-    std::lock_guard lock(mu_);
     Series& s = Find(labels);
     // The first bucket whose bound is at least the value; past the last: +Inf only.
     size_t i = std::lower_bound(buckets_.begin(), buckets_.end(), value) - buckets_.begin();
-    if (s.buckets.empty()) s.buckets.assign(buckets_.size() + 1, 0);
-    ++s.buckets[i];
-    s.value += value;
-    ++s.count;
+    s.buckets[i].fetch_add(1, std::memory_order_relaxed);
+    s.value.fetch_add(value, std::memory_order_relaxed);
   }
 
   void Render(std::string& out) const {
@@ -128,18 +138,18 @@ class Family {
     std::lock_guard lock(mu_);
     for (const auto& [values, s] : series_) {
       if (kind_ != Kind::kHistogram) {
-        Line(out, "", values, nullptr, s.value);
+        Line(out, "", values, nullptr, s->value.load(std::memory_order_relaxed));
         continue;
       }
       uint64_t cumulative = 0;
       for (size_t i = 0; i <= buckets_.size(); ++i) {
-        cumulative += s.buckets.empty() ? 0 : s.buckets[i];
+        cumulative += s->buckets[i].load(std::memory_order_relaxed);
         std::string le;
         AppendNumber(le, i < buckets_.size() ? buckets_[i] : INFINITY);
         Line(out, "_bucket", values, &le, static_cast<double>(cumulative));
       }
-      Line(out, "_sum", values, nullptr, s.value);
-      Line(out, "_count", values, nullptr, static_cast<double>(s.count));
+      Line(out, "_sum", values, nullptr, s->value.load(std::memory_order_relaxed));
+      Line(out, "_count", values, nullptr, static_cast<double>(cumulative));
     }
   }
 
@@ -149,23 +159,65 @@ class Family {
 
  private:
   struct Series {
-    double value = 0;  // counters and gauges; a histogram's sum
-    uint64_t count = 0;
-    std::vector<uint64_t> buckets;
+    explicit Series(size_t buckets)
+        : buckets(buckets ? std::make_unique<std::atomic<uint64_t>[]>(buckets) : nullptr) {}
+    std::atomic<double> value{0};                      // counters and gauges; a histogram's sum
+    std::unique_ptr<std::atomic<uint64_t>[]> buckets;  // histograms: one a bound, then +Inf
   };
 
+  // What a thread remembers of the series it recorded into lately.
+  struct CacheEntry {
+    uint64_t family = 0;
+    size_t hash = 0;
+    std::vector<std::string> labels;
+    Series* series = nullptr;
+  };
+  static constexpr size_t kCacheEntries = 256;
+
+  static size_t HashOf(uint64_t family, std::initializer_list<std::string_view> labels) {
+    size_t h = std::hash<uint64_t>{}(family);
+    for (std::string_view l : labels) {
+      h ^= std::hash<std::string_view>{}(l) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    }
+    return h;
+  }
+  static bool Same(const std::vector<std::string>& a, std::initializer_list<std::string_view> b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+
   // The series of `labels`, made if new; past kMaxSeries a new label set is
-  // counted as every label "other". Under mu_.
+  // counted as every label "other".
   Series& Find(std::initializer_list<std::string_view> labels) {
     if (labels.size() != labels_.size()) {
       Bug("family " + name_ + " takes " + std::to_string(labels_.size()) + " labels");
     }
-    key_.assign(labels.begin(), labels.end());
-    auto it = series_.find(key_);
-    if (it != series_.end()) return it->second;
-    std::vector<std::string> key(labels.begin(), labels.end());
-    if (series_.size() >= kMaxSeries) key.assign(labels_.size(), "other");
-    return series_[std::move(key)];
+    thread_local std::vector<CacheEntry> cache;
+    uint64_t id = id_.load(std::memory_order_acquire);
+    size_t hash = HashOf(id, labels);
+    for (const CacheEntry& e : cache) {
+      if (e.hash == hash && e.family == id && Same(e.labels, labels)) return *e.series;
+    }
+    Series* found = nullptr;
+    {
+      std::lock_guard lock(mu_);
+      id = id_.load(std::memory_order_relaxed);  // as of the series found below
+      hash = HashOf(id, labels);
+      std::vector<std::string> key(labels.begin(), labels.end());
+      auto it = series_.find(key);
+      if (it == series_.end()) {
+        if (series_.size() >= kMaxSeries) key.assign(labels_.size(), "other");
+        it = series_.find(key);
+        if (it == series_.end()) {
+          size_t buckets = kind_ == Kind::kHistogram ? buckets_.size() + 1 : 0;
+          it = series_.emplace(key, std::make_unique<Series>(buckets)).first;
+        }
+      }
+      found = it->second.get();
+    }
+    if (cache.size() >= kCacheEntries) cache.clear();
+    cache.push_back(
+        CacheEntry{id, hash, std::vector<std::string>(labels.begin(), labels.end()), found});
+    return *found;
   }
 
   void Line(std::string& out, std::string_view suffix, const std::vector<std::string>& values,
@@ -194,15 +246,16 @@ class Family {
     out += '\n';
   }
 
+  static inline std::atomic<uint64_t> next_id_{1};
+  std::atomic<uint64_t> id_;  // changed by Clear
   const std::string name_;
   const std::string help_;
   const Kind kind_;
   const std::vector<std::string> labels_;
   const std::vector<double> buckets_;
   mutable std::mutex mu_;
-  // Ordered by label values, for a stable exposition; compared as strings.
-  std::map<std::vector<std::string>, Series, std::less<>> series_;
-  std::vector<std::string> key_;  // the lookup key, reused (under mu_)
+  // Ordered by label values, for a stable exposition; never erased (see above).
+  std::map<std::vector<std::string>, std::unique_ptr<Series>, std::less<>> series_;
 };
 
 void Counter::Add(std::initializer_list<std::string_view> labels, double by) {

@@ -50,7 +50,8 @@ class Gauge {
  public:
   void Set(std::initializer_list<std::string_view> labels, double value);
   void Add(std::initializer_list<std::string_view> labels, double by);
-  // Forgets every label set: for gauges set whole at each scrape.
+  // Forgets every label set: for gauges set whole at each scrape, by the one
+  // thread that sets them (a Set racing a Clear of the same gauge is a bug).
   void Clear();
 
  private:

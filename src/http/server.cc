@@ -682,12 +682,9 @@ class HttpServer::Impl {
                                  std::to_string(state_.options.port) + ": " + ec.message());
     }
     port_ = acceptor_.local_endpoint().port();
-    return Status();
-  }
-
-  uint16_t port() const { return port_; }
-
-  void Run() {
+    // Caught from now on: a signal sent once the port is known (and written
+    // for others to read) and before Run is acted on as Run starts, never
+    // taken by the default action that ends the process at once.
     if (state_.options.handle_signals) {
       signals_.add(SIGINT);
       signals_.add(SIGTERM);
@@ -697,6 +694,12 @@ class HttpServer::Impl {
         BeginShutdown();
       });
     }
+    return Status();
+  }
+
+  uint16_t port() const { return port_; }
+
+  void Run() {
     DoAccept();
     std::vector<std::thread> threads;
     for (size_t i = 1; i < state_.contexts.size(); ++i) {

@@ -169,7 +169,8 @@ struct HttpServerOptions {
   std::chrono::seconds write_timeout{30};
   // On shutdown, in-flight requests get this long to finish.
   std::chrono::seconds shutdown_grace{10};
-  // Shut down on SIGINT and SIGTERM.
+  // Shut down on SIGINT and SIGTERM, caught from Listen() on: one that comes
+  // before Run() is acted on as Run() starts.
   bool handle_signals = false;
 };
 
