@@ -43,42 +43,6 @@ struct Scope {
   std::string project_id;
 };
 
-// The most rows Store::ListUsage returns.
-inline constexpr int64_t kMaxUsageRows = 100000;
-
-// What turns used (Store::ListUsage): those of an organisation, or of one of its
-// projects, that ended in [since, until), in Unix ms.
-struct UsageQuery {
-  std::string org_id;
-  std::optional<std::string> project_id;  // none: all the organisation's projects
-  UnixMillis since = 0;
-  UnixMillis until = 0;
-};
-
-// One line of Store::ListUsage: a day (UTC, "2026-11-26"), a project and a
-// model ("" for turns that used none), and what the turns that ended then used.
-struct UsageRow {
-  std::string day;
-  std::string project_id;
-  std::string model;
-  UsageTotals totals;
-};
-
-// What a project and its organisation spent from an instant on (Store::SpendSince).
-struct BudgetSpend {
-  Spend project;
-  Spend organisation;
-};
-
-// A project under a budget, its own or its organisation's, and what each has
-// spent this month (Store::ListBudgetUse, for the metrics).
-struct ProjectBudgetUse {
-  std::string project_id;
-  MonthlyBudget project_budget;
-  MonthlyBudget organisation_budget;
-  BudgetSpend spent;
-};
-
 // The work queue as a whole (Store::GetQueueStats): turns waiting to run on any
 // node, and when the oldest of them was queued (none when none waits).
 struct QueueStats {
