@@ -119,6 +119,14 @@ export class Service {
     // newer than some builds these tests run against: asked for only when known.
     this.keyRoleArgs = (await this.cli(['key', 'create', '--help'])).includes('--role') ? ['--role', 'admin'] : [];
 
+    // A price table for the scripted model, so job pages show a cost (only
+    // where the build takes one).
+    const pricesArgs = [];
+    if ((await this.cli(['serve', '--help'])).includes('--prices')) {
+      const prices = path.join(this.dir, 'prices.json');
+      await writeFile(prices, JSON.stringify({ currency: 'USD', models: { 'scripted-browser-model': { input: 3, cachedInput: 0.3, output: 15 } } }));
+      pricesArgs.push('--prices', prices);
+    }
     const portFile = path.join(this.dir, 'port');
     const serve = this.spawn(
       'serve',
@@ -130,6 +138,7 @@ export class Service {
         '--port-file', portFile,
         '--workers', '4',
         '--access-log', path.join(this.dir, 'access.log'),
+        ...pricesArgs,
         ...(o.serveArgs || []),
       ],
       {

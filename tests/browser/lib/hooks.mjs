@@ -44,6 +44,7 @@ export const HOOKS = {
   newJobSubmit: 'newjob-submit',
 
   // #/projects/{pid}/jobs/{jid}
+  jobUsage: 'job-usage', // the job's tokens by kind and its estimated cost ("Usage so far: ...")
   jobStatus: 'job-status', // its text is the job's status: active, completed, failed, archived
   jobMessage: 'job-message', // one per instruction, in order: its text
   jobStep: 'job-step', // one per step of the agent, in order

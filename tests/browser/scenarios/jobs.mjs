@@ -63,6 +63,10 @@ export const scenarios = [
       await page.waitForSelector(sel(HOOKS.jobPrLink), { visible: true });
       const href = await page.$eval(sel(HOOKS.jobPrLink), (a) => a.href);
       assert.equal(href, state.prLink, 'the page links to the pull request');
+      // What the job used and its cost, from the server's price table.
+      const usage = await waitForText(page, HOOKS.jobUsage, /estimated cost \d+\.\d+ USD/);
+      assert.match(usage, /\d[\d,]* input tokens/, usage);
+      assert.match(usage, new RegExp(`estimated cost ${job.usage.estimatedCost.toFixed(job.usage.estimatedCost < 1 ? 4 : 2)} USD`), usage);
     },
   },
   {

@@ -52,7 +52,7 @@ export async function renderJob(main, [projectId, jobId], ctx) {
   const title = heading('Job');
   const summary = h('div', { class: 'job-summary' }, loading('the job'));
   const instructions = h('ol', { class: 'turns' });
-  const usageLine = h('p', { class: 'muted small' });
+  const usageLine = h('p', { class: 'muted small', 'data-test': 'job-usage' });
   const reviewBox = h('div', null, loading('the review'));
   const actionErrors = h('div', { 'aria-live': 'polite' });
   const live = h('p', { class: 'muted small', role: 'status', 'aria-live': 'polite' });
@@ -103,7 +103,7 @@ export async function renderJob(main, [projectId, jobId], ctx) {
   }
 
   function renderTurns() {
-    const text = usageText(transcript.usage || job.usage);
+    const text = usageText((job && job.usage) || transcript.usage);
     usageLine.textContent = text ? `Usage so far: ${text}` : '';
     replace(instructions, transcript.messages.map((m) => {
       const turn = m.turn || {};

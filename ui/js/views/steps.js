@@ -42,13 +42,13 @@ export function usageText(usage) {
   const n = (v) => Number(v).toLocaleString();
   if (Number.isFinite(usage.inputTokens)) parts.push(`${n(usage.inputTokens)} input tokens`);
   if (Number.isFinite(usage.cachedInputTokens) && usage.cachedInputTokens > 0) parts.push(`${n(usage.cachedInputTokens)} cached`);
+  if (Number.isFinite(usage.cacheWriteTokens) && usage.cacheWriteTokens > 0) parts.push(`${n(usage.cacheWriteTokens)} written to the cache`);
   if (Number.isFinite(usage.outputTokens)) parts.push(`${n(usage.outputTokens)} output tokens`);
-  for (const field of ['costUsd', 'cost']) {
-    if (Number.isFinite(usage[field])) {
-      parts.push(`cost $${usage[field].toFixed(usage[field] < 1 ? 4 : 2)}`);
-      break;
-    }
+  // The job's estimated cost, in the server's price table's currency (null
+  // without one, or when no turn's model is priced).
+  if (Number.isFinite(usage.estimatedCost) && typeof usage.currency === 'string') {
+    parts.push(`estimated cost ${usage.estimatedCost.toFixed(usage.estimatedCost < 1 ? 4 : 2)} ${usage.currency}`);
   }
-  if (parts.length === 0 || (usage.inputTokens === 0 && usage.outputTokens === 0 && parts.length === 2)) return null;
-  return parts.join(' · ');
+  if (usage.inputTokens === 0 && usage.outputTokens === 0) return null;
+  return parts.length ? parts.join(' · ') : null;
 }
