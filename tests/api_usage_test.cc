@@ -43,7 +43,8 @@ TEST_F(ApiUsageTest, EveryJobViewCarriesUsageAndNoCostWithoutAPriceTable) {
   EXPECT_EQ(done["usage"]["estimatedCost"], nullptr);
   HttpResult list = Get("/v2/agent/" + project_a_ + "/jobs", key_a_);
   ASSERT_EQ(list.status, 200) << list.body;
-  for (const json& j : list.Json()["jobs"]) ExpectUsageShape(j);
+  const json listed = list.Json();  // (a range-for over a temporary's member would dangle)
+  for (const json& j : listed["jobs"]) ExpectUsageShape(j);
   HttpResult follow =
       Post(Job(project_a_, created["id"]) + "/message", Prompt("And the API page"), key_a_);
   ASSERT_EQ(follow.status, 200) << follow.body;

@@ -229,6 +229,50 @@ TEST_P(StoreUsageTest, TokensOfAnAttemptThatDidNotFinishAreChargedToItsTurnAndJo
       Code::kNotFound);
 }
 
+// A worker that finishes a turn no longer its own (archived meanwhile, or
+// taken over after its lease lapsed) records nothing of the outcome, but the
+// tokens it spent are added to the turn and its job.
+TEST_P(StoreUsageTest, ALateFinishOfATurnNoLongerHeldStillChargesItsTokens) {
+  Job archived = Create(project_, "Document the limits");
+  TurnInput first = Claim("w1");
+  ASSERT_TRUE(store_->ArchiveJob(ScopeOf(project_), archived.id).ok());
+  auto late = store_->FinishTurn(first.turn_id, "w1", Used("m", 1000, 100, 0, 0, 2000));
+  ASSERT_TRUE(late.ok()) << late.status().message();
+  EXPECT_EQ(*late, LeaseState::kCancelled);
+  auto job = store_->GetJob(ScopeOf(project_), archived.id);
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->status, JobStatus::kArchived);
+  EXPECT_EQ(job->usage.tokens.input_tokens, 1000);
+  EXPECT_EQ(job->usage.cost_micros, 2000);
+  auto messages = store_->ListMessages(ScopeOf(project_), archived.id);
+  ASSERT_TRUE(messages.ok());
+  ASSERT_EQ(messages->size(), 1u);
+  EXPECT_EQ((*messages)[0].state, TurnState::kCancelled) << "the outcome is not recorded";
+  EXPECT_EQ((*messages)[0].summary, std::nullopt);
+  EXPECT_EQ((*messages)[0].output_tokens, 100);
+
+  Job taken = Create(project_, "Document the quotas");
+  TurnInput mine = Claim("w1");
+  Exec("UPDATE turns SET lease_expires_at = 0 WHERE id = " + std::to_string(mine.turn_id));
+  TurnInput theirs = Claim("w2");
+  ASSERT_EQ(theirs.turn_id, mine.turn_id);
+  late = store_->FinishTurn(mine.turn_id, "w1", Used("m", 300, 30, 0, 0, 600));
+  ASSERT_TRUE(late.ok()) << late.status().message();
+  EXPECT_EQ(*late, LeaseState::kLost);
+  auto finished = store_->FinishTurn(theirs.turn_id, "w2", Used("m", 200, 20, 0, 0, 400));
+  ASSERT_TRUE(finished.ok());
+  EXPECT_EQ(*finished, LeaseState::kHeld);
+  job = store_->GetJob(ScopeOf(project_), taken.id);
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->status, JobStatus::kCompleted);
+  EXPECT_EQ(job->usage.tokens.input_tokens, 500) << "both attempts' tokens";
+  EXPECT_EQ(job->usage.cost_micros, 1000);
+  EXPECT_EQ(job->usage.turns, 1);
+  messages = store_->ListMessages(ScopeOf(project_), taken.id);
+  ASSERT_TRUE(messages.ok());
+  EXPECT_EQ((*messages)[0].input_tokens, 500);
+}
+
 TEST_P(StoreUsageTest, UsageIsListedByUtcDayProjectAndModel) {
   Project docs2 = NewProject(org_.id, 100);
   const UnixMillis late = At("2026-11-25T23:59:59.999Z");

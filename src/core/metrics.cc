@@ -535,7 +535,7 @@ std::string ModelLabel(std::string_view model) {
   // (bounded: the table's keys), the longest that matches, as it is priced.
   std::string_view best;
   for (const std::string& key : *allowed_models) {
-    if (key.size() < 2 || key.back() != '*' || key.size() <= best.size()) continue;
+    if (key.empty() || key.back() != '*' || key.size() <= best.size()) continue;
     if (model.starts_with(std::string_view(key).substr(0, key.size() - 1))) best = key;
   }
   return best.empty() ? std::string("other") : std::string(best);

@@ -12,8 +12,9 @@
 // keeps at most kMaxSeries label sets; past that, new ones are counted under
 // every label "other".
 //
-// Thread-safe: any thread may record at any time; recording takes one short
-// lock of the family and allocates only for a new label set.
+// Thread-safe: any thread may record at any time; recording takes no lock
+// once the thread has recorded into that label set (a cache of its own), and
+// allocates only for a new one.
 #pragma once
 
 #include <chrono>

@@ -57,6 +57,7 @@ void Runner::Impl::RunTurn(Thread& self, const std::string& worker_id, TurnInput
 
   TurnOutcome result = Handle(input, *cancel);
   bool abandoned = false;
+  bool abandoned_at_stop = false;
   {
     MutexLock lock(mu_);
     running_.erase(run_id);
@@ -64,9 +65,12 @@ void Runner::Impl::RunTurn(Thread& self, const std::string& worker_id, TurnInput
     // worker, or a shutdown left it behind (it runs again elsewhere).
     abandoned = self.abandoned;
     if (abandoned && !stopping_) ended = "failed";
+    // A thread left behind by a shutdown touches nothing once its turn
+    // returns (runner.h): the store may be gone. Its turn runs again.
+    if (abandoned && stopping_) abandoned_at_stop = true;
   }
   if (abandoned) {
-    Charge(input, result);
+    if (!abandoned_at_stop) Charge(input, result);
     return;
   }
   if (result.interrupted) {
@@ -130,8 +134,12 @@ std::optional<TurnOutcome> Runner::Impl::AfterInterruption(const TurnInput& inpu
       break;
   }
   // Interrupted without being asked to: a bug in the handler. Fail the turn
-  // rather than leave it to be re-run.
-  return TurnOutcome{.error = "the turn stopped unexpectedly"};
+  // rather than leave it to be re-run, with what it spent.
+  TurnOutcome failed{.error = "the turn stopped unexpectedly"};
+  failed.usage = interrupted.usage;
+  failed.model = interrupted.model;
+  failed.cost_micros = interrupted.cost_micros;
+  return failed;
 }
 
 void Runner::Impl::Charge(const TurnInput& input, const TurnOutcome& outcome) {

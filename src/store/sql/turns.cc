@@ -155,9 +155,14 @@ Result<LeaseState> SqlStore::FinishTurn(int64_t turn_id, const std::string& work
       const std::string state = r->Text("state");
       if (state != "running" || r->Text("lease_owner") != worker_id) {
         result = state == "cancelled" ? LeaseState::kCancelled : LeaseState::kLost;
-        return Status();
+      } else {
+        seq = r->Int("seq");
       }
-      seq = r->Int("seq");
+    }
+    if (result) {
+      // The outcome is not this worker's to record any more (archived, or the
+      // turn was taken over), but the tokens it spent were spent.
+      return AddTurnUsage(c, turn_id, job_id, outcome.usage, outcome.model, outcome.cost_micros);
     }
     UnixMillis now = NowMillis();
     std::string ended(ToString(outcome.succeeded ? TurnState::kSucceeded : TurnState::kFailed));
