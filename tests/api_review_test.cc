@@ -1,6 +1,8 @@
 // GET /v2/agent/{projectId}/job/{id}/review over real HTTP: the shape before a
 // review exists, a review the store holds returned whole, and nothing of it to
 // another organisation's key (404, as an unknown job).
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "core/review.h"
@@ -16,11 +18,14 @@ std::string ReviewPath(const std::string& project, const std::string& job) {
 }
 
 TEST_F(ReviewApiTest, AStoredReviewIsReturnedToItsOrganisationOnly) {
-  json job = CreateJob("Fix the typo");
+  // The turn waits for `go` to exist, so the review is read before the push.
+  const std::string go = dir_ / "go";
+  json job = CreateJob("Fix the typo [await " + go + "]");
   const std::string id = job["id"];
 
   // Before the job's first push: the empty shape.
   HttpResult before = Get(ReviewPath(project_a_, id), key_a_);
+  std::ofstream(go) << "go";
   ASSERT_EQ(before.status, 200) << before.body;
   json empty = before.Json();
   EXPECT_TRUE(empty["headCommit"].is_null()) << before.body;
