@@ -428,6 +428,15 @@ workflows::ForgeEventContext ForgeEventsOf(const RepositoryTurnsOptions& to) {
 
 // `worker`: runs turns until SIGINT or SIGTERM.
 int RunWorker(const Common& common, const NodeOptions& o, const AgentFactory& make_agent) {
+  // Blocked first, before any thread starts, so that every thread inherits the
+  // mask and the signals come to sigwait on this thread; one sent while the
+  // worker still starts waits there (a graceful stop once started) rather than
+  // ending the process at once.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
   if (Status s = ReportCrashPoint(); !s.ok()) return Fail(s);
   auto store = OpenNodeStore(common, 0);  // the cache serves API reads only
   if (!store.ok()) return Fail(store.status());
@@ -446,13 +455,6 @@ int RunWorker(const Common& common, const NodeOptions& o, const AgentFactory& ma
   auto mirrors = std::make_shared<git::MirrorPool>(to.mirrors_dir, to.git_limits);
   RepositoryTurns turns(**store, *agent.agent, to, mirrors);
   Runner runner(**store, turns, MakeRunnerOptions(o, *model));
-  // Blocked before the runner's threads start, so that they inherit the mask and
-  // the signals come to sigwait on this thread.
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
   auto metrics = MetricsListener::Start(o.metrics, nullptr);  // the queue is serve's to report
   if (!metrics.ok()) return Fail(metrics.status());
   runner.Start();
