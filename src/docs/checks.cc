@@ -524,6 +524,28 @@ Findings NewFindings(const git::Workspace& files, const std::map<std::string, st
 
 }  // namespace
 
+std::string_view ToString(ProblemKind kind) {
+  switch (kind) {
+    case ProblemKind::kNavigation:
+      return "navigation entry";
+    case ProblemKind::kRemoved:
+      return "link to a removed page";
+    case ProblemKind::kSyntax:
+      return "syntax error";
+    case ProblemKind::kLink:
+      return "broken link";
+    case ProblemKind::kImport:
+      return "broken import";
+    case ProblemKind::kAnchor:
+      return "broken anchor";
+    case ProblemKind::kImage:
+      return "broken image";
+    case ProblemKind::kRemark:
+      break;
+  }
+  return "remark";
+}
+
 CheckReport CheckChanges(const git::Workspace& files, const Limits& limits) {
   Changes changes = files.Changes();
   std::map<std::string, std::string> sources = MovedFrom(files, changes);

@@ -70,6 +70,10 @@ struct Limits {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   // The turn's budget, charged for every step as well (may be null).
   WorkBudget* turn = nullptr;
+  // The folder the site lives in (its configuration file's folder, or for plain
+  // Markdown the folder of its pages), set by the project's `--site-root`: it
+  // overrides detection. "" finds the sites by their configuration files.
+  std::string site_root;
 };
 
 // Reads the site's configuration and pages from `files` (the workspace, so edits
@@ -77,10 +81,29 @@ struct Limits {
 // what could be read. Safe to call from several threads on different workspaces.
 SiteMap BuildSiteMap(const git::Workspace& files, const Limits& limits = {});
 
+// What a problem is about, in order of severity: a cap on the list keeps the
+// first kinds.
+enum class ProblemKind {
+  kNavigation,  // a navigation entry for no page, a new page left out of navigation
+  kRemoved,     // a link or image that worked and no longer does (its target deleted or moved)
+  kSyntax,      // a file that does not parse (frontmatter, JSON, YAML, code fences, JSX tags)
+  kLink,        // a link to no page or file
+  kImport,      // an MDX import of no file
+  kAnchor,      // a link to a heading the page does not have
+  kImage,       // an image that is no file
+  kRemark,      // notes only: style, what could not be read
+};
+std::string_view ToString(ProblemKind kind);  // "broken link", ... (singular)
+
 struct Problem {
   std::string path;  // the file the problem is in
   int line = 0;      // 1-based; 0 when not about one line
   std::string message;
+  ProblemKind kind = ProblemKind::kRemark;
+  // What it names, so that the same problem is known in the base and after the
+  // edits wherever its line moved: the link's destination, the navigation
+  // entry's page, the anchor; "" when the message alone says it.
+  std::string subject;
 };
 
 struct CheckReport {
@@ -93,6 +116,10 @@ struct CheckReport {
   // empty page, two pages of one group with the same title), and what the
   // checks could not finish within their Limits.
   std::vector<Problem> notes;
+  // When more problems were found than are returned: how many more and of which
+  // kinds ("and 41 more: 38 broken links in 17 files, 3 navigation entries"),
+  // for the agent and the pull request alike; "" when none was left out.
+  std::string more_problems;
 };
 
 // Checks the files `files` changes (git::Workspace::Changes) against the site
@@ -110,8 +137,11 @@ struct CheckReport {
 //    folders, versions); external URLs, mailto: and pure #anchors are not checked;
 //  - when files are deleted or moved, links in the other pages (those the walk
 //    finds) that resolved before the changes still resolve.
-// Problems and notes come sorted by path then line, at most Limits::max_problems
-// and max_notes of them.
+// A problem is the changes' when nothing with its kind, path and subject was
+// there before, or when it sits on a line the changes wrote with other content
+// (not one merely moved or re-indented). Problems come by severity (ProblemKind
+// order), then path and line, at most Limits::max_problems of them (the rest
+// counted in more_problems); notes by path and line, at most max_notes.
 CheckReport CheckChanges(const git::Workspace& files, const Limits& limits = {});
 
 }  // namespace docwright::docs

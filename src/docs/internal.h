@@ -314,6 +314,8 @@ struct SiteLoad {
   const Changes& changes;
   size_t max_files;
   Budget& budget;
+  // Limits::site_root: where the project says its site is ("" to detect).
+  std::string_view site_root = {};
 };
 
 // What resolving a link works with.
@@ -386,7 +388,34 @@ using PageNamer = std::string (*)(const Site& site, const std::string& path);
 void AddFolderEntries(const Site& site, const std::string& dir, const std::string& group_prefix,
                       PageNamer page_name, Budget& budget, std::vector<RawEntry>& out);
 
-// Loads the site the workspace holds (the base with `changes` applied).
+// Where a site is: its framework's module, its configuration file ("" for plain
+// Markdown) and the folder that holds it.
+struct SiteLocation {
+  const FrameworkModule* module = nullptr;
+  std::string config_path;
+  std::string site_root;
+};
+
+// Every site the workspace holds, found by its framework's configuration file in
+// the root, the usual folders and one or two levels below them (`docs/en/`,
+// `website/`, `packages/*/`); a folder's first configuration by module
+// preference; never one site inside another's content folder unless it has a
+// configuration of its own. Shallowest first, then by path. With
+// `load.site_root` set, only the site there (plain Markdown when it has no
+// configuration). Never empty: a repository without a configuration is one
+// plain Markdown site at its root. Bounded by load.max_files and the budget.
+std::vector<SiteLocation> FindSites(const SiteLoad& load);
+// The site `path` belongs to among `sites` (the deepest whose folder holds it),
+// else the first.
+const SiteLocation& SiteOf(const std::vector<SiteLocation>& sites, std::string_view path);
+// The site the changes are about: the site of the first changed page, else of
+// the first changed file, else the first (the shallowest).
+const SiteLocation& PreferredSite(const std::vector<SiteLocation>& sites, const Changes& changes);
+
+// Loads the site at `where` as the workspace holds it (the base with `changes`
+// applied).
+Site LoadSite(const SiteLoad& load, const SiteLocation& where);
+// Loads the preferred site (PreferredSite over FindSites).
 Site LoadSite(const SiteLoad& load);
 
 // Whether `path` is a file, names a page the way a site route does (without its

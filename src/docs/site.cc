@@ -1,5 +1,6 @@
 // Finding the site a repository holds, walking its pages, and the site map.
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "docs/internal.h"
@@ -18,23 +19,15 @@ const std::vector<const FrameworkModule*>& ConfiguredModules() {
   return modules;
 }
 
-void Detect(const git::Workspace& files, Site& site) {
-  for (std::string_view folder : kSiteFolders) {
-    for (const FrameworkModule* module : ConfiguredModules()) {
-      for (std::string_view name : module->ConfigNames()) {
-        std::string path = Join(folder, name);
-        if (files.IsFile(path)) {
-          site.module = module;
-          site.map.framework = module->framework();
-          site.map.config_path = path;
-          site.site_root = std::string(folder);
-          return;
-        }
-      }
+// The configuration in `folder`, if it holds one.
+std::optional<SiteLocation> SiteIn(const git::Workspace& files, std::string_view folder) {
+  for (const FrameworkModule* module : ConfiguredModules()) {
+    for (std::string_view name : module->ConfigNames()) {
+      std::string path = Join(folder, name);
+      if (files.IsFile(path)) return SiteLocation{module, path, std::string(folder)};
     }
   }
-  site.module = &PlainMarkdownModule();
-  site.map.framework = Framework::kMarkdown;
+  return std::nullopt;
 }
 
 // Turns the entries into the map's navigation, with titles read within budget.
@@ -169,11 +162,53 @@ void AddFolderEntries(const Site& site, const std::string& dir, const std::strin
   }
 }
 
-Site LoadSite(const SiteLoad& load) {
+std::vector<SiteLocation> FindSites(const SiteLoad& load) {
+  if (!load.site_root.empty()) {
+    std::string root(load.site_root);
+    if (std::optional<SiteLocation> site = SiteIn(load.files, root)) return {*site};
+    return {SiteLocation{&PlainMarkdownModule(), "", root}};
+  }
+  for (std::string_view folder : kSiteFolders) {
+    if (std::optional<SiteLocation> site = SiteIn(load.files, folder)) return {*site};
+  }
+  return {SiteLocation{&PlainMarkdownModule(), "", ""}};
+}
+
+const SiteLocation& SiteOf(const std::vector<SiteLocation>& sites, std::string_view path) {
+  const SiteLocation* best = &sites.front();
+  size_t depth = 0;
+  for (const SiteLocation& site : sites) {
+    if (!IsUnder(path, site.site_root)) continue;
+    size_t d = site.site_root.empty() ? 0 : site.site_root.size() + 1;
+    if (best == &sites.front() || d > depth) {
+      best = &site;
+      depth = d;
+    }
+  }
+  return *best;
+}
+
+const SiteLocation& PreferredSite(const std::vector<SiteLocation>& sites, const Changes& changes) {
+  for (const auto& [path, change] : changes) {
+    if (IsPageFile(path)) return SiteOf(sites, path);
+  }
+  if (!changes.empty()) return SiteOf(sites, changes.begin()->first);
+  return sites.front();
+}
+
+Site LoadSite(const SiteLoad& load, const SiteLocation& where) {
   Site site;
-  Detect(load.files, site);
+  site.module = where.module;
+  site.map.framework = where.module->framework();
+  site.map.config_path = where.config_path;
+  site.site_root = where.site_root;
   site.module->Load(load, site);
   return site;
+}
+
+Site LoadSite(const SiteLoad& load) {
+  std::vector<SiteLocation> sites = FindSites(load);
+  return LoadSite(load, PreferredSite(sites, load.changes));
 }
 
 bool ResolvesAt(const CheckContext& ctx, const std::string& path) {
@@ -194,7 +229,7 @@ bool ResolvesAt(const CheckContext& ctx, const std::string& path) {
 SiteMap BuildSiteMap(const git::Workspace& files, const Limits& limits) {
   Budget budget(limits);
   Changes changes = files.Changes();
-  Site site = LoadSite(SiteLoad{files, changes, limits.max_files, budget});
+  Site site = LoadSite(SiteLoad{files, changes, limits.max_files, budget, limits.site_root});
   FillNavigation(files, site, budget);
   if (budget.spent() && !budget.cancelled()) {
     site.map.pages_truncated = true;
