@@ -306,6 +306,10 @@ struct Site {
   std::vector<RawEntry> entries;
   std::unique_ptr<SiteDetails> details;  // the module's own
   std::vector<std::string> notes;        // what could not be read, for the PR body
+  // Translated pages (Docusaurus i18n/<locale>/..., MkDocs per-language folders
+  // or suffixes, Mintlify languages' folders) that are not in map.pages: their
+  // links are checked too when the changes delete or move pages. Sorted, bounded.
+  std::vector<std::string> translations;
 };
 
 // What loading works with.
@@ -356,6 +360,10 @@ class FrameworkModule {
   virtual bool ResolvesName(const CheckContext& ctx, const std::string& path) const {
     return false;
   }
+  // Whether the file at `path` (which exists) is served by the site: a
+  // translation whose source page is gone is not (Docusaurus, MkDocs i18n), so a
+  // link to it breaks though the file is there.
+  virtual bool Serves(const CheckContext& ctx, const std::string& path) const { return true; }
   // Pages are served as folders ("/guide/setup/"): a link without extension may
   // be relative to the page itself.
   virtual bool PagesAreFolders(const Site& site) const { return false; }

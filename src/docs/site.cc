@@ -214,14 +214,18 @@ Site LoadSite(const SiteLoad& load) {
 bool ResolvesAt(const CheckContext& ctx, const std::string& path) {
   const git::Workspace& files = ctx.files;
   if (!ctx.budget.Spend()) return true;  // out of budget: nothing is reported
-  if (!path.empty() && files.IsFile(path)) return true;
+  const FrameworkModule& module = *ctx.site.module;
+  auto served = [&](const std::string& file) {
+    return files.IsFile(file) && module.Serves(ctx, file);
+  };
+  if (!path.empty() && served(path)) return true;
   if (!path.empty()) {
     for (const char* ext : {".mdx", ".md"}) {
-      if (files.IsFile(path + ext)) return true;
+      if (served(path + ext)) return true;
     }
   }
   for (const char* index : {"index.mdx", "index.md", "README.md", "readme.md"}) {
-    if (files.IsFile(Join(path, index))) return true;
+    if (served(Join(path, index))) return true;
   }
   return ctx.site.module->ResolvesName(ctx, path);
 }
