@@ -90,11 +90,6 @@ std::vector<llm::ChatMessage> Conversation(const TurnInput& turn) {
   return messages;
 }
 
-std::string ProblemText(const docs::Problem& p) {
-  if (p.path.empty()) return p.message;
-  return p.path + (p.line > 0 ? ":" + std::to_string(p.line) : "") + ": " + p.message;
-}
-
 }  // namespace
 
 ModelAgent::ModelAgent(llm::ProviderConfig provider, AgentBudgets budgets)
@@ -246,8 +241,8 @@ llm::ModelRequest FirstRequest(TurnRun& run, const docs::SiteMap& map,
 AgentResult KeepWorkSoFar(TurnRun& run, std::string why) {
   docs::CheckReport report = run.Check();
   run.result.notes.clear();
-  for (const auto& n : report.notes) run.result.notes.push_back(ProblemText(n));
-  for (const auto& p : report.problems) run.result.problems.push_back(ProblemText(p));
+  for (const auto& n : report.notes) run.result.notes.push_back(docs::ToText(n));
+  run.result.problems = report.ProblemLines();
   run.Record(TranscriptStep{TranscriptStep::Kind::kContext, why});
   run.result.succeeded = true;
   run.result.summary = std::move(why);
@@ -277,18 +272,17 @@ AgentResult StopOverBudget(TurnRun& run, int step, std::string error) {
 void CheckFinish(TurnRun& run, agent::ToolOutcome& outcome,
                  std::optional<agent::ToolOutcome>& finished) {
   docs::CheckReport report = run.Check();
-  const std::vector<docs::Problem>& problems = report.problems;
   run.result.notes.clear();
-  for (const auto& n : report.notes) run.result.notes.push_back(ProblemText(n));
-  if (!problems.empty() && run.repairs_left > 0) {
+  for (const auto& n : report.notes) run.result.notes.push_back(docs::ToText(n));
+  if (!report.problems.empty() && run.repairs_left > 0) {
     --run.repairs_left;
-    std::string text =
-        "Not finished: the checks found problems in your changes. Fix them, "
-        "then call finish again:\n";
-    for (const auto& p : problems) text += "- " + ProblemText(p) + "\n";
+    // The severest first; the count of what was left out last.
+    std::string text = "Not finished: the checks found " + report.Summary() +
+                       " in your changes. Fix them, then call finish again:\n";
+    for (const std::string& line : report.ProblemLines()) text += "- " + line + "\n";
     outcome = {text, true};
   } else {
-    for (const auto& p : problems) run.result.problems.push_back(ProblemText(p));
+    run.result.problems = report.ProblemLines();
     finished = outcome;
   }
 }

@@ -2,6 +2,7 @@
 // keeps for repair only what the edits made worse.
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -17,28 +18,89 @@ namespace {
 // the changed pages are in.
 constexpr size_t kMaxGroupTitleReads = 200;
 
+// "broken links", for a count of them.
+std::string_view Plural(ProblemKind kind) {
+  switch (kind) {
+    case ProblemKind::kNavigation:
+      return "navigation entries";
+    case ProblemKind::kRemoved:
+      return "links to removed pages";
+    case ProblemKind::kSyntax:
+      return "syntax errors";
+    case ProblemKind::kLink:
+      return "broken links";
+    case ProblemKind::kImport:
+      return "broken imports";
+    case ProblemKind::kAnchor:
+      return "broken anchors";
+    case ProblemKind::kImage:
+      return "broken images";
+    case ProblemKind::kRemark:
+      break;
+  }
+  return "remarks";
+}
+
+std::string Counted(size_t n, ProblemKind kind) {
+  return std::to_string(n) + " " + std::string(n == 1 ? ToString(kind) : Plural(kind));
+}
+
+// Counts `p` in `counts` (kept in the order kinds come) and its file in `files`.
+void Count(std::vector<KindCount>& counts,
+           std::set<std::pair<ProblemKind, std::string_view>>& files, const Problem& p) {
+  if (counts.empty() || counts.back().kind != p.kind) counts.push_back({p.kind, 0, 0});
+  ++counts.back().problems;
+  if (files.emplace(p.kind, p.path).second) ++counts.back().files;
+}
+
 class Problems {
  public:
-  void Add(const std::string& path, int line, std::string message) {
+  // `subject`: what the problem names (docs.h Problem::subject).
+  void Add(const std::string& path, int line, ProblemKind kind, std::string subject,
+           std::string message) {
     if (list_.size() < kMaxCollectedProblems) {
-      list_.push_back(Problem{path, line, std::move(message)});
+      list_.push_back(Problem{path, line, std::move(message), kind, std::move(subject)});
     }
+  }
+  // A remark: never sent for repair.
+  void Remark(const std::string& path, int line, std::string message) {
+    Add(path, line, ProblemKind::kRemark, "", std::move(message));
   }
   void Add(Problem p) {
     if (list_.size() < kMaxCollectedProblems) list_.push_back(std::move(p));
   }
   std::vector<Problem>& list() { return list_; }
 
-  // Sorted by path then line, duplicates dropped, at most `max`.
-  std::vector<Problem> Take(size_t max) {
+  // Duplicates dropped, sorted by kind (severity), path, line; at most `max`
+  // kept. With `report`, every one is counted there by kind, and those left out
+  // are said in report->more_problems.
+  std::vector<Problem> Take(size_t max, CheckReport* report = nullptr) {
     std::stable_sort(list_.begin(), list_.end(), [](const Problem& a, const Problem& b) {
-      return a.path != b.path ? a.path < b.path : a.line < b.line;
+      return std::tie(a.kind, a.path, a.line) < std::tie(b.kind, b.path, b.line);
     });
     std::vector<Problem> out;
-    std::set<std::tuple<std::string, int, std::string>> seen;
-    for (Problem& p : list_) {
-      if (out.size() >= max) break;
-      if (seen.emplace(p.path, p.line, p.message).second) out.push_back(std::move(p));
+    std::set<std::tuple<std::string_view, int, std::string_view>> seen;
+    std::set<std::pair<ProblemKind, std::string_view>> files, left_files;
+    std::vector<KindCount> left;
+    for (const Problem& p : list_) {
+      if (!seen.emplace(p.path, p.line, p.message).second) continue;
+      if (report) Count(report->counts, files, p);
+      if (out.size() < max) {
+        out.push_back(p);
+      } else {
+        Count(left, left_files, p);
+      }
+    }
+    if (report && !left.empty()) {
+      size_t total = 0;
+      std::string parts;
+      for (const KindCount& c : left) {
+        total += c.problems;
+        if (!parts.empty()) parts += ", ";
+        parts += Counted(c.problems, c.kind) + " in " + std::to_string(c.files) +
+                 (c.files == 1 ? " file" : " files");
+      }
+      report->more_problems = "and " + std::to_string(total) + " more not listed: " + parts;
     }
     return out;
   }
@@ -143,7 +205,8 @@ void CheckLinks(const CheckContext& ctx, const std::string& path, const Page& pa
         std::optional<bool> was = ImportResolves(*before, path, link.destination);
         if (!was || !*was) continue;
       }
-      out.Add(path, link.line, "import " + shown + " does not resolve to a file");
+      out.Add(path, link.line, ProblemKind::kImport, link.destination,
+              "import " + shown + " does not resolve to a file");
       continue;
     }
     std::optional<std::string> target = LinkTarget(link.destination);
@@ -154,7 +217,7 @@ void CheckLinks(const CheckContext& ctx, const std::string& path, const Page& pa
     bool image = link.kind == PageLink::Kind::kImage;
     std::string what = (image ? "image " : "link ") + shown;
     if (before) {
-      out.Add(path, link.line,
+      out.Add(path, link.line, ProblemKind::kRemoved, link.destination,
               what +
                   " no longer resolves: these changes delete or move what it pointed at; "
                   "update the link or remove it");
@@ -162,10 +225,11 @@ void CheckLinks(const CheckContext& ctx, const std::string& path, const Page& pa
       // On a code host, "../../issues" from the root's README is the host's own
       // page: only a site knows its bounds.
       if (ctx.site.map.framework == Framework::kMarkdown) continue;
-      out.Add(path, link.line, what + " points outside the repository");
+      out.Add(path, link.line, image ? ProblemKind::kImage : ProblemKind::kLink, link.destination,
+              what + " points outside the repository");
     } else {
       out.Add(
-          path, link.line,
+          path, link.line, image ? ProblemKind::kImage : ProblemKind::kLink, link.destination,
           what + (image ? " does not resolve to a file" : " does not resolve to a page or file"));
     }
   }
@@ -174,11 +238,13 @@ void CheckLinks(const CheckContext& ctx, const std::string& path, const Page& pa
 void CheckFrontmatter(const std::string& path, const Frontmatter& fm, Problems& out) {
   if (std::optional<YamlError> error = FindYamlError(fm.yaml, 1)) {
     int line = fm.yaml_line + std::max(error->line - 1, 0);
-    out.Add(path, line, "frontmatter is not valid YAML: " + error->message);
+    out.Add(path, line, ProblemKind::kSyntax, "",
+            "frontmatter is not valid YAML: " + error->message);
     return;
   }
   if (!YamlRootIsMap(fm.yaml)) {
-    out.Add(path, fm.yaml_line, "frontmatter must be YAML `key: value` lines");
+    out.Add(path, fm.yaml_line, ProblemKind::kSyntax, "",
+            "frontmatter must be YAML `key: value` lines");
   }
 }
 
@@ -189,14 +255,14 @@ void CheckStyle(const CheckContext& ctx, const std::string& path, std::string_vi
   if (!label.empty()) {
     std::string title = TitleOf(text, Extension(path) == ".mdx", ctx.budget);
     if (!title.empty() && Lower(title) != Lower(CleanLine(label, kMaxTitleLength))) {
-      notes.Add(path, 0,
-                "the page's title \"" + title + "\" differs from its navigation label \"" +
-                    CleanLine(label, kMaxTitleLength) + "\"");
+      notes.Remark(path, 0,
+                   "the page's title \"" + title + "\" differs from its navigation label \"" +
+                       CleanLine(label, kMaxTitleLength) + "\"");
     }
   }
   if (page.empty &&
       !ctx.site.module->IsPartial(ctx.site.site_root, ctx.site.map.content_root, path)) {
-    notes.Add(path, 0, "the page has no content");
+    notes.Remark(path, 0, "the page has no content");
   }
   // A frontmatter title is shown as the page's first heading.
   int previous =
@@ -204,9 +270,9 @@ void CheckStyle(const CheckContext& ctx, const std::string& path, std::string_vi
                                                                                                 : 0;
   for (const Heading& h : page.headings) {
     if (previous > 0 && h.level > previous + 1) {
-      notes.Add(path, h.line,
-                "heading \"" + CleanLine(h.text, 60) + "\" skips from level " +
-                    std::to_string(previous) + " to " + std::to_string(h.level));
+      notes.Remark(path, h.line,
+                   "heading \"" + CleanLine(h.text, 60) + "\" skips from level " +
+                       std::to_string(previous) + " to " + std::to_string(h.level));
     }
     previous = h.level;
   }
@@ -215,14 +281,15 @@ void CheckStyle(const CheckContext& ctx, const std::string& path, std::string_vi
 void CheckPage(const CheckContext& ctx, const std::string& path, std::string_view text,
                const std::string& label, Problems& out, Problems& notes) {
   Page page = ReadPage(text, Extension(path) == ".mdx", ctx.budget);
-  for (LineProblem& p : page.syntax) out.Add(path, p.line, std::move(p.message));
+  for (LineProblem& p : page.syntax)
+    out.Add(path, p.line, ProblemKind::kSyntax, "", std::move(p.message));
   const Frontmatter& fm = page.frontmatter;
   if (fm.present && !fm.closed) return;
   if (fm.present) CheckFrontmatter(path, fm, out);
   CheckLinks(ctx, path, page, nullptr, out);
   if (page.links_truncated) {
-    notes.Add(path, 0,
-              "only the first " + std::to_string(kMaxLinksPerPage) + " links were checked");
+    notes.Remark(path, 0,
+                 "only the first " + std::to_string(kMaxLinksPerPage) + " links were checked");
   }
   CheckStyle(ctx, path, text, page, label, notes);
 }
@@ -252,7 +319,8 @@ void CheckJson(const std::string& path, std::string_view text, bool strict, Prob
       if (!relaxed.is_discarded()) return;
     }
     size_t offset = e.byte == 0 ? 0 : e.byte - 1;
-    out.Add(path, LineOfOffset(text, offset), "invalid JSON: " + JsonErrorDetail(e.what()));
+    out.Add(path, LineOfOffset(text, offset), ProblemKind::kSyntax, "",
+            "invalid JSON: " + JsonErrorDetail(e.what()));
   }
 }
 
@@ -305,7 +373,7 @@ void CheckFiles(const CheckContext& ctx, const std::vector<std::string>& paths, 
       bool strict = path == site.map.config_path || path == site.nav_file;
       CheckJson(path, *text, strict, out);
     } else if (std::optional<YamlError> error = FindYamlError(*text, kMaxYamlDocuments)) {
-      out.Add(path, error->line, "invalid YAML: " + error->message);
+      out.Add(path, error->line, ProblemKind::kSyntax, "", "invalid YAML: " + error->message);
     }
   }
   if (site.nav_known && !site.nav_file.empty()) {
@@ -315,7 +383,8 @@ void CheckFiles(const CheckContext& ctx, const std::vector<std::string>& paths, 
       // entries in a large file cost a note, not minutes.
       int line =
           ctx.budget.Spend(site.nav_text.size() / 64 + 1) ? NavLine(site.nav_text, entry.page) : 0;
-      out.Add(site.nav_file, line, Shorten(site.module->MissingPageMessage(site, entry.page)));
+      out.Add(site.nav_file, line, ProblemKind::kNavigation, entry.page,
+              Shorten(site.module->MissingPageMessage(site, entry.page)));
     }
   }
 }
@@ -331,14 +400,18 @@ void CheckLinksToRemovedFiles(const CheckContext& ctx, const CheckContext& befor
   });
   if (!removes) return;
   size_t bytes = 0;
-  for (const std::string& page : site.map.pages) {  // bounded by the walk
-    if (ctx.changes.count(page)) continue;          // checked whole, or gone
-    if (bytes > kMaxCheckedBytes || ctx.budget.spent()) break;
-    std::optional<std::string> text = ReadText(ctx.files, page);
-    if (!text) continue;
-    bytes += text->size();
-    Page read = ReadPage(*text, Extension(page) == ".mdx", ctx.budget);
-    CheckLinks(ctx, page, read, &before, out);
+  // The pages, then their translations: a translation's links follow the
+  // framework's rules for its language, and break with the pages they name.
+  for (const std::vector<std::string>* pages : {&site.map.pages, &site.translations}) {
+    for (const std::string& page : *pages) {  // bounded by the walk
+      if (ctx.changes.count(page)) continue;  // checked whole, or gone
+      if (bytes > kMaxCheckedBytes || ctx.budget.spent()) return;
+      std::optional<std::string> text = ReadText(ctx.files, page);
+      if (!text) continue;
+      bytes += text->size();
+      Page read = ReadPage(*text, Extension(page) == ".mdx", ctx.budget);
+      CheckLinks(ctx, page, read, &before, out);
+    }
   }
 }
 
@@ -362,18 +435,20 @@ void CheckGroupTitles(const CheckContext& ctx, const Changes& changed, Problems&
     if (title.empty()) continue;
     auto [it, fresh] = seen.emplace(std::make_pair(e.group, title), e.path);
     if (!fresh && it->second != e.path && (changed.count(e.path) || changed.count(it->second))) {
-      notes.Add(e.path, 0,
-                "has the same title as " + it->second + " in navigation group \"" +
-                    CleanLine(e.group, 80) + "\"");
+      notes.Remark(e.path, 0,
+                   "has the same title as " + it->second + " in navigation group \"" +
+                       CleanLine(e.group, 80) + "\"");
     }
   }
 }
 
-// The problem's identity across the base and the edits: its file and its
-// message, with the line numbers a message names blurred (they move when lines
-// are added above).
+// The problem's identity across the base and the edits, whatever line it is on:
+// its kind, its file and what it names; for a problem that names nothing, its
+// message with the line numbers it names blurred (they move when lines are
+// added above).
 std::string KeyOf(const Problem& p) {
-  std::string key = p.path + '\n';
+  std::string key = std::to_string(static_cast<int>(p.kind)) + '\n' + p.path + '\n';
+  if (!p.subject.empty()) return key + p.subject;
   const std::string& m = p.message;
   for (size_t i = 0; i < m.size();) {
     if (m.compare(i, 5, "line ") == 0) {
@@ -389,25 +464,54 @@ std::string KeyOf(const Problem& p) {
   return key;
 }
 
-// Which lines the edits wrote: a line of the new text that the old text does not
-// have. Files are read once.
+// `text` without ASCII whitespace: what a line says, however it is indented,
+// wrapped or spaced.
+std::string Squeezed(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') out += c;
+  }
+  return out;
+}
+
+// Longer lines are compared whole: what they say is not looked for inside the
+// old text.
+constexpr size_t kMaxMovedLineBytes = 4096;
+
+// Which lines the edits wrote: a line of the new text whose content the old text
+// does not have, neither as a line nor, spaces aside, as a part of its text (a
+// line re-indented, a paragraph re-wrapped, a JSON file re-formatted say what
+// they said). Files are read once.
 class TouchedLines {
  public:
-  // `sources`: the path a moved file had in the base.
+  // `sources`: the path a moved file had in the base. Looking for a line inside
+  // the old text spends from `budget`; once it is spent, lines are compared
+  // whole.
   TouchedLines(const git::Workspace& now, const git::Snapshot& base,
-               const std::map<std::string, std::string>& sources)
-      : now_(now), was_(base), sources_(sources) {}
+               const std::map<std::string, std::string>& sources, Budget& budget)
+      : now_(now), was_(base), sources_(sources), budget_(budget) {}
 
   bool Touched(const Problem& p) {
     if (p.line <= 0) return false;
     Entry& e = Load(p.path);
     if (static_cast<size_t>(p.line) > e.lines.size()) return false;
-    return !e.old_lines.count(e.lines[p.line - 1]);
+    std::string_view line = e.lines[p.line - 1];
+    if (e.old_lines.count(line)) return false;
+    std::string said = Squeezed(line);
+    if (said.empty()) return false;
+    if (said.size() > kMaxMovedLineBytes || !budget_.Spend(e.old_squeezed.size() / 64 + 1)) {
+      return true;
+    }
+    // Boyer-Moore with the good-suffix rule: linear in the old text.
+    std::boyer_moore_searcher searcher(said.begin(), said.end());
+    return std::search(e.old_squeezed.begin(), e.old_squeezed.end(), searcher) ==
+           e.old_squeezed.end();
   }
 
  private:
   struct Entry {
-    std::string now_text, old_text;
+    std::string now_text, old_text, old_squeezed;
     std::vector<std::string_view> lines;
     std::unordered_set<std::string_view> old_lines;
   };
@@ -419,6 +523,7 @@ class TouchedLines {
     git::Workspace was(was_);
     auto source = sources_.find(path);
     e.old_text = ReadText(was, source == sources_.end() ? path : source->second).value_or("");
+    e.old_squeezed = Squeezed(e.old_text);
     for (size_t pos = 0; pos < e.now_text.size();)
       e.lines.push_back(LineFrom(e.now_text, pos, &pos));
     for (size_t pos = 0; pos < e.old_text.size();)
@@ -428,6 +533,7 @@ class TouchedLines {
   const git::Workspace& now_;
   const git::Snapshot& was_;
   const std::map<std::string, std::string>& sources_;
+  Budget& budget_;
   std::unordered_map<std::string, Entry> entries_;
 };
 
@@ -477,7 +583,8 @@ void CheckNavigation(const git::Workspace& files, const Site& site,
   for (const std::string& path : written) {
     if (!IsPageFile(path) || files.base().IsFile(path) || listed.count(path)) continue;
     if (!site.module->NeedsNavigation(site, path)) continue;
-    out.Add(path, 0, site.module->NotInNavigationMessage(site, path));
+    out.Add(path, 0, ProblemKind::kNavigation, path,
+            site.module->NotInNavigationMessage(site, path));
   }
 }
 
@@ -489,20 +596,28 @@ std::unordered_map<std::string, int> KeyCounts(Problems& list) {
 }
 
 // What the edits made worse: the findings `now` apart from those of the base
-// (`then`). What was there before, on a line the edits did not write, is the
-// site's. When the base could not be checked to its end (not `base_whole`),
-// nothing on an untouched line is sent for repair: a false alarm costs more
-// than a note.
+// (`then`). A problem the base had (by KeyOf) is the site's unless it sits on a
+// line the edits wrote; a navigation entry is the site's whenever the base had
+// it, however the file around it was rewritten. When the base could not be
+// checked to its end (not `base_whole`), nothing on an untouched line is sent
+// for repair: a false alarm costs more than a note.
 Findings NewFindings(const git::Workspace& files, const std::map<std::string, std::string>& sources,
-                     bool base_whole, Findings& then, Findings& now) {
+                     bool base_whole, Budget& budget, Findings& then, Findings& now) {
   Findings out;
-  TouchedLines touched(files, files.base(), sources);
+  TouchedLines touched(files, files.base(), sources, budget);
   auto problem_keys = KeyCounts(then.problems);
   for (Problem& p : now.problems.list()) {
     auto it = problem_keys.find(KeyOf(p));
     bool was_there = it != problem_keys.end() && it->second > 0;
-    bool untouched_in_old_file = p.line > 0 && files.base().IsFile(p.path) && !touched.Touched(p);
-    if ((was_there || (!base_whole && untouched_in_old_file)) && !touched.Touched(p)) {
+    bool old = false;
+    if (was_there && p.kind == ProblemKind::kNavigation) {
+      old = true;
+    } else {
+      bool written = touched.Touched(p);
+      bool untouched_in_old_file = p.line > 0 && files.base().IsFile(p.path) && !written;
+      old = (was_there || (!base_whole && untouched_in_old_file)) && !written;
+    }
+    if (old) {
       if (was_there) --it->second;
       p.message = "already before these changes: " + p.message;
       out.notes.Add(std::move(p));
@@ -546,60 +661,116 @@ std::string_view ToString(ProblemKind kind) {
   return "remark";
 }
 
-CheckReport CheckChanges(const git::Workspace& files, const Limits& limits) {
-  Changes changes = files.Changes();
-  std::map<std::string, std::string> sources = MovedFrom(files, changes);
+namespace {
+
+// What CheckChanges works with for every site.
+struct Checking {
+  const git::Workspace& files;
+  const Changes& changes;
+  const std::map<std::string, std::string>& sources;  // moved files' base paths
+  const SiteLoad& was_load;                           // the base, on its own budget
+  const SiteLoad& load;                               // the edits
+};
+
+// The checks of the site at `where` for the changed files of it, `paths`; what
+// they made worse added to `found`.
+void CheckSite(const Checking& c, const SiteLocation& where, const std::vector<std::string>& paths,
+               Findings& found) {
   std::vector<std::string> written, existed;
-  for (const auto& [path, change] : changes) {
-    if (change.kind == git::Change::Kind::kDelete) continue;
+  for (const std::string& path : paths) {
+    if (c.changes.at(path).kind == git::Change::Kind::kDelete) continue;
     written.push_back(path);
-    if (files.base().IsFile(path)) existed.push_back(path);
-    if (auto from = sources.find(path); from != sources.end()) existed.push_back(from->second);
+    if (c.files.base().IsFile(path)) existed.push_back(path);
+    if (auto from = c.sources.find(path); from != c.sources.end()) existed.push_back(from->second);
   }
 
   // The site as it was, checked the same way for the same files, first and on a
   // budget of its own: a base check cut short must not make old problems new.
-  Budget base_budget(limits);
-  git::Workspace was(files.base());
-  Changes none;
-  SiteLoad was_load{was, none, limits.max_files, base_budget};
-  Site before_site = LoadSite(was_load);
-  before_site.module->PrepareChecks(was_load, before_site);
-  CheckContext before{was, none, before_site, base_budget};
+  Site before_site = LoadSite(c.was_load, where);
+  before_site.module->PrepareChecks(c.was_load, before_site);
+  CheckContext before{c.was_load.files, c.was_load.changes, before_site, c.was_load.budget};
   Findings then;
   CheckFiles(before, existed, then.problems, then.notes);
-  CheckGroupTitles(before, changes, then.notes);
+  CheckGroupTitles(before, c.changes, then.notes);
   // A moved file's old problems are known by its new path.
   for (Problem& p : then.problems.list()) {
-    for (const auto& [to, from] : sources) {
+    for (const auto& [to, from] : c.sources) {
       if (p.path == from) p.path = to;
     }
   }
 
-  Budget budget(limits);
-  SiteLoad load{files, changes, limits.max_files, budget};
-  Site site = LoadSite(load);
-  site.module->PrepareChecks(load, site);
-  CheckContext ctx{files, changes, site, budget};
+  Site site = LoadSite(c.load, where);
+  site.module->PrepareChecks(c.load, site);
+  CheckContext ctx{c.files, c.changes, site, c.load.budget};
   Findings now;
   CheckFiles(ctx, written, now.problems, now.notes);
   CheckLinksToRemovedFiles(ctx, before, now.problems);
-  CheckGroupTitles(ctx, changes, now.notes);
-  CheckNavigation(files, site, written, now.problems);
+  CheckGroupTitles(ctx, c.changes, now.notes);
+  CheckNavigation(c.files, site, written, now.problems);
 
-  const bool base_whole = !base_budget.spent();
-  CheckReport report;
-  Findings found = NewFindings(files, sources, base_whole, then, now);
-  for (const std::string& n : site.notes) found.notes.Add("", 0, n);
+  const bool base_whole = !c.was_load.budget.spent();
+  Findings made = NewFindings(c.files, c.sources, base_whole, c.load.budget, then, now);
+  for (Problem& p : made.problems.list()) found.problems.Add(std::move(p));
+  for (Problem& p : made.notes.list()) found.notes.Add(std::move(p));
+  for (const std::string& n : site.notes) found.notes.Remark("", 0, n);
+}
+
+}  // namespace
+
+CheckReport CheckChanges(const git::Workspace& files, const Limits& limits) {
+  Changes changes = files.Changes();
+  std::map<std::string, std::string> sources = MovedFrom(files, changes);
+  Budget base_budget(limits);
+  git::Workspace was(files.base());
+  Changes none;
+  SiteLoad was_load{was, none, limits.max_files, base_budget, limits.site_root};
+  Budget budget(limits);
+  SiteLoad load{files, changes, limits.max_files, budget, limits.site_root};
+
+  // Each changed file is checked with the site it belongs to.
+  std::vector<SiteLocation> sites = FindSites(load);
+  std::map<size_t, std::vector<std::string>> by_site;  // index in `sites` -> changed paths
+  for (const auto& [path, change] : changes) {
+    by_site[static_cast<size_t>(&SiteOf(sites, path) - sites.data())].push_back(path);
+  }
+  Findings found;
+  Checking checking{files, changes, sources, was_load, load};
+  for (const auto& [index, paths] : by_site) CheckSite(checking, sites[index], paths, found);
+
   for (const Budget* b : {&base_budget, &budget}) {
     if (b->spent() && !b->cancelled()) {
-      found.notes.Add("", 0, "the checks stopped early: " + b->Reason());
+      found.notes.Remark("", 0, "the checks stopped early: " + b->Reason());
       break;
     }
   }
-  report.problems = found.problems.Take(limits.max_problems);
+  CheckReport report;
+  report.problems = found.problems.Take(limits.max_problems, &report);
   report.notes = found.notes.Take(limits.max_notes);
   return report;
+}
+
+std::string ToText(const Problem& p) {
+  if (p.path.empty()) return p.message;
+  return p.path + (p.line > 0 ? ":" + std::to_string(p.line) : "") + ": " + p.message;
+}
+
+std::string CheckReport::Summary() const {
+  size_t total = 0;
+  std::string parts;
+  for (const KindCount& c : counts) {
+    total += c.problems;
+    if (!parts.empty()) parts += ", ";
+    parts += Counted(c.problems, c.kind);
+  }
+  if (total == 0) return "";
+  return std::to_string(total) + (total == 1 ? " problem: " : " problems: ") + parts;
+}
+
+std::vector<std::string> CheckReport::ProblemLines() const {
+  std::vector<std::string> lines;
+  for (const Problem& p : problems) lines.push_back(ToText(p));
+  if (!more_problems.empty()) lines.push_back(more_problems);
+  return lines;
 }
 
 }  // namespace docwright::docs

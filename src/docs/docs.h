@@ -106,6 +106,17 @@ struct Problem {
   std::string subject;
 };
 
+// "path:line: message" ("path: message" without a line, the message alone
+// without a path).
+std::string ToText(const Problem& problem);
+
+// How many problems of one kind were found, in how many files.
+struct KindCount {
+  ProblemKind kind = ProblemKind::kRemark;
+  size_t problems = 0;
+  size_t files = 0;
+};
+
 struct CheckReport {
   // What the changes made worse: problems new with them, or old ones on lines
   // they changed. These go back to the agent to repair.
@@ -120,6 +131,14 @@ struct CheckReport {
   // kinds ("and 41 more: 38 broken links in 17 files, 3 navigation entries"),
   // for the agent and the pull request alike; "" when none was left out.
   std::string more_problems;
+  // Every problem found (those left out included), by kind, severest first.
+  std::vector<KindCount> counts;
+
+  // "3 problems: 2 navigation entries, 1 broken link" ("" when none).
+  std::string Summary() const;
+  // The problems as lines for the agent and the pull request, severest first,
+  // more_problems last when some were left out.
+  std::vector<std::string> ProblemLines() const;
 };
 
 // Checks the files `files` changes (git::Workspace::Changes) against the site

@@ -23,11 +23,6 @@ constexpr size_t kMinPreviewBytes = 4096;
 // that it still shows where it was cut.
 constexpr size_t kMaxInstructionBytes = 4100;
 
-std::string ProblemText(const docs::Problem& p) {
-  if (p.path.empty()) return p.message;
-  return p.path + (p.line > 0 ? ":" + std::to_string(p.line) : "") + ": " + p.message;
-}
-
 bool IsPage(const std::string& path) {
   std::string lower = path;
   std::transform(lower.begin(), lower.end(), lower.begin(),
@@ -73,8 +68,8 @@ Result<BranchStory> ReadBranchStory(git::Mirror& repo, const std::string& base_h
     if (f.from && !branch.Take(**now, *f.from).ok()) ++untaken;
   }
   docs::CheckReport report = docs::CheckChanges(branch, limits);
-  for (const docs::Problem& p : report.problems) story.problems.push_back(ProblemText(p));
-  for (const docs::Problem& n : report.notes) story.notes.push_back(ProblemText(n));
+  story.problems = report.ProblemLines();
+  for (const docs::Problem& n : report.notes) story.notes.push_back(docs::ToText(n));
   if (untaken > 0) {
     story.notes.push_back(std::to_string(untaken) + (untaken == 1 ? " path" : " paths") +
                           " of the branch could not be checked (a folder, link or submodule "
