@@ -530,7 +530,12 @@ TEST_P(AgentTest, CheckProblemsGoBackToTheModelWhichRepairsThem) {
       break;
     }
   }
-  EXPECT_NE(first_finish.find("checks found problems"), std::string::npos) << steps;
+  // Counted by kind, the severest first.
+  EXPECT_NE(first_finish.find("the checks found 3 problems: 1 navigation entry, 1 syntax error, 1 "
+                              "broken link in "
+                              "your changes"),
+            std::string::npos)
+      << steps;
   EXPECT_NE(first_finish.find("guides/faq.mdx"), std::string::npos);
   EXPECT_NE(first_finish.find("/guides/setup"), std::string::npos) << "the broken link";
   EXPECT_NE(BranchFile(done, "guides/faq.mdx").find("title: \"FAQ\""), std::string::npos);

@@ -268,8 +268,8 @@ TEST_F(DocsEngineTest, LinesAreNumberedByLineFeedsAsTheAgentReadsThem) {
           .ok());
   EXPECT_EQ(Rows(CheckChanges(work)),
             (std::vector<std::string>{
-                "page.md:5: link ./nope does not resolve to a page or file",
                 "page.md:7: code block opened here is never closed: add a closing ``` line",
+                "page.md:5: link ./nope does not resolve to a page or file",
             }));
 }
 

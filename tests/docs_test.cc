@@ -596,9 +596,9 @@ TEST_F(DocsTest, LinksToDeletedOrMovedFilesFromOtherPages) {
           "delete or move what it pointed at; update the link or remove it",
           "guides/advanced/tuning.md:5: image /images/logo.png no longer resolves: these "
           "changes delete or move what it pointed at; update the link or remove it",
-          "guides/setup.mdx:5: image /images/logo.png does not resolve to a file",
           "quickstart.mdx:9: link /guides/install no longer resolves: these changes delete or "
           "move what it pointed at; update the link or remove it",
+          "guides/setup.mdx:5: image /images/logo.png does not resolve to a file",
       }));
   // Links brought up to date: nothing left to say.
   Write("guides/advanced/tuning.md",
@@ -648,12 +648,12 @@ See [install](./instal), [setup](/guides/instal#anchor) and [ok](/guides/install
             (std::vector<std::string>{
                 "guides/links.mdx:5: link ./instal does not resolve to a page or file",
                 "guides/links.mdx:5: link /guides/instal#anchor does not resolve to a page or file",
-                "guides/links.mdx:6: image /images/missing.png does not resolve to a file",
-                "guides/links.mdx:6: image ../images/nope.png does not resolve to a file",
-                "guides/links.mdx:7: image /images/nope.svg does not resolve to a file",
                 "guides/links.mdx:7: link /nowhere does not resolve to a page or file",
                 "guides/links.mdx:8: link ../../etc/passwd points outside the repository",
                 "guides/links.mdx:8: link /missing/ref does not resolve to a page or file",
+                "guides/links.mdx:6: image /images/missing.png does not resolve to a file",
+                "guides/links.mdx:6: image ../images/nope.png does not resolve to a file",
+                "guides/links.mdx:7: image /images/nope.svg does not resolve to a file",
             }));
 }
 
@@ -663,13 +663,16 @@ TEST_F(DocsTest, ProblemsAreSortedAndBounded) {
   Write("a.mdx", "```\nunclosed\n");
   std::vector<Problem> all = CheckChanges(*work_).problems;
   ASSERT_GE(all.size(), 4u);  // 3 in the pages, 2 pages not in navigation
+  // By severity (the pages left out of navigation first), then path and line.
   for (size_t i = 1; i < all.size(); ++i) {
-    EXPECT_TRUE(all[i - 1].path < all[i].path ||
-                (all[i - 1].path == all[i].path && all[i - 1].line <= all[i].line));
+    EXPECT_TRUE(std::tie(all[i - 1].kind, all[i - 1].path, all[i - 1].line) <=
+                std::tie(all[i].kind, all[i].path, all[i].line));
   }
+  EXPECT_EQ(all[0].kind, ProblemKind::kNavigation);
   std::vector<Problem> two = CheckChanges(*work_, {.max_problems = 2}).problems;
   ASSERT_EQ(two.size(), 2u);
   EXPECT_EQ(two[0].path, "a.mdx");
+  EXPECT_EQ(two[1].path, "b.mdx");
   EXPECT_EQ(CheckChanges(*work_, {.max_problems = 0}).problems.size(), 0u);
 }
 
@@ -683,16 +686,18 @@ TEST_F(DocsTest, MkDocsChecks) {
             (std::vector<std::string>{
                 "content/guide/new.md:0: new page is not in navigation: add \"guide/new.md\" to "
                 "nav: in mkdocs.yml",
-                "content/guide/new.md:4: link missing.md does not resolve to a page or file",
                 "mkdocs.yml:12: nav lists \"guide/configure.md\" but "
                 "content/guide/configure.md does not exist",
+                "content/guide/new.md:4: link missing.md does not resolve to a page or file",
             }));
   Write("mkdocs.yml", "site_name: Acme\nnav:\n  - Home: index.md\n   - bad\n");
   std::vector<Problem> problems = CheckChanges(work).problems;
-  ASSERT_FALSE(problems.empty());
-  EXPECT_EQ(problems.back().path, "mkdocs.yml");
-  EXPECT_EQ(problems.back().line, 4);
-  EXPECT_EQ(problems.back().message.rfind("invalid YAML: ", 0), 0u) << problems.back().message;
+  auto yaml = std::find_if(problems.begin(), problems.end(),
+                           [](const Problem& p) { return p.kind == ProblemKind::kSyntax; });
+  ASSERT_NE(yaml, problems.end()) << ::testing::PrintToString(Rows(problems));
+  EXPECT_EQ(yaml->path, "mkdocs.yml");
+  EXPECT_EQ(yaml->line, 4);
+  EXPECT_EQ(yaml->message.rfind("invalid YAML: ", 0), 0u) << yaml->message;
 }
 
 TEST_F(DocsTest, DocusaurusChecks) {
@@ -711,9 +716,10 @@ TEST_F(DocsTest, DocusaurusChecks) {
   ASSERT_TRUE(work.Delete("docs/tutorial/extras.mdx").ok());
   std::vector<Problem> problems = CheckChanges(work).problems;
   ASSERT_EQ(problems.size(), 3u) << ::testing::PrintToString(Rows(problems));
-  EXPECT_EQ(problems[2].path, "sidebars.js");
-  EXPECT_EQ(problems[2].line, 10);
-  EXPECT_NE(problems[2].message.find("\"tutorial/extras\""), std::string::npos);
+  // The sidebar entry of the deleted doc first: navigation is the severest kind.
+  EXPECT_EQ(problems[1].path, "sidebars.js");
+  EXPECT_EQ(problems[1].line, 10);
+  EXPECT_NE(problems[1].message.find("\"tutorial/extras\""), std::string::npos);
 }
 
 // A Docusaurus doc may be named by the `id:` in its frontmatter rather than by
@@ -729,9 +735,9 @@ TEST_F(DocsTest, DocusaurusLinksByFrontmatterIdBreakWhenTheDocGoes) {
   ASSERT_TRUE(work.Delete("docs/01-intro.md").ok());
   EXPECT_EQ(Rows(CheckChanges(work)),
             (std::vector<std::string>{
-                "docs/faq.md:3: link /docs/start-here does not resolve to a page or file",
                 "docs/guide.md:3: link /docs/start-here no longer resolves: these changes delete "
                 "or move what it pointed at; update the link or remove it",
+                "docs/faq.md:3: link /docs/start-here does not resolve to a page or file",
             }));
 }
 

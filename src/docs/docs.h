@@ -87,8 +87,8 @@ enum class ProblemKind {
   kNavigation,  // a navigation entry for no page, a new page left out of navigation
   kRemoved,     // a link or image that worked and no longer does (its target deleted or moved)
   kSyntax,      // a file that does not parse (frontmatter, JSON, YAML, code fences, JSX tags)
+  kImport,      // an MDX import of no file: the page does not build
   kLink,        // a link to no page or file
-  kImport,      // an MDX import of no file
   kAnchor,      // a link to a heading the page does not have
   kImage,       // an image that is no file
   kRemark,      // notes only: style, what could not be read
