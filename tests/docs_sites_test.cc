@@ -156,12 +156,14 @@ TEST_F(DocsSitesTest, TheMapOfAMultiSiteRepositoryIsTheChangedSitesOwn) {
         {"docs/fr/docs/index.md", "# Accueil\n"}});
   docs::SiteMap before = docs::BuildSiteMap(*work_);
   EXPECT_EQ(before.config_path, "docs/en/mkdocs.yml");
+  EXPECT_EQ(before.other_sites, std::vector<std::string>{"docs/fr/mkdocs.yml"});
   EXPECT_EQ(before.pages,
             (std::vector<std::string>{"docs/en/docs/index.md", "docs/en/docs/setup.md"}));
 
   Write("docs/fr/docs/guide.md", "# Guide\n");
   docs::SiteMap after = docs::BuildSiteMap(*work_);
   EXPECT_EQ(after.config_path, "docs/fr/mkdocs.yml");
+  EXPECT_EQ(after.other_sites, std::vector<std::string>{"docs/en/mkdocs.yml"});
   EXPECT_EQ(after.content_root, "docs/fr/docs");
   EXPECT_EQ(after.pages,
             (std::vector<std::string>{"docs/fr/docs/guide.md", "docs/fr/docs/index.md"}));
@@ -187,6 +189,7 @@ TEST_F(DocsSitesTest, TheProjectsSiteRootOverridesDetection) {
   EXPECT_EQ(handbook.framework, docs::Framework::kMarkdown);
   EXPECT_EQ(handbook.config_path, "");
   EXPECT_EQ(handbook.content_root, "handbook");
+  EXPECT_TRUE(handbook.other_sites.empty()) << "the project's site alone";
   EXPECT_EQ(handbook.pages,
             (std::vector<std::string>{"handbook/guide.md", "handbook/teams/support.md"}));
   EXPECT_EQ(Rows(handbook),

@@ -394,7 +394,15 @@ bool ResolvesAt(const CheckContext& ctx, const std::string& path) {
 SiteMap BuildSiteMap(const git::Workspace& files, const Limits& limits) {
   Budget budget(limits);
   Changes changes = files.Changes();
-  Site site = LoadSite(SiteLoad{files, changes, limits.max_files, budget, limits.site_root});
+  SiteLoad load{files, changes, limits.max_files, budget, limits.site_root};
+  std::vector<SiteLocation> sites = FindSites(load);
+  const SiteLocation& where = PreferredSite(sites, changes);
+  Site site = LoadSite(load, where);
+  for (const SiteLocation& other : sites) {
+    if (&other == &where || other.config_path.empty()) continue;
+    if (site.map.other_sites.size() >= SiteMap::kMaxOtherSites) break;
+    site.map.other_sites.push_back(other.config_path);
+  }
   FillNavigation(files, site, budget);
   if (budget.spent() && !budget.cancelled()) {
     site.map.pages_truncated = true;
