@@ -401,6 +401,20 @@ TEST_F(CliTest, ProjectsAreCheckedWhenMadeAndUpdated) {
   EXPECT_EQ(moved["ref"], "main");
   EXPECT_EQ(json::parse(update({"--repository", missing, "--no-check"}, 0).out)["repository"],
             missing);
+
+  // The docs site's folder: relative, inside the repository; "" finds it again.
+  EXPECT_TRUE(json::parse(update({}, 0).out)["siteRoot"].is_null());
+  EXPECT_EQ(json::parse(update({"--site-root", "docs/en/"}, 0).out)["siteRoot"], "docs/en");
+  for (const char* outside : {"../elsewhere", "/docs", "docs/../..", "docs//en"}) {
+    CommandResult r = update({"--site-root", outside}, 1);
+    EXPECT_NE(r.err.find("--site-root must be a folder of the repository"), std::string::npos)
+        << outside << ": " << r.err;
+  }
+  CommandResult shown = Admin({"project", "get", id, "--org", org_a_});
+  EXPECT_NE(shown.out.find("site root      docs/en\n"), std::string::npos) << shown.out;
+  EXPECT_TRUE(json::parse(update({"--site-root", ""}, 0).out)["siteRoot"].is_null());
+  EXPECT_NE(Admin({"project", "get", id, "--org", org_a_}).out.find("(found by its configuration"),
+            std::string::npos);
 }
 
 // An archived project takes no new job or follow-up, and keeps its history; a

@@ -323,6 +323,9 @@ TEST(ProjectSettings, UsableSettingsPassAndEachBadOneIsNamed) {
   good.write_paths = {"docs/**", "!docs/legal/"};
   ASSERT_TRUE(CheckProjectSettings(good).ok());
   EXPECT_EQ(good.models, std::vector<std::string>{"gpt-4.1"}) << "blank entries are dropped";
+  good.site_root = "docs/en//";
+  ASSERT_TRUE(CheckProjectSettings(good).ok());
+  EXPECT_EQ(good.site_root, "docs/en") << "a trailing slash is dropped";
 
   struct Case {
     const char* named;
@@ -341,6 +344,13 @@ TEST(ProjectSettings, UsableSettingsPassAndEachBadOneIsNamed) {
            {"--models entries", [](Project& p) { p.models = std::vector<std::string>(65, "m"); }},
            {"--write-paths rule", [](Project& p) { p.write_paths = {"docs/../../etc"}; }},
            {"--write-paths rule", [](Project& p) { p.write_paths = {"!"}; }},
+           {"--site-root", [](Project& p) { p.site_root = "../docs"; }},
+           {"--site-root", [](Project& p) { p.site_root = "docs/../../etc"; }},
+           {"--site-root", [](Project& p) { p.site_root = "/srv/docs"; }},
+           {"--site-root", [](Project& p) { p.site_root = "docs/./en"; }},
+           {"--site-root", [](Project& p) { p.site_root = "docs\\en"; }},
+           {"--site-root", [](Project& p) { p.site_root = "docs\nen"; }},
+           {"--site-root", [](Project& p) { p.site_root = std::string(513, 'd'); }},
        }) {
     Project p = good;
     c.spoil(p);

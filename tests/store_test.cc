@@ -720,6 +720,38 @@ TEST_P(StoreTest, ProjectSettingsAreUpdatedAndTheModelAllowListApplies) {
   EXPECT_NE(refused.status().message().find("small-model, large-model"), std::string::npos);
 }
 
+// The docs site's folder is kept as given, from creation through updates, and
+// reaches the turns that check the site.
+TEST_P(StoreTest, TheSiteRootIsStoredAndReachesTheTurns) {
+  EXPECT_EQ(project_.site_root, "") << "found by its configuration unless set";
+  EXPECT_EQ(store_->GetProject(ScopeOf(project_))->site_root, "");
+  Project made;
+  made.org_id = org_.id;
+  made.repository = "https://git.example/acme/handbook";
+  made.base_ref = "main";
+  made.site_root = "docs/en";
+  auto created = store_->CreateProject(made);
+  ASSERT_TRUE(created.ok()) << created.status().message();
+  EXPECT_EQ(store_->GetProject(ScopeOf(*created))->site_root, "docs/en");
+  EXPECT_EQ(store_->GetProjectById(created->id)->site_root, "docs/en");
+  auto listed = store_->ListProjects(org_.id);
+  ASSERT_TRUE(listed.ok());
+  for (const Project& p : *listed) {
+    EXPECT_EQ(p.site_root, p.id == created->id ? "docs/en" : "") << p.id;
+  }
+  Create(*created);
+  TurnInput turn = Claim("w");
+  EXPECT_EQ(turn.project.site_root, "docs/en");
+
+  Project moved = *created;
+  moved.site_root = "website/i18n";
+  ASSERT_TRUE(store_->UpdateProject(moved).ok());
+  EXPECT_EQ(store_->GetProject(ScopeOf(moved))->site_root, "website/i18n");
+  moved.site_root = "";
+  ASSERT_TRUE(store_->UpdateProject(moved).ok());
+  EXPECT_EQ(store_->GetProject(ScopeOf(moved))->site_root, "");
+}
+
 TEST_P(StoreTest, ArchivingAJobClosesItsLocalPullRequest) {
   Job j = Create(project_);
   LocalPullRequest pr;

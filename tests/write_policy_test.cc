@@ -171,6 +171,30 @@ TEST(WritePolicyTest, TheDefaultIsTheSitesFilesAndMarkdownPages) {
   EXPECT_FALSE(hidden.Check(".other/index.md").ok());
 }
 
+// In a repository of several sites (one per language, a Docusaurus website and
+// an MkDocs handbook) the other sites' folders and configurations are the
+// site's as well; code beside them is not.
+TEST(WritePolicyTest, TheRepositorysOtherSitesMayBeChangedToo) {
+  docs::SiteMap map = Site(docs::Framework::kMkDocs, "docs/en/mkdocs.yml", "docs/en/docs");
+  map.other_sites = {"docs/fr/mkdocs.yml", "website/docusaurus.config.js", "docs/en/v2/mkdocs.yml"};
+  WritePolicy policy(map, {});
+  EXPECT_EQ(policy.site_folders(), (std::vector<std::string>{"docs/en", "docs/fr", "website"}))
+      << "docs/en/v2 is inside docs/en";
+  for (std::string path :
+       {"docs/fr/mkdocs.yml", "docs/fr/docs/img/a.png", "docs/en/v2/x.yml",
+        "website/docusaurus.config.js", "website/sidebars.js", "website/static/logo.svg"}) {
+    EXPECT_TRUE(policy.Check(path).ok()) << path << ": " << policy.Check(path).message();
+    EXPECT_FALSE(policy.OutsideSite(path)) << path;
+  }
+  for (std::string path : {"website/src/pages/index.js", "docs/fr/hooks.py", "src/a.png"}) {
+    EXPECT_FALSE(policy.Check(path).ok()) << path;
+  }
+  EXPECT_FALSE(WritePolicy(Site(docs::Framework::kMkDocs, "docs/en/mkdocs.yml", "docs/en/docs"), {})
+                   .Check("docs/fr/mkdocs.yml")
+                   .ok())
+      << "without the other sites, their files are outside";
+}
+
 TEST(WritePolicyTest, ProjectRulesWidenAndNarrowLastOneWinning) {
   auto site = Site(docs::Framework::kMintlify, "docs.json", "");
   WritePolicy narrowed(site, {"!legal/**", "!*.png", "legal/public.mdx"});

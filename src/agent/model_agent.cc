@@ -160,8 +160,9 @@ std::string SystemPromptFor(const docs::SiteMap& map, const agent::WritePolicy& 
 }  // namespace
 
 std::string ModelAgent::SystemPrompt(const git::Workspace& workspace, size_t max_site_map_bytes,
-                                     const TurnContext& context) {
-  docs::SiteMap map = docs::BuildSiteMap(workspace, {.max_files = kMaxSiteMapFiles});
+                                     const TurnContext& context, const std::string& site_root) {
+  docs::SiteMap map =
+      docs::BuildSiteMap(workspace, {.max_files = kMaxSiteMapFiles, .site_root = site_root});
   return SystemPromptFor(map, agent::WritePolicy(map, {}), agent::ReadInstructions(workspace),
                          max_site_map_bytes, context);
 }
@@ -196,7 +197,10 @@ struct TurnRun {
     return result;
   }
   docs::CheckReport Check() {
-    return docs::CheckChanges(workspace, {.cancel = &cancel, .deadline = deadline, .turn = work});
+    return docs::CheckChanges(workspace, {.cancel = &cancel,
+                                          .deadline = deadline,
+                                          .turn = work,
+                                          .site_root = turn.project.site_root});
   }
 };
 
@@ -419,7 +423,8 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace,
   docs::SiteMap map = docs::BuildSiteMap(workspace, {.max_files = kMaxSiteMapFiles,
                                                      .cancel = &cancel,
                                                      .deadline = run.deadline,
-                                                     .turn = run.work});
+                                                     .turn = run.work,
+                                                     .site_root = turn.project.site_root});
   if (run.work && run.work->spent()) {
     if (cancel.cancelled() || run.work->cancelled()) return run.Interrupted();
     return run.Fail("the turn's work over the repository was stopped: " +

@@ -30,10 +30,12 @@ class ModelAgent final : public Agent {
   AgentResult Run(const TurnInput& turn, git::Workspace& workspace, const TurnContext& context,
                   CancelToken& cancel) override;
 
-  // The system prompt for a turn on `workspace` that may read `context`;
-  // exposed for tests and for measuring what it costs.
+  // The system prompt for a turn on `workspace` that may read `context`, over
+  // the site in `site_root` ("": found; Project::site_root); exposed for tests
+  // and for measuring what it costs.
   static std::string SystemPrompt(const git::Workspace& workspace, size_t max_site_map_bytes,
-                                  const TurnContext& context = {});
+                                  const TurnContext& context = {},
+                                  const std::string& site_root = "");
 
  private:
   llm::ProviderConfig provider_;

@@ -206,6 +206,16 @@ WritePolicy::WritePolicy(const docs::SiteMap& site, std::vector<std::string> rul
       site.content_root != root) {
     site_folders_.push_back(site.content_root);
   }
+  // The repository's other sites (a turn about one language may touch
+  // another's) are the site's as well; a folder inside one already listed adds
+  // nothing.
+  for (const std::string& other : site.other_sites) {
+    other_configs_.push_back(other);
+    std::string folder(Dirname(other));
+    bool covered = std::any_of(site_folders_.begin(), site_folders_.end(),
+                               [&](const auto& f) { return f == folder || IsUnder(folder, f); });
+    if (!covered) site_folders_.push_back(std::move(folder));
+  }
   // Dot-folders the site itself lives in are its own.
   for (const std::string& folder : site_folders_) {
     for (auto seg : Segments(folder)) {
@@ -279,11 +289,19 @@ bool WritePolicy::RunsAtBuild(const std::string& path) {
 
 bool WritePolicy::IsSiteConfig(const std::string& path) const {
   if (path == config_path_) return true;
+  if (std::find(other_configs_.begin(), other_configs_.end(), path) != other_configs_.end()) {
+    return true;
+  }
   // Docusaurus sidebars sit beside its configuration.
-  std::string_view dir = Dirname(config_path_);
   std::string_view name = std::string_view(path).substr(path.rfind('/') + 1);
-  return framework_ == docs::Framework::kDocusaurus && Dirname(path) == dir &&
-         name.starts_with("sidebars.");
+  if (!name.starts_with("sidebars.")) return false;
+  if (framework_ == docs::Framework::kDocusaurus && Dirname(path) == Dirname(config_path_)) {
+    return true;
+  }
+  return std::any_of(other_configs_.begin(), other_configs_.end(), [&](const std::string& c) {
+    std::string_view config = std::string_view(c).substr(c.rfind('/') + 1);
+    return config.starts_with("docusaurus.config.") && Dirname(path) == Dirname(c);
+  });
 }
 
 bool WritePolicy::OutsideSite(const std::string& path) const {

@@ -4,7 +4,8 @@
 // secrets. So by default it may change only what a docs job should:
 //
 //  - files under the docs site's folder (where its configuration file is, and
-//    where its pages live), and Markdown pages (.md, .mdx) anywhere;
+//    where its pages live) and the folders of the repository's other sites
+//    (SiteMap::other_sites), and Markdown pages (.md, .mdx) anywhere;
 //  - never a protected file: CI and build definitions (.github/workflows,
 //    .gitlab-ci.yml, Jenkinsfile, netlify.toml, action.yml, ...), the inputs of
 //    package managers and builds (package.json and lockfiles, .npmrc, Makefile,
@@ -82,6 +83,7 @@ class WritePolicy {
 
   docs::Framework framework_;
   std::string config_path_;
+  std::vector<std::string> other_configs_;  // SiteMap::other_sites
   std::vector<std::string> site_folders_;
   std::vector<std::string> used_dot_folders_;  // compared with git::ComparableName
   std::vector<std::string> rules_;

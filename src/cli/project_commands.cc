@@ -28,7 +28,7 @@ using Json = nlohmann::ordered_json;
 // changes only the settings whose flags were given.
 struct ProjectOptions {
   std::string org, repository, ref, forge = "local", api_url, token, model;
-  std::string ssh_key, known_hosts;
+  std::string ssh_key, known_hosts, site_root;
   std::string publish = "pull_request";
   int64_t rate = kDefaultRateLimitPerHour;
   int64_t max_active = 0;  // 0: no cap
@@ -54,6 +54,7 @@ Json ProjectJson(const Project& p) {
          {"maxActive", p.max_active ? Json(*p.max_active) : Json(nullptr)},
          {"models", p.models},
          {"writePaths", p.write_paths},
+         {"siteRoot", p.site_root.empty() ? Json(nullptr) : Json(p.site_root)},
          {"publish", ToString(p.publish)},
          {"createdAt", FormatRfc3339(p.created_at)},
          {"archivedAt", p.archived_at ? Json(FormatRfc3339(*p.archived_at)) : Json(nullptr)}};
@@ -97,6 +98,10 @@ void AddSettingsOptions(CLI::App* cmd, ProjectOptions& o, bool update) {
                   "patterns, comma-separated, later ones winning, '!' to refuse (default: the "
                   "docs site's files)")
       ->delimiter(',');
+  cmd->add_option("--site-root", o.site_root,
+                  "folder of the docs site in the repository, relative to its root (default: "
+                  "found by the site's configuration file)" +
+                      none);
   cmd->add_option("--publish", o.publish,
                   "how jobs publish their changes unless their workflow says: pull_request (the "
                   "default), push (onto the base branch, when the checks report no new problem) "
@@ -145,6 +150,7 @@ Status ApplyOptions(const CLI::App& cmd, const ProjectOptions& o, Project& p, bo
   if (given("--models")) p.models = o.models;
   if (Status s = ApplyBudgetFlags(cmd, o.budget, p.budget); !s.ok()) return s;
   if (given("--write-paths")) p.write_paths = o.write_paths;
+  if (given("--site-root")) p.site_root = o.site_root;  // checked by CheckProjectSettings
   if (given("--publish")) {
     auto publish = ParsePublishMode(o.publish);
     if (!publish) {
@@ -339,6 +345,10 @@ int GetProject(const Common& common, const ProjectOptions& o) {
             << "\n"
             << "publish        " << ToString(p->publish) << "\n"
             << "write paths    " << joined(p->write_paths, "(the docs site's files)") << "\n"
+            << "site root      "
+            << (p->site_root.empty() ? std::string("(found by its configuration file)")
+                                     : p->site_root)
+            << "\n"
             << "created        " << FormatRfc3339(p->created_at) << "\n"
             << (p->archived_at ? "archived       " + FormatRfc3339(*p->archived_at) + "\n" : "");
   return 0;

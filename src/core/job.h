@@ -32,6 +32,8 @@ inline constexpr int kMaxHistoryMessages = 20;
 // A project's model allow-list and write rules: entries and their size.
 inline constexpr size_t kMaxProjectListEntries = 64;
 inline constexpr size_t kMaxProjectListEntryChars = 256;
+// The longest Project::site_root.
+inline constexpr size_t kMaxSiteRootChars = 512;
 
 // The most turns an organisation or a project may cap its turns in flight at.
 inline constexpr int64_t kMaxActiveCap = 100000;
@@ -155,6 +157,10 @@ struct Project {
   // site's files): gitignore-style patterns, later ones winning; "!" refuses.
   // See agent/write_policy.h.
   std::vector<std::string> write_paths;
+  // The folder of the docs site in the repository (its configuration file's, or
+  // for plain Markdown its pages'), relative, no ".."; "" finds the site by its
+  // configuration file (docs::Limits::site_root).
+  std::string site_root;
   int64_t rate_limit_per_hour = kDefaultRateLimitPerHour;
   // Turns of the project's jobs running at once, on all nodes; none: no cap.
   std::optional<int64_t> max_active;

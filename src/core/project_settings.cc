@@ -55,6 +55,32 @@ Status CheckWriteRules(const std::vector<std::string>& rules) {
   return Status();
 }
 
+Status CheckSiteRoot(std::string& site_root) {
+  while (!site_root.empty() && site_root.back() == '/') {
+    site_root.pop_back();
+  }
+  if (site_root.empty()) return Status();
+  bool bad = site_root.size() > kMaxSiteRootChars || !Utf8Length(site_root) ||
+             HasControlCharacter(site_root, false) || site_root.find('\\') != std::string::npos ||
+             site_root.front() == '/';
+  for (std::string_view rest = site_root; !bad;) {
+    size_t slash = rest.find('/');
+    std::string_view part = rest.substr(0, slash);
+    bad = part.empty() || part == "." || part == "..";
+    if (slash == std::string_view::npos) break;
+    rest.remove_prefix(slash + 1);
+  }
+  if (bad) {
+    return Status::InvalidArgument(
+        "--site-root must be a folder of the repository: a relative path of at most " +
+        std::to_string(kMaxSiteRootChars) +
+        " characters, no '.' or '..' parts, backslashes or control characters (\"\" to find "
+        "the site by its configuration file): " +
+        std::string(CutUtf8(site_root, 80)));
+  }
+  return Status();
+}
+
 Status CheckMaxActive(const std::optional<int64_t>& max_active) {
   if (max_active && (*max_active < 1 || *max_active > kMaxActiveCap)) {
     return Status::InvalidArgument("--max-active must be from 1 to " +
@@ -144,6 +170,7 @@ Status CheckProjectSettings(Project& p) {
           " characters, no spaces or control characters): " + std::string(CutUtf8(m, 80)));
     }
   }
+  if (Status root = CheckSiteRoot(p.site_root); !root.ok()) return root;
   return CheckWriteRules(p.write_paths);
 }
 

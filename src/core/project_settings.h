@@ -22,8 +22,15 @@ namespace docwright {
 // bytes), rate limit (1 to 1,000,000 an hour), forge token (required by a hosted
 // forge; no spaces or control characters), models and write rules (at most
 // kMaxProjectListEntries entries of at most kMaxProjectListEntryChars), cap of
-// turns in flight (CheckMaxActive), budget (CheckBudget).
+// turns in flight (CheckMaxActive), budget (CheckBudget), site root
+// (CheckSiteRoot).
 Status CheckProjectSettings(Project& project);
+
+// A docs site's folder: "" (found by its configuration), or a relative path of
+// at most kMaxSiteRootChars bytes without "." or ".." segments, empty segments,
+// backslashes or control characters. A trailing "/" is dropped first.
+// InvalidArgument naming --site-root otherwise.
+Status CheckSiteRoot(std::string& site_root);
 
 // The most tokens a monthly token budget may name.
 inline constexpr int64_t kMaxTokenBudget = 1'000'000'000'000'000;

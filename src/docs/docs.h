@@ -50,6 +50,11 @@ struct SiteMap {
   bool navigation_generated = false;
   std::vector<std::string> pages;  // every page file found (.md/.mdx), sorted, bounded
   bool pages_truncated = false;    // more pages exist than were listed
+  // The configuration files of the repository's other sites (one per language,
+  // a blog, a package's docs), in the order they were found, at most
+  // kMaxOtherSites: a turn may change their files as well.
+  std::vector<std::string> other_sites;
+  static constexpr size_t kMaxOtherSites = 64;
 
   // The compact text for the system prompt: framework, config file, where new
   // pages go and how they are added to navigation, then the navigation tree with

@@ -406,18 +406,25 @@ struct SiteLocation {
 
 // Every site the workspace holds, found by its framework's configuration file in
 // the root, the usual folders and one or two levels below them (`docs/en/`,
-// `website/`, `packages/*/`); a folder's first configuration by module
-// preference; never one site inside another's content folder unless it has a
-// configuration of its own. Shallowest first, then by path. With
-// `load.site_root` set, only the site there (plain Markdown when it has no
-// configuration). Never empty: a repository without a configuration is one
-// plain Markdown site at its root. Bounded by load.max_files and the budget.
+// `website/`, `packages/*/`, `docs/en/v2/`); hidden folders, installed and
+// vendored packages, build output, tests and examples are not searched. A
+// folder's first configuration by module preference; never one site inside
+// another's content folder unless it has a configuration of its own, and a
+// MkDocs configuration `!include`d by an enclosing site's (monorepo plugin) is
+// part of that site. Shallowest first; at one depth the usual folders first (in
+// the order above), then an English folder (`en`, `en-US`: the source of a
+// multilingual site), then by path. With `load.site_root` set, only the site
+// there (plain Markdown when it has no configuration). Never empty: a
+// repository without a configuration is one plain Markdown site at its root.
+// Bounded by load.max_files entries listed, a few hundred folders and the
+// budget.
 std::vector<SiteLocation> FindSites(const SiteLoad& load);
 // The site `path` belongs to among `sites` (the deepest whose folder holds it),
 // else the first.
 const SiteLocation& SiteOf(const std::vector<SiteLocation>& sites, std::string_view path);
-// The site the changes are about: the site of the first changed page, else of
-// the first changed file, else the first (the shallowest).
+// The site the changes are about: the site holding most of the changed pages,
+// else most of the changed files, else the first (the shallowest); on a tie,
+// the first of them in the order of `sites`.
 const SiteLocation& PreferredSite(const std::vector<SiteLocation>& sites, const Changes& changes);
 
 // Loads the site at `where` as the workspace holds it (the base with `changes`

@@ -13,11 +13,14 @@ class PlainMarkdown final : public FrameworkModule {
   Framework framework() const override { return Framework::kMarkdown; }
   std::vector<std::string_view> ConfigNames() const override { return {}; }
 
+  // The pages are those under the site's folder: the repository root unless
+  // the project names another (`--site-root`), whose pages alone are the site.
   void Load(const SiteLoad& load, Site& site) const override {
-    site.map.pages = WalkPages(load, "", &site.map.pages_truncated);
+    site.map.content_root = site.site_root;
+    site.map.pages = WalkPages(load, site.site_root, &site.map.pages_truncated);
     site.nav_known = true;
     site.map.navigation_generated = true;
-    AddFolderEntries(site, "", "", PageName, load.budget, site.entries);
+    AddFolderEntries(site, site.site_root, "", PageName, load.budget, site.entries);
   }
 
   bool ResolvesRoute(const CheckContext& ctx, const std::string& route) const override {

@@ -1,5 +1,6 @@
 // Finding the site a repository holds, walking its pages, and the site map.
 #include <algorithm>
+#include <deque>
 #include <optional>
 #include <set>
 
@@ -28,6 +29,148 @@ std::optional<SiteLocation> SiteIn(const git::Workspace& files, std::string_view
     }
   }
   return std::nullopt;
+}
+
+// How many levels below the root folders are searched for configurations, and
+// below the usual folders (`docs/<language>/<version>/mkdocs.yml`).
+constexpr int kSearchDepth = 2;
+constexpr int kUsualFolderDepth = 3;
+// Folders listed at most in one search: a code repository has many, and a site
+// lives in few of them.
+constexpr size_t kMaxSearchedFolders = 400;
+
+// Folders that hold no site of the repository's own: hidden ones, installed
+// packages, vendored code, build output, test fixtures and examples (sites
+// there are data, not the repository's docs). Build output a repository
+// ignores (MkDocs' `site/`) is not in its tree at all.
+bool SkippedFolder(std::string_view name) {
+  static constexpr std::string_view kSkipped[] = {
+      "node_modules", "vendor",   "third_party", "third-party", "bower_components",
+      "__pycache__",  "venv",     "build",       "dist",        "target",
+      "test",         "tests",    "testdata",    "__tests__",   "fixtures",
+      "__fixtures__", "examples", "example"};
+  if (name.empty() || name[0] == '.') return true;
+  return std::find(std::begin(kSkipped), std::end(kSkipped), name) != std::end(kSkipped);
+}
+
+// A configuration found by the search, with what orders it.
+struct Found {
+  SiteLocation site;
+  size_t depth = 0;  // folders between the root and the configuration
+  // The rank of the usual folder it is in (kSiteFolders), past them if none.
+  size_t usual = std::size(kSiteFolders);
+  // An English folder (`docs/en/`): multilingual sites are written in English
+  // first, so its site is the one shown when no change says otherwise.
+  bool source_language = false;
+};
+
+size_t UsualRank(std::string_view folder) {
+  std::string_view top = folder.substr(0, folder.find('/'));
+  for (size_t i = 1; i < std::size(kSiteFolders); ++i) {
+    if (kSiteFolders[i] == top) return i;
+  }
+  return folder.empty() ? 0 : std::size(kSiteFolders);
+}
+
+// The configuration among the files `names` of `folder`, by module preference
+// (a configuration name with a folder in it is looked up).
+std::optional<SiteLocation> ConfigAmong(const git::Workspace& files,
+                                        const std::set<std::string, std::less<>>& names,
+                                        const std::string& folder) {
+  for (const FrameworkModule* module : ConfiguredModules()) {
+    for (std::string_view name : module->ConfigNames()) {
+      bool nested = name.find('/') != std::string_view::npos;
+      if (nested ? files.IsFile(Join(folder, name)) : names.contains(name)) {
+        return SiteLocation{module, Join(folder, name), folder};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// Lists the root and the folders below it, breadth first, to kSearchDepth
+// levels (kUsualFolderDepth under the usual folders), and keeps each folder's
+// configuration. Every entry listed is charged to the budget; the search stops
+// after load.max_files entries or kMaxSearchedFolders folders.
+std::vector<Found> SearchFolders(const SiteLoad& load) {
+  std::vector<Found> found;
+  struct Folder {
+    std::string path;
+    int levels_left;
+  };
+  std::deque<Folder> queue{{"", kSearchDepth}};
+  size_t entries = 0;
+  size_t folders = 0;
+  while (!queue.empty() && folders < kMaxSearchedFolders && entries < load.max_files) {
+    Folder folder = std::move(queue.front());
+    queue.pop_front();
+    ++folders;
+    auto listed = load.files.List(folder.path);
+    if (!listed.ok()) continue;
+    entries += listed->size();
+    if (!load.budget.Spend(1 + listed->size())) break;
+    std::set<std::string, std::less<>> names;
+    for (const git::DirEntry& entry : *listed) {
+      if (entry.kind == git::EntryKind::kFile) {
+        names.insert(entry.name);
+      } else if (entry.kind == git::EntryKind::kDirectory && folder.levels_left > 0 &&
+                 !SkippedFolder(entry.name)) {
+        std::string path = Join(folder.path, entry.name);
+        int left = folder.levels_left - 1;
+        if (folder.path.empty() && UsualRank(path) < std::size(kSiteFolders)) {
+          left = kUsualFolderDepth - 1;
+        }
+        queue.push_back(Folder{std::move(path), left});
+      }
+    }
+    std::optional<SiteLocation> site = ConfigAmong(load.files, names, folder.path);
+    if (!site) continue;
+    Found f;
+    f.depth = folder.path.empty() ? 0 : SplitPath(folder.path).size();
+    f.usual = UsualRank(folder.path);
+    std::string name = Lower(Basename(folder.path));
+    f.source_language = name == "en" || name.starts_with("en-") || name.starts_with("en_");
+    f.site = std::move(*site);
+    found.push_back(std::move(f));
+  }
+  return found;
+}
+
+// Drops the MkDocs configurations `!include`d by the configuration of a site
+// whose folder holds them (mkdocs-monorepo-plugin's `!include sub/mkdocs.yml`):
+// they are parts of that site, not sites. Each including configuration is read
+// once, within kMaxYamlTreeBytes and the budget.
+void DropIncluded(const SiteLoad& load, std::vector<Found>& found) {
+  std::map<size_t, std::optional<std::string>> texts;
+  auto text_of = [&](size_t i) -> const std::optional<std::string>& {
+    auto [it, added] = texts.try_emplace(i);
+    if (added) {
+      std::optional<std::string> text = ReadText(load.files, found[i].site.config_path);
+      if (text && text->size() <= kMaxYamlTreeBytes && load.budget.Spend(text->size() / 64 + 1) &&
+          text->find("!include") != std::string::npos) {
+        it->second = std::move(text);
+      }
+    }
+    return it->second;
+  };
+  std::vector<bool> included(found.size());
+  for (size_t i = 0; i < found.size(); ++i) {
+    const SiteLocation& part = found[i].site;
+    if (part.module != &MkDocsModule()) continue;
+    for (size_t j = 0; j < found.size() && !included[i]; ++j) {
+      const SiteLocation& whole = found[j].site;
+      if (whole.module != &MkDocsModule() || whole.site_root == part.site_root ||
+          !IsUnder(part.site_root, whole.site_root)) {
+        continue;
+      }
+      const std::optional<std::string>& text = text_of(j);
+      included[i] =
+          text && text->find(RelativeTo(part.config_path, whole.site_root)) != std::string::npos;
+    }
+  }
+  for (size_t i = found.size(); i-- > 0;) {
+    if (included[i]) found.erase(found.begin() + static_cast<ptrdiff_t>(i));
+  }
 }
 
 // Turns the entries into the map's navigation, with titles read within budget.
@@ -168,31 +311,49 @@ std::vector<SiteLocation> FindSites(const SiteLoad& load) {
     if (std::optional<SiteLocation> site = SiteIn(load.files, root)) return {*site};
     return {SiteLocation{&PlainMarkdownModule(), "", root}};
   }
-  for (std::string_view folder : kSiteFolders) {
-    if (std::optional<SiteLocation> site = SiteIn(load.files, folder)) return {*site};
-  }
-  return {SiteLocation{&PlainMarkdownModule(), "", ""}};
+  std::vector<Found> found = SearchFolders(load);
+  DropIncluded(load, found);
+  std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
+    if (a.depth != b.depth) return a.depth < b.depth;
+    if (a.usual != b.usual) return a.usual < b.usual;
+    if (a.source_language != b.source_language) return a.source_language;
+    return a.site.site_root < b.site.site_root;
+  });
+  std::vector<SiteLocation> sites;
+  for (Found& f : found) sites.push_back(std::move(f.site));
+  if (sites.empty()) sites.push_back(SiteLocation{&PlainMarkdownModule(), "", ""});
+  return sites;
 }
 
 const SiteLocation& SiteOf(const std::vector<SiteLocation>& sites, std::string_view path) {
-  const SiteLocation* best = &sites.front();
-  size_t depth = 0;
+  const SiteLocation* best = nullptr;
   for (const SiteLocation& site : sites) {
     if (!IsUnder(path, site.site_root)) continue;
-    size_t d = site.site_root.empty() ? 0 : site.site_root.size() + 1;
-    if (best == &sites.front() || d > depth) {
-      best = &site;
-      depth = d;
-    }
+    if (best == nullptr || site.site_root.size() > best->site_root.size()) best = &site;
   }
-  return *best;
+  return best != nullptr ? *best : sites.front();
 }
 
 const SiteLocation& PreferredSite(const std::vector<SiteLocation>& sites, const Changes& changes) {
-  for (const auto& [path, change] : changes) {
-    if (IsPageFile(path)) return SiteOf(sites, path);
-  }
-  if (!changes.empty()) return SiteOf(sites, changes.begin()->first);
+  // The site holding most of the changed pages (the first of those in the
+  // order of `sites` when several hold as many); failing that, most of the
+  // changed files (a configuration, an image); failing that, the first.
+  auto most = [&](bool pages_only) -> const SiteLocation* {
+    std::vector<size_t> counts(sites.size(), 0);
+    for (const auto& [path, change] : changes) {
+      if (pages_only && !IsPageFile(path)) continue;
+      const SiteLocation& site = SiteOf(sites, path);
+      if (!IsUnder(path, site.site_root)) continue;  // in no site
+      ++counts[&site - sites.data()];
+    }
+    size_t best = 0;
+    for (size_t i = 1; i < counts.size(); ++i) {
+      if (counts[i] > counts[best]) best = i;
+    }
+    return counts[best] > 0 ? &sites[best] : nullptr;
+  };
+  if (const SiteLocation* site = most(true)) return *site;
+  if (const SiteLocation* site = most(false)) return *site;
   return sites.front();
 }
 
@@ -233,7 +394,15 @@ bool ResolvesAt(const CheckContext& ctx, const std::string& path) {
 SiteMap BuildSiteMap(const git::Workspace& files, const Limits& limits) {
   Budget budget(limits);
   Changes changes = files.Changes();
-  Site site = LoadSite(SiteLoad{files, changes, limits.max_files, budget, limits.site_root});
+  SiteLoad load{files, changes, limits.max_files, budget, limits.site_root};
+  std::vector<SiteLocation> sites = FindSites(load);
+  const SiteLocation& where = PreferredSite(sites, changes);
+  Site site = LoadSite(load, where);
+  for (const SiteLocation& other : sites) {
+    if (&other == &where || other.config_path.empty()) continue;
+    if (site.map.other_sites.size() >= SiteMap::kMaxOtherSites) break;
+    site.map.other_sites.push_back(other.config_path);
+  }
   FillNavigation(files, site, budget);
   if (budget.spent() && !budget.cancelled()) {
     site.map.pages_truncated = true;

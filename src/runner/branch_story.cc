@@ -49,7 +49,7 @@ Result<BranchStory> ReadBranchStory(git::Mirror& repo, const std::string& base_h
   if (!now.ok()) return now.status();
   (*base)->SetBudget(&budget);
   (*now)->SetBudget(&budget);
-  docs::Limits limits{.cancel = &cancel, .turn = &budget};
+  docs::Limits limits{.cancel = &cancel, .turn = &budget, .site_root = project.site_root};
 
   // Which paths are outside the site, or code, is judged by the site as the
   // base has it, as a turn's edits are.

@@ -204,8 +204,10 @@ std::optional<TurnOutcome> RepositoryTurns::Prepare(Turn& turn, Round& round) co
   git::Workspace& workspace = edits.workspace.emplace(*edits.snapshot);
   // What the agent may change is decided by the site as it was before the
   // turn: an edit cannot move the site to cover more.
-  edits.policy.emplace(docs::BuildSiteMap(workspace, {.cancel = &turn.cancel, .turn = &turn.work}),
-                       project.write_paths);
+  edits.policy.emplace(
+      docs::BuildSiteMap(
+          workspace, {.cancel = &turn.cancel, .turn = &turn.work, .site_root = project.site_root}),
+      project.write_paths);
   return std::nullopt;
 }
 

@@ -425,6 +425,11 @@ ALTER TABLE projects ADD COLUMN cost_budget_micros BIGINT;
 ALTER TABLE orgs ADD COLUMN token_budget BIGINT;
 ALTER TABLE orgs ADD COLUMN cost_budget_micros BIGINT;
 )sql",
+    R"sql(
+-- The folder of a project's docs site (--site-root); '' finds it by its
+-- configuration file.
+ALTER TABLE projects ADD COLUMN site_root TEXT NOT NULL DEFAULT '';
+)sql",
 };
 
 // The key of the advisory lock migrations take ("docwright" in ASCII, truncated).

@@ -69,6 +69,7 @@ Project ReadProject(const Rows& r) {
   if (p.mention_handle.empty()) p.mention_handle = "docwright";
   p.publish = ParsePublishMode(r.Text("publish")).value_or(PublishMode::kPullRequest);
   p.budget = ReadBudget(r);
+  p.site_root = r.Text("site_root");
   return p;
 }
 

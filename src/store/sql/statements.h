@@ -96,7 +96,7 @@ SQL(kPurgeExpiredSessions,
   "SELECT p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, " \
   "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path, "     \
   "p.models, p.write_paths, p.max_active, p.archived_at, p.hook_secret, p.mention_handle, "    \
-  "p.publish, p.token_budget, p.cost_budget_micros FROM projects p "
+  "p.publish, p.token_budget, p.cost_budget_micros, p.site_root FROM projects p "
 SQL(kSelectProject, DW_PROJECT_COLUMNS "WHERE p.id = ?1 AND p.org_id = ?2");
 SQL(kSelectProjectById, DW_PROJECT_COLUMNS "WHERE p.id = ?1");
 SQL(kSelectProjects, DW_PROJECT_COLUMNS "WHERE p.org_id = ?1 ORDER BY p.id");
@@ -105,14 +105,14 @@ SQL(kInsertProject,
     "INSERT INTO projects (id, org_id, repository, base_ref, forge, forge_api_url, forge_token, "
     "model, rate_limit_per_hour, created_at, ssh_key_path, ssh_known_hosts_path, models, "
     "write_paths, max_active, hook_secret, mention_handle, publish, token_budget, "
-    "cost_budget_micros) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
-    "?15, ?16, ?17, ?18, ?19, ?20)");
+    "cost_budget_micros, site_root) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+    "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)");
 SQL(kUpdateProject,
     "UPDATE projects SET repository = ?2, base_ref = ?3, forge = ?4, forge_api_url = ?5, "
     "forge_token = ?6, model = ?7, rate_limit_per_hour = ?8, ssh_key_path = ?9, "
     "ssh_known_hosts_path = ?10, models = ?11, write_paths = ?12, max_active = ?13, "
     "hook_secret = ?14, mention_handle = ?15, publish = ?16, token_budget = ?17, "
-    "cost_budget_micros = ?18 WHERE id = ?1");
+    "cost_budget_micros = ?18, site_root = ?19 WHERE id = ?1");
 // Secrets at rest (secrets.cc): every stored forge token, and one replaced only
 // if it is still the value read (so a sweep never undoes a concurrent update).
 SQL(kSelectProjectSecrets,

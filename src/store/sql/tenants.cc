@@ -109,7 +109,8 @@ Result<Project> SqlStore::CreateProject(Project p) {
                 V(p.mention_handle),
                 V(publish),
                 V(p.budget.tokens),
-                V(p.budget.cost_micros)});
+                V(p.budget.cost_micros),
+                V(p.site_root)});
   });
   if (!s.ok()) return s;
   return p;
@@ -184,7 +185,7 @@ Status SqlStore::UpdateProject(const Project& p) {
                 V(p.model), V(p.rate_limit_per_hour), V(p.ssh_key_path), V(p.ssh_known_hosts_path),
                 V(JoinLines(p.models)), V(JoinLines(p.write_paths)), V(p.max_active), V(*hook),
                 V(p.mention_handle), V(std::string(ToString(p.publish))), V(p.budget.tokens),
-                V(p.budget.cost_micros)},
+                V(p.budget.cost_micros), V(p.site_root)},
                "project not found");
     return w.ok() ? Notify(c, "t") : w;  // a raised cap may let turns run
   });

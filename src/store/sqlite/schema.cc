@@ -449,6 +449,11 @@ ALTER TABLE projects ADD COLUMN cost_budget_micros INTEGER;
 ALTER TABLE orgs ADD COLUMN token_budget INTEGER;
 ALTER TABLE orgs ADD COLUMN cost_budget_micros INTEGER;
 )sql",
+    R"sql(
+-- The folder of a project's docs site (--site-root); '' finds it by its
+-- configuration file.
+ALTER TABLE projects ADD COLUMN site_root TEXT NOT NULL DEFAULT '';
+)sql",
 };
 
 }  // namespace
