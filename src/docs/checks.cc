@@ -562,7 +562,7 @@ CheckReport CheckChanges(const git::Workspace& files, const Limits& limits) {
   Budget base_budget(limits);
   git::Workspace was(files.base());
   Changes none;
-  SiteLoad was_load{was, none, limits.max_files, base_budget};
+  SiteLoad was_load{was, none, limits.max_files, base_budget, limits.site_root};
   Site before_site = LoadSite(was_load);
   before_site.module->PrepareChecks(was_load, before_site);
   CheckContext before{was, none, before_site, base_budget};
@@ -577,7 +577,7 @@ CheckReport CheckChanges(const git::Workspace& files, const Limits& limits) {
   }
 
   Budget budget(limits);
-  SiteLoad load{files, changes, limits.max_files, budget};
+  SiteLoad load{files, changes, limits.max_files, budget, limits.site_root};
   Site site = LoadSite(load);
   site.module->PrepareChecks(load, site);
   CheckContext ctx{files, changes, site, budget};
