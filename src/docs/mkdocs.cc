@@ -640,8 +640,7 @@ class MkDocs final : public FrameworkModule {
 
   std::string MissingPageMessage(const Site& site, const std::string& page) const override {
     if (page.starts_with("!include ")) {
-      return "nav includes \"" + page.substr(9) + "\" but it is not a readable MkDocs " +
-             "configuration (relative to " + Dirname(site.nav_file) + "/)";
+      return "nav includes \"" + page.substr(9) + "\" but no MkDocs configuration is there";
     }
     return "nav lists \"" + page + "\" but " + Join(site.map.content_root, page) +
            " does not exist";
