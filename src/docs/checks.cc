@@ -288,7 +288,8 @@ void CheckFiles(const CheckContext& ctx, const std::vector<std::string>& paths, 
   size_t bytes = 0;
   for (const std::string& path : paths) {
     std::string ext = Extension(path);
-    bool page = ext == ".md" || ext == ".mdx";
+    // A SUMMARY.md is navigation: its links are its entries, checked below.
+    bool page = (ext == ".md" || ext == ".mdx") && path != site.nav_file;
     bool json = ext == ".json";
     bool yaml = ext == ".yml" || ext == ".yaml";
     if (!page && !json && !yaml) continue;

@@ -407,7 +407,8 @@ std::vector<SummaryItem> ReadSummary(std::string_view text, Budget& budget, bool
     started = true;
     if (!item) indent = 0;  // a prefix or suffix chapter
     while (!parents.empty() && parents.back().indent >= indent) parents.pop_back();
-    std::string group = parents.empty() ? part : parents.back().group;
+    // Prefix and suffix chapters stand outside the parts.
+    std::string group = !item ? "" : parents.empty() ? part : parents.back().group;
     std::string label = Name(link ? link->text : *item);
     if (item && parents.size() < static_cast<size_t>(kMaxDepth)) {
       // Each nested group is a copy of its parent's and its label: paid for.
