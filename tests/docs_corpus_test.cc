@@ -157,7 +157,8 @@ TEST_P(DocsCorpusTest, EachBreakageReportsExactlyItsProblems) {
 
 INSTANTIATE_TEST_SUITE_P(Sites, DocsCorpusTest,
                          ::testing::Values("mintlify-large", "docusaurus-versioned",
-                                           "mkdocs-material", "mkdocs-multilingual"),
+                                           "mkdocs-material", "mkdocs-multilingual",
+                                           "gitbook-large"),
                          [](const auto& info) {
                            std::string name = info.param;
                            std::replace(name.begin(), name.end(), '-', '_');

@@ -223,6 +223,8 @@ WritePolicy::WritePolicy(const docs::SiteMap& site, std::vector<std::string> rul
     }
   }
   if (site.framework == docs::Framework::kMintlify) used_dot_folders_.push_back(".mintlify");
+  // GitBook keeps the images of its pages in .gitbook/assets/.
+  if (site.framework == docs::Framework::kGitBook) used_dot_folders_.push_back(".gitbook");
 }
 
 Status WritePolicy::Default(const std::string& path) const {

@@ -331,12 +331,13 @@ int NavLine(std::string_view text, std::string_view page) {
     size_t at = text.find(quoted);
     if (at != std::string_view::npos) return LineOfOffset(text, at);
   }
-  // YAML lists names bare: "- guide/install.md" or "Install: guide/install.md".
+  // YAML lists names bare: "- guide/install.md" or "Install: guide/install.md";
+  // a SUMMARY.md as a link's destination: "* [Install](guide/install.md)".
   for (size_t at = text.find(page); at != std::string_view::npos; at = text.find(page, at + 1)) {
-    bool starts = at == 0 || text[at - 1] == ' ' || text[at - 1] == '\t';
+    bool starts = at == 0 || text[at - 1] == ' ' || text[at - 1] == '\t' || text[at - 1] == '(';
     size_t end = at + page.size();
     bool ends = end == text.size() || text[end] == '\n' || text[end] == '\r' || text[end] == ' ' ||
-                text[end] == '#';
+                text[end] == '#' || text[end] == ')';
     if (starts && ends) return LineOfOffset(text, at);
   }
   return 0;
@@ -355,7 +356,8 @@ void CheckFiles(const CheckContext& ctx, const std::vector<std::string>& paths, 
   size_t bytes = 0;
   for (const std::string& path : paths) {
     std::string ext = Extension(path);
-    bool page = ext == ".md" || ext == ".mdx";
+    // A SUMMARY.md is navigation: its links are its entries, checked below.
+    bool page = (ext == ".md" || ext == ".mdx") && path != site.nav_file;
     bool json = ext == ".json";
     bool yaml = ext == ".yml" || ext == ".yaml";
     if (!page && !json && !yaml) continue;

@@ -27,6 +27,7 @@ enum class Framework {
   kMintlify,    // docs.json, or the older mint.json
   kDocusaurus,  // docusaurus.config.{js,ts,mjs} (+ sidebars.{js,ts,json})
   kMkDocs,      // mkdocs.yml / mkdocs.yaml
+  kGitBook,     // SUMMARY.md as navigation: GitBook (.gitbook.yaml) and mdBook (book.toml)
   kMarkdown,    // none of the above: plain Markdown files
 };
 std::string_view ToString(Framework framework);

@@ -7,7 +7,7 @@
 //   yaml.cc           YAML helpers that stay bounded on hostile input
 //   js_literal.cc     the data of a JS/TS module, read without running it
 //   site.cc           detecting the framework, walking pages, the site map
-//   mintlify.cc, docusaurus.cc, mkdocs.cc, plain_markdown.cc
+//   mintlify.cc, docusaurus.cc, mkdocs.cc, gitbook.cc, plain_markdown.cc
 //                     one module per framework, behind FrameworkModule
 //   checks.cc         the checks, and comparing them with the base
 //   render.cc         the site map as text for the system prompt
@@ -378,8 +378,25 @@ class FrameworkModule {
 const FrameworkModule& MintlifyModule();
 const FrameworkModule& DocusaurusModule();
 const FrameworkModule& MkDocsModule();
+const FrameworkModule& GitBookModule();  // GitBook and mdBook: SUMMARY.md
 const FrameworkModule& PlainMarkdownModule();
 const FrameworkModule& ModuleFor(Framework framework);
+
+// One entry of a SUMMARY.md (GitBook, mdBook), as gitbook.cc reads it.
+struct SummaryItem {
+  std::string group;        // the part or group heading, then the labels of the
+                            // entries it is nested under, joined by " > "
+  std::string label;        // the link's text
+  std::string destination;  // as written, without a link title; "" for a draft
+                            // chapter (`[Title]()`), which has no page yet
+  int line = 0;             // 1-based
+};
+// The entries of a SUMMARY.md in order: list items with a link (nested by
+// indentation), prefix and suffix chapters; title heading, part headings,
+// separators, HTML comments and code blocks are read past. Linear in `text`,
+// each line paid from `budget`; at most kMaxNavEntries entries. `*complete` is
+// false when the budget or that bound cut it short.
+std::vector<SummaryItem> ReadSummary(std::string_view text, Budget& budget, bool* complete);
 
 // The groups joined by " > ", at most 4 * kMaxNameBytes.
 std::string JoinGroups(const std::vector<std::string>& groups);

@@ -42,6 +42,8 @@ std::string_view ToString(Framework framework) {
       return "Docusaurus";
     case Framework::kMkDocs:
       return "MkDocs";
+    case Framework::kGitBook:
+      return "GitBook";
     case Framework::kMarkdown:
       return "Markdown";
   }

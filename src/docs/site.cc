@@ -15,8 +15,8 @@ constexpr std::string_view kSiteFolders[] = {"", "docs", "website", "documentati
 
 // In order of preference when a folder holds several configurations.
 const std::vector<const FrameworkModule*>& ConfiguredModules() {
-  static const std::vector<const FrameworkModule*> modules = {&MintlifyModule(),
-                                                              &DocusaurusModule(), &MkDocsModule()};
+  static const std::vector<const FrameworkModule*> modules = {
+      &MintlifyModule(), &DocusaurusModule(), &MkDocsModule(), &GitBookModule()};
   return modules;
 }
 
@@ -210,6 +210,8 @@ const FrameworkModule& ModuleFor(Framework framework) {
       return DocusaurusModule();
     case Framework::kMkDocs:
       return MkDocsModule();
+    case Framework::kGitBook:
+      return GitBookModule();
     case Framework::kMarkdown:
       break;
   }
