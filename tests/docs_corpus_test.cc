@@ -146,7 +146,7 @@ TEST_P(DocsCorpusTest, EachBreakageReportsExactlyItsProblems) {
 
 INSTANTIATE_TEST_SUITE_P(Sites, DocsCorpusTest,
                          ::testing::Values("mintlify-large", "docusaurus-versioned",
-                                           "mkdocs-material"),
+                                           "mkdocs-material", "mintlify-mintjson"),
                          [](const auto& info) {
                            std::string name = info.param;
                            std::replace(name.begin(), name.end(), '-', '_');
