@@ -158,7 +158,7 @@ TEST_P(DocsCorpusTest, EachBreakageReportsExactlyItsProblems) {
 INSTANTIATE_TEST_SUITE_P(Sites, DocsCorpusTest,
                          ::testing::Values("mintlify-large", "docusaurus-versioned",
                                            "mkdocs-material", "mkdocs-multilingual",
-                                           "gitbook-large"),
+                                           "gitbook-large", "mintlify-mintjson"),
                          [](const auto& info) {
                            std::string name = info.param;
                            std::replace(name.begin(), name.end(), '-', '_');
