@@ -397,7 +397,8 @@ class Docusaurus final : public FrameworkModule {
       if (tree && tree->is_object()) {
         SidebarWalk walk(site, load.budget, instance.dir, parts);
         walk.Sidebars(*tree, prefix);
-        explicit_docs = explicit_docs || walk.explicit_docs();
+        // Whether new pages need an entry is the first instance's question.
+        if (first) explicit_docs = walk.explicit_docs();
       } else {
         parts.push_back(instance.dir);
         AddFolderEntries(site, instance.dir, prefix, DocId, load.budget, site.entries);
