@@ -178,6 +178,22 @@ std::optional<std::string> SlugRoute(const DocsInstance& instance, const DocsVer
   return Normalize(route);
 }
 
+// SlugRoute for `version`, and for the current docs also at the base route
+// (where they are accepted too, as links to them are).
+void AddSlugRoutes(const DocsInstance& instance, const DocsVersion& version, const std::string& rel,
+                   const std::string& slug, std::set<std::string>& out) {
+  if (std::optional<std::string> route = SlugRoute(instance, version, rel, slug)) {
+    out.insert(*route);
+  }
+  if (version.name == "current" && !version.path.empty()) {
+    DocsVersion at_base = version;
+    at_base.path.clear();
+    if (std::optional<std::string> route = SlugRoute(instance, at_base, rel, slug)) {
+      out.insert(*route);
+    }
+  }
+}
+
 // Ids (`id: intro`) and slugs (`slug: /start`) set in frontmatter, of the docs of
 // every instance and of the released versions walked so far.
 void ReadFrontmatter(const SiteLoad& load, Site& site) {
@@ -215,9 +231,7 @@ void ReadFrontmatter(const SiteLoad& load, Site& site) {
     bool served = std::any_of(where.instance->versions.begin(), where.instance->versions.end(),
                               [&](const DocsVersion& v) { return v.dir == where.version->dir; });
     if (!served) continue;
-    if (std::optional<std::string> route = SlugRoute(*where.instance, *where.version, rel, slug)) {
-      details.slug_routes.insert(*route);
-    }
+    AddSlugRoutes(*where.instance, *where.version, rel, slug, details.slug_routes);
   }
 }
 
@@ -308,10 +322,7 @@ void ReadCategories(const SiteLoad& load, Site& site, const std::vector<std::str
                                 [&](const DocsVersion& v) { return v.dir == where.version->dir; });
       if (!slug.empty() && served) {
         std::string rel = RelativeTo(Join(dir, "index"), where.version->dir);
-        if (std::optional<std::string> route =
-                SlugRoute(*where.instance, *where.version, rel, slug)) {
-          details.category_routes.insert(*route);
-        }
+        AddSlugRoutes(*where.instance, *where.version, rel, slug, details.category_routes);
       }
       break;
     }
