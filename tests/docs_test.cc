@@ -79,7 +79,7 @@ Files MintlifySite() {
       {"guides/install.mdx",
        "# Install Acme\n\nRun `acme install`.\n\n"
        "![Logo](/images/logo.png)\n"},
-      {"guides/advanced/tuning.md", "---\ntitle: Tuning\n---\nFaster.\n"},
+      {"guides/advanced/tuning.md", "---\ntitle: Tuning\n---\nFaster.\n\n## Cache\n\nWarm.\n"},
       {"api-reference/users.mdx", "---\ntitle: Users\nopenapi: GET /users\n---\n"},
       {"drafts/old.mdx", "# Old draft\n"},
       {"snippets/note.mdx", "<Note>Shared.</Note>\n"},
@@ -472,7 +472,8 @@ acme upgrade
   std::string config = work.Read("docs.json")->text;
   config.replace(config.find("\"guides/install\","), 17, "\"guides/install\", \"guides/upgrade\",");
   Write("docs.json", config);
-  Write("quickstart.mdx", "---\ntitle: Quickstart\n---\n\n1. [Install](/guides/install)\n");
+  Write("quickstart.mdx",
+        "---\ntitle: Quickstart\n---\n\n1. [Install](/guides/install)\n\n## Step 2\n\nRun it.\n");
   EXPECT_EQ(Rows(CheckChanges(work)), std::vector<std::string>{});
 }
 

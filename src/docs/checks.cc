@@ -190,10 +190,27 @@ std::optional<bool> ImportResolves(const CheckContext& ctx, const std::string& f
   return false;
 }
 
+// The fragment of a link (what follows its '#') that names no heading or anchor
+// of the page it resolves to, `found` ("" when the link resolved to no file, as
+// a route a module makes: then nothing is known of its anchors).
+void CheckFragment(const std::string& path, const Page& page, const PageLink& link,
+                   const std::string& found, AnchorCheck& anchors, Problems& out) {
+  std::string_view dest = Trim(link.destination);
+  size_t hash = dest.find('#');
+  if (hash == std::string_view::npos || (hash > 0 && !IsPageFile(found))) return;
+  const std::string& target = hash == 0 ? path : found;
+  if (anchors.Names(target, target == path ? &page : nullptr, dest.substr(hash + 1))) return;
+  out.Add(path, link.line, ProblemKind::kAnchor, link.destination,
+          "anchor " + CleanLine(dest.substr(hash), kMaxMessageDetail) + " of link " +
+              CleanLine(link.destination, kMaxMessageDetail) + " names no heading of " +
+              (hash == 0 ? std::string("this page") : found));
+}
+
 // The links, images and imports of `page` that do not resolve. With `before`
-// (the site as it was), only those that resolved then.
+// (the site as it was), only those that resolved then. With `anchors`, the
+// fragments of its links too.
 void CheckLinks(const CheckContext& ctx, const std::string& path, const Page& page,
-                const CheckContext* before, Problems& out) {
+                const CheckContext* before, AnchorCheck* anchors, Problems& out) {
   for (const PageLink& link : page.links) {
     if (ctx.budget.spent()) return;
     std::string shown = CleanLine(link.destination, kMaxMessageDetail);
@@ -209,10 +226,21 @@ void CheckLinks(const CheckContext& ctx, const std::string& path, const Page& pa
               "import " + shown + " does not resolve to a file");
       continue;
     }
+    const bool fragment = anchors && link.kind == PageLink::Kind::kLink;
     std::optional<std::string> target = LinkTarget(link.destination);
-    if (!target) continue;
-    LinkStatus status = ResolveLink(ctx, path, *target);
-    if (status == LinkStatus::kOk) continue;
+    if (!target) {
+      if (fragment && Trim(link.destination).starts_with('#')) {
+        CheckFragment(path, page, link, "", *anchors, out);
+      }
+      continue;
+    }
+    std::string found;
+    CheckContext probe{ctx.files, ctx.changes, ctx.site, ctx.budget, &found};
+    LinkStatus status = ResolveLink(probe, path, *target);
+    if (status == LinkStatus::kOk) {
+      if (fragment) CheckFragment(path, page, link, found, *anchors, out);
+      continue;
+    }
     if (before && ResolveLink(*before, path, *target) != LinkStatus::kOk) continue;
     bool image = link.kind == PageLink::Kind::kImage;
     std::string what = (image ? "image " : "link ") + shown;
@@ -279,14 +307,14 @@ void CheckStyle(const CheckContext& ctx, const std::string& path, std::string_vi
 }
 
 void CheckPage(const CheckContext& ctx, const std::string& path, std::string_view text,
-               const std::string& label, Problems& out, Problems& notes) {
+               const std::string& label, AnchorCheck& anchors, Problems& out, Problems& notes) {
   Page page = ReadPage(text, Extension(path) == ".mdx", ctx.budget);
   for (LineProblem& p : page.syntax)
     out.Add(path, p.line, ProblemKind::kSyntax, "", std::move(p.message));
   const Frontmatter& fm = page.frontmatter;
   if (fm.present && !fm.closed) return;
   if (fm.present) CheckFrontmatter(path, fm, out);
-  CheckLinks(ctx, path, page, nullptr, out);
+  CheckLinks(ctx, path, page, nullptr, &anchors, out);
   if (page.links_truncated) {
     notes.Remark(path, 0,
                  "only the first " + std::to_string(kMaxLinksPerPage) + " links were checked");
@@ -354,6 +382,7 @@ void CheckFiles(const CheckContext& ctx, const std::vector<std::string>& paths, 
   }
   size_t checked = 0;
   size_t bytes = 0;
+  AnchorCheck anchors(ctx);
   for (const std::string& path : paths) {
     std::string ext = Extension(path);
     // A SUMMARY.md is navigation: its links are its entries, checked below.
@@ -367,8 +396,8 @@ void CheckFiles(const CheckContext& ctx, const std::vector<std::string>& paths, 
     bytes += text->size();
     if (page) {
       auto label = labels.find(path);
-      CheckPage(ctx, path, *text, label == labels.end() ? "" : std::string(label->second), out,
-                notes);
+      CheckPage(ctx, path, *text, label == labels.end() ? "" : std::string(label->second), anchors,
+                out, notes);
     } else if (json) {
       // The site's own configuration must be strict JSON; other files may be
       // JSON with comments.
@@ -412,7 +441,7 @@ void CheckLinksToRemovedFiles(const CheckContext& ctx, const CheckContext& befor
       if (!text) continue;
       bytes += text->size();
       Page read = ReadPage(*text, Extension(page) == ".mdx", ctx.budget);
-      CheckLinks(ctx, page, read, &before, out);
+      CheckLinks(ctx, page, read, &before, nullptr, out);
     }
   }
 }

@@ -159,7 +159,10 @@ struct CheckReport {
 //  - internal links and images in changed pages (Markdown, HTML and JSX href/src,
 //    MDX imports of the repository's files) resolve the way the framework
 //    resolves them (relative paths, site routes, redirects, slugs, static
-//    folders, versions); external URLs, mailto: and pure #anchors are not checked;
+//    folders, versions); external URLs and mailto: are not checked;
+//  - a link's #fragment (to another page, or within the page) names a heading
+//    (by the framework's slug rule, or its explicit {#id}) or an HTML/JSX id of
+//    the page it resolves to; accepted whenever that cannot be known;
 //  - when files are deleted or moved, links in the other pages (those the walk
 //    finds) that resolved before the changes still resolve.
 // A problem is the changes' when nothing with its kind, path and subject was

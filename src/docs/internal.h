@@ -4,6 +4,8 @@
 //   budget.cc         what one call may spend (steps, time, the turn's cancel token)
 //   markdown.cc       reading a page: frontmatter, then cmark-gfm for CommonMark and
 //                     hand-written code for what is MDX's own (ESM, JSX, comments)
+//   anchors.cc        the ids of a page's headings and anchors, by each
+//                     framework's slug rule, and the check of links' fragments
 //   yaml.cc           YAML helpers that stay bounded on hostile input
 //   js_literal.cc     the data of a JS/TS module, read without running it
 //   site.cc           detecting the framework, walking pages, the site map
@@ -151,8 +153,17 @@ struct PageLink {
 struct Heading {
   int level = 1;
   int line = 0;
-  std::string text;  // cleaned, bounded
+  std::string text;  // cleaned, bounded, without its explicit id
+  // The id written at its end ("## Setup {#install}", attr_list's
+  // "{: #install }"), "" when none.
+  std::string id;
+  // Its whole text (at most kMaxHeadingBytes), without the explicit id: what its
+  // slug is made of.
+  std::string slug_text;
 };
+
+// A heading's text longer than this has an id the checks do not compute.
+constexpr size_t kMaxHeadingBytes = 1024;
 
 struct LineProblem {
   int line = 0;
@@ -167,6 +178,14 @@ struct Page {
   std::vector<LineProblem> syntax;  // unclosed frontmatter or code block, JSX tags
   bool empty = true;                // nothing but frontmatter, imports and blank lines
   bool links_truncated = false;     // more than kMaxLinksPerPage
+  // Ids of the page besides its headings': HTML id= (and <a name=>) in raw HTML
+  // and JSX, attr_list's {: #id} and {#id}. At most kMaxLinksPerPage.
+  std::vector<std::string> anchors;
+  // The page may have ids the reader cannot know: MDX components or imports
+  // (which render headings of their own), ids set by expressions, headings too
+  // long or holding JSX, more anchors than kept. A link's fragment to it is
+  // accepted.
+  bool anchors_open = false;
 };
 
 // Reads `text` (a .md page, or .mdx when `mdx`). Linear in the text: CommonMark
@@ -328,6 +347,24 @@ struct CheckContext {
   const Changes& changes;
   const Site& site;
   Budget& budget;
+  // When set, ResolvesAt writes there the file a link resolved to (the last
+  // one it found: a route resolved otherwise, by a module's own rule, leaves it
+  // as it was), so that the checks can read the page a fragment names.
+  std::string* found = nullptr;
+};
+
+// How a framework makes ids of heading texts (anchors.cc).
+enum class SlugRule {
+  // github-slugger (Docusaurus, Mintlify, GitBook, the code host's Markdown):
+  // lower case, what is not a letter, mark, digit, '_', '-' or ' ' removed,
+  // spaces to '-', unicode letters kept; a repeated slug gets -1, -2, ...
+  kGitHub,
+  // Python-Markdown's toc (MkDocs): NFKD, non-ASCII dropped, what is not a word
+  // character, space or '-' removed, lower case, runs of spaces and '-' to '-';
+  // a repeated id gets _1, _2, ...
+  kPythonMarkdown,
+  // The site sets a rule of its own: no fragment is checked.
+  kUnknown,
 };
 
 // One documentation framework: how its sites are found and laid out, how its
@@ -364,6 +401,8 @@ class FrameworkModule {
   // translation whose source page is gone is not (Docusaurus, MkDocs i18n), so a
   // link to it breaks though the file is there.
   virtual bool Serves(const CheckContext& ctx, const std::string& path) const { return true; }
+  // How the site makes ids of its headings' texts.
+  virtual SlugRule HeadingSlugs(const CheckContext& ctx) const { return SlugRule::kGitHub; }
   // Pages are served as folders ("/guide/setup/"): a link without extension may
   // be relative to the page itself.
   virtual bool PagesAreFolders(const Site& site) const { return false; }
@@ -451,7 +490,65 @@ Site LoadSite(const SiteLoad& load, const SiteLocation& where);
 Site LoadSite(const SiteLoad& load);
 
 // Whether `path` is a file, names a page the way a site route does (without its
-// extension, or as a folder with an index page), or as the module allows.
+// extension, or as a folder with an index page), or as the module allows. The
+// file found goes to ctx.found when set.
 bool ResolvesAt(const CheckContext& ctx, const std::string& path);
+
+// --- Anchors (anchors.cc) --------------------------------------------------------
+
+// The slug `rule` makes of a heading's text, before repeated slugs are told
+// apart; nullopt when the text holds a character whose treatment by the rule is
+// not known here (scripts and symbols beyond those the rules are written for).
+// Linear in the text.
+std::optional<std::string> Slug(SlugRule rule, std::string_view text);
+// The ids `headings` get under `rule`, in order: a heading's explicit id as
+// written, else the slug of its text made unique the framework's way (explicit
+// ids take no part in github-slugger's count; Python-Markdown's unique() skips
+// every id already given, explicit ones included). nullopt when one is not known.
+std::optional<std::vector<std::string>> HeadingIds(SlugRule rule,
+                                                   const std::vector<Heading>& headings);
+// Takes an explicit id off the end of a heading's text: "Setup {#install}"
+// (Docusaurus, Mintlify) and attr_list's "Setup {: #install .wide }" (MkDocs)
+// give "install" and leave "Setup". "" (text unchanged) when the end is no
+// attribute list; one written with ':' and no id ("{: .wide }") is taken off
+// too.
+std::string TakeExplicitId(std::string& text);
+// The anchors of HTML or JSX text: id="..." of every tag, name="..." of <a>,
+// added to `anchors` (at most kMaxLinksPerPage; `*open` set beyond). `*open` is
+// set too for a component (a tag whose name starts upper-case or is dotted) or
+// an id given by an expression (id={...}). Linear.
+void ReadHtmlAnchors(std::string_view html, std::vector<std::string>& anchors, bool* open);
+// The ids attr_list sets in text: "{: #id }", "{#id .class}". Linear.
+void ReadAttrListIds(std::string_view text, std::vector<std::string>& anchors, bool* open);
+
+// Whether links' fragments name a heading or an anchor of their pages, each
+// page read once per object, its bytes spent from the context's budget and at
+// most kMaxAnchorBytes in all. Not thread-safe; lives within one check call.
+class AnchorCheck {
+ public:
+  explicit AnchorCheck(const CheckContext& ctx);
+  // Whether `fragment` (what follows '#', percent-encoded or not) names an id of
+  // the page at `path` (repository-relative); `page` is that page when already
+  // read (a link within it), else null. True whenever it cannot be known: the
+  // page cannot be read, the budget is spent, the site's slug rule is its own,
+  // the page may have ids the reader cannot know (Page::anchors_open); and for
+  // fragments the browser resolves without an id ("", "top", text fragments
+  // ":~:text=") or written with an expression ('{').
+  bool Names(const std::string& path, const Page* page, std::string_view fragment);
+
+ private:
+  struct Ids {
+    bool open = false;
+    std::vector<std::string> ids;  // sorted
+  };
+  Ids Read(const Page& page) const;
+  const CheckContext& ctx_;
+  SlugRule rule_;
+  bool fold_case_;  // the code host finds a heading whatever the fragment's case
+  size_t bytes_ = 0;
+  std::map<std::string, Ids> pages_;
+};
+constexpr size_t kMaxAnchorBytes = 16u << 20;
+constexpr size_t kMaxAnchorPages = 500;
 
 }  // namespace docwright::docs

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <map>
 #include <memory>
 
@@ -247,6 +248,7 @@ void ReadTags(std::string_view prose, const LineIndex& lines, int first_line, st
     }
     page.empty = false;
     AttributeLinks(prose.substr(start, i - start), start, lines, first_line, page.links);
+    if (!closing) ReadHtmlAnchors(prose.substr(start, i - start), page.anchors, &page.anchors_open);
     Blank(markdown, start, i);
     if (closing) {
       if (!budget.Spend(open.size())) return;
@@ -309,6 +311,7 @@ std::string PrepareMdx(std::string_view body, int first_line, Page& page, Budget
                (after_blank && (line.starts_with("import ") || line.starts_with("export ")))) {
       // MDX's import/export blocks are JavaScript, and run to a blank line.
       if (line.starts_with("import ")) {
+        page.anchors_open = true;  // what it imports may render headings
         std::string source = ImportSource(line);
         if (!source.empty() && page.links.size() < kMaxLinksPerPage) {
           page.links.push_back(PageLink{std::move(source), first_line - 1 + lines.LineOf(start),
@@ -453,6 +456,7 @@ void ReadMarkdown(const std::string& text, int first_line, bool mdx, Page& page,
         std::string_view html(literal);
         LineIndex lines(html);
         AttributeLinks(html, 0, lines, line, page.links);
+        ReadHtmlAnchors(html, page.anchors, &page.anchors_open);
         break;
       }
       case CMARK_NODE_HEADING:
@@ -460,11 +464,24 @@ void ReadMarkdown(const std::string& text, int first_line, bool mdx, Page& page,
         heading = &page.headings.back();
         break;
       case CMARK_NODE_TEXT:
-      case CMARK_NODE_CODE:
-        if (heading && heading->text.size() < 2 * kMaxTitleLength) {
-          const char* literal = cmark_node_get_literal(node);
-          if (literal) heading->text += literal;
+      case CMARK_NODE_CODE: {
+        const char* literal = cmark_node_get_literal(node);
+        if (!literal) break;
+        if (!heading) {
+          // attr_list's "{: #id }" after a block, or "{#id}" after a span.
+          if (type == CMARK_NODE_TEXT && std::strchr(literal, '{')) {
+            ReadAttrListIds(literal, page.anchors, &page.anchors_open);
+          }
+        } else if (heading->slug_text.size() < kMaxHeadingBytes) {
+          heading->slug_text += literal;
+        } else {
+          page.anchors_open = true;  // its id is made of text not kept
         }
+        break;
+      }
+      case CMARK_NODE_SOFTBREAK:
+      case CMARK_NODE_LINEBREAK:
+        if (heading) heading->slug_text += '\n';  // a setext heading's lines
         break;
       case CMARK_NODE_CODE_BLOCK: {
         int length = 0, indent = 0;
@@ -484,7 +501,11 @@ void ReadMarkdown(const std::string& text, int first_line, bool mdx, Page& page,
     }
   }
   for (Heading& h : page.headings) {
-    std::string text = h.text;
+    h.id = TakeExplicitId(h.slug_text);
+    // In MDX a JSX tag in a heading was blanked to spaces, and the framework
+    // makes its id of the tag's text: the id is not known here.
+    if (mdx && h.slug_text.find("   ") != std::string::npos) page.anchors_open = true;
+    std::string text = h.slug_text.substr(0, 2 * kMaxTitleLength);
     while (!text.empty() && text.back() == '#') text.pop_back();
     h.text = CleanLine(text, kMaxTitleLength);
   }

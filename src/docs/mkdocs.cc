@@ -619,6 +619,27 @@ class MkDocs final : public FrameworkModule {
     return !language || language->build;
   }
 
+  // Python-Markdown's toc, unless the site gives toc a slugify of its own
+  // (pymdownx.slugs, a function of its own), here or in the configuration it
+  // INHERITs: then its ids are not known.
+  SlugRule HeadingSlugs(const CheckContext& ctx) const override {
+    std::string path = ctx.site.map.config_path;
+    for (int depth = 0; depth < 4; ++depth) {
+      std::optional<std::string> config = ReadText(ctx.files, path);
+      if (!config || config->find("slugify") != std::string::npos) return SlugRule::kUnknown;
+      size_t inherit = config->find("INHERIT:");
+      if (inherit == std::string::npos) return SlugRule::kPythonMarkdown;
+      size_t next;
+      std::string_view base = Trim(LineFrom(*config, inherit + 8, &next));
+      if (base.size() >= 2 && (base[0] == '"' || base[0] == '\''))
+        base = base.substr(1, base.size() - 2);
+      std::optional<std::string> inherited = Normalize(Join(Dirname(path), base));
+      if (!inherited) return SlugRule::kUnknown;
+      path = *inherited;
+    }
+    return SlugRule::kUnknown;
+  }
+
   bool PagesAreFolders(const Site& site) const override {
     const MkDocsDetails* details = DetailsOf(site);
     return !details || details->directory_urls;

@@ -379,7 +379,9 @@ bool ResolvesAt(const CheckContext& ctx, const std::string& path) {
   if (!ctx.budget.Spend()) return true;  // out of budget: nothing is reported
   const FrameworkModule& module = *ctx.site.module;
   auto served = [&](const std::string& file) {
-    return files.IsFile(file) && module.Serves(ctx, file);
+    if (!files.IsFile(file) || !module.Serves(ctx, file)) return false;
+    if (ctx.found) *ctx.found = file;
+    return true;
   };
   if (!path.empty() && served(path)) return true;
   if (!path.empty()) {

@@ -381,6 +381,12 @@ nav:
                       "replace": "](../reference/"},
              "expect": ["docs/admin/operations/scale-runbook.md:LINE(docs/admin/operations/scale-runbook.md,](../reference/): "
                         "link ../reference/cli.md#options does not resolve to a page or file"]},
+            # A working link's fragment changed to a heading the page does not have.
+            {"edit": {"path": "docs/admin/operations/deploy-runbook.md", "find": "cli.md#options",
+                      "replace": "cli.md#flags"},
+             "expect": ["docs/admin/operations/deploy-runbook.md:LINE(docs/admin/operations/deploy-runbook.md,cli.md#flags): "
+                        "anchor #flags of link ../../reference/cli.md#flags names no heading of "
+                        "docs/reference/cli.md"]},
             {"edit": {"path": "mkdocs.yml", "find": "      - Install: getting-started/install.md",
                       "replace": "      - Install: getting-started/instal.md"},
              "expect": ["mkdocs.yml:NAV(getting-started/instal.md): nav lists "
