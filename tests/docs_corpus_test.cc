@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "docs/docs.h"
+#include "support/docs_corpus.h"
 #include "support/docs_site.h"
 
 namespace docwright::docs {
@@ -22,30 +23,14 @@ using nlohmann::json;
 using testing::Files;
 using testing::Rows;
 
-const std::string kSites = std::string(DOCWRIGHT_SITES);
+using testing::ApplyAdd;
+using testing::ApplyAppend;
+using testing::ApplyBreak;
+using testing::LineOf;
+using testing::ReadFile;
+using testing::SiteFiles;
 
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-Files SiteFiles(const std::string& name) {
-  Files files;
-  std::filesystem::path root = kSites + "/" + name;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-    if (!entry.is_regular_file()) continue;
-    files[std::filesystem::relative(entry.path(), root).generic_string()] = ReadFile(entry.path());
-  }
-  return files;
-}
-
-int LineOf(const std::string& text, const std::string& needle) {
-  size_t at = text.find(needle);
-  if (at == std::string::npos) return -1;
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
-}
+const std::string kSites = testing::kCorpusSites;
 
 class DocsCorpusTest : public testing::DocsSiteTest,
                        public ::testing::WithParamInterface<std::string> {
@@ -97,25 +82,13 @@ TEST_P(DocsCorpusTest, TheSiteIsReadWhole) {
 }
 
 TEST_P(DocsCorpusTest, AppendingToPagesReportsNothing) {
-  for (const auto& path : manifest_["append"]) {
-    std::string text = work_->Read(path)->text;
-    ASSERT_TRUE(work_->Write(path, text + "\nOne more sentence for the readers.\n").ok()) << path;
-  }
+  ApplyAppend(manifest_, *work_);
   CheckReport report = CheckChanges(*work_, limits_);
   EXPECT_EQ(Rows(report), std::vector<std::string>{});
 }
 
 TEST_P(DocsCorpusTest, AddingAPageWithItsNavigationEntryReportsNothing) {
-  const json& add = manifest_["add"];
-  ASSERT_TRUE(work_->Write(add["path"], add["content"]).ok());
-  if (add["nav_file"].is_string()) {
-    std::string nav = work_->Read(add["nav_file"])->text;
-    std::string after = add["nav_after"];
-    size_t at = nav.find(after);
-    ASSERT_NE(at, std::string::npos) << after;
-    nav.insert(at + after.size(), add["nav_insert"].get<std::string>());
-    ASSERT_TRUE(work_->Write(add["nav_file"], nav).ok());
-  }
+  ApplyAdd(manifest_, *work_);
   EXPECT_EQ(Rows(CheckChanges(*work_, limits_)), std::vector<std::string>{});
 }
 
@@ -123,17 +96,7 @@ TEST_P(DocsCorpusTest, EachBreakageReportsExactlyItsProblems) {
   for (const json& breakage : manifest_["break"]) {
     SCOPED_TRACE(breakage.dump());
     std::unique_ptr<git::Workspace> work = Fresh();
-    if (breakage.contains("delete")) {
-      ASSERT_TRUE(work->Delete(breakage["delete"]).ok());
-    } else {
-      const json& edit = breakage["edit"];
-      std::string text = work->Read(edit["path"])->text;
-      std::string find = edit["find"];
-      size_t at = text.find(find);
-      ASSERT_NE(at, std::string::npos) << find;
-      text.replace(at, find.size(), edit["replace"].get<std::string>());
-      ASSERT_TRUE(work->Write(edit["path"], text).ok());
-    }
+    ApplyBreak(breakage, *work);
     Limits limits = limits_;
     if (breakage.contains("site_root")) limits.site_root = breakage["site_root"];
     std::vector<std::string> got = Rows(CheckChanges(*work, limits));
