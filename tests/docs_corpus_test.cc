@@ -121,7 +121,7 @@ TEST_P(DocsCorpusTest, EachBreakageReportsExactlyItsProblems) {
 INSTANTIATE_TEST_SUITE_P(Sites, DocsCorpusTest,
                          ::testing::Values("mintlify-large", "docusaurus-versioned",
                                            "mkdocs-material", "mkdocs-multilingual",
-                                           "gitbook-large", "mintlify-mintjson"),
+                                           "gitbook-large", "mintlify-mintjson", "docusaurus-i18n"),
                          [](const auto& info) {
                            std::string name = info.param;
                            std::replace(name.begin(), name.end(), '-', '_');
