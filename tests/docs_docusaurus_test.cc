@@ -142,6 +142,28 @@ TEST_F(DocusaurusTest, TranslationsAreServedWhileTheirSourceExists) {
                                       "link ./gone.md does not resolve to a page or file"}));
 }
 
+// Deleting a doc stops serving its translation: a French page's link to the
+// translated ./setup.md resolved to it, and no longer does. The translation of
+// the deleted doc still links to a served page, and reports nothing.
+TEST_F(DocusaurusTest, DeletingADocBreaksLinksToItsTranslation) {
+  git::Workspace& work = Open({
+      {"docusaurus.config.js",
+       "module.exports = {i18n: {defaultLocale: 'en', locales: ['en', 'fr']}};\n"},
+      {"docs/intro.md", "# Intro\n"},
+      {"docs/setup.md", "# Setup\n"},
+      {"i18n/fr/docusaurus-plugin-content-docs/current/intro.md",
+       "# Intro (fr)\n\nLisez [l'installation](./setup.md).\n"},
+      {"i18n/fr/docusaurus-plugin-content-docs/current/setup.md",
+       "# Installation\n\nRetour à [l'intro](./intro.md).\n"},
+  });
+  ASSERT_TRUE(work.Delete("docs/setup.md").ok());
+  EXPECT_EQ(Rows(CheckChanges(work)),
+            (std::vector<std::string>{
+                "i18n/fr/docusaurus-plugin-content-docs/current/intro.md:3: link ./setup.md no "
+                "longer resolves: these changes delete or move what it pointed at; update the "
+                "link or remove it"}));
+}
+
 TEST_F(DocusaurusTest, ANewPageIsSuggestedUnderItsDocId) {
   git::Workspace& work = Open({
       {"docusaurus.config.js", "module.exports = {};\n"},
