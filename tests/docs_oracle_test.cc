@@ -45,12 +45,7 @@ const std::vector<Known> kKnown = {};
 // Differences where the checker is right and docwright misses a problem: each is
 // a gap of docwright's, kept visible here until it is closed (then the entry
 // must go, or the test fails).
-const std::vector<Known> kGaps = {
-    {"mintlify-large", "break0", "oracle", "*", "link", "/en/old/monitor",
-     "the redirect /en/old/monitor -> /en/guides/monitor (config/redirects.json) now leads to "
-     "a deleted page; docwright resolves a link through a redirect's source without checking "
-     "that its destination still exists, so links to the old address are not reported"},
-};
+const std::vector<Known> kGaps = {};
 
 // The kind a checker would give the problem, "" for kinds no checker reports.
 std::string KindOf(const Problem& p) {
@@ -141,7 +136,10 @@ TEST_P(DocsOracleTest, DocwrightAgreesWithTheFrameworksChecker) {
       std::string kind = KindOf(p);
       if (kinds.count(kind)) ours.insert(Normalize(p, kind, targets));
     }
-    for (const json& v : c["new"]) theirs.insert({v["file"], v["kind"], v["target"]});
+    for (const json& v : c["new"]) {
+      theirs.insert(Verdict{v["file"].get<std::string>(), v["kind"].get<std::string>(),
+                            v["target"].get<std::string>()});
+    }
 
     // What one side reports and the other does not, each to be explained.
     auto unexplained = [&](const std::multiset<Verdict>& a, const std::multiset<Verdict>& b,

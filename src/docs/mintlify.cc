@@ -38,8 +38,19 @@ struct SourceSegment {
 };
 using RedirectSource = std::vector<SourceSegment>;
 
+// A redirect: its source, and where it leads when that is a page of the site
+// named without parameters ("" when it is another site, or built from the
+// source's parameters: trusted).
+struct Redirect {
+  RedirectSource source;
+  std::string destination;  // normalized, without the leading '/'; "/" is the home page
+};
+
+// Redirects followed one after the other before a link is trusted.
+constexpr int kMaxRedirectHops = 4;
+
 struct MintlifyDetails : SiteDetails {
-  std::vector<RedirectSource> redirect_sources;
+  std::vector<Redirect> redirects;
   // Where pages generated from OpenAPI operations are served ("api-reference",
   // or an `openapi` entry's `directory`), lowercase: their URLs come from the
   // spec's tags and summaries, which are not read here, so links under them
@@ -77,8 +88,35 @@ SourceSegment ReadSourceSegment(std::string_view s) {
   return out;
 }
 
+// `source` without its query and fragment. A '?' right after a parameter's
+// name (":slug?") makes the parameter optional: it starts no query.
+std::string_view PathOfSource(std::string_view source) {
+  source = source.substr(0, source.find('#'));
+  for (size_t at = source.find('?'); at != std::string_view::npos; at = source.find('?', at + 1)) {
+    size_t segment = source.rfind('/', at);
+    segment = segment == std::string_view::npos ? 0 : segment + 1;
+    size_t colon = source.find(':', segment);
+    bool optional = colon < at && at + 1 == std::min(source.find('/', at), source.size());
+    if (!optional) return source.substr(0, at);
+  }
+  return source;
+}
+
+// Where a redirect leads, as Redirect::destination: "" when it is not a page of
+// the site named whole (another site, or parameters of the source).
+std::string Destination(std::string_view destination) {
+  destination = destination.substr(0, destination.find_first_of("#?"));
+  if (!destination.starts_with('/') || destination.starts_with("//") ||
+      destination.find_first_of(":*") != std::string_view::npos) {
+    return "";
+  }
+  std::optional<std::string> route = Normalize(destination.substr(1));
+  if (!route) return "";
+  return route->empty() ? "/" : *route;
+}
+
 RedirectSource ReadSource(std::string_view source) {
-  source = source.substr(0, source.find_first_of("#?"));
+  source = PathOfSource(source);
   RedirectSource out;
   for (std::string_view part : SplitPath(source)) {
     if (out.size() >= kMaxRouteSegments) break;
@@ -410,8 +448,10 @@ class Mintlify final : public FrameworkModule {
         redirects != config.end() && redirects->is_array()) {
       for (const Json& r : *redirects) {
         std::string source = StringField(r, "source");
-        if (!source.empty() && load.budget.Spend())
-          mine.redirect_sources.push_back(ReadSource(source));
+        if (!source.empty() && load.budget.Spend()) {
+          mine.redirects.push_back(
+              {ReadSource(source), Destination(StringField(r, "destination"))});
+        }
       }
     }
     std::vector<Section> sections = ReadSections(config, load.budget, mine);
@@ -448,6 +488,12 @@ class Mintlify final : public FrameworkModule {
   // it is in: a translation whose English page is gone is still served, so
   // Serves keeps its default.
   bool ResolvesRoute(const CheckContext& ctx, const std::string& route) const override {
+    return ResolvesRouteWithin(ctx, route, kMaxRedirectHops);
+  }
+
+  // `route` resolves, following at most `hops` redirects: a redirect to a page
+  // that is gone leads nowhere on the published site.
+  bool ResolvesRouteWithin(const CheckContext& ctx, const std::string& route, int hops) const {
     if (ResolvesAt(ctx, Join(ctx.site.site_root, route))) return true;
     const auto* details = dynamic_cast<const MintlifyDetails*>(ctx.site.details.get());
     if (!details) return false;
@@ -460,9 +506,12 @@ class Mintlify final : public FrameworkModule {
         UnderGeneratedDir(*details, segments, 1)) {
       return true;
     }
-    for (const RedirectSource& source : details->redirect_sources) {
-      if (!ctx.budget.Spend(1 + source.size() * segments.size() / 64)) return true;
-      if (Matches(source, segments)) return true;
+    for (const Redirect& redirect : details->redirects) {
+      if (!ctx.budget.Spend(1 + redirect.source.size() * segments.size() / 64)) return true;
+      if (!Matches(redirect.source, segments)) continue;
+      const std::string& to = redirect.destination;
+      if (to.empty() || to == "/" || hops <= 0) return true;
+      return ResolvesRouteWithin(ctx, to, hops - 1);
     }
     return false;
   }

@@ -315,6 +315,20 @@ std::vector<SiteLocation> FindSites(const SiteLoad& load) {
   }
   std::vector<Found> found = SearchFolders(load);
   DropIncluded(load, found);
+  // A SUMMARY.md alone marks a site only outside every other site: inside a
+  // GitBook or mdBook site it is that site's navigation (in its root or src
+  // folder), and inside another framework's it is a page or a plugin's file
+  // (mkdocs-literate-nav).
+  std::vector<Found> kept;
+  for (const Found& f : found) {
+    bool inside = Basename(f.site.config_path) == "SUMMARY.md" &&
+                  std::any_of(found.begin(), found.end(), [&](const Found& other) {
+                    return other.site.site_root != f.site.site_root &&
+                           IsUnder(f.site.site_root, other.site.site_root);
+                  });
+    if (!inside) kept.push_back(f);
+  }
+  found = std::move(kept);
   std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
     if (a.depth != b.depth) return a.depth < b.depth;
     if (a.usual != b.usual) return a.usual < b.usual;
