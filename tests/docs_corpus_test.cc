@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -90,6 +91,43 @@ TEST_P(DocsCorpusTest, AppendingToPagesReportsNothing) {
 TEST_P(DocsCorpusTest, AddingAPageWithItsNavigationEntryReportsNothing) {
   ApplyAdd(manifest_, *work_);
   EXPECT_EQ(Rows(CheckChanges(*work_, limits_)), std::vector<std::string>{});
+}
+
+// `text` as a model rewriting a whole file might write it: JSON re-indented
+// (4 spaces, one value a line), anything else with every line's indentation
+// doubled (YAML, JS and Markdown lists keep their nesting).
+std::string Reformatted(const std::string& path, const std::string& text) {
+  if (path.ends_with(".json")) return nlohmann::ordered_json::parse(text).dump(4) + "\n";
+  std::string out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    std::string line = text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+    size_t indent = line.find_first_not_of(' ');
+    if (indent != std::string::npos) out += std::string(indent, ' ');
+    out += line + "\n";
+    if (end == std::string::npos) break;
+    pos = end + 1;
+  }
+  return out;
+}
+
+TEST_P(DocsCorpusTest, RewritingTheConfigurationWithOtherFormattingReportsNothing) {
+  std::set<std::string> files = {BuildSiteMap(*work_, limits_).config_path};
+  if (manifest_["add"]["nav_file"].is_string()) files.insert(manifest_["add"]["nav_file"]);
+  for (const std::string& path : files) {
+    ASSERT_FALSE(path.empty());
+    std::string text = work_->Read(path)->text;
+    std::string rewritten = Reformatted(path, text);
+    ASSERT_NE(rewritten, text) << path;
+    ASSERT_TRUE(work_->Write(path, rewritten).ok()) << path;
+  }
+  CheckReport report = CheckChanges(*work_, limits_);
+  EXPECT_EQ(Rows(report), std::vector<std::string>{});
+  // The site's old problems are still there, as notes.
+  bool old = false;
+  for (const Problem& n : report.notes) old = old || n.message.starts_with("already before");
+  EXPECT_TRUE(old) << ::testing::PrintToString(Rows(report.notes));
 }
 
 TEST_P(DocsCorpusTest, EachBreakageReportsExactlyItsProblems) {

@@ -8,10 +8,13 @@
 //                     framework's slug rule, and the check of links' fragments
 //   yaml.cc           YAML helpers that stay bounded on hostile input
 //   js_literal.cc     the data of a JS/TS module, read without running it
-//   site.cc           detecting the framework, walking pages, the site map
-//   mintlify.cc, docusaurus.cc, mkdocs.cc, gitbook.cc, plain_markdown.cc
+//   site.cc           finding the sites (FindSites), walking pages, the site map
+//   mintlify.cc, docusaurus.cc (+ docusaurus_config.cc, docusaurus.h), mkdocs.cc,
+//   gitbook.cc, plain_markdown.cc
 //                     one module per framework, behind FrameworkModule
-//   checks.cc         the checks, and comparing them with the base
+//   checks.cc         the checks of each changed file with its site
+//   report.cc         what they found: kinds, severity, the cut and its count, and
+//                     the comparison with the base (old problems by identity)
 //   render.cc         the site map as text for the system prompt
 //   preview.cc        pages and descriptions as sanitised HTML (preview.h)
 //   html_cut.cc       cutting that HTML at a tag, every element closed
@@ -265,6 +268,9 @@ void DefuseQuadraticInputs(std::string& text);
 std::optional<YAML::Node> ParseYaml(std::string_view text);
 // `map[key]` when it is a scalar, else "".
 std::string YamlString(const YAML::Node& map, const char* key);
+// A YAML 1.1 boolean as PyYAML reads it (MkDocs, its plugins): true, yes, on
+// and false, no, off, each in three cases; nullopt for anything else.
+std::optional<bool> YamlBool(std::string_view value);
 struct YamlError {
   int line = 0;  // 1-based in the text parsed, 0 when unknown
   std::string message;
@@ -488,6 +494,56 @@ const SiteLocation& PreferredSite(const std::vector<SiteLocation>& sites, const 
 Site LoadSite(const SiteLoad& load, const SiteLocation& where);
 // Loads the preferred site (PreferredSite over FindSites).
 Site LoadSite(const SiteLoad& load);
+
+// --- What the checks found (report.cc) ------------------------------------------
+
+// Problems as the checks collect them, at most kMaxCollectedProblems. Not
+// thread-safe: one per check.
+class Problems {
+ public:
+  // `subject`: what the problem names (docs.h Problem::subject).
+  void Add(const std::string& path, int line, ProblemKind kind, std::string subject,
+           std::string message) {
+    if (list_.size() < kMaxCollectedProblems) {
+      list_.push_back(Problem{path, line, std::move(message), kind, std::move(subject)});
+    }
+  }
+  // A remark: never sent for repair.
+  void Remark(const std::string& path, int line, std::string message) {
+    Add(path, line, ProblemKind::kRemark, "", std::move(message));
+  }
+  void Add(Problem p) {
+    if (list_.size() < kMaxCollectedProblems) list_.push_back(std::move(p));
+  }
+  std::vector<Problem>& list() { return list_; }
+
+  // Duplicates dropped, sorted by kind (severity), path, line; at most `max`
+  // kept. With `report`, every one is counted there by kind, and those left out
+  // are said in report->more_problems.
+  std::vector<Problem> Take(size_t max, CheckReport* report = nullptr);
+
+ private:
+  std::vector<Problem> list_;
+};
+
+// What the checks found: problems for repair, and notes.
+struct Findings {
+  Problems problems, notes;
+};
+
+// Where each moved file among `changes` came from (its base path): its problems
+// there are not new.
+std::map<std::string, std::string> MovedFrom(const git::Workspace& files, const Changes& changes);
+
+// What the edits made worse: the findings `now` apart from those of the base
+// (`then`). A problem the base had (by kind, file and subject) is the site's
+// unless it sits on a line the edits wrote with other content; a navigation
+// entry is the site's whenever the base had it, however the file around it was
+// rewritten. When the base could not be checked to its end (not `base_whole`),
+// nothing on an untouched line is sent for repair: a false alarm costs more
+// than a note. Comparing lines spends from `budget`.
+Findings NewFindings(const git::Workspace& files, const std::map<std::string, std::string>& sources,
+                     bool base_whole, Budget& budget, Findings& then, Findings& now);
 
 // Whether `path` is a file, names a page the way a site route does (without its
 // extension, or as a folder with an index page), or as the module allows. The

@@ -75,22 +75,6 @@ YAML::Node Get(const YAML::Node& map, const char* key) {
   return YAML::Node();
 }
 
-// MkDocs reads its configuration with PyYAML, whose YAML 1.1 booleans include
-// "no" and "off" in three cases each.
-bool YamlFalse(std::string_view value) {
-  for (std::string_view no : {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"}) {
-    if (value == no) return true;
-  }
-  return false;
-}
-
-bool YamlTrue(std::string_view value) {
-  for (std::string_view yes : {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"}) {
-    if (value == yes) return true;
-  }
-  return false;
-}
-
 // Patterns of one of these lists are few and short; more are not read.
 constexpr size_t kMaxPatterns = 100;
 constexpr size_t kMaxPatternBytes = 256;
@@ -217,14 +201,14 @@ void ReadI18n(const YAML::Node& options, MkDocsDetails& details) {
     if (languages.IsSequence()) {
       settings = static_cast<const YAML::Node&>(*it);
       language.locale = YamlString(settings, "locale");
-      if (YamlTrue(YamlString(settings, "default")) && details.default_language.empty()) {
+      if (YamlBool(YamlString(settings, "default")) == true && details.default_language.empty()) {
         details.default_language = language.locale;
       }
     } else if (it->first.IsScalar()) {
       language.locale = it->first.Scalar();
       settings = it->second;
     }
-    language.build = !YamlFalse(YamlString(settings, "build"));
+    language.build = YamlBool(YamlString(settings, "build")) != false;
     language.locale = Name(language.locale);
     if (!language.locale.empty()) all.push_back(std::move(language));
   }
@@ -455,7 +439,7 @@ void ReadPagesFiles(const SiteLoad& load, const std::string& filename, Site& sit
     load.budget.Spend(text->size() / 64);
     std::optional<YAML::Node> config = ParseYaml(*text);
     if (!config || !config->IsMap()) continue;
-    if (YamlTrue(YamlString(*config, "hide"))) hidden.push_back(folder);
+    if (YamlBool(YamlString(*config, "hide")) == true) hidden.push_back(folder);
     YAML::Node nav = Get(*config, "nav");
     if (!nav.IsSequence()) continue;
     std::set<std::string> names;
@@ -506,7 +490,7 @@ class MkDocs final : public FrameworkModule {
       site.map.content_root = DocsDir(site.map.config_path, config->root);
       excluded = Patterns(config->root, "exclude_docs");
       details.not_in_nav = Patterns(config->root, "not_in_nav");
-      details.directory_urls = !YamlFalse(YamlString(config->root, "use_directory_urls"));
+      details.directory_urls = YamlBool(YamlString(config->root, "use_directory_urls")) != false;
       if (std::optional<YAML::Node> i18n = Plugin(config->root, "i18n")) ReadI18n(*i18n, details);
       awesome_pages = Plugin(config->root, "awesome-pages");
       if (!config->nav_docs.empty() && config->nav_docs != site.map.content_root) {

@@ -94,6 +94,16 @@ std::string YamlString(const YAML::Node& map, const char* key) {
   return "";
 }
 
+std::optional<bool> YamlBool(std::string_view value) {
+  for (std::string_view yes : {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"}) {
+    if (value == yes) return true;
+  }
+  for (std::string_view no : {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"}) {
+    if (value == no) return false;
+  }
+  return std::nullopt;
+}
+
 // The value of a top-level `title: ...` line when it is a plain or simply quoted
 // scalar, without a YAML parse: titles are read for every page of a map, and most
 // are that simple. nullopt when the line needs the parser (or is absent).
