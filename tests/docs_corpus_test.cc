@@ -94,8 +94,10 @@ TEST_P(DocsCorpusTest, AddingAPageWithItsNavigationEntryReportsNothing) {
 }
 
 // `text` as a model rewriting a whole file might write it: JSON re-indented
-// (4 spaces, one value a line), anything else with every line's indentation
-// doubled (YAML, JS and Markdown lists keep their nesting).
+// (4 spaces, one value a line), anything else with every column doubled: each
+// line's indentation, and the column a list item's text starts at after its
+// "- " or "* " (YAML mappings in a sequence, Markdown lists and JS keep their
+// nesting).
 std::string Reformatted(const std::string& path, const std::string& text) {
   if (path.ends_with(".json")) return nlohmann::ordered_json::parse(text).dump(4) + "\n";
   std::string out;
@@ -103,9 +105,19 @@ std::string Reformatted(const std::string& path, const std::string& text) {
   while (pos < text.size()) {
     size_t end = text.find('\n', pos);
     std::string line = text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-    size_t indent = line.find_first_not_of(' ');
-    if (indent != std::string::npos) out += std::string(indent, ' ');
-    out += line + "\n";
+    size_t column = 0;
+    while (column < line.size() && line[column] == ' ') {
+      out += "  ";
+      ++column;
+    }
+    // "- x": the marker, then spaces up to twice the column of x.
+    while (column + 1 < line.size() && (line[column] == '-' || line[column] == '*') &&
+           line[column + 1] == ' ') {
+      out += line[column];
+      out += "   ";
+      column += 2;
+    }
+    out += line.substr(column) + "\n";
     if (end == std::string::npos) break;
     pos = end + 1;
   }

@@ -225,5 +225,22 @@ TEST_F(DocusaurusTest, TrailingSlashChangesNoPage) {
   EXPECT_EQ(Rows(CheckChanges(work)), std::vector<std::string>{});
 }
 
+// A docs folder under i18n/ translates nothing: resolving a link there must not
+// go round from the translation to its "source" and back.
+TEST_F(DocusaurusTest, ADocsFolderUnderI18nIsNoTranslationOfItself) {
+  git::Workspace& work = Open({
+      {"docusaurus.config.js",
+       "module.exports = {title: 'Acme', i18n: {defaultLocale: 'en', locales: ['en', 'fr']},\n"
+       "  presets: [['classic', {docs: {path: "
+       "'i18n/fr/docusaurus-plugin-content-docs/current'}}]]};\n"},
+      {"i18n/fr/docusaurus-plugin-content-docs/current/intro.md", "# Intro\n"},
+  });
+  ASSERT_TRUE(work.Write("i18n/fr/docusaurus-plugin-content-docs/current/intro.md",
+                         "# Intro\n\n[x](./missing) and [y](/docs/missing/deeper)\n")
+                  .ok());
+  std::vector<std::string> rows = Rows(CheckChanges(work));
+  EXPECT_EQ(rows.size(), 2u) << ::testing::PrintToString(rows);
+}
+
 }  // namespace
 }  // namespace docwright::docs

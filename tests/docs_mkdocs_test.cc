@@ -36,6 +36,24 @@ TEST_F(DocsMkDocsTest, UseDirectoryUrlsReadsPyYamlBooleans) {
                 "docs/guide/setup.md:3: link extra/ does not resolve to a page or file"}));
 }
 
+// docs_dir is relative to the configuration's folder and may leave it, as
+// website/mkdocs.yml's "../docs" does.
+TEST_F(DocsMkDocsTest, DocsDirMayLeaveTheConfigurationsFolder) {
+  git::Workspace& work = Open({
+      {"website/mkdocs.yml", "site_name: X\ndocs_dir: ../docs\nnav:\n  - Home: index.md\n"},
+      {"docs/index.md", "# Home\n"},
+      {"docs/setup.md", "# Setup\n"},
+  });
+  Limits limits;
+  limits.site_root = "website";
+  SiteMap map = BuildSiteMap(work, limits);
+  EXPECT_EQ(map.content_root, "docs");
+  EXPECT_EQ(map.pages, (std::vector<std::string>{"docs/index.md", "docs/setup.md"}));
+  std::string config = work.Read("website/mkdocs.yml")->text;
+  ASSERT_TRUE(work.Write("website/mkdocs.yml", config + "  - Setup: setup.md\n").ok());
+  EXPECT_EQ(Rows(CheckChanges(work, limits)), std::vector<std::string>{});
+}
+
 TEST_F(DocsMkDocsTest, NavLinksAreNotPages) {
   git::Workspace& work = Open({
       {"mkdocs.yml", R"yaml(site_name: X

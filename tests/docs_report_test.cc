@@ -166,5 +166,41 @@ TEST_F(DocsReportTest, KindsComeBySeverityWhateverTheirPaths) {
             "4 problems: 1 navigation entry, 1 syntax error, 1 broken link, 1 broken image");
 }
 
+// A line of hundreds of old broken links, re-indented: its problems are old,
+// and the line is compared once, in time linear in the page.
+TEST_F(DocsReportTest, ALongLineOfOldProblemsIsComparedOnce) {
+  Files site = SiteWithOldNavigationProblems();
+  std::string row;
+  for (int i = 0; i < 600; ++i) row += "|[a](x)";
+  site["install.mdx"] = "---\ntitle: Install\n---\n\n" + row + "|\n";
+  git::Workspace& work = Open(site);
+  ASSERT_TRUE(work.Write("install.mdx", "---\ntitle: Install\n---\n\n    " + row + "|\n").ok());
+  CheckReport report = CheckChanges(work);
+  EXPECT_EQ(Rows(report), std::vector<std::string>{});
+  EXPECT_TRUE(AnyContains(report.notes, "already before these changes: link x"));
+}
+
+// Notes come by file and line whatever their kinds, so that a remark on a page
+// is not pushed out of the list by the site's many old navigation entries.
+TEST_F(DocsReportTest, NotesComeByFileAndLine) {
+  Files site = SiteWithOldNavigationProblems();
+  std::string config = site["docs.json"];
+  std::string planned;
+  for (int i = 0; i < 40; ++i) planned += ", \"planned/p" + std::to_string(i) + "\"";
+  config.replace(config.find("\"guides/planned\""), 16, "\"guides/planned\"" + planned);
+  site["docs.json"] = config;
+  git::Workspace& work = Open(site);
+  // A page without content: a remark, on a path that sorts first.
+  ASSERT_TRUE(work.Write("a-empty.mdx", "---\ntitle: Empty\n---\n").ok());
+  std::string nav = work.Read("docs.json")->text;
+  nav.replace(nav.find("\"index\""), 7, "\"a-empty\", \"index\"");
+  ASSERT_TRUE(work.Write("docs.json", nav).ok());
+  CheckReport report = CheckChanges(work);
+  EXPECT_EQ(Rows(report), std::vector<std::string>{});
+  ASSERT_EQ(report.notes.size(), 30u);
+  EXPECT_EQ(report.notes[0].path, "a-empty.mdx");
+  EXPECT_EQ(report.notes[0].message, "the page has no content");
+}
+
 }  // namespace
 }  // namespace docwright::docs

@@ -112,6 +112,18 @@ TEST_F(DocsSitesTest, AnIncludedMkDocsConfigurationIsPartOfTheSiteIncludingIt) {
   EXPECT_EQ(Sites(), (std::vector<std::string>{"mkdocs.yml @ ", "tools/mkdocs.yml @ tools"}));
 }
 
+// An include is matched by its whole path: "./legacy-api/mkdocs.yml" does not
+// take in the site of api/.
+TEST_F(DocsSitesTest, AnIncludeNamesOneConfigurationByItsWholePath) {
+  Open({{"mkdocs.yml",
+         "site_name: All\nnav:\n  - Home: index.md\n  - Old API: !include "
+         "./legacy-api/mkdocs.yml\n"},
+        {"docs/index.md", "# Home\n"},
+        {"legacy-api/mkdocs.yml", "site_name: Legacy\n"},
+        {"api/mkdocs.yml", "site_name: API\n"}});
+  EXPECT_EQ(Sites(), (std::vector<std::string>{"mkdocs.yml @ ", "api/mkdocs.yml @ api"}));
+}
+
 // A file belongs to the deepest site whose folder holds it; the changes are
 // about the site holding most of the changed pages, else most of the changed
 // files, else the first site.

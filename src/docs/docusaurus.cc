@@ -476,6 +476,9 @@ class Docusaurus final : public FrameworkModule {
     const DocusaurusDetails* details = DetailsOf(ctx.site);
     if (!details) return false;
     if (std::optional<std::string> source = SourceOf(ctx.site, path)) {
+      // A source that is itself a translation's path (a docs folder under i18n/)
+      // would lead back here: such a folder translates nothing.
+      if (*source == path || IsUnder(*source, Join(ctx.site.site_root, "i18n"))) return false;
       return ResolvesAt(ctx, *source);
     }
     Where where = FolderOf(details->config, path);

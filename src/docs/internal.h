@@ -451,8 +451,8 @@ std::vector<std::string> SplitGroups(std::string_view group);
 // `max_files` paths looked at) with the edits applied.
 std::vector<std::string> WalkPages(const SiteLoad& load, const std::string& root, bool* truncated);
 
-// Navigation that follows the folders: the site's pages under `dir`, a folder's
-// own pages (its index first) before its subfolders', each folder a group under
+// Navigation that follows the folders (site.map.pages must be sorted): the site's pages under
+// `dir`, a folder's own pages (its index first) before its subfolders', each folder a group under
 // `group_prefix`; `page_name` names an entry's page.
 using PageNamer = std::string (*)(const Site& site, const std::string& path);
 void AddFolderEntries(const Site& site, const std::string& dir, const std::string& group_prefix,
@@ -517,9 +517,10 @@ class Problems {
   }
   std::vector<Problem>& list() { return list_; }
 
-  // Duplicates dropped, sorted by kind (severity), path, line; at most `max`
-  // kept. With `report`, every one is counted there by kind, and those left out
-  // are said in report->more_problems.
+  // Duplicates dropped, at most `max` kept. With `report` (problems): sorted by
+  // kind (severity), path and line, every one counted there by kind, and those
+  // left out said in report->more_problems. Without (notes): sorted by path and
+  // line, so that what is said of the whole check (no path) comes first.
   std::vector<Problem> Take(size_t max, CheckReport* report = nullptr);
 
  private:

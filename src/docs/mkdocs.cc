@@ -107,8 +107,12 @@ bool MatchesAny(const std::vector<std::string>& patterns, std::string_view rel, 
 
 // The docs folder of the configuration at `path`.
 std::string DocsDir(const std::string& path, const YAML::Node& config) {
-  std::optional<std::string> dir = Normalize(YamlString(config, "docs_dir"));
-  return Join(Dirname(path), dir && !dir->empty() ? *dir : "docs");
+  // Relative to the configuration's folder, which it may leave ("../docs" of
+  // website/mkdocs.yml), but not the repository.
+  std::string docs_dir = YamlString(config, "docs_dir");
+  std::optional<std::string> dir =
+      docs_dir.empty() ? std::nullopt : Normalize(Join(Dirname(path), docs_dir));
+  return dir ? *dir : Join(Dirname(path), "docs");
 }
 
 // `child` over `parent` as MkDocs merges INHERIT: mappings key by key, anything
@@ -388,6 +392,10 @@ class NavWalk {
     for (std::string& page : WalkPages(load_, docs, &truncated)) {
       site_.map.pages.push_back(std::move(page));
     }
+    // Kept sorted while the walk goes on: folder entries look pages up by prefix.
+    std::sort(site_.map.pages.begin(), site_.map.pages.end());
+    site_.map.pages.erase(std::unique(site_.map.pages.begin(), site_.map.pages.end()),
+                          site_.map.pages.end());
     site_.map.pages_truncated = site_.map.pages_truncated || truncated;
     details_.mounts.emplace_back(Name(YamlString(config->root, "site_name")), docs);
     groups_.push_back(Name(label));
@@ -531,9 +539,6 @@ class MkDocs final : public FrameworkModule {
       } catch (const YAML::Exception&) {
         site.nav_known = false;
       }
-      std::sort(site.map.pages.begin(), site.map.pages.end());  // !include'd pages added
-      site.map.pages.erase(std::unique(site.map.pages.begin(), site.map.pages.end()),
-                           site.map.pages.end());
       return;
     }
     AddFolderEntries(site, site.map.content_root, "", PageName, load.budget, site.entries);

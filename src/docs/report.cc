@@ -3,7 +3,6 @@
 // keeps for repair only what the edits made worse.
 #include <algorithm>
 #include <cctype>
-#include <functional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -82,45 +81,66 @@ std::string Squeezed(std::string_view text) {
   return out;
 }
 
-// Longer lines are compared whole: what they say is not looked for inside the
-// old text.
-constexpr size_t kMaxMovedLineBytes = 4096;
+// Whether `needle` occurs in `text`: Knuth-Morris-Pratt, linear in the two
+// whatever they hold.
+bool Contains(std::string_view text, std::string_view needle) {
+  if (needle.empty()) return true;
+  std::vector<size_t> fallback(needle.size(), 0);
+  for (size_t i = 1, k = 0; i < needle.size(); ++i) {
+    while (k > 0 && needle[i] != needle[k]) k = fallback[k - 1];
+    if (needle[i] == needle[k]) ++k;
+    fallback[i] = k;
+  }
+  for (size_t i = 0, k = 0; i < text.size(); ++i) {
+    while (k > 0 && text[i] != needle[k]) k = fallback[k - 1];
+    if (text[i] == needle[k]) ++k;
+    if (k == needle.size()) return true;
+  }
+  return false;
+}
 
 // Which lines the edits wrote: a line of the new text whose content the old text
-// does not have, neither as a line nor, spaces aside, as a part of its text (a
-// line re-indented, a paragraph re-wrapped, a JSON file re-formatted say what
-// they said). Files are read once.
+// does not have. Files are read once, each line judged once.
 class TouchedLines {
  public:
   // `sources`: the path a moved file had in the base. Looking for a line inside
-  // the old text spends from `budget`; once it is spent, lines are compared
-  // whole.
+  // the old text spends from `budget`.
   TouchedLines(const git::Workspace& now, const git::Snapshot& base,
                const std::map<std::string, std::string>& sources, Budget& budget)
       : now_(now), was_(base), sources_(sources), budget_(budget) {}
 
-  bool Touched(const Problem& p) {
+  // Whether the edits wrote the line of `p`. A line the old text has, as it is
+  // or spaces aside (re-indented), is not written. With `moved`, neither is a
+  // line whose words, spaces aside, the old text holds anywhere (a paragraph
+  // re-wrapped, a JSON file re-formatted): asked only for a problem the base
+  // had, where the answer decides between a note and a repeated request, so
+  // when that search cannot be paid for the line counts as not written.
+  bool Written(const Problem& p, bool moved) {
     if (p.line <= 0) return false;
     Entry& e = Load(p.path);
     if (static_cast<size_t>(p.line) > e.lines.size()) return false;
-    std::string_view line = e.lines[p.line - 1];
-    if (e.old_lines.count(line)) return false;
-    std::string said = Squeezed(line);
-    if (said.empty()) return false;
-    if (said.size() > kMaxMovedLineBytes || !budget_.Spend(e.old_squeezed.size() / 64 + 1)) {
-      return true;
+    Line& line = e.lines[p.line - 1];
+    if (line.in_old_lines) return false;
+    if (!moved) return true;
+    if (!line.searched) {
+      line.searched = true;
+      std::string said = Squeezed(line.text);
+      line.in_old_text = !budget_.Spend((said.size() + e.old_squeezed.size()) / 64 + 1) ||
+                         Contains(e.old_squeezed, said);
     }
-    // Boyer-Moore with the good-suffix rule: linear in the old text.
-    std::boyer_moore_searcher searcher(said.begin(), said.end());
-    return std::search(e.old_squeezed.begin(), e.old_squeezed.end(), searcher) ==
-           e.old_squeezed.end();
+    return !line.in_old_text;
   }
 
  private:
+  struct Line {
+    std::string_view text;
+    bool in_old_lines = false;  // as it is, or spaces aside
+    bool searched = false;
+    bool in_old_text = false;  // spaces aside, anywhere in the old text
+  };
   struct Entry {
     std::string now_text, old_text, old_squeezed;
-    std::vector<std::string_view> lines;
-    std::unordered_set<std::string_view> old_lines;
+    std::vector<Line> lines;
   };
   Entry& Load(const std::string& path) {
     auto [it, fresh] = entries_.try_emplace(path);
@@ -131,10 +151,15 @@ class TouchedLines {
     auto source = sources_.find(path);
     e.old_text = ReadText(was, source == sources_.end() ? path : source->second).value_or("");
     e.old_squeezed = Squeezed(e.old_text);
-    for (size_t pos = 0; pos < e.now_text.size();)
-      e.lines.push_back(LineFrom(e.now_text, pos, &pos));
-    for (size_t pos = 0; pos < e.old_text.size();)
-      e.old_lines.insert(LineFrom(e.old_text, pos, &pos));
+    std::unordered_set<std::string> old_lines;
+    for (size_t pos = 0; pos < e.old_text.size();) {
+      old_lines.insert(Squeezed(LineFrom(e.old_text, pos, &pos)));
+    }
+    for (size_t pos = 0; pos < e.now_text.size();) {
+      std::string_view text = LineFrom(e.now_text, pos, &pos);
+      std::string said = Squeezed(text);
+      e.lines.push_back(Line{text, said.empty() || old_lines.count(said) > 0});
+    }
     return e;
   }
   const git::Workspace& now_;
@@ -162,12 +187,12 @@ Findings NewFindings(const git::Workspace& files, const std::map<std::string, st
     auto it = problem_keys.find(KeyOf(p));
     bool was_there = it != problem_keys.end() && it->second > 0;
     bool old = false;
-    if (was_there && p.kind == ProblemKind::kNavigation) {
-      old = true;
-    } else {
-      bool written = touched.Touched(p);
-      bool untouched_in_old_file = p.line > 0 && files.base().IsFile(p.path) && !written;
-      old = (was_there || (!base_whole && untouched_in_old_file)) && !written;
+    if (was_there) {
+      old = p.kind == ProblemKind::kNavigation || !touched.Written(p, /*moved=*/true);
+    } else if (!base_whole) {
+      // Not found in a base checked only in part: it may be old all the same,
+      // unless it sits on a line the edits wrote.
+      old = p.line > 0 && files.base().IsFile(p.path) && !touched.Written(p, /*moved=*/false);
     }
     if (old) {
       if (was_there) --it->second;
@@ -180,7 +205,7 @@ Findings NewFindings(const git::Workspace& files, const std::map<std::string, st
   auto note_keys = KeyCounts(then.notes);
   for (Problem& p : now.notes.list()) {
     auto it = note_keys.find(KeyOf(p));
-    if (it != note_keys.end() && it->second > 0 && !touched.Touched(p)) {
+    if (it != note_keys.end() && it->second > 0 && !touched.Written(p, /*moved=*/true)) {
       --it->second;
       continue;  // an old remark on style is not worth repeating
     }
@@ -190,8 +215,9 @@ Findings NewFindings(const git::Workspace& files, const std::map<std::string, st
 }
 
 std::vector<Problem> Problems::Take(size_t max, CheckReport* report) {
-  std::stable_sort(list_.begin(), list_.end(), [](const Problem& a, const Problem& b) {
-    return std::tie(a.kind, a.path, a.line) < std::tie(b.kind, b.path, b.line);
+  std::stable_sort(list_.begin(), list_.end(), [&](const Problem& a, const Problem& b) {
+    if (report && a.kind != b.kind) return a.kind < b.kind;
+    return std::tie(a.path, a.line) < std::tie(b.path, b.line);
   });
   std::vector<Problem> out;
   std::set<std::tuple<std::string_view, int, std::string_view>> seen;

@@ -140,15 +140,31 @@ std::vector<Found> SearchFolders(const SiteLoad& load) {
 // whose folder holds them (mkdocs-monorepo-plugin's `!include sub/mkdocs.yml`):
 // they are parts of that site, not sites. Each including configuration is read
 // once, within kMaxYamlTreeBytes and the budget.
+// The configurations a mkdocs.yml in `folder` pulls in with `!include PATH`
+// (mkdocs-monorepo-plugin; a tag, or a quoted "!include PATH"), as repository
+// paths. One pass over the text.
+std::set<std::string> IncludedConfigs(std::string_view text, const std::string& folder) {
+  constexpr std::string_view kTag = "!include";
+  std::set<std::string> out;
+  for (size_t at = text.find(kTag); at != std::string_view::npos && out.size() < kMaxNavEntries;
+       at = text.find(kTag, at + kTag.size())) {
+    size_t start = text.find_first_not_of(" \t", at + kTag.size());
+    if (start == std::string_view::npos || start == at + kTag.size()) continue;
+    size_t end = text.find_first_of(" \t\r\n'\"#,]}", start);
+    std::string_view target = text.substr(start, end == std::string_view::npos ? end : end - start);
+    if (std::optional<std::string> path = Normalize(Join(folder, target))) out.insert(*path);
+  }
+  return out;
+}
+
 void DropIncluded(const SiteLoad& load, std::vector<Found>& found) {
-  std::map<size_t, std::optional<std::string>> texts;
-  auto text_of = [&](size_t i) -> const std::optional<std::string>& {
-    auto [it, added] = texts.try_emplace(i);
+  std::map<size_t, std::set<std::string>> includes;  // by index in `found`
+  auto includes_of = [&](size_t i) -> const std::set<std::string>& {
+    auto [it, added] = includes.try_emplace(i);
     if (added) {
       std::optional<std::string> text = ReadText(load.files, found[i].site.config_path);
-      if (text && text->size() <= kMaxYamlTreeBytes && load.budget.Spend(text->size() / 64 + 1) &&
-          text->find("!include") != std::string::npos) {
-        it->second = std::move(text);
+      if (text && text->size() <= kMaxYamlTreeBytes && load.budget.Spend(text->size() / 64 + 1)) {
+        it->second = IncludedConfigs(*text, Dirname(found[i].site.config_path));
       }
     }
     return it->second;
@@ -163,9 +179,7 @@ void DropIncluded(const SiteLoad& load, std::vector<Found>& found) {
           !IsUnder(part.site_root, whole.site_root)) {
         continue;
       }
-      const std::optional<std::string>& text = text_of(j);
-      included[i] =
-          text && text->find(RelativeTo(part.config_path, whole.site_root)) != std::string::npos;
+      included[i] = includes_of(j).count(part.config_path) > 0;
     }
   }
   for (size_t i = found.size(); i-- > 0;) {
@@ -279,8 +293,13 @@ void AddFolderEntries(const Site& site, const std::string& dir, const std::strin
     const std::string* path;
   };
   std::vector<Item> items;
-  for (const std::string& path : site.map.pages) {
-    if (!dir.empty() && !IsUnder(path, dir)) continue;
+  // The pages are sorted: those under `dir` are one run of them, found without
+  // looking at the others (a navigation may name many folders).
+  const std::vector<std::string>& pages = site.map.pages;
+  std::string prefix = dir.empty() ? "" : dir + "/";
+  for (auto it = std::lower_bound(pages.begin(), pages.end(), prefix);
+       it != pages.end() && it->starts_with(prefix); ++it) {
+    const std::string& path = *it;
     if (site.module->IsPartial(site.site_root, site.map.content_root, path)) continue;
     if (!budget.Spend()) break;
     std::string_view rel = std::string_view(path).substr(dir.empty() ? 0 : dir.size() + 1);
