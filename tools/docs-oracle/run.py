@@ -25,6 +25,11 @@ Checkers (see docs/testing.md for installing them):
   Docusaurus `docusaurus build` (npm @docusaurus/core, preset-classic, react);
              DOCUSAURUS_MODULES=/path/to/node_modules.
 A site whose checker is not found is skipped and its golden left as it is.
+
+A manifest's "site_root" (and a break's own) names the folder of the site a
+case is built as, like docwright's Limits::site_root (MkDocs only: one
+mkdocs.yml per language under docs/<lang>/); "before" is then checked once per
+root, and a case built as another root than the manifest's records it.
 """
 
 import collections
@@ -83,7 +88,11 @@ def write(path, text):
 
 
 def cases(manifest):
-    """(name, edit) pairs; edit(dir) changes the copy of the site in dir."""
+    """(name, edit, root) triples; edit(dir) changes the copy of the site in
+    dir; root is the folder of the site the case is checked as (a break's own
+    "site_root", else the manifest's, else the top: a repository holding
+    several sites, like one per language, names the one it builds)."""
+    top = manifest.get("site_root", "")
     def append(d):
         for p in manifest["append"]:
             write(os.path.join(d, p), read(os.path.join(d, p)) +
@@ -109,9 +118,9 @@ def cases(manifest):
                   text[:at] + e["replace"] + text[at + len(e["find"]):])
         return apply
 
-    out = [("append", append), ("add", add)]
+    out = [("append", append, top), ("add", add, top)]
     for i, b in enumerate(manifest["break"]):
-        out.append(("break%d" % i, breakage(b)))
+        out.append(("break%d" % i, breakage(b), b.get("site_root", top)))
     return out
 
 
@@ -161,21 +170,24 @@ class MkDocs:
             raise RuntimeError("adapting mkdocs.yml: " + out)
         self.adapted = [l for l in out.splitlines() if l]
 
-    def check(self, d):
+    def check(self, top, root=""):
+        d = os.path.join(top, root) if root else top
         self.adapt(d)
-        code, out = run([self.exe, "build", "-d", os.path.join(d, ".oracle-site")], d, 600)
+        code, out = run([self.exe, "build", "-d", os.path.join(top, ".oracle-site")], d, 600)
         if "Documentation built" not in out:
             raise RuntimeError("mkdocs build failed:\n" + out)
         docs = "docs"
         m = re.search(r"^docs_dir:\s*(\S+)", read(os.path.join(d, "mkdocs.yml")), re.M)
         if m:
             docs = m.group(1).strip("'\"").rstrip("/")
+        prefix = root + "/" if root else ""
+        docs = prefix + docs
         found = []
         for l in out.splitlines():
             m = re.search(r"A (?:relative path|reference) to '(.+?)' is included in the 'nav' "
                           r"configuration, which is not found in the documentation files", l)
             if m:
-                found.append(verdict("mkdocs.yml", "nav", m.group(1)))
+                found.append(verdict(prefix + "mkdocs.yml", "nav", m.group(1)))
                 continue
             m = re.search(r"Documentation file '(.+?)' contains a link to '(.+?)' which is not "
                           r"found in the documentation files", l)
@@ -301,7 +313,31 @@ class Mintlify:
             raise RuntimeError("mint broken-links failed:\n" + out)
         return found
 
-    def check(self, d):
+    def adapt(self, d):
+        """mint.json as mint's schema for it (v1) validates it, with what the
+        corpus leaves out that concerns no link filled in: `mint broken-links`
+        reads the redirects only from a config that validates, and otherwise
+        ignores them all without a word. Each change is recorded in `adapted`."""
+        self.adapted = []
+        path = os.path.join(d, "mint.json")
+        if os.path.exists(os.path.join(d, "docs.json")) or not os.path.exists(path):
+            return
+        config = json.loads(read(path))
+        if "favicon" not in config:
+            config["favicon"] = "/favicon.svg"
+            self.adapted.append("mint.json: favicon (required by the schema) set to /favicon.svg")
+        for tab in config.get("tabs") or []:
+            spec = tab.get("openapi")
+            if isinstance(spec, str) and not spec.startswith(("/", "https://")):
+                tab["openapi"] = "/" + spec
+                self.adapted.append("mint.json: tab %s's openapi %s written /%s (the schema wants "
+                                    "'/' or 'https://')" % (tab.get("name"), spec, spec))
+        write(path, json.dumps(config, indent=2, ensure_ascii=False) + "\n")
+
+    def check(self, d, root=""):
+        if root:
+            raise RuntimeError("a site_root is not supported for Mintlify")
+        self.adapt(d)
         plain = collections.Counter(self.links(d, False))
         found = []
         for page, target in self.links(d, True):
@@ -345,7 +381,9 @@ class Docusaurus:
         self.version = "docusaurus " + out.strip().splitlines()[-1]
         return None
 
-    def check(self, d):
+    def check(self, d, root=""):
+        if root:
+            raise RuntimeError("a site_root is not supported for Docusaurus")
         os.symlink(self.modules, os.path.join(d, "node_modules"))
         code, out = run([self.exe, "write-translations"], d, 600)
         found, sidebar, listing = [], None, False
@@ -370,7 +408,8 @@ FRAMEWORKS = [MkDocs, Mintlify, Docusaurus]
 def oracle(site):
     src = os.path.join(SITES, site)
     manifest = json.load(open(src + ".json", encoding="utf-8"))
-    framework = next((f for f in FRAMEWORKS if f.serves(src)), None)
+    top = manifest.get("site_root", "")
+    framework = next((f for f in FRAMEWORKS if f.serves(os.path.join(src, top))), None)
     if framework is None:
         return "no checker for this framework is known here"
     checker = framework()
@@ -382,8 +421,13 @@ def oracle(site):
             d = os.path.join(tmp, name)
             shutil.copytree(src, d)
             return d
-        before = checker.check(fresh("before"))
-        adapted = checker.adapted
+        # The site as committed, once for each site root a case is checked as
+        # (its verdicts name repository paths, so the roots' lists are joined).
+        roots = [top] + sorted({r for _, _, r in cases(manifest)} - {top})
+        before, adapted = {}, []
+        for i, root in enumerate(roots):
+            before[root] = checker.check(fresh("before%d" % i), root)
+            adapted += [(root + ": " if root else "") + a for a in checker.adapted]
         out = {
             "site": site,
             "checker": checker.name,
@@ -391,15 +435,21 @@ def oracle(site):
             "kinds": checker.kinds,
             "targets": checker.targets,
             "adapted": adapted,
-            "before": ordered(before),
+            "before": ordered([v for r in roots for v in before[r]]),
             "cases": [],
         }
-        for name, edit in cases(manifest):
+        if top:
+            out["site_root"] = top
+        for name, edit, root in cases(manifest):
             d = fresh(name)
             edit(d)
-            after = checker.check(d)
-            out["cases"].append({"case": name, "new": ordered(minus(after, before)),
-                                 "gone": ordered(minus(before, after))})
+            after = checker.check(d, root)
+            case = {"case": name}
+            if root != top:
+                case["site_root"] = root
+            case["new"] = ordered(minus(after, before[root]))
+            case["gone"] = ordered(minus(before[root], after))
+            out["cases"].append(case)
             print("%s %s: %d new" % (site, name, len(out["cases"][-1]["new"])), flush=True)
     with open(os.path.join(SITES, site + ".oracle.json"), "w", encoding="utf-8") as f:
         json.dump(out, f, indent=1, ensure_ascii=False)
