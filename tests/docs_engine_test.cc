@@ -131,8 +131,11 @@ TEST_F(DocsEngineTest, MintlifyRefsAndRedirects) {
                                              "[c](/legacy/), [d](/v1/users/intro).\n"
                                              "Missing: [e](/v1/users/other), [f](/nothing).\n")
                   .ok());
+  // /old/deep/er/page redirects to /guides/deep/er/page, which is no page: a
+  // 404 on the published site.
   EXPECT_EQ(Rows(CheckChanges(work)),
             (std::vector<std::string>{
+                "index.mdx:7: link /old/deep/er/page#x does not resolve to a page or file",
                 "index.mdx:8: link /v1/users/other does not resolve to a page or file",
                 "index.mdx:8: link /nothing does not resolve to a page or file",
             }));

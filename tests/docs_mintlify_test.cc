@@ -187,6 +187,9 @@ TEST_F(DocsMintlifyTest, RedirectsWithWildcards) {
   ]
 })json"},
       {"index.mdx", Page("Home", "Welcome.\n")},
+      // Where /beta and /beta/intro/more lead.
+      {"v2/index.mdx", Page("Version 2", "New.\n")},
+      {"v2/intro/more.mdx", Page("More", "More.\n")},
   });
   Write("index.mdx", Page("Home",
                           "Welcome.\n\n"

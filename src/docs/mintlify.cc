@@ -35,6 +35,7 @@ constexpr size_t kMaxRouteSegments = 64;
 struct SourceSegment {
   enum class Kind { kLiteral, kOne, kOptional, kAny, kSome } kind = Kind::kLiteral;
   std::string prefix;  // the literal itself, or what a parameter's segment starts with; lowercase
+  std::string name;    // a parameter's name ("slug" of ":slug*"), "*" for a bare '*'
 };
 using RedirectSource = std::vector<SourceSegment>;
 
@@ -43,7 +44,9 @@ using RedirectSource = std::vector<SourceSegment>;
 // source's parameters: trusted).
 struct Redirect {
   RedirectSource source;
-  std::string destination;  // normalized, without the leading '/'; "/" is the home page
+  // Normalized, without the leading '/' ("/" is the home page); it may name the
+  // source's parameters (":slug*", "*"). "" when it is another site.
+  std::string destination;
 };
 
 // Redirects followed one after the other before a link is trusted.
@@ -78,9 +81,12 @@ SourceSegment ReadSourceSegment(std::string_view s) {
     // the '*'. Whether the '*' also takes the segments after it is not said:
     // taken, so that no link is reported that the published site redirects.
     out.kind = SourceSegment::Kind::kAny;
+    out.name = "*";
     return out;
   }
   char last = s.back();
+  out.name = std::string(s.substr(colon + 1));
+  if (last == '*' || last == '+' || last == '?') out.name.pop_back();
   out.kind = last == '*'   ? SourceSegment::Kind::kAny
              : last == '+' ? SourceSegment::Kind::kSome
              : last == '?' ? SourceSegment::Kind::kOptional
@@ -106,13 +112,52 @@ std::string_view PathOfSource(std::string_view source) {
 // the site named whole (another site, or parameters of the source).
 std::string Destination(std::string_view destination) {
   destination = destination.substr(0, destination.find_first_of("#?"));
-  if (!destination.starts_with('/') || destination.starts_with("//") ||
-      destination.find_first_of(":*") != std::string_view::npos) {
-    return "";
-  }
+  if (!destination.starts_with('/') || destination.starts_with("//")) return "";
   std::optional<std::string> route = Normalize(destination.substr(1));
   if (!route) return "";
   return route->empty() ? "/" : *route;
+}
+
+// Where a redirect whose source matched `route` (its segments as written) leads:
+// its destination with the source's parameter put in. Worked out for what
+// sites write, literal segments then one parameter that takes the rest
+// ("/v2/old/:slug*" -> "/v2/guides/:slug*"); nullopt for other shapes, which
+// are trusted.
+std::optional<std::string> Redirected(const Redirect& redirect,
+                                      const std::vector<std::string_view>& route) {
+  const std::string& to = redirect.destination;
+  if (to.find_first_of(":*") == std::string::npos) return to;
+  const RedirectSource& source = redirect.source;
+  if (source.empty() || route.size() + 1 < source.size()) return std::nullopt;
+  for (size_t i = 0; i + 1 < source.size(); ++i) {
+    if (source[i].kind != SourceSegment::Kind::kLiteral) return std::nullopt;
+  }
+  const SourceSegment& last = source.back();
+  if (last.kind == SourceSegment::Kind::kLiteral || !last.prefix.empty()) return std::nullopt;
+  std::string captured;
+  for (size_t i = source.size() - 1; i < route.size(); ++i) {
+    if (!captured.empty()) captured += '/';
+    captured += route[i];
+  }
+  std::vector<std::string> out;
+  for (std::string_view part : SplitPath(to)) {
+    std::string_view token = part;
+    if (token.starts_with(':')) token.remove_prefix(1);
+    if (!token.empty() && (token.back() == '*' || token.back() == '+' || token.back() == '?') &&
+        part.starts_with(':')) {
+      token.remove_suffix(1);
+    }
+    bool parameter = part == "*" ? last.name == "*" : part.starts_with(':') && token == last.name;
+    if (part.find_first_of(":*") != std::string_view::npos && !parameter) return std::nullopt;
+    if (!parameter) {
+      out.emplace_back(part);
+    } else if (!captured.empty()) {
+      out.push_back(captured);
+    }
+  }
+  std::string joined;
+  for (const std::string& part : out) joined += (joined.empty() ? "" : "/") + part;
+  return joined.empty() ? "/" : joined;
 }
 
 RedirectSource ReadSource(std::string_view source) {
@@ -509,9 +554,10 @@ class Mintlify final : public FrameworkModule {
     for (const Redirect& redirect : details->redirects) {
       if (!ctx.budget.Spend(1 + redirect.source.size() * segments.size() / 64)) return true;
       if (!Matches(redirect.source, segments)) continue;
-      const std::string& to = redirect.destination;
-      if (to.empty() || to == "/" || hops <= 0) return true;
-      return ResolvesRouteWithin(ctx, to, hops - 1);
+      if (redirect.destination.empty() || hops <= 0) return true;
+      std::optional<std::string> to = Redirected(redirect, SplitPath(route));
+      if (!to || *to == "/") return true;
+      return ResolvesRouteWithin(ctx, *to, hops - 1);
     }
     return false;
   }

@@ -119,25 +119,27 @@ def v1_page(i, p):
     return "\n".join(body)
 
 
-def expect_removed(root, route, deleted):
+def expect_removed(root, route, deleted, redirected=()):
     """The problems of deleting the page at `route`: its navigation entry and the
-    links of the other pages to it, in the order of the checks (navigation
-    first, then by file)."""
+    links of the other pages to it, and to the `redirected` routes that lead to
+    it (a redirect to a page that is gone leads nowhere), in the order of the
+    checks (navigation first, then by file)."""
     out = [f"mint.json:NAV({route[1:]}): navigation lists \"{route[1:]}\" but neither "
            f"{route[1:]}.mdx nor {route[1:]}.md exists"]
-    pattern = re.compile(r"(\]\(|href=\")" + re.escape(route) + r"[)\"]")
-    for folder, _, names in sorted(os.walk(root)):
-        for name in sorted(names):
-            path = os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/")
-            if not path.endswith(".mdx") or path == deleted:
-                continue
-            with open(os.path.join(folder, name), encoding="utf-8") as f:
-                found = pattern.findall(f.read())
-            assert len(found) <= 1, path
-            if found:
-                out.append(f"{path}:LINE({path},{route})): link {route} no longer resolves: "
-                           "these changes delete or move what it pointed at; update the link "
-                           "or remove it")
+    for target in (route, *redirected):
+        pattern = re.compile(r"(?:\]\(|href=\")" + re.escape(target) + r"([)\"])")
+        for folder, _, names in sorted(os.walk(root)):
+            for name in sorted(names):
+                path = os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/")
+                if not path.endswith(".mdx") or path == deleted:
+                    continue
+                with open(os.path.join(folder, name), encoding="utf-8") as f:
+                    found = pattern.findall(f.read())
+                assert len(found) <= 1, path
+                if found:
+                    out.append(f"{path}:LINE({path},{target}{found[0]}): link {target} no longer "
+                               "resolves: these changes delete or move what it pointed at; update "
+                               "the link or remove it")
     return [out[0]] + sorted(out[1:])
 
 
@@ -189,7 +191,9 @@ def make(root):
                 "nav_insert": ",\n        \"v2/guides/rollback\""},
         "break": [
             {"delete": "v2/guides/monitor.mdx",
-             "expect": expect_removed(root, "/v2/guides/monitor", "v2/guides/monitor.mdx")},
+             # /v2/old/:slug* redirects to /v2/guides/:slug*.
+             "expect": expect_removed(root, "/v2/guides/monitor", "v2/guides/monitor.mdx",
+                                      ("/v2/old/monitor",))},
             {"edit": {"path": "v2/concepts/scale.mdx", "find": "](../concepts/",
                       "replace": "](../concept/"},
              "expect": [f"v2/concepts/scale.mdx:LINE(v2/concepts/scale.mdx,../concept/): link "
