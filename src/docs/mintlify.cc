@@ -54,6 +54,10 @@ constexpr int kMaxRedirectHops = 4;
 
 struct MintlifyDetails : SiteDetails {
   std::vector<Redirect> redirects;
+  // Whether each redirect destination resolves, once worked out: pages link the
+  // same old addresses again and again. Filled while checking; a Site belongs to
+  // one call, on one thread.
+  mutable std::map<std::string, bool> destinations;
   // Where pages generated from OpenAPI operations are served ("api-reference",
   // or an `openapi` entry's `directory`), lowercase: their URLs come from the
   // spec's tags and summaries, which are not read here, so links under them
@@ -175,6 +179,11 @@ RedirectSource ReadSource(std::string_view source) {
 // linear in the product of their lengths whatever the wildcards.
 bool Matches(const RedirectSource& source, const std::vector<std::string>& route) {
   if (route.size() > kMaxRouteSegments) return false;
+  // Most sources start with literal segments a route does not have: those are
+  // told apart without the table.
+  for (size_t i = 0; i < source.size() && source[i].kind == SourceSegment::Kind::kLiteral; ++i) {
+    if (i >= route.size() || route[i] != source[i].prefix) return false;
+  }
   const size_t n = route.size();
   std::vector<char> reach(n + 1, 0), next(n + 1, 0);
   reach[0] = 1;
@@ -557,7 +566,13 @@ class Mintlify final : public FrameworkModule {
       if (redirect.destination.empty() || hops <= 0) return true;
       std::optional<std::string> to = Redirected(redirect, SplitPath(route));
       if (!to || *to == "/") return true;
-      return ResolvesRouteWithin(ctx, *to, hops - 1);
+      if (auto known = details->destinations.find(*to); known != details->destinations.end()) {
+        return known->second;
+      }
+      bool resolves = ResolvesRouteWithin(ctx, *to, hops - 1);
+      if (details->destinations.size() < kMaxObjectKeys)
+        details->destinations.emplace(*to, resolves);
+      return resolves;
     }
     return false;
   }
