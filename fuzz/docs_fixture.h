@@ -92,12 +92,22 @@ inline void CheckSite(const git::Workspace& files) {
     for (size_t i = 0; i < problems.size(); ++i) {
       FUZZ_CHECK(problems[i].line >= 0 && !problems[i].message.empty());
       if (i > 0) {
+        // Problems by severity, then file and line; notes by file and line.
         const docs::Problem& a = problems[i - 1];
         const docs::Problem& b = problems[i];
-        FUZZ_CHECK(a.path < b.path || (a.path == b.path && a.line <= b.line));
+        bool by_kind = list == &report.problems;
+        if (by_kind) FUZZ_CHECK(a.kind <= b.kind);
+        if (!by_kind || a.kind == b.kind) {
+          FUZZ_CHECK(a.path < b.path || (a.path == b.path && a.line <= b.line));
+        }
       }
     }
   }
+  // The count of what was left out is said exactly when something was.
+  size_t found = 0;
+  for (const docs::KindCount& c : report.counts) found += c.problems;
+  FUZZ_CHECK(found >= report.problems.size());
+  FUZZ_CHECK((found > report.problems.size()) == !report.more_problems.empty());
 }
 
 }  // namespace docwright::fuzz

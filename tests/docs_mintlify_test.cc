@@ -171,6 +171,41 @@ TEST_F(DocsMintlifyTest, OpenApiAtEveryLevelWithLanguagesAndVersionsTogether) {
             }));
 }
 
+// A redirect chain is followed for at most a few hops (past them the link is
+// trusted), and what one link learnt of a destination is not taken for another
+// with more hops left: /r3 reaches r5, which is no page.
+TEST_F(DocsMintlifyTest, RedirectChainsAreFollowedWithTheHopsLeft) {
+  std::string redirects;
+  for (int i = 0; i < 5; ++i) {
+    redirects += std::string(i ? ", " : "") + "{\"source\": \"/r" + std::to_string(i) +
+                 "\", \"destination\": \"/r" + std::to_string(i + 1) + "\"}";
+  }
+  git::Workspace& work = Open({
+      {"docs.json",
+       "{\"name\": \"Acme\", \"navigation\": {\"pages\": [\"index\"]}, \"redirects\": [" +
+           redirects + "]}"},
+      {"index.mdx", Page("Home", "Welcome.\n")},
+  });
+  Write("index.mdx", Page("Home", "Welcome.\n\n[far](/r0)\n[near](/r3)\n"));
+  EXPECT_EQ(Rows(CheckChanges(work)),
+            (std::vector<std::string>{"index.mdx:8: link /r3 does not resolve to a page or file"}));
+}
+
+// Links through one redirect to one page: each link's anchor is checked against
+// that page, the first one and the later ones alike.
+TEST_F(DocsMintlifyTest, AnchorsOfLinksThroughARedirectAreCheckedEachTime) {
+  git::Workspace& work = Open({
+      {"docs.json", R"json({"name": "Acme", "navigation": {"pages": ["index", "new/a"]},
+  "redirects": [{"source": "/old/:slug*", "destination": "/new/:slug*"}]})json"},
+      {"index.mdx", Page("Home", "Welcome.\n")},
+      {"new/a.mdx", Page("A", "## Intro\n\nText.\n")},
+  });
+  Write("index.mdx", Page("Home", "Welcome.\n\n[a](/old/a#intro)\n[b](/old/a#no-such-heading)\n"));
+  EXPECT_EQ(Rows(CheckChanges(work)),
+            (std::vector<std::string>{"index.mdx:8: anchor #no-such-heading of link "
+                                      "/old/a#no-such-heading names no heading of new/a.mdx"}));
+}
+
 TEST_F(DocsMintlifyTest, RedirectsWithWildcards) {
   git::Workspace& work = Open({
       {"docs.json", R"json({

@@ -475,10 +475,11 @@ class Docusaurus final : public FrameworkModule {
   bool ResolvesName(const CheckContext& ctx, const std::string& path) const override {
     const DocusaurusDetails* details = DetailsOf(ctx.site);
     if (!details) return false;
-    if (std::optional<std::string> source = SourceOf(ctx.site, path)) {
-      // A source that is itself a translation's path (a docs folder under i18n/)
-      // would lead back here: such a folder translates nothing.
-      if (*source == path || IsUnder(*source, Join(ctx.site.site_root, "i18n"))) return false;
+    // A source that is itself a translation's path (a docs folder under i18n/)
+    // would lead back here: such a folder translates nothing, and its docs are
+    // looked up as any instance's.
+    if (std::optional<std::string> source = SourceOf(ctx.site, path);
+        source && *source != path && !IsUnder(*source, Join(ctx.site.site_root, "i18n"))) {
       return ResolvesAt(ctx, *source);
     }
     Where where = FolderOf(details->config, path);

@@ -57,7 +57,9 @@ struct MintlifyDetails : SiteDetails {
   // Whether each redirect destination resolves, once worked out: pages link the
   // same old addresses again and again. Filled while checking; a Site belongs to
   // one call, on one thread.
-  mutable std::map<std::string, bool> destinations;
+  // Keyed by the destination and the hops left (a chain cut short is trusted),
+  // with the file it resolved to (for the link's anchor).
+  mutable std::map<std::pair<std::string, int>, std::pair<bool, std::string>> destinations;
   // Where pages generated from OpenAPI operations are served ("api-reference",
   // or an `openapi` entry's `directory`), lowercase: their URLs come from the
   // spec's tags and summaries, which are not read here, so links under them
@@ -566,12 +568,17 @@ class Mintlify final : public FrameworkModule {
       if (redirect.destination.empty() || hops <= 0) return true;
       std::optional<std::string> to = Redirected(redirect, SplitPath(route));
       if (!to || *to == "/") return true;
-      if (auto known = details->destinations.find(*to); known != details->destinations.end()) {
-        return known->second;
+      auto key = std::make_pair(*to, hops - 1);
+      if (auto known = details->destinations.find(key); known != details->destinations.end()) {
+        if (ctx.found && !known->second.second.empty()) *ctx.found = known->second.second;
+        return known->second.first;
       }
+      std::string before = ctx.found ? *ctx.found : "";
       bool resolves = ResolvesRouteWithin(ctx, *to, hops - 1);
-      if (details->destinations.size() < kMaxObjectKeys)
-        details->destinations.emplace(*to, resolves);
+      std::string file = ctx.found && *ctx.found != before ? *ctx.found : "";
+      if (details->destinations.size() < kMaxObjectKeys) {
+        details->destinations.emplace(std::move(key), std::make_pair(resolves, std::move(file)));
+      }
       return resolves;
     }
     return false;

@@ -389,13 +389,13 @@ class NavWalk {
     }
     std::string docs = DocsDir(*path, config->root);
     bool truncated = false;
-    for (std::string& page : WalkPages(load_, docs, &truncated)) {
-      site_.map.pages.push_back(std::move(page));
-    }
-    // Kept sorted while the walk goes on: folder entries look pages up by prefix.
-    std::sort(site_.map.pages.begin(), site_.map.pages.end());
-    site_.map.pages.erase(std::unique(site_.map.pages.begin(), site_.map.pages.end()),
-                          site_.map.pages.end());
+    // Kept sorted while the walk goes on (folder entries look pages up by
+    // prefix): the walk's pages are sorted, so a merge keeps the whole sorted.
+    std::vector<std::string>& pages = site_.map.pages;
+    size_t middle = pages.size();
+    for (std::string& page : WalkPages(load_, docs, &truncated)) pages.push_back(std::move(page));
+    std::inplace_merge(pages.begin(), pages.begin() + static_cast<ptrdiff_t>(middle), pages.end());
+    pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
     site_.map.pages_truncated = site_.map.pages_truncated || truncated;
     details_.mounts.emplace_back(Name(YamlString(config->root, "site_name")), docs);
     groups_.push_back(Name(label));
