@@ -8,13 +8,14 @@
 #   ./dw bench concurrency
 #   SIZES="100 1000" DELAY_MS=1000 WORKERS=1000 ./dw bench concurrency
 #   EDIT=1 ./dw bench concurrency        # each job also commits, pushes, opens a PR
+#   PERF=/tmp/node.perf ./dw bench concurrency   # also profiles the node (perf record -e cpu-clock -g)
 #
 # Target: within 1.5x of the ideal at 1,000 jobs, under 1 GiB.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SIZES="${SIZES:-100 1000}"
 DELAY_MS="${DELAY_MS:-1000}"
-WORKERS="${WORKERS:-1000}"
+WORKERS="${WORKERS:-}"   # empty: the node's default
 FILES="${FILES:-1000}"
 EDIT="${EDIT:-0}"
 build=build
@@ -48,7 +49,7 @@ run_size() {
     --repository "$work/docs.git" --rate-limit 1000000 | tail -n1)
   DOCWRIGHT_LLM_PROVIDER=openai DOCWRIGHT_LLM_BASE_URL="$model_url" \
     DOCWRIGHT_LLM_API_KEY=sk-bench DOCWRIGHT_MODEL=delayed \
-    "$dw" serve --data-dir "$work/data" --listen 127.0.0.1:0 --workers "$WORKERS" \
+    "$dw" serve --data-dir "$work/data" --listen 127.0.0.1:0 ${WORKERS:+--workers "$WORKERS"} \
       --max-connections-per-ip 100000 > "$work/serve.out" 2> "$work/serve.log" &
   local serve_pid=$!
   pids+=($serve_pid)
@@ -57,6 +58,12 @@ run_size() {
   url=${url#listening on }
   local idle_kib
   idle_kib=$(awk '/VmRSS/ {print $2}' "/proc/$serve_pid/status")
+  local perf_pid=""
+  if [ -n "${PERF:-}" ]; then
+    perf record -q -e cpu-clock ${PERF_CALLGRAPH:---call-graph dwarf,16384} -p "$serve_pid" -o "$PERF.$n" 2> "$work/perf.err" &
+    perf_pid=$!
+    sleep 0.5
+  fi
 
   # Post every job at once: one curl, 64 requests at a time (a process per
   # request would cost the client more than the server), then wait until none
@@ -94,10 +101,14 @@ run_size() {
   local elapsed=$((t1 - t0)) ideal=$((4 * DELAY_MS))
   local spread
   spread=$(sqlite3 "$work/data/docwright.db" "SELECT (SELECT MAX(created_at) - MIN(created_at) FROM jobs) || ' ms; turns started over ' || (SELECT MAX(started_at) - MIN(started_at) FROM turns) || ' ms, the last ' || (SELECT MAX(t.started_at - j.created_at) FROM turns t JOIN jobs j ON j.id = t.job_id) || ' ms at most after its job was created'" 2>/dev/null || echo "?")
+  if [ -n "$perf_pid" ]; then
+    kill -INT "$perf_pid" 2>/dev/null || true
+    wait "$perf_pid" 2>/dev/null || true
+  fi
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   echo
-  echo "jobs: $n at once, $WORKERS workers, model delay ${DELAY_MS} ms x 4 requests, edit=$EDIT, $(nproc) cores"
+  echo "jobs: $n at once, ${WORKERS:-the default number of} workers, model delay ${DELAY_MS} ms x 4 requests, edit=$EDIT, $(nproc) cores"
   echo "posted in $((t_created - t0)) ms; all ended in $elapsed ms; completed $completed, failed $failed"
   echo "jobs created over $spread"
   echo "node CPU: $cpu_s s ($(awk -v c="$cpu_s" -v ms="$elapsed" -v n="$n" 'BEGIN { printf "%.1f ms a job", c * 1000 / n }'))"

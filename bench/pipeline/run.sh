@@ -8,6 +8,7 @@
 #   JOBS=300 WORKERS=8 ./dw bench pipeline
 #   RUNS_OF="sqlite:1 postgres:1 postgres:2" ./dw bench pipeline   # the stores, the nodes
 #   RUNS_OF="sqlite:1 sqlite:1:webhook" ./dw bench pipeline
+#   PERF=/tmp/pipeline.perf ./dw bench pipeline   # profiles the (first) node: perf record -e cpu-clock
 #       # ":webhook": the project has a webhook endpoint (nginx answering 204, on
 #       # this machine) taking every event type but turn.step: the outbox's cost
 #       # on the pipeline, and the deliveries' throughput
@@ -90,17 +91,33 @@ run_pipeline() {
   # Create every job (CLIENTS at a time, spread over the nodes), then wait until
   # none is active.
   local t0 t_created t1
+  # One curl, CLIENTS requests at a time (a process per request would cost the
+  # client more CPU than the server spends on the request).
+  for i in $(seq "$JOBS"); do
+    printf 'url = "%s"\nheader = "Authorization: Bearer %s"\nheader = "Content-Type: application/json"\ndata = "{\\"prompt\\": \\"Write three notes for run %s\\"}"\noutput = /dev/null\nwrite-out = "%%{http_code}\\n"\n%s\n' \
+      "${urls[$((i % nodes))]}/v2/agent/$project/job" "$key" "$i" "$([ "$i" -lt "$JOBS" ] && echo next)"
+  done > "$work/$name.posts"
+  local perf_pid=""
+  if [ -n "${PERF:-}" ]; then
+    # The first node's CPU, by function (perf record -e cpu-clock).
+    perf record -q -e cpu-clock ${PERF_CALLGRAPH:---call-graph dwarf,16384} -p "${pids[-1]}" \
+      -o "$PERF.$name" 2> "$work/$name.perf.err" &
+    perf_pid=$!
+    sleep 0.5
+  fi
   t0=$(now_ms)
-  for i in $(seq "$JOBS"); do echo "${urls[$((i % nodes))]} $i"; done |
-    xargs -P "$CLIENTS" -n 2 sh -c 'curl -sf -o /dev/null -X POST "$3/v2/agent/$1/job" \
-      -H "Authorization: Bearer $2" -H "Content-Type: application/json" \
-      -d "{\"prompt\": \"Write three notes for run $4\"}"' _ "$project" "$key" || true
+  curl -s --no-progress-meter --parallel --parallel-max "$CLIENTS" --config "$work/$name.posts" \
+    > "$work/$name.codes" || true
   t_created=$(now_ms)
   while curl -sf "${urls[0]}/v2/agent/$project/jobs?status=active&limit=1" \
       -H "Authorization: Bearer $key" | grep -q '"id"'; do
     sleep 0.05
   done
   t1=$(now_ms)
+  if [ -n "$perf_pid" ]; then
+    kill -INT "$perf_pid" 2>/dev/null || true
+    wait "$perf_pid" 2>/dev/null || true
+  fi
   local failed branches elapsed
   failed=$(curl -sf "${urls[0]}/v2/agent/$project/jobs?status=failed&limit=100" \
     -H "Authorization: Bearer $key" | grep -o '"id"' | wc -l || true)

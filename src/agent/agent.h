@@ -4,12 +4,18 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/turn.h"
 #include "git/git.h"
+
+namespace docwright::docs {
+struct SiteMap;
+class CommitCache;
+}  // namespace docwright::docs
 
 namespace docwright::agent {
 
@@ -47,10 +53,19 @@ struct UnreadContext {
   std::string reason;
 };
 
-// What a turn may read besides the docs repository.
+// What a turn may read besides the docs repository, and what the runner knows
+// of the repository already.
 struct TurnContext {
   std::vector<ContextSnapshot> repositories;  // by name, at most kMaxContextRepositories
   std::vector<UnreadContext> unread;
+  // The site map of the workspace's base (the commit the turn starts from), as
+  // the runner built it for the write policy (docs::SharedSiteMap): the agent's
+  // prompt and policy use it rather than build it again. Null: the agent builds
+  // its own.
+  std::shared_ptr<const docs::SiteMap> site_map;
+  // The node's cache of what depends only on a commit, for the agent's checks
+  // (docs::Limits::cache); null: none.
+  docs::CommitCache* docs_cache = nullptr;
 };
 
 class Agent {

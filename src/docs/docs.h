@@ -10,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,8 @@ class WorkBudget;
 }  // namespace docwright
 
 namespace docwright::docs {
+
+class CommitCache;  // docs/commit_cache.h
 
 enum class Framework {
   kMintlify,    // docs.json, or the older mint.json
@@ -80,12 +83,21 @@ struct Limits {
   // Markdown the folder of its pages), set by the project's `--site-root`: it
   // overrides detection. "" finds the sites by their configuration files.
   std::string site_root;
+  // Where answers that depend only on a commit are kept between calls
+  // (docs/commit_cache.h); null: everything is computed each time.
+  CommitCache* cache = nullptr;
 };
 
 // Reads the site's configuration and pages from `files` (the workspace, so edits
 // are seen). Never fails: an unreadable or malformed configuration gives a map of
 // what could be read. Safe to call from several threads on different workspaces.
 SiteMap BuildSiteMap(const git::Workspace& files, const Limits& limits = {});
+// The same map, shared: when `files` has no changes and limits.cache holds the
+// map of its commit under these limits, that one, nothing read; else built as
+// BuildSiteMap builds it, and kept in limits.cache (if any) when it was not cut
+// short by the caller's cancel token, deadline or turn budget. Never null.
+std::shared_ptr<const SiteMap> SharedSiteMap(const git::Workspace& files,
+                                             const Limits& limits = {});
 
 // What a problem is about, in order of severity: a cap on the list keeps the
 // first kinds.
@@ -170,6 +182,10 @@ struct CheckReport {
 // (not one merely moved or re-indented). Problems come by severity (ProblemKind
 // order), then path and line, at most Limits::max_problems of them (the rest
 // counted in more_problems); notes by path and line, at most max_notes.
+// With limits.cache, a report for the same base commit, the same changed
+// contents (by blob id; deletions by path) and the same limits is returned from
+// it, nothing read; a report not cut short by the caller's cancel token,
+// deadline or turn budget is kept there.
 CheckReport CheckChanges(const git::Workspace& files, const Limits& limits = {});
 
 }  // namespace docwright::docs
