@@ -78,11 +78,12 @@ run_pipeline() {
       --url "http://127.0.0.1:$receiver_port/hook" >/dev/null
     hook_flags=(--webhook-allow-private)
   fi
-  local urls=() i
+  local urls=() node_pids=() i
   for i in $(seq "$nodes"); do
     "$dw" serve --data-dir "$work/$name-node-$i" "${database[@]}" --listen 127.0.0.1:0 \
       --workers "$WORKERS" "${hook_flags[@]}" > "$work/$name-$i.out" 2> "$work/$name-$i.log" &
     pids+=($!)
+    node_pids+=($!)
     local url
     url=$(wait_for_line "$work/$name-$i.log" 'listening on http://127\.0\.0\.1:[0-9]+')
     urls+=("${url#listening on }")
@@ -100,7 +101,7 @@ run_pipeline() {
   local perf_pid=""
   if [ -n "${PERF:-}" ]; then
     # The first node's CPU, by function (perf record -e cpu-clock).
-    perf record -q -e cpu-clock ${PERF_CALLGRAPH:---call-graph dwarf,16384} -p "${pids[-1]}" \
+    perf record -q -e cpu-clock ${PERF_CALLGRAPH:---call-graph dwarf,16384} -p "${node_pids[0]}" \
       -o "$PERF.$name" 2> "$work/$name.perf.err" &
     perf_pid=$!
     sleep 0.5
@@ -126,7 +127,13 @@ run_pipeline() {
   rate=$(awk -v n="$JOBS" -v ms="$elapsed" 'BEGIN { printf "%.1f", n * 1000 / ms }')
   echo
   echo "$store, $nodes node(s): jobs: $JOBS on $FILES files, $WORKERS workers a node, $CLIENTS clients; $(nproc) cores"
+  # The nodes' CPU time (user + system, from /proc/PID/stat), over the jobs.
+  local cpu_s=0 p
+  for p in "${node_pids[@]}"; do
+    cpu_s=$(awk -v hz="$(getconf CLK_TCK)" -v sum="$cpu_s" '{ printf "%.2f", sum + ($14 + $15) / hz }' "/proc/$p/stat")
+  done
   echo "$store, $nodes node(s): created in $((t_created - t0)) ms; all ended in $elapsed ms"
+  echo "$store, $nodes node(s): node CPU $cpu_s s, $(awk -v c="$cpu_s" -v n="$JOBS" 'BEGIN { printf "%.2f", c * 1000 / n }') ms a job"
   echo "$store, $nodes node(s): branches pushed: $branches; failed jobs (first page): $failed"
   echo "$store, $nodes node(s)${hook:+, webhook}: pipeline: $rate jobs/s (target: 20)"
   [ "$branches" -eq "$JOBS" ] || { echo "bench: expected $JOBS branches" >&2; exit 1; }

@@ -672,6 +672,7 @@ struct FakeModelServer::Impl {
 
   mutable std::mutex mu;
   bool record_requests = true;
+  std::function<void()> on_arrival;  // set before serving; read without the lock
   std::vector<json> requests;
   std::vector<std::string> violations;
   size_t violations_dropped = 0;
@@ -739,6 +740,7 @@ struct FakeModelServer::Impl {
   }
 
   LoopbackResponse Serve(const LoopbackRequest& req) {
+    if (on_arrival) on_arrival();
     json body = json::parse(req.body, nullptr, false);
     Keep(req, body);
     Checker c;
@@ -941,6 +943,10 @@ void FakeModelServer::RefuseMaxTokens(bool on) { impl_->refuse_max_tokens = on; 
 void FakeModelServer::SetPromptCaching(bool on) { impl_->cache.SetEnabled(on); }
 
 void FakeModelServer::AdvanceCacheClock(std::chrono::seconds by) { impl_->cache.Advance(by); }
+
+void FakeModelServer::OnArrival(std::function<void()> callback) {
+  impl_->on_arrival = std::move(callback);
+}
 
 void FakeModelServer::RecordRequests(bool on) {
   std::lock_guard lock(impl_->mu);

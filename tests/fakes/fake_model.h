@@ -28,6 +28,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -86,6 +87,10 @@ class FakeModelServer {
   // would only grow memory.
   std::vector<nlohmann::json> Requests() const;
   void RecordRequests(bool on);
+  // Called on the serving thread as each request arrives, before its body is
+  // read (the moment a client's request reaches the model): for the job-start
+  // benchmark. Set before the first request.
+  void OnArrival(std::function<void()> callback);
 
   // OpenAI wire: refuse `max_tokens` as OpenAI does for its reasoning models
   // (400, naming the parameter, asking for `max_completion_tokens`).

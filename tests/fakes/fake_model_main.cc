@@ -2,8 +2,10 @@
 // demo and the benchmarks.
 //
 //   docwright_fake_model --wire openai|anthropic --key KEY --script FILE.json
-//                        [--prompt-cache on|off]
+//                        [--prompt-cache on|off] [--arrivals FILE]
 //
+// --arrivals FILE: a line per request received, "<microseconds since the epoch>",
+// written as it arrives (the job-start benchmark times a job's start with it).
 // --prompt-cache off: the provider caches nothing (fakes/fake_prompt_cache.h
 // describes what it does when on, the default).
 // Prints "fake model listening on BASE_URL" (flushed) once it serves, then serves
@@ -29,10 +31,12 @@
 // Substitutions in text and arguments: {{prompt_hash}}, {{last_tool_result}}.
 #include <signal.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <sstream>
 #include <string>
 
@@ -43,7 +47,7 @@ namespace {
 int Usage(const std::string& problem) {
   std::cerr << "docwright_fake_model: " << problem << "\n"
             << "usage: docwright_fake_model --wire openai|anthropic --key KEY --script FILE.json"
-               " [--prompt-cache on|off]\n";
+               " [--prompt-cache on|off] [--arrivals FILE]\n";
   return 2;
 }
 
@@ -51,7 +55,7 @@ int Usage(const std::string& problem) {
 
 int main(int argc, char** argv) {
   using docwright::testing::FakeModelServer;
-  std::string wire, key, script_path, prompt_cache = "on";
+  std::string wire, key, script_path, prompt_cache = "on", arrivals_path;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") return Usage("a scripted model server on 127.0.0.1");
@@ -63,6 +67,8 @@ int main(int argc, char** argv) {
       key = value;
     } else if (arg == "--script") {
       script_path = value;
+    } else if (arg == "--arrivals") {
+      arrivals_path = value;
     } else if (arg == "--prompt-cache") {
       prompt_cache = value;
     } else {
@@ -95,6 +101,20 @@ int main(int argc, char** argv) {
       std::move(*script));
   server.RecordRequests(false);  // a benchmark's bodies would only grow memory
   server.SetPromptCaching(prompt_cache == "on");
+  std::FILE* arrivals = nullptr;
+  std::mutex arrivals_mu;
+  if (!arrivals_path.empty()) {
+    arrivals = std::fopen(arrivals_path.c_str(), "a");
+    if (!arrivals) return Usage("cannot write " + arrivals_path);
+    server.OnArrival([arrivals, &arrivals_mu] {
+      auto now = std::chrono::system_clock::now().time_since_epoch();
+      std::lock_guard lock(arrivals_mu);
+      std::fprintf(arrivals, "%lld\n",
+                   static_cast<long long>(
+                       std::chrono::duration_cast<std::chrono::microseconds>(now).count()));
+      std::fflush(arrivals);
+    });
+  }
   std::cout << "fake model listening on " << server.BaseUrl() << std::endl;
 
   int signal = 0;
