@@ -164,6 +164,26 @@ TEST(MetricsCatalogTest, BudgetUseShowsTheFullestBudgetsOnly) {
   metrics::SetBudgetUse({});
 }
 
+TEST(MetricsCatalogTest, TheDocsCacheIsShownAsItsCountsAndWhatItHolds) {
+  metrics::SetDocsCache(
+      {.hits = 7, .misses = 3, .stores = 3, .evictions = 1, .bytes = 4096, .entries = 2});
+  PromParse p = ParsePrometheusText(metrics::Default().Render());
+  ASSERT_TRUE(p.ok()) << p.error;
+  for (const char* counter :
+       {"docwright_docs_cache_hits_total", "docwright_docs_cache_misses_total",
+        "docwright_docs_cache_stores_total", "docwright_docs_cache_evictions_total"}) {
+    EXPECT_EQ(p.families[counter].type, "counter") << counter;
+  }
+  EXPECT_EQ(p.families["docwright_docs_cache_bytes"].type, "gauge");
+  EXPECT_EQ(p.Value("docwright_docs_cache_hits_total", {}), 7);
+  EXPECT_EQ(p.Value("docwright_docs_cache_misses_total", {}), 3);
+  EXPECT_EQ(p.Value("docwright_docs_cache_stores_total", {}), 3);
+  EXPECT_EQ(p.Value("docwright_docs_cache_evictions_total", {}), 1);
+  EXPECT_EQ(p.Value("docwright_docs_cache_bytes", {}), 4096);
+  EXPECT_EQ(p.Value("docwright_docs_cache_entries", {}), 2);
+  metrics::SetDocsCache({});
+}
+
 TEST(MetricsCatalogTest, TheCatalogIsValidAndItsLabelsBounded) {
   metrics::AllowModelLabels({"claude-sonnet-4*", "claude-*", "docs-model-1"});
   EXPECT_EQ(metrics::ModelLabel("claude-sonnet-4-5-20250929"), "claude-sonnet-4*")
@@ -326,6 +346,12 @@ TEST_F(MetricsServiceTest, ScrapesShowJobsRunningAndNothingSecret) {
   EXPECT_GE(p.Sum("docwright_store_transaction_duration_seconds_count"), 1);
   EXPECT_EQ(p.Value("docwright_turns_in_flight", {}), 0);
   EXPECT_EQ(p.Value("docwright_queue_depth", {}), 0);
+  // Both jobs start from one commit: each branch's story finds at least the
+  // site map its turn kept (the node's docs cache is on by default).
+  EXPECT_GE(p.Value("docwright_docs_cache_stores_total", {}), 2) << r.body;
+  EXPECT_GE(p.Value("docwright_docs_cache_hits_total", {}), 2) << r.body;
+  EXPECT_GE(p.Value("docwright_docs_cache_entries", {}), 2);
+  EXPECT_GT(p.Value("docwright_docs_cache_bytes", {}), 0);
 
   // No label carries what identifies a tenant's work or could leak.
   for (const std::string& v : p.LabelValues()) {

@@ -25,8 +25,8 @@ int main(int argc, char** argv) {
   std::string prompt =
       agent::ModelAgent::SystemPrompt(workspace, agent::AgentBudgets{}.max_site_map_bytes);
   auto t1 = std::chrono::steady_clock::now();
-  std::string map = docs::BuildSiteMap(workspace, {.max_files = 600})
-                        .Render(agent::AgentBudgets{}.max_site_map_bytes);
+  // Under the limits the agent's map is built with (docs::Limits' defaults).
+  std::string map = docs::BuildSiteMap(workspace).Render(agent::AgentBudgets{}.max_site_map_bytes);
   std::printf(
       "system prompt: %zu bytes (~%zu tokens), of which the site map %zu bytes (~%zu tokens); "
       "built in %.1f ms\n",

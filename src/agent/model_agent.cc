@@ -19,9 +19,6 @@ constexpr size_t kMaxStepResultBytes = 4096;
 // Earlier turns the conversation carries: their prompts and summaries, bounded.
 constexpr size_t kMaxHistoryTurns = kMaxHistoryMessages;  // all the store gives
 constexpr size_t kMaxHistoryTextBytes = 2000;
-// Files the site map looks at: more than a prompt's map can show, and few enough
-// that a turn on a repository of 100,000 files starts as fast as on one of 1,000.
-constexpr size_t kMaxSiteMapFiles = 600;
 // Tool calls carried out from one model reply; the rest are refused in one note.
 constexpr size_t kMaxToolCallsPerReply = 32;
 // What the transcript keeps of one turn: past this, steps keep their kind and
@@ -160,10 +157,11 @@ std::string SystemPromptFor(const docs::SiteMap& map, const agent::WritePolicy& 
 }  // namespace
 
 std::string ModelAgent::SystemPrompt(const git::Workspace& workspace, size_t max_site_map_bytes,
-                                     const TurnContext& context, const std::string& site_root) {
-  docs::SiteMap map =
-      docs::BuildSiteMap(workspace, {.max_files = kMaxSiteMapFiles, .site_root = site_root});
-  return SystemPromptFor(map, agent::WritePolicy(map, {}), agent::ReadInstructions(workspace),
+                                     const TurnContext& context, const std::string& site_root,
+                                     docs::CommitCache* cache) {
+  std::shared_ptr<const docs::SiteMap> map = context.site_map;
+  if (!map) map = docs::SharedSiteMap(workspace, {.site_root = site_root, .cache = cache});
+  return SystemPromptFor(*map, agent::WritePolicy(*map, {}), agent::ReadInstructions(workspace),
                          max_site_map_bytes, context);
 }
 
@@ -197,10 +195,14 @@ struct TurnRun {
     return result;
   }
   docs::CheckReport Check() {
+    // The limits the branch's story checks with (runner/branch_story.cc) but
+    // for the deadline, which shapes no report: the story of a turn's branch
+    // is then this check's answer, kept in the cache.
     return docs::CheckChanges(workspace, {.cancel = &cancel,
                                           .deadline = deadline,
                                           .turn = work,
-                                          .site_root = turn.project.site_root});
+                                          .site_root = turn.project.site_root,
+                                          .cache = context.docs_cache});
   }
 };
 
@@ -418,21 +420,27 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace,
 
   run.started = Clock::now();
   run.deadline = std::chrono::steady_clock::now() + budgets_.max_wall;
-  // The workspace has no edits yet: the map and the policy are the base's.
+  // The workspace has no edits yet: the map and the policy are the base's,
+  // as the runner built it (TurnContext::site_map), else under the runner's
+  // limits (the defaults: the map in the prompt is cut by bytes anyway), so
+  // that one map of a commit serves both.
   run.work = workspace.base().budget();
-  docs::SiteMap map = docs::BuildSiteMap(workspace, {.max_files = kMaxSiteMapFiles,
-                                                     .cancel = &cancel,
-                                                     .deadline = run.deadline,
-                                                     .turn = run.work,
-                                                     .site_root = turn.project.site_root});
+  std::shared_ptr<const docs::SiteMap> map = context.site_map;
+  if (!map) {
+    map = docs::SharedSiteMap(workspace, {.cancel = &cancel,
+                                          .deadline = run.deadline,
+                                          .turn = run.work,
+                                          .site_root = turn.project.site_root,
+                                          .cache = context.docs_cache});
+  }
   if (run.work && run.work->spent()) {
     if (cancel.cancelled() || run.work->cancelled()) return run.Interrupted();
     return run.Fail("the turn's work over the repository was stopped: " +
                     run.work->status().message() + "; nothing was pushed");
   }
-  agent::WritePolicy policy(map, turn.project.write_paths);
+  agent::WritePolicy policy(*map, turn.project.write_paths);
   agent::Toolbox tools(workspace, &policy, context.repositories);
-  llm::ModelRequest request = FirstRequest(run, map, policy);
+  llm::ModelRequest request = FirstRequest(run, *map, policy);
   run.repairs_left = budgets_.repair_rounds;
 
   for (int step = 1;; ++step) {

@@ -32,10 +32,13 @@ class ModelAgent final : public Agent {
 
   // The system prompt for a turn on `workspace` that may read `context`, over
   // the site in `site_root` ("": found; Project::site_root); exposed for tests
-  // and for measuring what it costs.
+  // and for measuring what it costs. The site map is context.site_map when
+  // set, else the one `cache` (may be null) holds for the workspace's commit,
+  // else built as Run builds it.
   static std::string SystemPrompt(const git::Workspace& workspace, size_t max_site_map_bytes,
                                   const TurnContext& context = {},
-                                  const std::string& site_root = "");
+                                  const std::string& site_root = "",
+                                  docs::CommitCache* cache = nullptr);
 
  private:
   llm::ProviderConfig provider_;

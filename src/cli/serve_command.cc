@@ -135,6 +135,7 @@ struct NodeOptions {
   bool webhook_allow_private = false;
   WorkflowFlags workflows;
   MetricsFlags metrics;
+  int docs_cache_mb = 64;  // the node's docs cache (docs/commit_cache.h); 0: none
 };
 
 // The options of `serve` alone: its HTTP server.
@@ -235,6 +236,11 @@ void AddNodeOptions(CLI::App* cmd, NodeOptions& o, int min_workers) {
       ->envname("DOCWRIGHT_COMMIT_NAME");
   cmd->add_option("--commit-email", o.commit_email, "author email of the agent's commits")
       ->envname("DOCWRIGHT_COMMIT_EMAIL");
+  cmd->add_option("--docs-cache-mb", o.docs_cache_mb,
+                  "MiB of site maps and check reports kept for the turns starting from the "
+                  "same commit (default 64; 0: none)")
+      ->check(CLI::Range(0, 65536))
+      ->envname("DOCWRIGHT_DOCS_CACHE_MB");
   AddWebhookOptions(cmd, o);
   AddWorkflowOptions(cmd, o.workflows);
   AddMetricsOptions(cmd, o.metrics);
@@ -414,6 +420,7 @@ RepositoryTurnsOptions MakeTurnsOptions(const Common& common, const NodeOptions&
   to.git_limits.connect_timeout = std::chrono::seconds(std::min(o.git_timeout_s, 10));
   to.public_url = o.public_url;
   to.default_model = model.model;
+  to.docs_cache = MakeDocsCache(o.docs_cache_mb);  // one per process: this is called once
   return to;
 }
 

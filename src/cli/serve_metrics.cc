@@ -12,6 +12,7 @@
 #include "core/metrics.h"
 #include "core/time.h"
 #include "core/version.h"
+#include "docs/commit_cache.h"
 #include "http/server.h"
 #include "store/store.h"
 
@@ -113,6 +114,35 @@ void AddUse(std::vector<metrics::BudgetUse>& out, const std::string& project, co
 }
 
 }  // namespace
+
+std::shared_ptr<docs::CommitCache> MakeDocsCache(int megabytes) {
+  if (megabytes <= 0) return nullptr;
+  // The cache and the handle of its collector live and die together; the
+  // collector holds the cache weakly (a scrape may run it after the handle is
+  // gone).
+  struct Held {
+    explicit Held(docs::CommitCache::Options o) : cache(o) {}
+    docs::CommitCache cache;
+    std::shared_ptr<void> collector;
+  };
+  auto held = std::make_shared<Held>(
+      docs::CommitCache::Options{.max_bytes = static_cast<size_t>(megabytes) << 20});
+  std::shared_ptr<docs::CommitCache> cache(held, &held->cache);
+  std::weak_ptr<docs::CommitCache> weak = cache;
+  held->collector = metrics::Default().AddCollector([weak] {
+    std::shared_ptr<docs::CommitCache> c = weak.lock();
+    if (!c) return;
+    docs::CommitCache::Stats s = c->stats();
+    metrics::SetDocsCache({.hits = s.hits,
+                           .misses = s.misses,
+                           .stores = s.stores,
+                           .evictions = s.evictions,
+                           .bytes = s.bytes,
+                           .entries = s.entries});
+  });
+  spdlog::info("docs cache: up to {} MiB of site maps and check reports", megabytes);
+  return cache;
+}
 
 // serve's collector: the queue and the budgets, read from the store at most
 // once a second whatever the scrape rate; between reads (and when a read

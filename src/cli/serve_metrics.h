@@ -16,6 +16,10 @@
 #include "core/status.h"
 #include "core/usage.h"
 
+namespace docwright::docs {
+class CommitCache;
+}  // namespace docwright::docs
+
 namespace docwright {
 
 class Store;
@@ -47,6 +51,12 @@ bool ParseListen(const std::string& s, std::string* host, uint16_t* port);
 // the build info.
 Result<std::shared_ptr<const PriceTable>> PrepareMetrics(
     const MetricsFlags& flags, const std::optional<std::string>& default_model);
+
+// The node's cache of what depends only on a commit (--docs-cache-mb:
+// `megabytes` MiB; null for 0), one per process, shared by all its turns. Its
+// counts go into the metrics at every scrape for as long as it lives
+// (metrics::SetDocsCache).
+std::shared_ptr<docs::CommitCache> MakeDocsCache(int megabytes);
 
 // The listener of --metrics-listen, serving on a thread of its own until
 // destroyed. Thread-safe to destroy from the thread that made it.

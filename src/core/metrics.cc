@@ -264,6 +264,11 @@ void Counter::Add(std::initializer_list<std::string_view> labels, double by) {
   family_->Add(labels, by);
 }
 
+void Counter::Set(std::initializer_list<std::string_view> labels, double value) {
+  if (!(value >= 0)) return;
+  family_->Set(labels, value);
+}
+
 void Gauge::Set(std::initializer_list<std::string_view> labels, double value) {
   family_->Set(labels, value);
 }
@@ -426,6 +431,12 @@ struct Catalog {
   Gauge* queue_depth;
   Gauge* queue_age;
   Gauge* budget_used;
+  Counter* docs_cache_hits;
+  Counter* docs_cache_misses;
+  Counter* docs_cache_stores;
+  Counter* docs_cache_evictions;
+  Gauge* docs_cache_bytes;
+  Gauge* docs_cache_entries;
 };
 
 Catalog* catalog = nullptr;
@@ -487,6 +498,21 @@ void MakeCatalog(Registry& r, Catalog& c) {
       &r.MakeGauge("docwright_budget_used_ratio",
                    "What a monthly budget has spent this month over the budget (1: spent).",
                    {"project", "owner", "kind"});
+  c.docs_cache_hits = &r.MakeCounter(
+      "docwright_docs_cache_hits_total",
+      "Site maps and check reports served from the node's cache of what depends on a commit.", {});
+  c.docs_cache_misses = &r.MakeCounter(
+      "docwright_docs_cache_misses_total",
+      "Site maps and check reports looked for in the node's cache and not found.", {});
+  c.docs_cache_stores = &r.MakeCounter("docwright_docs_cache_stores_total",
+                                       "Site maps and check reports kept in the node's cache.", {});
+  c.docs_cache_evictions = &r.MakeCounter(
+      "docwright_docs_cache_evictions_total",
+      "Answers dropped from the node's cache to make room, the least recently used first.", {});
+  c.docs_cache_bytes = &r.MakeGauge("docwright_docs_cache_bytes",
+                                    "Estimated heap bytes the node's docs cache holds.", {});
+  c.docs_cache_entries =
+      &r.MakeGauge("docwright_docs_cache_entries", "Answers the node's docs cache holds.", {});
 }
 
 Catalog& Cat() {
@@ -618,6 +644,16 @@ void RecordBudgetStop(std::string_view owner, std::string_view when) {
 void SetQueue(int64_t queued, double oldest_age_seconds) {
   Cat().queue_depth->Set({}, static_cast<double>(std::max<int64_t>(queued, 0)));
   Cat().queue_age->Set({}, std::max(oldest_age_seconds, 0.0));
+}
+
+void SetDocsCache(const DocsCacheUse& use) {
+  Catalog& c = Cat();
+  c.docs_cache_hits->Set({}, static_cast<double>(use.hits));
+  c.docs_cache_misses->Set({}, static_cast<double>(use.misses));
+  c.docs_cache_stores->Set({}, static_cast<double>(use.stores));
+  c.docs_cache_evictions->Set({}, static_cast<double>(use.evictions));
+  c.docs_cache_bytes->Set({}, static_cast<double>(use.bytes));
+  c.docs_cache_entries->Set({}, static_cast<double>(use.entries));
 }
 
 void SetBudgetUse(const std::vector<BudgetUse>& uses) {

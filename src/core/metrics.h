@@ -40,6 +40,9 @@ class Family;
 class Counter {
  public:
   void Add(std::initializer_list<std::string_view> labels, double by = 1);
+  // For a count kept elsewhere and read at each scrape (a cache's hits), which
+  // only grows: the series becomes it.
+  void Set(std::initializer_list<std::string_view> labels, double value);
 
  private:
   friend class Registry;
@@ -179,6 +182,20 @@ void RecordBudgetStop(std::string_view owner, std::string_view when);
 // (turns waiting to run, all nodes), docwright_queue_oldest_age_seconds (how
 // long the oldest has waited; 0 when none waits).
 void SetQueue(int64_t queued, double oldest_age_seconds);
+
+// The node's cache of what depends only on a commit (docs/commit_cache.h),
+// read at each scrape (cli/serve_metrics.cc): docwright_docs_cache_hits_total,
+// _misses_total, _stores_total, _evictions_total (its counts since the process
+// started), docwright_docs_cache_bytes and _entries (what it holds now).
+struct DocsCacheUse {
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+  uint64_t stores = 0;
+  uint64_t evictions = 0;
+  size_t bytes = 0;
+  size_t entries = 0;
+};
+void SetDocsCache(const DocsCacheUse& use);
 
 // docwright_budget_used_ratio{project,owner,kind}: what a project's budget
 // ("project") or its organisation's ("organisation") has spent this month,

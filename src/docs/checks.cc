@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "core/url.h"
+#include "docs/commit_cache.h"
 #include "docs/internal.h"
 
 namespace docwright::docs {
@@ -454,6 +455,10 @@ void CheckSite(const Checking& c, const SiteLocation& where, const std::vector<s
 CheckReport CheckChanges(const git::Workspace& files, const Limits& limits) {
   Changes changes = files.Changes();
   std::map<std::string, std::string> sources = MovedFrom(files, changes);
+  std::string key = limits.cache ? CheckKey(files, changes, sources, limits) : "";
+  if (!key.empty()) {
+    if (std::shared_ptr<const CheckReport> kept = limits.cache->FindReport(key)) return *kept;
+  }
   Budget base_budget(limits);
   git::Workspace was(files.base());
   Changes none;
@@ -480,6 +485,9 @@ CheckReport CheckChanges(const git::Workspace& files, const Limits& limits) {
   CheckReport report;
   report.problems = found.problems.Take(limits.max_problems, &report);
   report.notes = found.notes.Take(limits.max_notes);
+  if (!key.empty() && !CutFromOutside(files, limits)) {
+    limits.cache->PutReport(std::move(key), std::make_shared<const CheckReport>(report));
+  }
   return report;
 }
 

@@ -56,7 +56,7 @@ class CommitCache {
   Stats stats() const;
   const Options& options() const { return options_; }
 
-  // Used by BuildSiteMap and CheckChanges (docs.h) through Limits::cache; the
+  // Used by SharedSiteMap and CheckChanges (docs.h) through Limits::cache; the
   // key is theirs to make (docs/internal.h). Null when absent.
   std::shared_ptr<const SiteMap> FindMap(std::string_view key);
   std::shared_ptr<const CheckReport> FindReport(std::string_view key);

@@ -13,6 +13,8 @@
 //   gitbook.cc, plain_markdown.cc
 //                     one module per framework, behind FrameworkModule
 //   checks.cc         the checks of each changed file with its site
+//   cache_keys.cc     what names an answer in the commit cache, and when one
+//                     may be kept (commit_cache.cc holds them)
 //   report.cc         what they found: kinds, severity, the cut and its count, and
 //                     the comparison with the base (old problems by identity)
 //   render.cc         the site map as text for the system prompt
@@ -133,6 +135,28 @@ class Budget : public WorkBudget {
   // Why the budget ran out, as a sentence for a note; "" if it did not.
   std::string Reason() const;
 };
+
+// --- The commit cache's keys (cache_keys.cc) ---------------------------------------
+
+// The key of the site map of `files`' base commit under `limits` (the fields
+// that shape a map: site_root, max_files, max_steps); "" when `files` has
+// changes: the map of edits is no commit's.
+std::string SiteMapKey(const git::Workspace& files, const Limits& limits);
+// The key of the check of `changes` (files.Changes()) over `files`' base
+// commit: every Limits field that shapes a report, then each change by path,
+// deleted or the blob id of its new content (a written file's hashed, a moved
+// or taken one's named), with the base path it moved from (`sources`,
+// MovedFrom's: a file moved as it is and a new file of the same bytes are
+// checked apart). "" when not to be kept: a content that cannot be hashed, or
+// a key over 64 KiB (thousands of changed paths).
+std::string CheckKey(const git::Workspace& files, const Changes& changes,
+                     const std::map<std::string, std::string>& sources, const Limits& limits);
+// Whether a call over `files` under `limits`, once over, may have been cut
+// short by something outside the commit: the caller's cancel token or
+// deadline, the turn's budget, or the budget the workspace's snapshot charges
+// (its reads fail once spent). Such an answer is never kept; one cut by the
+// call's own max_steps is (the same commit and limits cut it the same way).
+bool CutFromOutside(const git::Workspace& files, const Limits& limits);
 
 // --- Pages (markdown.cc) ---------------------------------------------------------
 

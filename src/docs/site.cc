@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 
+#include "docs/commit_cache.h"
 #include "docs/internal.h"
 
 namespace docwright::docs {
@@ -445,6 +446,16 @@ SiteMap BuildSiteMap(const git::Workspace& files, const Limits& limits) {
     site.map.pages_truncated = true;
   }
   return std::move(site.map);
+}
+
+std::shared_ptr<const SiteMap> SharedSiteMap(const git::Workspace& files, const Limits& limits) {
+  std::string key = limits.cache ? SiteMapKey(files, limits) : "";
+  if (!key.empty()) {
+    if (std::shared_ptr<const SiteMap> kept = limits.cache->FindMap(key)) return kept;
+  }
+  auto map = std::make_shared<const SiteMap>(BuildSiteMap(files, limits));
+  if (!key.empty() && !CutFromOutside(files, limits)) limits.cache->PutMap(std::move(key), map);
+  return map;
 }
 
 }  // namespace docwright::docs

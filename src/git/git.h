@@ -225,6 +225,11 @@ struct Change {
   bool executable = false;  // the file's mode: kept from the file it replaces or moves
 };
 
+// The id git gives a blob holding `content` (hex, as `git hash-object` prints
+// it): a kWrite's content named the way a kCopy's blob is, so that the same
+// bytes have the same name however they came. "" if libgit2 cannot hash it.
+std::string BlobIdOf(std::string_view content);
+
 // Edits over a snapshot, kept in memory. Reads see the edits.
 class Workspace {
  public:

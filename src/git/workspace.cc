@@ -228,6 +228,13 @@ Status Workspace::Take(const Snapshot& other, const std::string& path) {
   return Status();
 }
 
+std::string BlobIdOf(std::string_view content) {
+  EnsureLibrary();  // hashing needs the library set up, not the transports
+  git_oid id;
+  if (git_odb_hash(&id, content.data(), content.size(), GIT_OBJECT_BLOB) != 0) return "";
+  return Hex(id);
+}
+
 std::map<std::string, Change> Workspace::Changes() const {
   std::map<std::string, Change> out;
   for (const auto& [path, change] : edits_) {

@@ -34,7 +34,8 @@ bool IsPage(const std::string& path) {
 
 Result<BranchStory> ReadBranchStory(git::Mirror& repo, const std::string& base_head,
                                     const std::string& head, const Project& project,
-                                    WorkBudget& budget, const CancelToken& cancel) {
+                                    WorkBudget& budget, const CancelToken& cancel,
+                                    docs::CommitCache* cache) {
   BranchStory story;
   story.head_commit = head;
   auto diff = repo.Diff(base_head, head, kMaxReviewDiffBytes, &budget);
@@ -49,12 +50,16 @@ Result<BranchStory> ReadBranchStory(git::Mirror& repo, const std::string& base_h
   if (!now.ok()) return now.status();
   (*base)->SetBudget(&budget);
   (*now)->SetBudget(&budget);
-  docs::Limits limits{.cancel = &cancel, .turn = &budget, .site_root = project.site_root};
+  // The limits of the runner's site map and of the agent's checks (the
+  // defaults), but for their deadline, which shapes no answer: the base's map
+  // and the check of the changes one turn made are theirs, from the cache.
+  docs::Limits limits{
+      .cancel = &cancel, .turn = &budget, .site_root = project.site_root, .cache = cache};
 
   // Which paths are outside the site, or code, is judged by the site as the
   // base has it, as a turn's edits are.
   git::Workspace before(**base);
-  agent::WritePolicy policy(docs::BuildSiteMap(before, limits), project.write_paths);
+  agent::WritePolicy policy(*docs::SharedSiteMap(before, limits), project.write_paths);
   for (const git::DiffFile& f : story.diff.changes) {
     if (policy.OutsideSite(f.path)) story.outside_site.push_back(f.path);
     if (agent::WritePolicy::RunsAtBuild(f.path)) story.code.push_back(f.path);

@@ -18,6 +18,10 @@
 #include "git/git.h"
 #include "store/store.h"
 
+namespace docwright::docs {
+class CommitCache;
+}  // namespace docwright::docs
+
 namespace docwright {
 
 struct BranchStory {
@@ -35,9 +39,13 @@ struct BranchStory {
 // base, as if one turn had made them all. The site the paths are judged by is
 // the base's. Charges `budget` (and stops with it); checks cut short by it say
 // so in a note. Fails if the branch cannot be compared.
+// With `cache` (the node's, may be null), the base's site map and the check
+// come from it when kept there: the check under the agent's limits, so that
+// the story of a branch one turn made from its base is the agent's last check.
 Result<BranchStory> ReadBranchStory(git::Mirror& repo, const std::string& base_head,
                                     const std::string& head, const Project& project,
-                                    WorkBudget& budget, const CancelToken& cancel);
+                                    WorkBudget& budget, const CancelToken& cancel,
+                                    docs::CommitCache* cache = nullptr);
 
 // Every instruction of the job up to the turn's own, in order: read from the
 // store (at most kMaxMessagesPerJob); the turn's history and its own message if

@@ -194,7 +194,8 @@ std::optional<TurnOutcome> RepositoryTurns::PushOntoBase(Turn& turn, Round& roun
   std::string why_not;
   {
     WorkBudget budget(WorkBudget::TurnLimits(), &turn.cancel);
-    auto story = ReadBranchStory(turn.repo, base_head, *made, project, budget, turn.cancel);
+    auto story = ReadBranchStory(turn.repo, base_head, *made, project, budget, turn.cancel,
+                                 options_.docs_cache.get());
     if (turn.cancel.cancelled()) return InterruptedTurn();
     std::vector<std::string> problems = edits.result.problems;
     if (story.ok()) {

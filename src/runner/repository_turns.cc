@@ -176,6 +176,7 @@ std::optional<TurnOutcome> RepositoryTurns::Prepare(Turn& turn, Round& round) co
   }
   std::string start = round.branch_head ? *round.branch_head : *base_head;
   if (turn.cancel.cancelled()) return InterruptedTurn();
+  turn.context.site_map.reset();  // the last round's start's, until this one's is built
 
   round.done.succeeded = true;
   round.spec = forge::PullRequestSpec{.head = job.ref,
@@ -203,11 +204,17 @@ std::optional<TurnOutcome> RepositoryTurns::Prepare(Turn& turn, Round& round) co
   edits.snapshot->SetBudget(&turn.work);
   git::Workspace& workspace = edits.workspace.emplace(*edits.snapshot);
   // What the agent may change is decided by the site as it was before the
-  // turn: an edit cannot move the site to cover more.
-  edits.policy.emplace(
-      docs::BuildSiteMap(
-          workspace, {.cancel = &turn.cancel, .turn = &turn.work, .site_root = project.site_root}),
-      project.write_paths);
+  // turn: an edit cannot move the site to cover more. The agent is given the
+  // same map (this round's: a second round starts from another commit), built
+  // once for every turn starting from this commit when the node has a cache.
+  std::shared_ptr<const docs::SiteMap> map =
+      docs::SharedSiteMap(workspace, {.cancel = &turn.cancel,
+                                      .turn = &turn.work,
+                                      .site_root = project.site_root,
+                                      .cache = options_.docs_cache.get()});
+  edits.policy.emplace(*map, project.write_paths);
+  turn.context.site_map = std::move(map);
+  turn.context.docs_cache = options_.docs_cache.get();
   return std::nullopt;
 }
 
@@ -490,7 +497,7 @@ std::optional<TurnOutcome> RepositoryTurns::TellStory(Turn& turn, Round& round) 
   // A budget of its own: the branch is pushed, whatever the agent spent.
   WorkBudget budget(WorkBudget::TurnLimits(), &turn.cancel);
   auto story = ReadBranchStory(turn.repo, round.spec.base_commit, round.spec.head_commit,
-                               input.project, budget, turn.cancel);
+                               input.project, budget, turn.cancel, options_.docs_cache.get());
   if (turn.cancel.cancelled()) return InterruptedTurn();
   // A review that cannot be made must not leave the earlier one standing: the
   // pages would show an older description and problems than the pull request's.

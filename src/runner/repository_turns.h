@@ -43,6 +43,11 @@ struct RepositoryTurnsOptions {
   // (TurnOutcome::cost_micros) and the cost budgets. Null or empty: no cost is
   // estimated and cost budgets are not enforced (token budgets are).
   std::shared_ptr<const PriceTable> prices;
+  // The node's cache of what depends only on a commit (docs/commit_cache.h):
+  // the site map of a turn's start and the checks of its edits, shared by the
+  // runner, the agent and the branch's story, and by every turn starting from
+  // the same commit. Null: each is computed each time.
+  std::shared_ptr<docs::CommitCache> docs_cache;
 };
 
 class RepositoryTurns final : public TurnHandler {
