@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agent/model_agent.h"
+#include "fakes/counting_store.h"
 #include "fakes/fake_model.h"
 #include "runner/repository_turns.h"
 #include "store/sqlite_store.h"
@@ -90,7 +91,9 @@ class BudgetTest : public ::testing::Test {
       prices_ = std::make_shared<const PriceTable>(*table);
       o.prices = prices_;
     }
-    turns_ = std::make_unique<RepositoryTurns>(*store_, *agent_, o);
+    // The turns' calls to the store are counted.
+    counting_ = std::make_unique<testing::CountingStore>(*store_);
+    turns_ = std::make_unique<RepositoryTurns>(*counting_, *agent_, o);
   }
 
   Scope scope() const { return Scope{org_.id, project_.id}; }
@@ -138,6 +141,7 @@ class BudgetTest : public ::testing::Test {
   std::unique_ptr<FakeModelServer> model_;
   std::unique_ptr<agent::ModelAgent> agent_;
   std::shared_ptr<const PriceTable> prices_;
+  std::unique_ptr<testing::CountingStore> counting_;
   std::unique_ptr<RepositoryTurns> turns_;
 };
 
@@ -309,6 +313,38 @@ TEST_F(BudgetTest, ATurnArchivedWhileItRunsStillCountsTheTokensItSpent) {
   ASSERT_TRUE(spent.ok()) << spent.status().message();
   EXPECT_EQ(spent->project.tokens, r.usage.total());
   EXPECT_EQ(spent->organisation.cost_micros, *r.cost_micros);
+}
+
+// A turn checks its organisation's budget as its claim read it, and quotes
+// the job's instructions in its pull request from the messages its claim gave
+// it: the store is asked for neither again.
+TEST_F(BudgetTest, ATurnReadsNeitherItsOrganisationsBudgetNorItsMessagesAgain) {
+  Start(MonthlyBudget{.tokens = 10000000}, MonthlyBudget{.tokens = 20000000});
+  TurnOutcome r = Send("Fix the typo in the quickstart");
+  ASSERT_TRUE(r.succeeded) << r.error.value_or("");
+  ASSERT_TRUE(r.pr_link);
+  EXPECT_EQ(counting_->Calls("GetOrg"), 0);
+  EXPECT_EQ(counting_->Calls("ListMessages"), 0);
+  EXPECT_EQ(counting_->Calls("SpendSince"), 1) << "the month's spend is read once";
+  auto pr = store_->GetPullRequest(r.pr_link->substr(r.pr_link->rfind('/') + 1));
+  ASSERT_TRUE(pr.ok()) << pr.status().message();
+  EXPECT_NE(pr->body.find("Fix the typo in the quickstart"), std::string::npos) << pr->body;
+}
+
+// The organisation's budget the claim read is the one kept: spent, it refuses
+// the turn before the model is asked.
+TEST_F(BudgetTest, AnOrganisationsSpentBudgetRefusesTheTurnFromItsClaim) {
+  Start(MonthlyBudget{}, MonthlyBudget{.tokens = 100});
+  TurnOutcome first = Send("Fix the typo in the quickstart");
+  ASSERT_TRUE(first.budget_stopped);
+  TurnOutcome second = Send("And the title of the home page");
+  EXPECT_TRUE(second.budget_stopped);
+  ASSERT_TRUE(second.error);
+  EXPECT_EQ(
+      second.error->rfind("the organisation's monthly token budget (100 tokens) is spent: ", 0), 0u)
+      << *second.error;
+  EXPECT_EQ(model_->Requests().size(), 1u) << "the model is not asked again";
+  EXPECT_EQ(counting_->Calls("GetOrg"), 0);
 }
 
 TEST_F(BudgetTest, AnUnpricedModelHasNoCost) {

@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 
+#include "fakes/counting_store.h"
 #include "fakes/scripted_agent.h"
 #include "store/store.h"
 #include "support/secrets.h"
@@ -129,6 +131,33 @@ TEST_F(RunnerTest, LeasesAreRenewedWhileATurnRunsLongerThanOneLease) {
   ASSERT_TRUE(Reaches(j.id, JobStatus::kCompleted));
   EXPECT_EQ(agent_.turns_started.load(), 1) << "the turn must not have been re-run";
   EXPECT_EQ((*store_->ListMessages(scope_, j.id))[0].attempts, 1);
+}
+
+// A pass of the heartbeat renews every running turn's lease in one call to the
+// store (one statement a chunk of turns), not one call a turn.
+TEST_F(RunnerTest, TheHeartbeatRenewsEveryRunningTurnInOneCallAPass) {
+  constexpr int kTurns = 6;
+  testing::CountingStore counting(*store_);
+  RunnerOptions o;
+  o.workers = kTurns;
+  o.lease = milliseconds(600);
+  o.poll_interval = milliseconds(20);
+  Runner runner(counting, agent_, o);
+  runner.Start();
+  for (int i = 0; i < kTurns; ++i) Create("slow " + std::to_string(i) + " [sleep 60000]");
+  ASSERT_TRUE(WaitUntil([&] { return agent_.turns_started.load() == kTurns; }));
+  auto whole_passes = [&] {
+    auto batches = counting.RenewalBatches();
+    return std::count(batches.begin(), batches.end(), static_cast<size_t>(kTurns));
+  };
+  // Four passes with every turn in one call: more than a lease's time.
+  ASSERT_TRUE(WaitUntil([&] { return whole_passes() >= 4; }));
+  EXPECT_EQ(counting.Calls("RenewLease"), 0) << "no turn renewed on its own";
+  // The leases held: no turn is for another worker to take.
+  auto other = store_->ClaimTurn("another node", milliseconds(1000), kMaxTurnAttempts);
+  ASSERT_TRUE(other.ok()) << other.status().message();
+  EXPECT_FALSE(other->has_value());
+  EXPECT_EQ(agent_.turns_started.load(), kTurns) << "no turn was run again";
 }
 
 TEST_F(RunnerTest, StopHandsTheRunningTurnBack) {

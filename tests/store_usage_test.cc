@@ -447,6 +447,27 @@ TEST_P(StoreUsageTest, BudgetsRoundTripAndTheirUseIsListed) {
   EXPECT_EQ((*uses)[0].project_id, created->id);
 }
 
+// A claimed turn carries its organisation's budget as of the claim, with its
+// project's: the turn checks both as it starts without reading either again.
+TEST_P(StoreUsageTest, AClaimedTurnCarriesItsOrganisationsBudget) {
+  Org org = org_;
+  org.budget = MonthlyBudget{.tokens = 123456, .cost_micros = 7890};
+  ASSERT_TRUE(store_->UpdateOrg(org).ok());
+  Create(project_);
+  TurnInput t = Claim("w");
+  ASSERT_TRUE(t.org_budget);
+  EXPECT_EQ(t.org_budget->tokens, 123456);
+  EXPECT_EQ(t.org_budget->cost_micros, 7890);
+  EXPECT_TRUE(t.project.budget.empty());
+
+  // An organisation without one: none, known as none (not unknown).
+  Create(other_project_);
+  TurnInput other = Claim("w");
+  ASSERT_EQ(other.project.id, other_project_.id);
+  ASSERT_TRUE(other.org_budget);
+  EXPECT_TRUE(other.org_budget->empty());
+}
+
 TEST_P(StoreUsageTest, QueueStatsCountTheTurnsWaitingAndTheOldest) {
   auto stats = store_->GetQueueStats();
   ASSERT_TRUE(stats.ok()) << stats.status().message();

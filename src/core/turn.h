@@ -97,6 +97,10 @@ struct TurnInput {
   bool stop_requested = false;  // asked to stop (job stop) before it started or was re-run
   Job job;
   Project project;
+  // The project's organisation's monthly budget as of the claim (a claim sets
+  // it, so a turn need not read it again); nullopt where a turn was not claimed
+  // (a test's): then it is read from the store.
+  std::optional<MonthlyBudget> org_budget;
   Message message;  // the prompt to carry out now
   // Earlier prompts of this job and their outcomes, in order: the first one and
   // the latest kMaxHistoryMessages, however long the job is.

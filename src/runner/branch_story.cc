@@ -87,9 +87,28 @@ Result<BranchStory> ReadBranchStory(git::Mirror& repo, const std::string& base_h
 }
 
 std::vector<Message> JobInstructions(Store& store, const TurnInput& input) {
-  // A page at a time, each prompt cut to what a description quotes of it: a
-  // job of kMaxMessagesPerJob long prompts is held in a few MiB.
+  // Each prompt cut to what a description quotes of it: a job of
+  // kMaxMessagesPerJob long prompts is held in a few MiB.
+  auto kept = [](const Message& m) {
+    Message cut;
+    cut.seq = m.seq;
+    cut.prompt = std::string(CutUtf8(m.prompt, kMaxInstructionBytes));
+    return cut;
+  };
   std::vector<Message> out;
+  // The claim gave the turn its earlier messages: when they are all there (a
+  // job of up to kMaxHistoryMessages + 1 earlier ones), the store is not read
+  // again. Messages never change once written.
+  bool whole = input.message.seq == static_cast<int>(input.history.size()) + 1;
+  for (size_t i = 0; whole && i < input.history.size(); ++i) {
+    whole = input.history[i].seq == static_cast<int>(i) + 1;
+  }
+  if (whole) {
+    for (const Message& m : input.history) out.push_back(kept(m));
+    out.push_back(kept(input.message));
+    return out;
+  }
+  // Else a page at a time.
   MessageQuery query;
   query.limit = 100;
   for (;;) {
@@ -105,10 +124,7 @@ std::vector<Message> JobInstructions(Store& store, const TurnInput& input) {
       if (m.seq > input.message.seq || out.size() >= static_cast<size_t>(kMaxMessagesPerJob)) {
         continue;
       }
-      Message kept;
-      kept.seq = m.seq;
-      kept.prompt = std::string(CutUtf8(m.prompt, kMaxInstructionBytes));
-      out.push_back(std::move(kept));
+      out.push_back(kept(m));
     }
     if (!page->next_after_seq || *page->next_after_seq >= input.message.seq) break;
     query.after_seq = *page->next_after_seq;

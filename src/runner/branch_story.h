@@ -47,9 +47,10 @@ Result<BranchStory> ReadBranchStory(git::Mirror& repo, const std::string& base_h
                                     WorkBudget& budget, const CancelToken& cancel,
                                     docs::CommitCache* cache = nullptr);
 
-// Every instruction of the job up to the turn's own, in order: read from the
-// store (at most kMaxMessagesPerJob); the turn's history and its own message if
-// the store cannot be read.
+// Every instruction of the job up to the turn's own, in order: the turn's
+// history and its own message when the history holds every earlier one (no
+// store call), else read from the store (at most kMaxMessagesPerJob); the
+// turn's history and its own message if the store cannot be read.
 std::vector<Message> JobInstructions(Store& store, const TurnInput& input);
 
 // What a reviewer reads about the branch: its files with their change and lines,

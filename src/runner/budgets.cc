@@ -36,12 +36,17 @@ std::optional<TurnOutcome> RepositoryTurns::ApplyBudgets(TurnInput& input,
                                                          BudgetOwners& owners) const {
   const PriceTable* prices = Prices();
   MonthlyBudget project_budget = input.project.budget;
-  auto org = store_.GetOrg(input.project.org_id);
-  if (!org.ok() && org.status().code() != Code::kNotFound) {
-    return FailedTurn("cannot read the organisation's budget: " + org.status().message() +
-                      "; send the instruction again to retry");
+  // The claim read the organisation's budget with the project's; a turn not
+  // claimed through the store reads it here.
+  MonthlyBudget org_budget = input.org_budget.value_or(MonthlyBudget{});
+  if (!input.org_budget) {
+    auto org = store_.GetOrg(input.project.org_id);
+    if (!org.ok() && org.status().code() != Code::kNotFound) {
+      return FailedTurn("cannot read the organisation's budget: " + org.status().message() +
+                        "; send the instruction again to retry");
+    }
+    if (org.ok()) org_budget = org->budget;
   }
-  MonthlyBudget org_budget = org.ok() ? org->budget : MonthlyBudget{};
   if (project_budget.empty() && org_budget.empty()) return std::nullopt;
 
   UnixMillis now = NowMillis();

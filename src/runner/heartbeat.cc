@@ -1,8 +1,9 @@
 // The runner's heartbeat (runner/internal.h): one thread renews every lease this
-// process holds, at a third of the lease time, and cancels turns whose lease is
-// gone or whose job was archived; and the watchdog, run on each pass, cancels
-// turns past their deadline and gives up on turns that do not return after a
-// cancellation.
+// process holds, at a third of the lease time, in one call to the store
+// (Store::RenewLeases: a statement per kMaxLeasesPerRenewal turns, not one per
+// turn), and cancels turns whose lease is gone or whose job was archived; and
+// the watchdog, run on each pass, cancels turns past their deadline and gives up
+// on turns that do not return after a cancellation.
 #include <spdlog/spdlog.h>
 
 #include "runner/internal.h"
@@ -13,7 +14,7 @@ void Runner::Impl::HeartbeatLoop() {
   const auto interval = std::max(options_.lease / 3, std::chrono::milliseconds(10));
   MutexLock lock(mu_);
   // Passes start every `interval`, however long the last one took (a pass
-  // renews every running turn's lease, one after another).
+  // waits for the store's renewal of every running turn's lease).
   auto next = Clock::now() + interval;
   while (!stopping_) {
     while (!stopping_ && lock.WaitUntil(heartbeat_cv_, next)) {
@@ -27,16 +28,39 @@ void Runner::Impl::HeartbeatLoop() {
       if (!g.deadline) continue;  // archived, lost or shutting down: nothing to record
       Record(g.turn_id, g.worker_id, g.job_id, 0, TurnOutcome{.error = DeadlineError()});
     }
-    for (auto& [run_id, running] : snapshot) Renew(run_id, running);
+    Renew(snapshot);
     lock.Lock();
+  }
+}
+
+void Runner::Impl::Renew(const std::vector<std::pair<uint64_t, Running>>& snapshot) {
+  if (snapshot.empty()) return;
+  std::vector<HeldLease> leases;
+  leases.reserve(snapshot.size());
+  for (const auto& [run_id, running] : snapshot) {
+    leases.push_back(HeldLease{running.turn_id, running.worker_id});
+  }
+  auto renew_started = Clock::now();
+  std::vector<Result<LeaseState>> states = store_.RenewLeases(leases, options_.lease);
+  std::vector<uint64_t> renewed;
+  for (size_t i = 0; i < snapshot.size(); ++i) {
+    Result<LeaseState> state =
+        i < states.size()
+            ? std::move(states[i])
+            : Result<LeaseState>(Status::Internal("the store gave no answer for the lease"));
+    if (Renewed(snapshot[i].second, state)) renewed.push_back(snapshot[i].first);
+  }
+  MutexLock lock(mu_);
+  for (uint64_t run_id : renewed) {
+    if (auto it = running_.find(run_id); it != running_.end()) {
+      it->second.renewed_at = renew_started;
+    }
   }
 }
 
 // A turn whose lease could not be renewed for a whole lease time is cancelled:
 // another worker may hold it by now, and two must never run it at once.
-void Runner::Impl::Renew(uint64_t run_id, Running& running) {
-  auto renew_started = Clock::now();
-  auto state = store_.RenewLease(running.turn_id, running.worker_id, options_.lease);
+bool Runner::Impl::Renewed(const Running& running, const Result<LeaseState>& state) {
   if (!state.ok()) {
     spdlog::warn("job {}: cannot renew lease: {}", running.job_id, state.status().message());
     if (Clock::now() - running.renewed_at >= options_.lease) {
@@ -50,11 +74,9 @@ void Runner::Impl::Renew(uint64_t run_id, Running& running) {
   } else if (*state == LeaseState::kLost) {
     running.cancel->Cancel(CancelToken::Reason::kLeaseLost);
   } else {
-    MutexLock lock(mu_);
-    if (auto it = running_.find(run_id); it != running_.end()) {
-      it->second.renewed_at = renew_started;
-    }
+    return true;
   }
+  return false;
 }
 
 std::vector<Runner::Impl::GivenUp> Runner::Impl::Watch(Clock::time_point now) {

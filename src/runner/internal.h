@@ -113,7 +113,12 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   void HeartbeatLoop() EXCLUDES(mu_);
   std::vector<GivenUp> Watch(Clock::time_point now) REQUIRES(mu_);
   void GiveUp(Running& r, std::vector<GivenUp>& given_up) REQUIRES(mu_);
-  void Renew(uint64_t run_id, Running& running) EXCLUDES(mu_);
+  // Renews the leases of the turns of `snapshot` (running_ as the pass began),
+  // in one call to the store, and acts on each one's answer.
+  void Renew(const std::vector<std::pair<uint64_t, Running>>& snapshot) EXCLUDES(mu_);
+  // Acts on a turn's renewal: true if there was nothing to do but note it
+  // renewed (kHeld, or a kStopRequested the turn was told of already).
+  bool Renewed(const Running& running, const Result<LeaseState>& state) EXCLUDES(mu_);
 
   Store& store_;
   TurnHandler& handler_;

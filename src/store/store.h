@@ -5,9 +5,9 @@
 // contract by one test suite. All methods are thread-safe. A method that returns
 // OK for a write has made that write durable (it survives a crash of the process
 // or the machine), with one exception: a claim or lease renewal (ClaimTurn,
-// RenewLease) may be undone by a power loss of the machine (not by a crash of
-// the process), which puts the turn back as its lease's expiry would (with
-// SQLite, so may a turn a claim gave up on, which is then given up again).
+// RenewLease, RenewLeases) may be undone by a power loss of the machine (not by
+// a crash of the process), which puts the turn back as its lease's expiry would
+// (with SQLite, so may a turn a claim gave up on, which is then given up again).
 //
 // Tenancy is enforced here, not only in the API: every job-level method takes a
 // Scope, and a project of another organisation is NotFound, exactly as a project
@@ -163,6 +163,14 @@ enum class LeaseState {
   kLost,           // another worker holds it now, or the turn ended elsewhere
   kCancelled       // the job was archived: stop working on it
 };
+
+// A running turn's lease as its worker holds it (Store::RenewLeases).
+struct HeldLease {
+  int64_t turn_id = 0;
+  std::string worker_id;
+};
+// Store::RenewLeases renews at most this many leases in one transaction.
+inline constexpr size_t kMaxLeasesPerRenewal = 500;
 
 // What other processes wrote, as a store that announces it tells (see
 // Store::Watch). Each member may be empty. Called on the store's own thread:
@@ -382,15 +390,25 @@ class Store : public LocalPullRequestRecords {
   // (`max_active`). Fair between tenants: the turn of the organisation with the
   // fewest turns running, then of the project with the fewest, then the oldest.
   // A turn whose lease expired `max_attempts` times is failed instead, with its
-  // job. nullopt when nothing is runnable.
+  // job. nullopt when nothing is runnable. The input carries the project's
+  // organisation's budget as of the claim (TurnInput::org_budget).
   // `held_projects`: the project of each turn the caller gave up on whose work
   // has not ended yet (one entry a turn; see RunnerOptions::stuck_grace): each
   // counts as a turn running, for the caps and for fairness, until it ends.
   virtual Result<std::optional<TurnInput>> ClaimTurn(
       const std::string& worker_id, std::chrono::milliseconds lease, int max_attempts,
       const std::vector<std::string>& held_projects = {}) = 0;
+  // Extends the turn's lease to `lease` from now if `worker_id` holds it
+  // (kHeld, or kStopRequested: see StopJob); else kCancelled if the turn was
+  // cancelled (its job archived), kLost otherwise. NotFound for no such turn.
   virtual Result<LeaseState> RenewLease(int64_t turn_id, const std::string& worker_id,
                                         std::chrono::milliseconds lease) = 0;
+  // RenewLease for each of `leases` (a node's running turns), in one call: each
+  // one's answer, in the order given. kMaxLeasesPerRenewal at a time, each in
+  // one transaction (PostgreSQL: one statement, one round trip); one that fails
+  // gives its turns and those after it (not tried) its error.
+  virtual std::vector<Result<LeaseState>> RenewLeases(const std::vector<HeldLease>& leases,
+                                                      std::chrono::milliseconds lease) = 0;
   // Records the outcome (`interrupted` aside) and moves the job on (see StatusAfterTurn). Returns
   // kLost (and changes nothing) if the worker no longer holds the turn.
   virtual Result<LeaseState> FinishTurn(int64_t turn_id, const std::string& worker_id,

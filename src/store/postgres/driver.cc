@@ -28,6 +28,7 @@ class Lent final : public sql::Connection {
   explicit Lent(postgres::Connection& c) : c_(c) {}
   Result<sql::Rows> Exec(const sql::Statement& statement,
                          std::initializer_list<sql::Value> params) override {
+    if (statement.postgres == nullptr) return sql::Rows();  // nothing to do here
     return c_.Exec(statement.postgres, params);
   }
 
@@ -44,8 +45,8 @@ class Driver final : public sql::Driver {
 
   Status Write(sql::Commit commit, const std::function<Status(sql::Connection&)>& fn) override {
     // A renewal is one statement: run on its own, one round trip (a node renews
-    // every running turn's lease in turn, and PostgreSQL flushes concurrent
-    // commits together).
+    // its running turns' leases every third of a lease, kMaxLeasesPerRenewal a
+    // statement, and PostgreSQL flushes concurrent commits together).
     if (commit == sql::Commit::kRenewal) {
       return Retried("write", [&](Connection& c, bool*) -> Status {
         Lent lent(c);

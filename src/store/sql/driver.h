@@ -25,8 +25,9 @@ namespace docwright::sql {
 // PostgreSQL driver writes them as $1 .. $N). Statements are the constants of
 // sql/statements.h: drivers prepare each once per connection, keyed by its
 // address. `sqlite` is null for what SQLite needs no statement for (a row lock,
-// an announcement, a commit setting: its one writer stands in for them); running
-// it there does nothing and returns no rows.
+// an announcement, a commit setting: its one writer stands in for them), and
+// `postgres` for what PostgreSQL's statement before it did already; running a
+// null statement does nothing and returns no rows.
 struct Statement {
   const char* sqlite;
   const char* postgres;

@@ -28,6 +28,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -182,6 +183,8 @@ class SqlStore final : public Store {
       const std::vector<std::string>& held_projects) override;
   Result<LeaseState> RenewLease(int64_t turn_id, const std::string& worker_id,
                                 std::chrono::milliseconds lease) override;
+  std::vector<Result<LeaseState>> RenewLeases(const std::vector<HeldLease>& leases,
+                                              std::chrono::milliseconds lease) override;
   Result<LeaseState> FinishTurn(int64_t turn_id, const std::string& worker_id,
                                 const TurnOutcome& outcome) override;
   Status ReleaseTurn(int64_t turn_id, const std::string& worker_id) override;
@@ -375,6 +378,9 @@ class SqlStore final : public Store {
   static Status AppendTurnEndedEvents(Connection& c, const Job& before, const Job& after, int seq,
                                       const TurnOutcome& outcome, UnixMillis now);
   static Result<LeaseState> WhyNotHeld(Connection& c, int64_t turn_id);
+  // RenewLeases for at most kMaxLeasesPerRenewal leases, in one transaction.
+  Result<std::vector<Result<LeaseState>>> RenewLeaseChunk(std::span<const HeldLease> leases,
+                                                          std::chrono::milliseconds lease);
   // The turn `turn_id`, just claimed, with its job, project and messages.
   static Result<TurnInput> LoadClaimed(Connection& c, int64_t turn_id, const Rows& runnable);
   static Status RecordSteps(Connection& c, const std::string& job_id, int64_t seq,

@@ -20,6 +20,8 @@ namespace docwright::sql {
   inline constexpr Statement name { sqlite, postgres }
 #define SQL_POSTGRES(name, text) \
   inline constexpr Statement name { nullptr, text }
+#define SQL_SQLITE(name, text) \
+  inline constexpr Statement name { text, nullptr }
 
 // --- Locks, commit settings, announcements ---
 // PostgreSQL: a transaction takes its row locks first, always in this order
@@ -92,15 +94,24 @@ SQL(kPurgeExpiredSessions,
     "expires_at <= ?1 LIMIT 100)");
 
 // --- Projects ---
-#define DW_PROJECT_COLUMNS                                                                     \
-  "SELECT p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, " \
-  "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path, "     \
-  "p.models, p.write_paths, p.max_active, p.archived_at, p.hook_secret, p.mention_handle, "    \
-  "p.publish, p.token_budget, p.cost_budget_micros, p.site_root FROM projects p "
+#define DW_PROJECT_FIELDS                                                                   \
+  "p.id, p.org_id, p.repository, p.base_ref, p.forge, p.forge_api_url, p.forge_token, "     \
+  "p.model, p.rate_limit_per_hour, p.created_at, p.ssh_key_path, p.ssh_known_hosts_path, "  \
+  "p.models, p.write_paths, p.max_active, p.archived_at, p.hook_secret, p.mention_handle, " \
+  "p.publish, p.token_budget, p.cost_budget_micros, p.site_root"
+#define DW_PROJECT_COLUMNS "SELECT " DW_PROJECT_FIELDS " FROM projects p "
 SQL(kSelectProject, DW_PROJECT_COLUMNS "WHERE p.id = ?1 AND p.org_id = ?2");
 SQL(kSelectProjectById, DW_PROJECT_COLUMNS "WHERE p.id = ?1");
 SQL(kSelectProjects, DW_PROJECT_COLUMNS "WHERE p.org_id = ?1 ORDER BY p.id");
+// A claimed turn's project with its organisation's budget (org_token_budget,
+// org_cost_budget_micros): the turn checks both as it starts, and reads
+// neither again.
+SQL(kSelectClaimedProject,
+    "SELECT " DW_PROJECT_FIELDS
+    ", o.token_budget AS org_token_budget, o.cost_budget_micros AS org_cost_budget_micros "
+    "FROM projects p LEFT JOIN orgs o ON o.id = p.org_id WHERE p.id = ?1");
 #undef DW_PROJECT_COLUMNS
+#undef DW_PROJECT_FIELDS
 SQL(kInsertProject,
     "INSERT INTO projects (id, org_id, repository, base_ref, forge, forge_api_url, forge_token, "
     "model, rate_limit_per_hour, created_at, ssh_key_path, ssh_known_hosts_path, models, "
@@ -354,6 +365,35 @@ SQL(kJobAfterTurn,
 SQL(kRenewLease,
     "UPDATE turns SET lease_expires_at = docwright_now_ms() + ?3 "
     "WHERE id = ?1 AND lease_owner = ?2 AND state = 'running' RETURNING stop_requested");
+// Store::RenewLeases: ?1 a JSON array of [turn id, worker id] pairs, ?2 the
+// lease in milliseconds. The answer is one row per pair, by its place `ord`
+// (from 1): `renewed` (1 or 0), and the turn's stop_requested, state (NULL: no
+// such turn) and lease_owner. PostgreSQL gives it in the one statement that
+// renews (one round trip), the update's rows joined to the turns as of the
+// statement's start: a write to a turn that commits meanwhile may stop its
+// renewal while the turn still shows as running and its worker's (it is read
+// again). SQLite renews, then reads the turns after the update in the same
+// transaction (kSelectRenewedLeases).
+SQL_EACH(kRenewLeases,
+         "UPDATE turns SET lease_expires_at = docwright_now_ms() + ?2 FROM (SELECT "
+         "json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS worker FROM "
+         "json_each(?1)) AS req WHERE turns.id = req.id AND turns.lease_owner = req.worker AND "
+         "turns.state = 'running'",
+         "WITH req AS MATERIALIZED (SELECT CAST(e.value->>0 AS BIGINT) AS id, e.value->>1 AS "
+         "worker, e.ord FROM jsonb_array_elements(CAST(CAST(?1 AS TEXT) AS jsonb)) WITH "
+         "ORDINALITY AS e(value, ord)), "
+         "renewed AS (UPDATE turns t SET lease_expires_at = docwright_now_ms() + ?2 FROM req "
+         "WHERE t.id = req.id AND t.lease_owner = req.worker AND t.state = 'running' "
+         "RETURNING t.id, t.lease_owner, t.stop_requested) "
+         "SELECT req.ord, CASE WHEN n.id IS NULL THEN 0 ELSE 1 END AS renewed, "
+         "n.stop_requested, t.state, t.lease_owner FROM req LEFT JOIN renewed n "
+         "ON n.id = req.id AND n.lease_owner = req.worker LEFT JOIN turns t ON t.id = req.id "
+         "ORDER BY req.ord");
+SQL_SQLITE(kSelectRenewedLeases,
+           "SELECT r.key + 1 AS ord, CASE WHEN t.state = 'running' AND t.lease_owner = "
+           "json_extract(r.value, '$[1]') THEN 1 ELSE 0 END AS renewed, t.stop_requested, "
+           "t.state, t.lease_owner FROM json_each(?1) AS r LEFT JOIN turns t "
+           "ON t.id = json_extract(r.value, '$[0]') ORDER BY r.key");
 // The turn's usage is added (SqlStore::AddTurnUsage) in the same transaction;
 // ?5 the model it ended with, if it names one.
 SQL(kFinishTurn,
@@ -558,6 +598,7 @@ SQL(kSelectDeliveries,
 
 SQL(kPing, "SELECT 1");
 
+#undef SQL_SQLITE
 #undef SQL_POSTGRES
 #undef SQL_EACH
 #undef SQL

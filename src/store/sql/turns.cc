@@ -1,10 +1,27 @@
 // The SQL store: the work queue. Turns are claimed, their leases renewed, and
 // their outcomes recorded, each job moving on as its turns end.
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <span>
+
 #include "core/crash_point.h"
 #include "store/sql/internal.h"
 #include "store/sql/statements.h"
 
 namespace docwright::sql {
+namespace {
+
+// The leases as kRenewLeases takes them: [[turn id, worker id], ...]. A worker
+// id that is not UTF-8 is mended, and then holds no turn (kLost).
+std::string LeasesJson(std::span<const HeldLease> leases) {
+  nlohmann::json pairs = nlohmann::json::array();
+  for (const HeldLease& held : leases) {
+    pairs.push_back(nlohmann::json::array({held.turn_id, held.worker_id}));
+  }
+  return pairs.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
 
 Result<std::optional<TurnInput>> SqlStore::ClaimTurn(
     const std::string& worker_id, std::chrono::milliseconds lease, int max_attempts,
@@ -95,10 +112,12 @@ Result<TurnInput> SqlStore::LoadClaimed(Connection& c, int64_t turn_id, const Ro
   if (!job.ok()) return job.status();
   ct.job = std::move(*job);
   {
-    auto p = c.Exec(kSelectProjectById, {V(ct.job.project_id)});
+    auto p = c.Exec(kSelectClaimedProject, {V(ct.job.project_id)});
     if (!p.ok()) return p.status();
     if (!p->Next()) return Status::Internal("project vanished");
     ct.project = ReadProject(*p);
+    ct.org_budget = MonthlyBudget{.tokens = p->OptInt("org_token_budget"),
+                                  .cost_micros = p->OptInt("org_cost_budget_micros")};
   }
   {
     auto m = c.Exec(kSelectMessagesUpTo, {V(job_id), V(seq), V(kMaxHistoryMessages)});
@@ -132,6 +151,74 @@ Result<LeaseState> SqlStore::RenewLease(int64_t turn_id, const std::string& work
   });
   if (!s.ok()) return s;
   return *result;
+}
+
+std::vector<Result<LeaseState>> SqlStore::RenewLeases(const std::vector<HeldLease>& leases,
+                                                      std::chrono::milliseconds lease) {
+  std::vector<Result<LeaseState>> out;
+  out.reserve(leases.size());
+  Status failed;
+  for (size_t start = 0; start < leases.size(); start += kMaxLeasesPerRenewal) {
+    const size_t n = std::min(kMaxLeasesPerRenewal, leases.size() - start);
+    if (failed.ok()) {
+      auto renewed = RenewLeaseChunk(std::span(leases).subspan(start, n), lease);
+      if (renewed.ok()) {
+        for (Result<LeaseState>& state : *renewed) out.push_back(std::move(state));
+        continue;
+      }
+      // The database is likely out of reach: the rest are not tried, each
+      // chunk would wait out its retries in vain.
+      failed = renewed.status();
+    }
+    out.insert(out.end(), n, Result<LeaseState>(failed));
+  }
+  return out;
+}
+
+Result<std::vector<Result<LeaseState>>> SqlStore::RenewLeaseChunk(std::span<const HeldLease> leases,
+                                                                  std::chrono::milliseconds lease) {
+  const std::string pairs = LeasesJson(leases);
+  std::vector<std::optional<Result<LeaseState>>> states;
+  Status s = driver_->Write(Commit::kRenewal, [&](Connection& c) -> Status {
+    states.assign(leases.size(), std::nullopt);
+    auto renewed = c.Exec(kRenewLeases, {V(pairs), V(static_cast<int64_t>(lease.count()))});
+    if (!renewed.ok()) return renewed.status();
+    auto read = c.Exec(kSelectRenewedLeases, {V(pairs)});  // SQLite's answer
+    if (!read.ok()) return read.status();
+    for (Rows* rows : {&*renewed, &*read}) {
+      while (rows->Next()) {
+        const int64_t ord = rows->Int("ord");
+        if (ord < 1 || ord > static_cast<int64_t>(leases.size())) {
+          return Status::Internal("a lease renewal answered for a turn it was not given");
+        }
+        const HeldLease& held = leases[ord - 1];
+        std::optional<Result<LeaseState>>& state = states[ord - 1];
+        const std::optional<std::string> now_in = rows->OptText("state");
+        if (!now_in) {
+          state = Status::NotFound("turn not found");
+        } else if (rows->Int("renewed") != 0) {
+          state = rows->Int("stop_requested") != 0 ? LeaseState::kStopRequested : LeaseState::kHeld;
+        } else if (*now_in == "running" && rows->OptText("lease_owner") == held.worker_id) {
+          // Not renewed, yet held as of the statement's start (PostgreSQL): a
+          // write to the turn committed meanwhile. Read what it did.
+          auto why = WhyNotHeld(c, held.turn_id);
+          if (!why.ok() && why.status().code() != Code::kNotFound) return why.status();
+          state = std::move(why);
+        } else {
+          state = *now_in == "cancelled" ? LeaseState::kCancelled : LeaseState::kLost;
+        }
+      }
+    }
+    for (const auto& state : states) {
+      if (!state) return Status::Internal("a lease renewal gave no state for a turn");
+    }
+    return Status();
+  });
+  if (!s.ok()) return s;
+  std::vector<Result<LeaseState>> out;
+  out.reserve(states.size());
+  for (std::optional<Result<LeaseState>>& state : states) out.push_back(std::move(*state));
+  return out;
 }
 
 Result<LeaseState> SqlStore::FinishTurn(int64_t turn_id, const std::string& worker_id,
