@@ -158,6 +158,23 @@ TEST_F(SystemTest, SeparateWorkerProcessesRunTheTurns) {
   EXPECT_EQ(worker.Terminate(), 0);
 }
 
+// Without --workers a node sizes its turns in flight to what the process may
+// use, says so at start with why, and runs its turns with them.
+TEST_F(SystemTest, WithoutWorkersTheNodeSizesItselfAndSaysWhy) {
+  server_->Terminate();
+  StartServer(kScripted, {"--lease-seconds", "1"}, {"DOCWRIGHT_WORKERS="});  // not set
+  std::smatch said;
+  const std::string log = server_->Log();
+  ASSERT_TRUE(std::regex_search(log, said, std::regex(R"((\d+) turns in flight \(([^)]*)\): )")))
+      << log;
+  const int workers = std::stoi(said[1].str());
+  EXPECT_GE(workers, 2);
+  EXPECT_LE(workers, 1000);
+  EXPECT_NE(log.find("descriptors"), std::string::npos) << log;
+  EXPECT_NE(log.find("--workers sets another number"), std::string::npos) << log;
+  EXPECT_EQ(WaitForEnd(CreateJob("Fix the typo")["id"])["status"], "completed");
+}
+
 TEST_F(SystemTest, WithoutAModelJobsFailWithAClearError) {
   server_->Terminate();
   StartServer(kReal, {});

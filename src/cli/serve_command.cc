@@ -20,6 +20,7 @@
 
 #include "api/api.h"
 #include "cli/common.h"
+#include "cli/node_sizing.h"
 #include "cli/serve_metrics.h"
 #include "cli/serve_workflows.h"
 #include "core/crash_point.h"
@@ -113,14 +114,14 @@ void WarnAboutModelConfig(const ModelConfig& m) {
   }
 }
 
-constexpr int kDefaultWorkers = 64;
 constexpr int kMaxWorkers = 2000;
 
 // The options of both `serve` and `worker`: the turns this node runs.
 struct NodeOptions {
   // Turns in flight on this node. A turn spends nearly all its time waiting for
-  // the model, so this is sized for waiting, not for the cores.
-  int workers = kDefaultWorkers;
+  // the model, so this is sized for waiting, not for the cores: -1 (not given)
+  // sizes it to the process's memory, descriptors and threads (NodeWorkers).
+  int workers = -1;
   std::string public_url;
   double lease_seconds = 30;
   int turn_deadline_s = 0;  // 0: the agent's wall-time budget plus five minutes
@@ -213,7 +214,9 @@ std::unique_ptr<events::DeliveryWorkers> MakeDeliveryWorkers(Store& store, const
 // The options `serve` and `worker` share. `min_workers` is 0 for `serve` (the
 // API alone) and 1 for `worker`, which exists to run turns.
 void AddNodeOptions(CLI::App* cmd, NodeOptions& o, int min_workers) {
-  cmd->add_option("--workers", o.workers, "turns in flight (default 64, at most 2000)")
+  cmd->add_option("--workers", o.workers,
+                  "turns in flight, at most 2000 (default: what the memory, open files and "
+                  "threads of the process allow, at most 1000; the log says why)")
       ->check(CLI::Range(min_workers, kMaxWorkers))
       ->envname("DOCWRIGHT_WORKERS");
   cmd->add_option("--public-url", o.public_url, "URL clients reach the API server at")
@@ -434,7 +437,7 @@ workflows::ForgeEventContext ForgeEventsOf(const RepositoryTurnsOptions& to) {
 }
 
 // `worker`: runs turns until SIGINT or SIGTERM.
-int RunWorker(const Common& common, const NodeOptions& o, const AgentFactory& make_agent) {
+int RunWorker(const Common& common, const NodeOptions& given, const AgentFactory& make_agent) {
   // Blocked first, before any thread starts, so that every thread inherits the
   // mask and the signals come to sigwait on this thread; one sent while the
   // worker still starts waits there (a graceful stop once started) rather than
@@ -444,6 +447,8 @@ int RunWorker(const Common& common, const NodeOptions& o, const AgentFactory& ma
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  NodeOptions o = given;
+  o.workers = NodeWorkers(given.workers, kMaxWorkers);
   if (Status s = ReportCrashPoint(); !s.ok()) return Fail(s);
   auto store = OpenNodeStore(common, 0);  // the cache serves API reads only
   if (!store.ok()) return Fail(store.status());
@@ -541,10 +546,10 @@ Result<HttpServerOptions> MakeServerOptions(const HttpOptions& o, const std::str
     ho.trusted_proxies.push_back(*range);
   }
   if (o.forwarded_header == "forwarded") ho.forwarded_header = ForwardedHeader::kForwarded;
-  // Each worker holds a connection to the model and, while it fetches or pushes,
-  // a few files of git's.
-  ho.max_connections =
-      MaxConnectionsForFdLimit(ho.max_connections, 256 + 4 * static_cast<size_t>(workers));
+  // What the turns may hold at once, and the rest of the process (node_sizing.h).
+  ho.max_connections = MaxConnectionsForFdLimit(
+      ho.max_connections,
+      kDescriptorsBesideTurns + kTurnDescriptors * static_cast<size_t>(workers));
   return ho;
 }
 
@@ -588,7 +593,9 @@ Status WritePortFile(const std::string& file, uint16_t port) {
 }
 
 // `serve`: the HTTP API and the runner, until the server stops on a signal.
-int RunServer(const Common& common, const ServeOptions& o, const AgentFactory& make_agent) {
+int RunServer(const Common& common, const ServeOptions& given, const AgentFactory& make_agent) {
+  ServeOptions o = given;
+  o.node.workers = NodeWorkers(given.node.workers, kMaxWorkers);
   std::string host;
   uint16_t port = 0;
   if (!ParseListen(o.http.listen, &host, &port)) {

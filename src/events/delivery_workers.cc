@@ -20,12 +20,21 @@ struct DeliveryWorkers::Shared {
   uint64_t wakes = 0;  // guarded by mu
   std::atomic<bool> stopping{false};
 
-  void Wake() {
+  // A waiting worker looks once `wakes` moves past what it saw before its
+  // last look, so a wake-up while every worker is busy is not lost: the next
+  // to finish looks again at once.
+  void Wake(bool all) {
     {
       std::lock_guard lock(mu);
       ++wakes;
     }
-    cv.notify_all();  // each looks with a read first (the claim writes only when one is due)
+    // One look per delivery made due, not one per worker: a worker that
+    // claims one wakes the next (Run), so a burst still fans out to them all.
+    if (all) {
+      cv.notify_all();
+    } else {
+      cv.notify_one();
+    }
   }
 };
 
@@ -36,17 +45,26 @@ DeliveryWorkers::~DeliveryWorkers() { Stop(); }
 
 void DeliveryWorkers::Start() {
   std::weak_ptr<Shared> weak = shared_;
-  store_.Watch(StoreWatcher{.job_events = [weak](const std::string&) {
-    if (auto shared = weak.lock()) shared->Wake();
-  }});
+  // Woken by deliveries made due, not by every event: on a node whose events
+  // no endpoint takes (most steps of most turns) the workers do nothing per
+  // event. After a gap in the store's announcements, all look once.
+  store_.Watch(StoreWatcher{.webhook_deliveries =
+                                [weak] {
+                                  if (auto shared = weak.lock()) shared->Wake(false);
+                                },
+                            .hearing =
+                                [weak](bool hearing) {
+                                  if (!hearing) return;
+                                  if (auto shared = weak.lock()) shared->Wake(true);
+                                }});
   for (int i = 0; i < options_.threads; ++i) threads_.emplace_back([this, i] { Run(i); });
 }
 
-void DeliveryWorkers::Wake() { shared_->Wake(); }
+void DeliveryWorkers::Wake() { shared_->Wake(true); }
 
 void DeliveryWorkers::Stop() {
   shared_->stopping = true;
-  shared_->Wake();
+  shared_->Wake(true);
   for (std::thread& t : threads_) {
     if (t.joinable()) t.join();
   }
@@ -78,6 +96,8 @@ void DeliveryWorkers::Run(int index) {
                          [&] { return shared.stopping || shared.wakes != seen; });
       continue;
     }
+    // There may be more due: another idle worker looks at once, and so on.
+    shared.Wake(false);
     const ClaimedDelivery& d = **claimed;
     CrashPoint("webhook.claimed");
     SendOutcome sent = sender.SendEvent(d.url, d.secrets, d.event, cancelled);

@@ -8,8 +8,11 @@
 //
 // A receiver that hangs holds one thread for at most the sender's deadline;
 // the store lets one request at a time go to an endpoint, so the other threads
-// serve the other endpoints. Workers wake when this process writes events
-// (and, on PostgreSQL, when any node does: Store::Watch), and poll in case.
+// serve the other endpoints. A worker wakes when this process makes a
+// delivery due (and, on PostgreSQL, when any node does:
+// StoreWatcher::webhook_deliveries), one worker a delivery, and one that
+// claims wakes another; events no endpoint takes wake none. Idle workers also
+// poll, for retries that came due and other processes' writes on SQLite.
 // Logs name deliveries by their event id and endpoint id, with bounded reasons;
 // never a secret or a body.
 //

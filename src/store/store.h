@@ -183,6 +183,12 @@ struct StoreWatcher {
   // The job has new events (Store::ListEvents). Unlike the others, also told of
   // this process's own writes, on every store, once they are committed.
   std::function<void(const std::string& job_id)> job_events;
+  // Webhook deliveries became due: an event was written that an enabled
+  // endpoint takes (its delivery is in the outbox), or an endpoint was enabled
+  // again. Told as job_events is: this process's writes on every store, once
+  // committed, and every node's where the store announces. Events that no
+  // endpoint takes are not told here, so a node without endpoints hears nothing.
+  std::function<void()> webhook_deliveries;
   // false: announcements stopped (the store lost its way to hear them), and
   // changes made until they resume go unheard; true: they resumed.
   std::function<void(bool hearing)> hearing;
@@ -670,7 +676,7 @@ class Store : public LocalPullRequestRecords {
   // cache forgets after its ttl).
   virtual bool AnnouncesChanges() const { return false; }
   // Adds `watcher` for the store's lifetime. Where nothing is announced, only
-  // its job_events hears anything (this process's writes).
+  // its job_events and webhook_deliveries hear anything (this process's writes).
   // A watcher added while announcements are interrupted hears hearing(false) at
   // once, on the caller's thread.
   virtual void Watch(StoreWatcher watcher) {}

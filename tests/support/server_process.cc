@@ -130,7 +130,15 @@ ServerProcess::ServerProcess(std::string binary, std::string data_dir,
       data_dir_(std::move(data_dir)),
       log_path_(data_dir_ + "/serve.log"),
       args_(std::move(args)),
-      env_(std::move(env)) {}
+      env_(std::move(env)) {
+  // The default number of workers is sized to the machine, up to 1000 threads
+  // a server: the suite's many servers (under the sanitizers too) keep to the
+  // 64 they always ran. A test that sets DOCWRIGHT_WORKERS, even to nothing
+  // (then the default holds), or passes --workers, decides for itself.
+  bool set = false;
+  for (const std::string& e : env_) set = set || e.starts_with("DOCWRIGHT_WORKERS=");
+  if (!set) env_.push_back("DOCWRIGHT_WORKERS=" + std::to_string(kTestServerWorkers));
+}
 
 bool ServerProcess::Start() {
   const std::string port_file = data_dir_ + "/port";

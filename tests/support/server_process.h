@@ -48,7 +48,9 @@ class BackgroundProcess {
 class ServerProcess {
  public:
   // `args` follow "serve --data-dir DATA_DIR --listen 127.0.0.1:0"; `env`
-  // ("NAME=value") is added to this process's environment.
+  // ("NAME=value") is added to this process's environment. Unless `args` or
+  // `env` say otherwise, the server runs kTestServerWorkers workers.
+  static constexpr int kTestServerWorkers = 64;
   ServerProcess(std::string binary, std::string data_dir, std::vector<std::string> args = {},
                 std::vector<std::string> env = {});
 

@@ -78,6 +78,10 @@ class Listener::Impl {
       Tell([](const StoreWatcher& w) {
         if (w.keys_changed) w.keys_changed();
       });
+    } else if (payload == "w") {
+      Tell([](const StoreWatcher& w) {
+        if (w.webhook_deliveries) w.webhook_deliveries();
+      });
     } else if (payload.size() > 2 &&
                (payload[0] == 'j' || payload[0] == 'a' || payload[0] == 'e') && payload[1] == ':') {
       std::string job_id = payload.substr(2);

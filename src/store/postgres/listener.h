@@ -3,7 +3,9 @@
 // payloads below) and tells the store's watchers.
 //
 // Payloads: "t" a turn may have become runnable; "j:<job id>" the job changed;
-// "a:<job id>" the job was archived (it changed, too); "k" API keys changed.
+// "a:<job id>" the job was archived (it changed, too); "e:<job id>" the job has
+// new events (it changed, too); "k" API keys changed; "w" webhook deliveries
+// became due.
 // A lost connection is reconnected with backoff (100 ms doubling to 5 s);
 // watchers hear `hearing(false)` when it is lost and `hearing(true)` once it
 // listens again, since what was sent in between is not heard. A connection

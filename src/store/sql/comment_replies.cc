@@ -107,7 +107,7 @@ Result<std::vector<CommentReply>> SqlStore::ListDueCommentReplies(int limit) {
   const int64_t lease =
       std::chrono::duration_cast<std::chrono::milliseconds>(kCommentReplyLease).count();
   // A lease, not an outcome: as a claim, it need not wait for the flush.
-  Status s = driver_->Write(Commit::kLeaseOnly, [&](Connection& c) -> Status {
+  Status s = WriteAs(Commit::kLeaseOnly, [&](Connection& c) -> Status {
     due.clear();
     auto r = c.Exec(kClaimDueReplies, {V(int64_t{limit})});
     if (!r.ok()) return r.status();

@@ -93,8 +93,18 @@ class Connection {
   // a unique or foreign key violation (PostgreSQL); Internal otherwise.
   virtual Result<Rows> Exec(const Statement& statement, std::initializer_list<Value> params) = 0;
 
+  // Set by the store's logic when the transaction makes webhook deliveries
+  // due, read by it once the transaction ends, to wake this process's delivery
+  // workers (StoreWatcher::webhook_deliveries). Drivers leave it alone: a
+  // Connection is lent for one attempt of one transaction, so it starts unset.
+  void NoteDeliveriesDue() { deliveries_due_ = true; }
+  bool deliveries_due() const { return deliveries_due_; }
+
  protected:
   ~Connection() = default;
+
+ private:
+  bool deliveries_due_ = false;
 };
 
 // How a write transaction reaches the disk.

@@ -39,7 +39,7 @@ Result<LeaseState> SqlStore::RecordStep(int64_t turn_id, const std::string& work
                                         const TranscriptStep& step) {
   std::optional<LeaseState> result;
   std::string job_id;
-  Status s = driver_->Write(Commit::kLeaseOnly, [&](Connection& c) -> Status {
+  Status s = WriteAs(Commit::kLeaseOnly, [&](Connection& c) -> Status {
     result.reset();
     std::string project_id;
     {
@@ -91,10 +91,31 @@ Status SqlStore::AppendEvent(Connection& c, const std::string& job_id,
   const std::string_view name = EventTypeName(type);
   Status w =
       Run(c, kInsertEvent, {V(job_id), V(*sequence), V(project_id), V(name), V(data), V(now)});
-  // The outbox: the event's deliveries, committed with it or not at all.
-  if (w.ok())
-    w = Run(c, kEnqueueDeliveries, {V(job_id), V(*sequence), V(project_id), V(name), V(now)});
-  return w.ok() ? Notify(c, "e:" + job_id) : w;
+  if (!w.ok()) return w;
+  // The outbox: the event's deliveries, committed with it or not at all. Only
+  // an event some endpoint takes wakes the delivery workers: on a node whose
+  // events go nowhere they do nothing per event.
+  auto queued =
+      c.Exec(kEnqueueDeliveries, {V(job_id), V(*sequence), V(project_id), V(name), V(now)});
+  if (!queued.ok()) return queued.status();
+  if (queued->affected() > 0) {
+    c.NoteDeliveriesDue();
+    if (Status told = Notify(c, "w"); !told.ok()) return told;
+  }
+  return Notify(c, "e:" + job_id);
+}
+
+Status SqlStore::WriteAs(Commit commit, const std::function<Status(Connection&)>& fn) {
+  bool due = false;
+  Status s = driver_->Write(commit, [&](Connection& c) -> Status {
+    Status done = fn(c);
+    due = c.deliveries_due();  // of this attempt: a retried one starts afresh
+    return done;
+  });
+  // Also when the commit failed (it may have been made): a wake-up that finds
+  // nothing costs the workers one look, a lost one a delivery's promptness.
+  if (due) AnnounceDeliveries();
+  return s;
 }
 
 void SqlStore::Watch(StoreWatcher watcher) {
@@ -103,7 +124,7 @@ void SqlStore::Watch(StoreWatcher watcher) {
     driver_->Watch(std::move(watcher));
     return;
   }
-  if (!watcher.job_events) return;
+  if (!watcher.job_events && !watcher.webhook_deliveries) return;
   MutexLock lock(watchers_mu_);
   local_watchers_.push_back(std::move(watcher));
 }
@@ -115,7 +136,21 @@ void SqlStore::AnnounceEvents(const std::string& job_id) {
     if (local_watchers_.empty()) return;
     watchers = local_watchers_;
   }
-  for (const StoreWatcher& w : watchers) w.job_events(job_id);
+  for (const StoreWatcher& w : watchers) {
+    if (w.job_events) w.job_events(job_id);
+  }
+}
+
+void SqlStore::AnnounceDeliveries() {
+  std::vector<StoreWatcher> watchers;
+  {
+    MutexLock lock(watchers_mu_);
+    if (local_watchers_.empty()) return;
+    watchers = local_watchers_;
+  }
+  for (const StoreWatcher& w : watchers) {
+    if (w.webhook_deliveries) w.webhook_deliveries();
+  }
 }
 
 }  // namespace docwright::sql

@@ -278,10 +278,15 @@ class SqlStore final : public Store {
   bool AnnouncesChanges() const override { return driver_->AnnouncesChanges(); }
 
  private:
-  // A durable write transaction (Driver::Write).
+  // A write transaction (Driver::Write) of `commit`; once it ends, this
+  // process's watchers hear of the webhook deliveries it made due
+  // (Connection::NoteDeliveriesDue). Every write of the store goes through it,
+  // so a writer of events cannot forget to wake the delivery workers.
+  Status WriteAs(Commit commit, const std::function<Status(Connection&)>& fn);
+  // A durable write transaction, as WriteAs.
   template <typename Fn>
   Status Write(Fn&& fn) {
-    return driver_->Write(Commit::kDurable, std::forward<Fn>(fn));
+    return WriteAs(Commit::kDurable, std::forward<Fn>(fn));
   }
 
   // Reads a T with `fn` (Result<T>(Connection&)) on a reading connection.
@@ -401,14 +406,18 @@ class SqlStore final : public Store {
   static Result<WorkflowRunStart> DecideRun(Connection& c, const Workflow& workflow,
                                             const RunEvent& event, UnixMillis now);
 
-  // Appends an event of `type` with `data` to the job's events; the caller
-  // holds the job's lock. Announced to other nodes at commit ("e:ID").
+  // Appends an event of `type` with `data` to the job's events, and its
+  // deliveries to the outbox; the caller holds the job's lock. Announced to
+  // other nodes at commit ("e:ID", and "w" when it queued a delivery).
   static Status AppendEvent(Connection& c, const std::string& job_id, const std::string& project_id,
                             EventType type, const std::string& data, UnixMillis now);
   // Tells this process's watchers that the job has new events, once they are
   // committed (other processes hear of them from the driver, where it
   // announces).
   void AnnounceEvents(const std::string& job_id);
+  // Tells this process's watchers that webhook deliveries became due (other
+  // processes hear of them from the driver, where it announces).
+  void AnnounceDeliveries();
 
   // secrets.cc: `p`'s forge token and hook secret, as stored, sealed for its
   // row (`p.id` set); and both of `p`'s, as read, opened (a forge token stored

@@ -46,7 +46,8 @@ SQL_POSTGRES(kDurableCommit, "SET LOCAL synchronous_commit TO on");
 // Wakes the other nodes' listeners (postgres/listener.h) when the transaction
 // commits. "t": a turn may have become runnable; "j:ID": the job changed;
 // "a:ID": the job was archived; "e:ID": the job changed and has new events;
-// "k": API keys changed.
+// "k": API keys changed; "w": webhook deliveries became due (an event some
+// endpoint takes, an endpoint enabled).
 SQL_POSTGRES(kNotify, "SELECT pg_notify('docwright', ?1)");
 SQL(kNow, "SELECT docwright_now_ms()");
 

@@ -66,7 +66,7 @@ Result<ApiKey> SqlStore::FindActiveApiKey(const std::string& secret_hash) {
 Status SqlStore::RecordKeyUses(const std::vector<std::pair<std::string, UnixMillis>>& uses) {
   if (uses.empty()) return Status();
   // Not flushed on its own: a use lost to a power loss is a listing a minute behind.
-  return driver_->Write(Commit::kLeaseOnly, [&](Connection& c) -> Status {
+  return WriteAs(Commit::kLeaseOnly, [&](Connection& c) -> Status {
     for (const auto& [key_id, at] : uses) {
       if (Status s = Run(c, kRecordKeyUse, {V(key_id), V(at)}); !s.ok()) return s;
     }

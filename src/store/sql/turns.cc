@@ -39,7 +39,7 @@ Result<std::optional<TurnInput>> SqlStore::ClaimTurn(
 
   std::optional<TurnInput> claimed;
   std::vector<std::string> changed;  // jobs with new events
-  Status s = driver_->Write(Commit::kLeaseOnly, [&](Connection& c) -> Status {
+  Status s = WriteAs(Commit::kLeaseOnly, [&](Connection& c) -> Status {
     claimed.reset();
     changed.clear();
     if (Status locked = Run(c, kLockClaims, {}); !locked.ok()) return locked;
@@ -135,7 +135,7 @@ Result<TurnInput> SqlStore::LoadClaimed(Connection& c, int64_t turn_id, const Ro
 Result<LeaseState> SqlStore::RenewLease(int64_t turn_id, const std::string& worker_id,
                                         std::chrono::milliseconds lease) {
   std::optional<LeaseState> result;
-  Status s = driver_->Write(Commit::kRenewal, [&](Connection& c) -> Status {
+  Status s = WriteAs(Commit::kRenewal, [&](Connection& c) -> Status {
     result.reset();
     auto r =
         c.Exec(kRenewLease, {V(turn_id), V(worker_id), V(static_cast<int64_t>(lease.count()))});

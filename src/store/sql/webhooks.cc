@@ -121,7 +121,11 @@ Result<WebhookEndpoint> SqlStore::EnableWebhook(const std::string& endpoint_id) 
     auto now = Now(c);
     if (!now.ok()) return now.status();
     if (Status w = Change(c, kEnableWebhook, {V(endpoint_id)}, kNoWebhook); !w.ok()) return w;
-    return Run(c, kRestartWebhookDeliveries, {V(endpoint_id), V(*now)});
+    auto restarted = c.Exec(kRestartWebhookDeliveries, {V(endpoint_id), V(*now)});
+    if (!restarted.ok()) return restarted.status();
+    if (restarted->affected() == 0) return Status();
+    c.NoteDeliveriesDue();  // its pending deliveries go now, not at the next poll
+    return Notify(c, "w");
   });
   if (!s.ok()) return s;
   return GetWebhook(endpoint_id);
@@ -183,7 +187,7 @@ Result<std::optional<ClaimedDelivery>> SqlStore::ClaimWebhookDelivery(
   });
   if (!any.ok()) return any.status();
   if (!*any) return claimed;
-  Status s = driver_->Write(Commit::kLeaseOnly, [&](Connection& c) -> Status {
+  Status s = WriteAs(Commit::kLeaseOnly, [&](Connection& c) -> Status {
     claimed.reset();
     if (Status locked = Run(c, kLockDeliveryClaims, {}); !locked.ok()) return locked;
     auto r = c.Exec(kFindDueDelivery, {});
@@ -246,7 +250,7 @@ Result<Store::DeliveryRecorded> SqlStore::FinishWebhookDelivery(
   // at least once allows: it need not wait for the disk. A failure (which may
   // disable the endpoint) is flushed.
   const Commit commit = attempt.delivered ? Commit::kLeaseOnly : Commit::kDurable;
-  Status s = driver_->Write(commit, [&](Connection& c) -> Status {
+  Status s = WriteAs(commit, [&](Connection& c) -> Status {
     result = DeliveryRecorded::kRecorded;
     auto now = Now(c);
     if (!now.ok()) return now.status();
