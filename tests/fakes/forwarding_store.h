@@ -184,6 +184,10 @@ class ForwardingStore : public Store {
                                 std::chrono::milliseconds lease) override {
     return inner_->RenewLease(turn_id, worker_id, lease);
   }
+  std::vector<Result<LeaseState>> RenewLeases(const std::vector<HeldLease>& leases,
+                                              std::chrono::milliseconds lease) override {
+    return inner_->RenewLeases(leases, lease);
+  }
   Result<LeaseState> RecordStep(int64_t turn_id, const std::string& worker_id, int index,
                                 const TranscriptStep& step) override {
     return inner_->RecordStep(turn_id, worker_id, index, step);
