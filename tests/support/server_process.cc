@@ -134,9 +134,11 @@ ServerProcess::ServerProcess(std::string binary, std::string data_dir,
   // The default number of workers is sized to the machine, up to 1000 threads
   // a server: the suite's many servers (under the sanitizers too) keep to the
   // 64 they always ran. A test that sets DOCWRIGHT_WORKERS, even to nothing
-  // (then the default holds), or passes --workers, decides for itself.
+  // (then the default holds), or passes --workers, decides for itself (the
+  // variable would win over the flag).
   bool set = false;
   for (const std::string& e : env_) set = set || e.starts_with("DOCWRIGHT_WORKERS=");
+  for (const std::string& a : args_) set = set || a == "--workers" || a.starts_with("--workers=");
   if (!set) env_.push_back("DOCWRIGHT_WORKERS=" + std::to_string(kTestServerWorkers));
 }
 
