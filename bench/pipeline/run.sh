@@ -9,6 +9,8 @@
 #   RUNS_OF="sqlite:1 postgres:1 postgres:2" ./dw bench pipeline   # the stores, the nodes
 #   RUNS_OF="sqlite:1 sqlite:1:webhook" ./dw bench pipeline
 #   PERF=/tmp/pipeline.perf ./dw bench pipeline   # profiles the (first) node: perf record -e cpu-clock
+#   DOCWRIGHT_PG_EXTRA_CONF="log_min_duration_statement = 5" PG_LOG=/tmp/pg.log \
+#     RUNS_OF=postgres:1 ./dw bench pipeline       # PostgreSQL's slow statements
 #       # ":webhook": the project has a webhook endpoint (nginx answering 204, on
 #       # this machine) taking every event type but turn.step: the outbox's cost
 #       # on the pipeline, and the deliveries' throughput
@@ -118,6 +120,10 @@ run_pipeline() {
   if [ -n "$perf_pid" ]; then
     kill -INT "$perf_pid" 2>/dev/null || true
     wait "$perf_pid" 2>/dev/null || true
+  fi
+  if [ -n "${PG_LOG:-}" ] && [ "$store" = postgres ]; then
+    # The server's log (DOCWRIGHT_PG_EXTRA_CONF="log_min_duration_statement = 5", say).
+    cp "$(cat "$work/postgres/data")/log" "$PG_LOG.$name"
   fi
   local failed branches elapsed
   failed=$(curl -sf "${urls[0]}/v2/agent/$project/jobs?status=failed&limit=100" \

@@ -7,6 +7,7 @@
 # fsync and full-page writes are off: the tests kill docwright, never the
 # database, and the cluster is thrown away after the run. DOCWRIGHT_PG_FSYNC=on
 # keeps them on, as a production server has them (the benchmarks do).
+# DOCWRIGHT_PG_EXTRA_CONF: more lines for postgresql.conf (a benchmark's logging, say).
 #   tests/support/postgres.sh start STATE_DIR   start one, unless STATE_DIR/url names
 #                                               one that answers; STATE_DIR/url then holds
 #                                               the admin URL, STATE_DIR/data the temp dir
@@ -128,6 +129,7 @@ max_connections = 500
 shared_buffers = 64MB
 fsync = ${DOCWRIGHT_PG_FSYNC:-off}
 full_page_writes = ${DOCWRIGHT_PG_FSYNC:-off}
+${DOCWRIGHT_PG_EXTRA_CONF:-}
 EOF
     started=1
     without_other_fds as_owner "$bin/pg_ctl" -D "$data/db" -l "$data/log" -w -t 60 start \
