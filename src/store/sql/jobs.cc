@@ -59,7 +59,7 @@ Result<Job> SqlStore::InsertJob(Connection& c, const Project& project, const New
                   V(now), V(nj.requested_model), V(nj.trigger), V(nj.workflow_id), V(context),
                   V(std::string(ToString(j.publish)))});
   if (w.ok()) w = Run(c, kInsertMessage, {V(j.id), V(1), V(j.project_id), V(nj.prompt), V(now)});
-  if (w.ok()) w = Run(c, kInsertTurn, {V(j.id), V(1)});
+  if (w.ok()) w = Run(c, kInsertTurn, {V(j.id), V(1), V(j.project_id)});
   if (w.ok()) {
     w = AppendEvent(c, j.id, j.project_id, EventType::kJobCreated, JobCreatedData(j, nj.prompt),
                     now);
@@ -181,7 +181,7 @@ Result<Job> SqlStore::AppendMessage(Connection& c, const Scope& scope, const Pro
     w = Run(c, kInsertMessage,
             {V(job_id), V(*seq), V(scope.project_id), V(message.prompt), V(now)});
   }
-  if (w.ok()) w = Run(c, kInsertTurn, {V(job_id), V(*seq)});
+  if (w.ok()) w = Run(c, kInsertTurn, {V(job_id), V(*seq), V(job->project_id)});
   if (w.ok()) w = Notify(c, "t");
   if (w.ok()) w = Notify(c, "j:" + job_id);
   if (!w.ok()) return w;

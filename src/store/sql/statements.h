@@ -234,7 +234,9 @@ SQL(kInsertJob,
 SQL(kInsertMessage,
     "INSERT INTO messages (job_id, seq, project_id, prompt, created_at) "
     "VALUES (?1, ?2, ?3, ?4, ?5)");
-SQL(kInsertTurn, "INSERT INTO turns (job_id, seq, state) VALUES (?1, ?2, 'queued')");
+// ?3: the job's project, kept on the turn for the claim (turns_open_project).
+SQL(kInsertTurn,
+    "INSERT INTO turns (job_id, seq, state, project_id) VALUES (?1, ?2, 'queued', ?3)");
 SQL(kSelectJobSeq, "SELECT next_seq FROM jobs WHERE id = ?1");
 SQL(kCountQueuedTurns, "SELECT COUNT(*) FROM turns WHERE job_id = ?1 AND state = 'queued'");
 SQL(kJobFollowUp,
@@ -310,26 +312,51 @@ SQL(kDeleteExpiredIdempotencyKeys,
 // organisation's backlog delays another's first job by at most the turns
 // already running, one per worker. ?1: a JSON array of the caller's held
 // projects (Store::ClaimTurn), each counted as a turn running.
-#define DW_FIND_RUNNABLE(held)                                                          \
-  "WITH busy AS MATERIALIZED (SELECT j.project_id, p.org_id FROM turns r "              \
-  "JOIN jobs j ON j.id = r.job_id JOIN projects p ON p.id = j.project_id "              \
-  "WHERE r.state = 'running' AND r.lease_expires_at > docwright_now_ms() "              \
-  "UNION ALL SELECT p.id, p.org_id FROM " held                                          \
-  " JOIN projects p ON p.id = h.value), "                                               \
-  "org_busy AS MATERIALIZED (SELECT org_id, COUNT(*) AS n FROM busy GROUP BY org_id), " \
-  "project_busy AS MATERIALIZED (SELECT project_id, COUNT(*) AS n FROM busy "           \
-  "GROUP BY project_id) "                                                               \
-  "SELECT t.id, t.job_id, t.seq, t.state, t.attempts, t.stop_requested FROM turns t "   \
-  "JOIN jobs j ON j.id = t.job_id "                                                     \
-  "JOIN projects p ON p.id = j.project_id JOIN orgs o ON o.id = p.org_id "              \
-  "LEFT JOIN org_busy ob ON ob.org_id = p.org_id "                                      \
-  "LEFT JOIN project_busy pb ON pb.project_id = j.project_id "                          \
-  "WHERE t.state IN ('queued', 'running') "                                             \
-  "AND (t.state = 'queued' OR t.lease_expires_at <= docwright_now_ms()) "               \
-  "AND NOT EXISTS (SELECT 1 FROM turns e WHERE e.job_id = t.job_id AND e.seq < t.seq "  \
-  "AND e.state IN ('queued', 'running')) "                                              \
-  "AND (o.max_active IS NULL OR COALESCE(ob.n, 0) < o.max_active) "                     \
-  "AND (p.max_active IS NULL OR COALESCE(pb.n, 0) < p.max_active) "                     \
+//
+// All of a project's turns share its counts and caps, so only each project's
+// oldest runnable turn can win, and a backlog need not be read whole (it was,
+// at O(queued) per claim): open_projects finds the projects with open turns,
+// one index seek each (turns_open_project); candidates, each one's oldest
+// runnable turn, reading past only its turns running and the follow-ups queued
+// behind open turns. The claim weighs those few, one a project, checking each
+// again as before, so a turn is never taken out of its job's order.
+// PostgreSQL: a candidate another transaction holds is skipped, and with it its
+// project for this claim (the project's next turn is not tried until the next).
+#define DW_OPEN "state IN ('queued', 'running')"
+#define DW_FIND_RUNNABLE(held)                                                               \
+  "WITH RECURSIVE open_projects(project_id) AS ("                                            \
+  "SELECT MIN(project_id) FROM turns WHERE " DW_OPEN                                         \
+  " UNION ALL "                                                                              \
+  "SELECT (SELECT MIN(n.project_id) FROM turns n WHERE n." DW_OPEN                           \
+  " AND n.project_id > o.project_id) FROM open_projects o WHERE o.project_id IS NOT NULL), " \
+  "candidates AS MATERIALIZED (SELECT (SELECT f.id FROM turns f WHERE f.project_id = "       \
+  "o.project_id AND f." DW_OPEN                                                              \
+  " AND (f.state = 'queued' OR f.lease_expires_at <= docwright_now_ms()) "                   \
+  "AND NOT EXISTS (SELECT 1 FROM turns e WHERE e.job_id = f.job_id AND e.seq < f.seq "       \
+  "AND e." DW_OPEN                                                                           \
+  ") ORDER BY f.id LIMIT 1) AS id FROM open_projects o "                                     \
+  "WHERE o.project_id IS NOT NULL), "                                                        \
+  "busy AS MATERIALIZED (SELECT j.project_id, p.org_id FROM turns r "                        \
+  "JOIN jobs j ON j.id = r.job_id JOIN projects p ON p.id = j.project_id "                   \
+  "WHERE r.state = 'running' AND r.lease_expires_at > docwright_now_ms() "                   \
+  "UNION ALL SELECT p.id, p.org_id FROM " held                                               \
+  " JOIN projects p ON p.id = h.value), "                                                    \
+  "org_busy AS MATERIALIZED (SELECT org_id, COUNT(*) AS n FROM busy GROUP BY org_id), "      \
+  "project_busy AS MATERIALIZED (SELECT project_id, COUNT(*) AS n FROM busy "                \
+  "GROUP BY project_id) "                                                                    \
+  "SELECT t.id, t.job_id, t.seq, t.state, t.attempts, t.stop_requested FROM candidates c "   \
+  "JOIN turns t ON t.id = c.id JOIN jobs j ON j.id = t.job_id "                              \
+  "JOIN projects p ON p.id = j.project_id JOIN orgs o ON o.id = p.org_id "                   \
+  "LEFT JOIN org_busy ob ON ob.org_id = p.org_id "                                           \
+  "LEFT JOIN project_busy pb ON pb.project_id = j.project_id "                               \
+  "WHERE t." DW_OPEN                                                                         \
+  " "                                                                                        \
+  "AND (t.state = 'queued' OR t.lease_expires_at <= docwright_now_ms()) "                    \
+  "AND NOT EXISTS (SELECT 1 FROM turns e WHERE e.job_id = t.job_id AND e.seq < t.seq "       \
+  "AND e." DW_OPEN                                                                           \
+  ") "                                                                                       \
+  "AND (o.max_active IS NULL OR COALESCE(ob.n, 0) < o.max_active) "                          \
+  "AND (p.max_active IS NULL OR COALESCE(pb.n, 0) < p.max_active) "                          \
   "ORDER BY COALESCE(ob.n, 0), COALESCE(pb.n, 0), t.id LIMIT 1"
 #define DW_HELD_SQLITE "json_each(?1) h"
 #define DW_HELD_POSTGRES "jsonb_array_elements_text(CAST(CAST(?1 AS TEXT) AS jsonb)) AS h(value)"
@@ -344,6 +371,7 @@ SQL_EACH(kClaimRunnable, DW_FIND_RUNNABLE(DW_HELD_SQLITE),
 #undef DW_HELD_POSTGRES
 #undef DW_HELD_SQLITE
 #undef DW_FIND_RUNNABLE
+#undef DW_OPEN
 SQL(kSelectTurn,
     "SELECT id, job_id, seq, state, attempts, lease_owner, stop_requested FROM turns "
     "WHERE id = ?1");

@@ -454,6 +454,13 @@ ALTER TABLE orgs ADD COLUMN cost_budget_micros INTEGER;
 -- configuration file.
 ALTER TABLE projects ADD COLUMN site_root TEXT NOT NULL DEFAULT '';
 )sql",
+    R"sql(
+-- Each turn's project (its job's, which never changes), so the claim finds the
+-- oldest open turns of each project without reading every open turn.
+ALTER TABLE turns ADD COLUMN project_id TEXT NOT NULL DEFAULT '';
+UPDATE turns SET project_id = COALESCE((SELECT j.project_id FROM jobs j WHERE j.id = turns.job_id), '');
+CREATE INDEX turns_open_project ON turns(project_id, id) WHERE state IN ('queued', 'running');
+)sql",
 };
 
 }  // namespace

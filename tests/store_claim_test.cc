@@ -1,0 +1,89 @@
+// Store::ClaimTurn over a backlog, on SQLite and on PostgreSQL: the claim
+// weighs only each project's oldest runnable turn, and must choose as if it
+// weighed them all: fairly between organisations, oldest first within a
+// project, each job's turns in order.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/store_fixture.h"
+
+namespace docwright {
+namespace {
+
+using std::chrono::milliseconds;
+
+class StoreClaimTest : public testing::StoreTest {};
+
+TEST_P(StoreClaimTest, ABacklogIsTakenFairlyOldestFirstAndEachJobInOrder) {
+  // Jobs 0 and 2 of the first project have a follow-up queued right behind
+  // their first turn: older than the project's later jobs, not runnable yet.
+  std::vector<Job> a, b;
+  for (int i = 0; i < 6; ++i) {
+    a.push_back(Create(project_, "a" + std::to_string(i)));
+    if (i == 0 || i == 2) {
+      ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), a.back().id, "follow-up").ok());
+    }
+  }
+  for (int i = 0; i < 6; ++i) b.push_back(Create(other_project_, "b" + std::to_string(i)));
+
+  // Nothing finishes: each organisation's count of turns running grows in
+  // turn, so the claims alternate, each project's jobs oldest first.
+  std::vector<TurnInput> first_turns;
+  for (int i = 0; i < 6; ++i) {
+    TurnInput ta = Claim("w");
+    EXPECT_EQ(ta.job.id, a[i].id) << "claim " << 2 * i;
+    EXPECT_EQ(ta.message.prompt, "a" + std::to_string(i));
+    TurnInput tb = Claim("w");
+    EXPECT_EQ(tb.job.id, b[i].id) << "claim " << 2 * i + 1;
+    first_turns.push_back(ta);
+  }
+  EXPECT_TRUE(NothingToClaim()) << "a follow-up waits for its job's running turn";
+
+  // The younger job's follow-up goes first when its job's turn ends first.
+  ASSERT_TRUE(store_->FinishTurn(first_turns[2].turn_id, "w", TurnOutcome{.succeeded = true}).ok());
+  TurnInput f2 = Claim("w");
+  EXPECT_EQ(f2.job.id, a[2].id);
+  EXPECT_EQ(f2.message.prompt, "follow-up");
+  EXPECT_TRUE(NothingToClaim());
+  ASSERT_TRUE(store_->FinishTurn(first_turns[0].turn_id, "w", TurnOutcome{.succeeded = true}).ok());
+  TurnInput f0 = Claim("w");
+  EXPECT_EQ(f0.job.id, a[0].id);
+  EXPECT_EQ(f0.message.prompt, "follow-up");
+  EXPECT_TRUE(NothingToClaim());
+}
+
+TEST_P(StoreClaimTest, AProjectAtItsCapLetsTheNextProjectsOldestTurnGo) {
+  Project capped = NewProject(org_.id, 100);
+  capped.max_active = 1;
+  ASSERT_TRUE(store_->UpdateProject(capped).ok());
+  Job c0 = Create(capped, "c0");
+  Job c1 = Create(capped, "c1");
+  Job a0 = Create(project_, "a0");
+  Job a1 = Create(project_, "a1");
+  EXPECT_EQ(Claim("w").job.id, c0.id) << "the oldest turn first";
+  // Same organisation: its count is the same for both projects; the capped
+  // project's own count of one keeps c1 back, whatever its age.
+  EXPECT_EQ(Claim("w").job.id, a0.id);
+  EXPECT_EQ(Claim("w").job.id, a1.id);
+  EXPECT_TRUE(NothingToClaim()) << "c1 waits for the cap";
+}
+
+TEST_P(StoreClaimTest, AnExpiredLeaseIsTakenBeforeYoungerTurnsOfItsProject) {
+  Create(project_, "j0");
+  TurnInput crashed = Claim("crashed", milliseconds(1));
+  Job j1 = Create(project_, "j1");
+  std::this_thread::sleep_for(milliseconds(5));
+  TurnInput rescued = Claim("rescuer");
+  EXPECT_EQ(rescued.turn_id, crashed.turn_id);
+  EXPECT_EQ(rescued.attempt, 2);
+  EXPECT_EQ(Claim("w").job.id, j1.id);
+}
+
+INSTANTIATE_TEST_SUITE_P(Store, StoreClaimTest, ::testing::Values("sqlite", "postgres"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace docwright
