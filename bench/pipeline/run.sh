@@ -83,7 +83,8 @@ run_pipeline() {
   local urls=() node_pids=() i
   for i in $(seq "$nodes"); do
     "$dw" serve --data-dir "$work/$name-node-$i" "${database[@]}" --listen 127.0.0.1:0 \
-      --workers "$WORKERS" "${hook_flags[@]}" > "$work/$name-$i.out" 2> "$work/$name-$i.log" &
+      --workers "$WORKERS" "${hook_flags[@]}" --metrics-listen 127.0.0.1:0 \
+      > "$work/$name-$i.out" 2> "$work/$name-$i.log" &
     pids+=($!)
     node_pids+=($!)
     local url
@@ -125,6 +126,13 @@ run_pipeline() {
     # The server's log (DOCWRIGHT_PG_EXTRA_CONF="log_min_duration_statement = 5", say).
     cp "$(cat "$work/postgres/data")/log" "$PG_LOG.$name"
   fi
+  # The docs cache's hits and misses, and the store's transactions a job, from
+  # the first node's metrics (the second node's, if any, are alike).
+  local metrics_url scrape
+  metrics_url=$(grep -oE 'metrics on http://127\.0\.0\.1:[0-9]+/metrics' "$work/$name-1.log" | head -n1)
+  scrape=$(curl -sf "${metrics_url#metrics on }" || true)
+  echo "$store, $nodes node(s): docs cache: $(printf '%s\n' "$scrape" | awk '/^docwright_docs_cache_(hits|misses|stores|evictions)_total / {sub("docwright_docs_cache_", "", $1); sub("_total", "", $1); printf "%s %s, ", $1, $2} /^docwright_docs_cache_bytes / {held = $2} END {printf "%.1f MiB held", held / 1048576}')"
+  echo "$store, $nodes node(s): store transactions: $(printf '%s\n' "$scrape" | awk -v n="$JOBS" -v nodes="$nodes" '/^docwright_store_transaction_duration_seconds_count/ {match($0, /kind="[a-z]+"/); k = substr($0, RSTART + 6, RLENGTH - 7); c[k] += $2} END {for (k in c) printf "%s %d (%.1f a job), ", k, c[k], c[k] / n * nodes}')(node 1, scaled by the nodes)"
   local failed branches elapsed
   failed=$(curl -sf "${urls[0]}/v2/agent/$project/jobs?status=failed&limit=100" \
     -H "Authorization: Bearer $key" | grep -o '"id"' | wc -l || true)
