@@ -140,8 +140,8 @@ TEST_F(RunnerTest, TheHeartbeatRenewsEveryRunningTurnInOneCallAPass) {
   testing::CountingStore counting(*store_);
   RunnerOptions o;
   o.workers = kTurns;
-  o.lease = milliseconds(1500)  // a pass every 500 ms: room for a slow (sanitized) build;
-            o.poll_interval = milliseconds(20);
+  o.lease = milliseconds(1500);  // a pass every 500 ms: room for a slow (sanitized) build
+  o.poll_interval = milliseconds(20);
   Runner runner(counting, agent_, o);
   runner.Start();
   for (int i = 0; i < kTurns; ++i) Create("slow " + std::to_string(i) + " [sleep 60000]");
