@@ -82,6 +82,25 @@ TEST_P(StoreClaimTest, AnExpiredLeaseIsTakenBeforeYoungerTurnsOfItsProject) {
   EXPECT_EQ(Claim("w").job.id, j1.id);
 }
 
+// An organisation's count of turns running includes those of its projects with
+// nothing left to claim (the claim counts for its candidates' organisations,
+// not only for its candidates' projects): for its cap and for the fairness.
+TEST_P(StoreClaimTest, AnOrganisationCountsTheTurnsRunningOfItsProjectsWithNoCandidate) {
+  Org capped = org_;
+  capped.max_active = 1;
+  ASSERT_TRUE(store_->UpdateOrg(capped).ok());
+  Job a0 = Create(project_, "a0");
+  EXPECT_EQ(Claim("w").job.id, a0.id);
+  Project second = NewProject(org_.id, 100);
+  Job s0 = Create(second, "s0");
+  EXPECT_TRUE(NothingToClaim()) << s0.id << " waits for acme's cap, filled by a0";
+  capped.max_active.reset();
+  ASSERT_TRUE(store_->UpdateOrg(capped).ok());
+  Job g0 = Create(other_project_, "g0");
+  EXPECT_EQ(Claim("w").job.id, g0.id) << "globex has nothing running; acme has a0";
+  EXPECT_EQ(Claim("w").job.id, s0.id);
+}
+
 INSTANTIATE_TEST_SUITE_P(Store, StoreClaimTest, ::testing::Values("sqlite", "postgres"),
                          [](const auto& info) { return info.param; });
 

@@ -320,6 +320,11 @@ SQL(kDeleteExpiredIdempotencyKeys,
 // runnable turn, reading past only its turns running and the follow-ups queued
 // behind open turns. The claim weighs those few, one a project, checking each
 // again as before, so a turn is never taken out of its job's order.
+// The counts are taken only for the candidates' organisations (project_busy:
+// each of their projects, its turns running plus the held entries naming it;
+// org_busy: their sums), one index seek a project (turns_running_project), not
+// by joining every running turn to its job and project (O(turns running) per
+// claim). An organisation's count includes its projects with no candidate.
 // PostgreSQL: a candidate another transaction holds is skipped, and with it its
 // project for this claim (the project's next turn is not tried until the next).
 #define DW_OPEN "state IN ('queued', 'running')"
@@ -329,21 +334,23 @@ SQL(kDeleteExpiredIdempotencyKeys,
   " UNION ALL "                                                                              \
   "SELECT (SELECT MIN(n.project_id) FROM turns n WHERE n." DW_OPEN                           \
   " AND n.project_id > o.project_id) FROM open_projects o WHERE o.project_id IS NOT NULL), " \
-  "candidates AS MATERIALIZED (SELECT (SELECT f.id FROM turns f WHERE f.project_id = "       \
-  "o.project_id AND f." DW_OPEN                                                              \
+  "candidates AS MATERIALIZED (SELECT o.project_id, (SELECT f.id FROM turns f WHERE "        \
+  "f.project_id = o.project_id AND f." DW_OPEN                                               \
   " AND (f.state = 'queued' OR f.lease_expires_at <= docwright_now_ms()) "                   \
   "AND NOT EXISTS (SELECT 1 FROM turns e WHERE e.job_id = f.job_id AND e.seq < f.seq "       \
   "AND e." DW_OPEN                                                                           \
   ") ORDER BY f.id LIMIT 1) AS id FROM open_projects o "                                     \
   "WHERE o.project_id IS NOT NULL), "                                                        \
-  "busy AS MATERIALIZED (SELECT j.project_id, p.org_id FROM turns r "                        \
-  "JOIN jobs j ON j.id = r.job_id JOIN projects p ON p.id = j.project_id "                   \
-  "WHERE r.state = 'running' AND r.lease_expires_at > docwright_now_ms() "                   \
-  "UNION ALL SELECT p.id, p.org_id FROM " held                                               \
-  " JOIN projects p ON p.id = h.value), "                                                    \
-  "org_busy AS MATERIALIZED (SELECT org_id, COUNT(*) AS n FROM busy GROUP BY org_id), "      \
-  "project_busy AS MATERIALIZED (SELECT project_id, COUNT(*) AS n FROM busy "                \
-  "GROUP BY project_id) "                                                                    \
+  "held_projects AS MATERIALIZED (SELECT h.value AS project_id FROM " held                   \
+  "), "                                                                                      \
+  "project_busy AS MATERIALIZED (SELECT q.id AS project_id, q.org_id, "                      \
+  "(SELECT COUNT(*) FROM turns r WHERE r.project_id = q.id AND r.state = 'running' "         \
+  "AND r.lease_expires_at > docwright_now_ms()) + "                                          \
+  "(SELECT COUNT(*) FROM held_projects hp WHERE hp.project_id = q.id) AS n FROM projects q " \
+  "WHERE q.org_id IN (SELECT p.org_id FROM candidates c JOIN projects p "                    \
+  "ON p.id = c.project_id WHERE c.id IS NOT NULL)), "                                        \
+  "org_busy AS MATERIALIZED (SELECT org_id, SUM(n) AS n FROM project_busy "                  \
+  "GROUP BY org_id) "                                                                        \
   "SELECT t.id, t.job_id, t.seq, t.state, t.attempts, t.stop_requested FROM candidates c "   \
   "JOIN turns t ON t.id = c.id JOIN jobs j ON j.id = t.job_id "                              \
   "JOIN projects p ON p.id = j.project_id JOIN orgs o ON o.id = p.org_id "                   \
