@@ -212,6 +212,33 @@ TEST_F(DocsCacheTest, ASecondMapOfACommitIsTheFirstAndReadsNothing) {
   EXPECT_EQ(cache_.stats().misses, 2u);
 }
 
+TEST_F(DocsCacheTest, AMapMadeWhileTheRepositoryCouldNotBeReadIsNotKept) {
+  Open(Site());
+  // A commit of the mirror's own (its objects loose), whose page in navigation
+  // is then damaged on disk: its title cannot be read, for want of the object
+  // database, not of the page.
+  const std::string page = "---\ntitle: Install again\n---\n\nInstall it again.\n";
+  Write("install.mdx", page);
+  auto commit = mirror_->Commit(*work_, git::Identity{}, "a new install page");
+  ASSERT_TRUE(commit.ok()) << commit.status().message();
+  const std::string id = git::BlobIdOf(page);
+  const std::filesystem::path loose =
+      std::filesystem::path(dir_ / "mirror.git") / "objects" / id.substr(0, 2) / id.substr(2);
+  ASSERT_TRUE(std::filesystem::exists(loose)) << loose;
+  std::filesystem::permissions(loose, std::filesystem::perms::owner_write,
+                               std::filesystem::perm_options::add);
+  std::ofstream(loose, std::ios::binary | std::ios::trunc) << "not a zlib stream";
+
+  git::Snapshot& damaged = OpenAt(*commit);
+  git::Workspace work(damaged);
+  SharedSiteMap(work, {.cache = &cache_});
+  EXPECT_GT(damaged.failed_reads(), 0u);
+  EXPECT_EQ(cache_.stats().stores, 0u) << "a map of a repository read in part is not kept";
+  SharedSiteMap(work, {.cache = &cache_});
+  EXPECT_EQ(cache_.stats().hits, 0u);
+  EXPECT_EQ(cache_.stats().misses, 2u);
+}
+
 TEST_F(DocsCacheTest, AnotherCommitMisses) {
   git::Workspace& work = Open(Site());
   std::shared_ptr<const SiteMap> before = SharedSiteMap(work, {.cache = &cache_});

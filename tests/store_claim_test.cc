@@ -3,6 +3,8 @@
 // weighed them all: fairly between organisations, oldest first within a
 // project, each job's turns in order.
 #include <gtest/gtest.h>
+#include <libpq-fe.h>
+#include <sqlite3.h>
 
 #include <string>
 #include <thread>
@@ -99,6 +101,41 @@ TEST_P(StoreClaimTest, AnOrganisationCountsTheTurnsRunningOfItsProjectsWithNoCan
   Job g0 = Create(other_project_, "g0");
   EXPECT_EQ(Claim("w").job.id, g0.id) << "globex has nothing running; acme has a0";
   EXPECT_EQ(Claim("w").job.id, s0.id);
+}
+
+// Runs `sql` on the test's database directly, as another version of docwright
+// would: the SQLite file, or the PostgreSQL database.
+void RawSql(const std::string& url, const std::string& sql) {
+  if (url.starts_with("postgres")) {
+    PGconn* c = PQconnectdb(url.c_str());
+    ASSERT_EQ(PQstatus(c), CONNECTION_OK) << PQerrorMessage(c);
+    PGresult* r = PQexec(c, sql.c_str());
+    EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQerrorMessage(c);
+    PQclear(r);
+    PQfinish(c);
+    return;
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(url.c_str(), &db), SQLITE_OK);
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
+      << (error ? error : "");
+  sqlite3_free(error);
+  sqlite3_close(db);
+}
+
+TEST_P(StoreClaimTest, ATurnWrittenWithoutItsProjectTakesItsJobsAndItsCap) {
+  // A node of the version before writes turns without their project; the
+  // claim's caps count by project, so the database fills it in.
+  Project capped = project_;
+  capped.max_active = 1;
+  ASSERT_TRUE(store_->UpdateProject(capped).ok());
+  Job a0 = Create(project_, "a0");
+  Job a1 = Create(project_, "a1");
+  RawSql(url_, "DELETE FROM turns WHERE job_id = '" + a1.id + "'; " +
+                   "INSERT INTO turns (job_id, seq, state) VALUES ('" + a1.id + "', 1, 'queued');");
+  EXPECT_EQ(Claim("w").job.id, a0.id);
+  EXPECT_TRUE(NothingToClaim()) << a1.id << " waits for its project's cap, filled by a0";
 }
 
 INSTANTIATE_TEST_SUITE_P(Store, StoreClaimTest, ::testing::Values("sqlite", "postgres"),

@@ -81,7 +81,9 @@ std::string CheckKey(const git::Workspace& files, const Changes& changes,
   return key.Take();
 }
 
-bool CutFromOutside(const git::Workspace& files, const Limits& limits) {
+bool CutFromOutside(const git::Workspace& files, const Limits& limits,
+                    uint64_t failed_reads_before) {
+  if (files.base().failed_reads() != failed_reads_before) return true;
   if (limits.cancel && limits.cancel->cancelled()) return true;
   if (limits.deadline != std::chrono::steady_clock::time_point::max() &&
       std::chrono::steady_clock::now() >= limits.deadline) {

@@ -453,6 +453,7 @@ void CheckSite(const Checking& c, const SiteLocation& where, const std::vector<s
 }  // namespace
 
 CheckReport CheckChanges(const git::Workspace& files, const Limits& limits) {
+  const uint64_t failed_reads = files.base().failed_reads();
   Changes changes = files.Changes();
   std::map<std::string, std::string> sources = MovedFrom(files, changes);
   std::string key = limits.cache ? CheckKey(files, changes, sources, limits) : "";
@@ -485,7 +486,7 @@ CheckReport CheckChanges(const git::Workspace& files, const Limits& limits) {
   CheckReport report;
   report.problems = found.problems.Take(limits.max_problems, &report);
   report.notes = found.notes.Take(limits.max_notes);
-  if (!key.empty() && !CutFromOutside(files, limits)) {
+  if (!key.empty() && !CutFromOutside(files, limits, failed_reads)) {
     limits.cache->PutReport(std::move(key), std::make_shared<const CheckReport>(report));
   }
   return report;

@@ -156,7 +156,11 @@ std::string CheckKey(const git::Workspace& files, const Changes& changes,
 // deadline, the turn's budget, or the budget the workspace's snapshot charges
 // (its reads fail once spent). Such an answer is never kept; one cut by the
 // call's own max_steps is (the same commit and limits cut it the same way).
-bool CutFromOutside(const git::Workspace& files, const Limits& limits);
+// Nor is one made while a read of the snapshot failed for want of the object
+// database (git::Snapshot::failed_reads past `failed_reads_before`, its count
+// as the call began): another call may read what this one could not.
+bool CutFromOutside(const git::Workspace& files, const Limits& limits,
+                    uint64_t failed_reads_before);
 
 // --- Pages (markdown.cc) ---------------------------------------------------------
 

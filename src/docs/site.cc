@@ -453,8 +453,11 @@ std::shared_ptr<const SiteMap> SharedSiteMap(const git::Workspace& files, const 
   if (!key.empty()) {
     if (std::shared_ptr<const SiteMap> kept = limits.cache->FindMap(key)) return kept;
   }
+  const uint64_t failed_reads = files.base().failed_reads();
   auto map = std::make_shared<const SiteMap>(BuildSiteMap(files, limits));
-  if (!key.empty() && !CutFromOutside(files, limits)) limits.cache->PutMap(std::move(key), map);
+  if (!key.empty() && !CutFromOutside(files, limits, failed_reads)) {
+    limits.cache->PutMap(std::move(key), map);
+  }
   return map;
 }
 

@@ -206,6 +206,12 @@ class Snapshot {
   std::string BlobIdAt(const std::string& path) const;
   // What is at `path` in this tree, if anything.
   std::optional<EntryKind> KindAt(const std::string& path) const;
+  // How many reads, listings and lookups so far failed for a reason other than
+  // the path (no such file, not a file) or the budget: the object database
+  // could not be read (a pack unreadable, descriptors or memory short). The
+  // calls above that answer "absent" on any failure count it too, so a caller
+  // can tell an answer made from a repository it could not read whole.
+  uint64_t failed_reads() const;
 
  private:
   friend class Mirror;

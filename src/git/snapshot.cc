@@ -17,7 +17,10 @@ Result<FileContent> Snapshot::Read(const std::string& path) const {
   if (!p.ok()) return p.status();
   bool binary = false;
   auto raw = impl_->Raw(*p, kMaxReadBytes, &binary);
-  if (!raw.ok()) return raw.status();
+  if (!raw.ok()) {
+    impl_->Note(raw.status());
+    return raw.status();
+  }
   if (binary) return FileContent{"", true};
   return FileContent{std::move(*raw), false};
 }
@@ -25,7 +28,9 @@ Result<FileContent> Snapshot::Read(const std::string& path) const {
 Result<std::string> Snapshot::ReadBytes(const std::string& path, size_t max_bytes) const {
   auto p = CheckPath(path);
   if (!p.ok()) return p.status();
-  return impl_->Raw(*p, std::min(max_bytes, kMaxReadBytes), nullptr);
+  auto raw = impl_->Raw(*p, std::min(max_bytes, kMaxReadBytes), nullptr);
+  if (!raw.ok()) impl_->Note(raw.status());
+  return raw;
 }
 
 Result<std::vector<DirEntry>> Snapshot::List(const std::string& dir) const {
@@ -33,7 +38,10 @@ Result<std::vector<DirEntry>> Snapshot::List(const std::string& dir) const {
   if (!checked.ok()) return checked.status();
   const std::string& d = *checked;
   auto tree = impl_->Tree(d);
-  if (!tree.ok()) return tree.status();
+  if (!tree.ok()) {
+    impl_->Note(tree.status());
+    return tree.status();
+  }
   std::vector<DirEntry> out;
   size_t n = git_tree_entrycount(tree->get());
   if (!impl_->Charge(WorkBudget::Meter::kEntries, n)) return impl_->Spent();
@@ -52,14 +60,19 @@ Result<std::vector<std::string>> Snapshot::Walk(const std::string& dir, size_t l
   auto checked = CheckDir(dir);
   if (!checked.ok()) return checked.status();
   size_t visits = limit > SIZE_MAX / kWalkVisitsPerPath ? SIZE_MAX : limit * kWalkVisitsPerPath;
-  return impl_->Leaves(*checked, limit, /*files_only=*/true, visits, cut);
+  auto leaves = impl_->Leaves(*checked, limit, /*files_only=*/true, visits, cut);
+  if (!leaves.ok()) impl_->Note(leaves.status());
+  return leaves;
 }
 
 std::optional<EntryKind> Snapshot::KindAt(const std::string& path) const {
   auto p = CheckPath(path);
   if (!p.ok()) return std::nullopt;
   auto e = impl_->Entry(*p);
-  if (!e.ok()) return std::nullopt;
+  if (!e.ok()) {
+    impl_->Note(e.status());
+    return std::nullopt;
+  }
   return KindOf(git_tree_entry_filemode(e->get()));
 }
 
@@ -67,6 +80,7 @@ std::string Snapshot::BlobIdAt(const std::string& path) const {
   auto p = CheckPath(path);
   if (!p.ok()) return "";
   auto file = impl_->FileAt(*p);
+  if (!file.ok()) impl_->Note(file.status());
   return file.ok() ? Hex(file->first) : "";
 }
 
@@ -74,7 +88,10 @@ bool Snapshot::IsFile(const std::string& path) const {
   auto p = CheckPath(path);
   if (!p.ok()) return false;
   auto e = impl_->Entry(*p);
+  if (!e.ok()) impl_->Note(e.status());
   return e.ok() && IsBlobMode(git_tree_entry_filemode(e->get()));
 }
+
+uint64_t Snapshot::failed_reads() const { return impl_->failed_reads; }
 
 }  // namespace docwright::git

@@ -60,7 +60,13 @@ struct Snapshot::Impl {
   mutable size_t cached_bytes = 0;
   static constexpr size_t kMaxCachedTrees = 4096;
   static constexpr size_t kMaxCachedTreeBytes = 64u << 20;
-  WorkBudget* budget = nullptr;  // the turn's, charged by every primitive below
+  WorkBudget* budget = nullptr;       // the turn's, charged by every primitive below
+  mutable uint64_t failed_reads = 0;  // Snapshot::failed_reads
+
+  // Counts `s` if the object database, not the path or the budget, failed it.
+  void Note(const Status& s) const {
+    if (s.code() == Code::kInternal || s.code() == Code::kUnavailable) ++failed_reads;
+  }
 
   // Takes `amount` from the budget, if any; false once it is spent.
   bool Charge(WorkBudget::Meter meter, uint64_t amount) const {

@@ -4,10 +4,10 @@
 // PostgreSQL store (many nodes on one database, postgres_store.h), held to one
 // contract by one test suite. All methods are thread-safe. A method that returns
 // OK for a write has made that write durable (it survives a crash of the process
-// or the machine), with one exception: a claim or lease renewal (ClaimTurn,
-// RenewLease, RenewLeases) may be undone by a power loss of the machine (not by
-// a crash of the process), which puts the turn back as its lease's expiry would
-// (with SQLite, so may a turn a claim gave up on, which is then given up again).
+// or the machine), except claims and lease renewals (ClaimTurn, RenewLease,
+// RenewLeases): a power loss (not a crash) may undo them, which puts the turn
+// back as its lease's expiry would (with SQLite, so may a turn a claim gave up
+// on, which is then given up again).
 //
 // Tenancy is enforced here, not only in the API: every job-level method takes a
 // Scope, and a project of another organisation is NotFound, exactly as a project
@@ -164,12 +164,12 @@ enum class LeaseState {
   kCancelled       // the job was archived: stop working on it
 };
 
-// A running turn's lease as its worker holds it (Store::RenewLeases).
+// A running turn's lease as its worker holds it. Store::RenewLeases renews at
+// most kMaxLeasesPerRenewal of them in one transaction.
 struct HeldLease {
   int64_t turn_id = 0;
   std::string worker_id;
 };
-// Store::RenewLeases renews at most this many leases in one transaction.
 inline constexpr size_t kMaxLeasesPerRenewal = 500;
 
 // What other processes wrote, as a store that announces it tells (see
@@ -183,11 +183,9 @@ struct StoreWatcher {
   // The job has new events (Store::ListEvents). Unlike the others, also told of
   // this process's own writes, on every store, once they are committed.
   std::function<void(const std::string& job_id)> job_events;
-  // Webhook deliveries became due: an event was written that an enabled
-  // endpoint takes (its delivery is in the outbox), or an endpoint was enabled
-  // again. Told as job_events is: this process's writes on every store, once
-  // committed, and every node's where the store announces. Events that no
-  // endpoint takes are not told here, so a node without endpoints hears nothing.
+  // Webhook deliveries became due (an event an enabled endpoint takes, or an
+  // endpoint enabled again), told as job_events is; events no endpoint takes
+  // are not, so a node without endpoints hears nothing.
   std::function<void()> webhook_deliveries;
   // false: announcements stopped (the store lost its way to hear them), and
   // changes made until they resume go unheard; true: they resumed.
@@ -390,17 +388,16 @@ class Store : public LocalPullRequestRecords {
                                                    int64_t after_sequence, int limit) = 0;
 
   // --- Turns: the work queue ---
-  // Claims a runnable turn: queued, or running with an expired lease, and the
-  // first unfinished turn of its job (so a job's turns run in order, one at a
-  // time), of no organisation or project at its cap of turns in flight
-  // (`max_active`). Fair between tenants: the turn of the organisation with the
-  // fewest turns running, then of the project with the fewest, then the oldest.
-  // A turn whose lease expired `max_attempts` times is failed instead, with its
-  // job. nullopt when nothing is runnable. The input carries the project's
-  // organisation's budget as of the claim (TurnInput::org_budget).
+  // Claims a runnable turn (queued, or running with an expired lease; its job's
+  // first unfinished turn, so a job's turns run in order) of no organisation or
+  // project at its cap of turns in flight (`max_active`), fairly: the turn of
+  // the organisation with the fewest turns running, then of the project with
+  // the fewest, then the oldest. A turn whose lease expired `max_attempts` times
+  // is failed instead, with its job. nullopt when nothing is runnable. The input
+  // carries the organisation's budget as of the claim (TurnInput::org_budget).
   // `held_projects`: the project of each turn the caller gave up on whose work
-  // has not ended yet (one entry a turn; see RunnerOptions::stuck_grace): each
-  // counts as a turn running, for the caps and for fairness, until it ends.
+  // has not ended (one entry a turn; RunnerOptions::stuck_grace) counts as a
+  // turn running, for the caps and for fairness, until it ends.
   virtual Result<std::optional<TurnInput>> ClaimTurn(
       const std::string& worker_id, std::chrono::milliseconds lease, int max_attempts,
       const std::vector<std::string>& held_projects = {}) = 0;
@@ -409,10 +406,9 @@ class Store : public LocalPullRequestRecords {
   // cancelled (its job archived), kLost otherwise. NotFound for no such turn.
   virtual Result<LeaseState> RenewLease(int64_t turn_id, const std::string& worker_id,
                                         std::chrono::milliseconds lease) = 0;
-  // RenewLease for each of `leases` (a node's running turns), in one call: each
-  // one's answer, in the order given. kMaxLeasesPerRenewal at a time, each in
-  // one transaction (PostgreSQL: one statement, one round trip); one that fails
-  // gives its turns and those after it (not tried) its error.
+  // RenewLease for each of `leases` (a node's running turns), answered in order;
+  // kMaxLeasesPerRenewal a transaction (PostgreSQL: one statement); a failed
+  // one gives its turns and those after it (not tried) its error.
   virtual std::vector<Result<LeaseState>> RenewLeases(const std::vector<HeldLease>& leases,
                                                       std::chrono::milliseconds lease) = 0;
   // Records the outcome (`interrupted` aside) and moves the job on (see StatusAfterTurn). Returns
@@ -671,9 +667,8 @@ class Store : public LocalPullRequestRecords {
 
   // --- Announcements of other processes' writes ---
   // Whether this store tells watchers of every write any process makes to the
-  // jobs, turns and keys (PostgreSQL: LISTEN/NOTIFY). The SQLite store does not:
-  // other processes' writes are seen by reading again (the runner polls; the
-  // cache forgets after its ttl).
+  // jobs, turns and keys (PostgreSQL: LISTEN/NOTIFY). SQLite does not: other
+  // processes' writes are seen by reading again (polls, the cache's ttl).
   virtual bool AnnouncesChanges() const { return false; }
   // Adds `watcher` for the store's lifetime. Where nothing is announced, only
   // its job_events and webhook_deliveries hear anything (this process's writes).
@@ -698,9 +693,8 @@ Result<std::unique_ptr<Store>> OpenStore(const std::string& url,
 
 // Writes a consistent copy of the database `url` names to the new file `to`,
 // while other processes keep reading and writing it (the database as of one
-// moment, in one read transaction). InvalidArgument if `to` exists or the URL is
-// not a SQLite database (PostgreSQL is backed up with its own tools: pg_dump); Unavailable on an
-// I/O error (a partial copy is removed).
+// moment). InvalidArgument if `to` exists or `url` is not SQLite (PostgreSQL is
+// backed up with pg_dump); Unavailable on an I/O error (a partial copy goes).
 Status BackupDatabase(const std::string& url, const std::string& to);
 
 }  // namespace docwright

@@ -442,6 +442,21 @@ CREATE INDEX turns_open_project ON turns(project_id, id) WHERE state IN ('queued
 -- organisations, one seek a project, without reading every running turn.
 CREATE INDEX turns_running_project ON turns(project_id, lease_expires_at) WHERE state = 'running';
 )sql",
+    R"sql(
+-- A turn written without its project (by a node of the version before, while
+-- the nodes are upgraded one at a time) takes its job's: the claim's caps and
+-- counts go by it.
+CREATE FUNCTION docwright_turn_project() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.project_id = '' THEN
+    NEW.project_id := COALESCE((SELECT j.project_id FROM jobs j WHERE j.id = NEW.job_id), '');
+  END IF;
+  RETURN NEW;
+END
+$$;
+CREATE TRIGGER turns_project BEFORE INSERT ON turns
+  FOR EACH ROW EXECUTE FUNCTION docwright_turn_project();
+)sql",
 };
 
 // The key of the advisory lock migrations take ("docwright" in ASCII, truncated).

@@ -466,6 +466,16 @@ CREATE INDEX turns_open_project ON turns(project_id, id) WHERE state IN ('queued
 -- organisations, one seek a project, without reading every running turn.
 CREATE INDEX turns_running_project ON turns(project_id, lease_expires_at) WHERE state = 'running';
 )sql",
+    R"sql(
+-- A turn written without its project (by a node of the version before, while
+-- the nodes are upgraded one at a time) takes its job's: the claim's caps and
+-- counts go by it.
+CREATE TRIGGER turns_project AFTER INSERT ON turns WHEN NEW.project_id = ''
+BEGIN
+  UPDATE turns SET project_id = COALESCE((SELECT j.project_id FROM jobs j WHERE j.id = NEW.job_id), '')
+  WHERE id = NEW.id;
+END;
+)sql",
 };
 
 }  // namespace
