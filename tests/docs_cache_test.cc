@@ -334,6 +334,44 @@ TEST_F(DocsCacheTest, OtherContentIsAnotherCheck) {
   EXPECT_EQ(cache_.stats().misses, 3u);
 }
 
+TEST_F(DocsCacheTest, EveryLimitThatShapesAReportAndTheSiteRootAreInItsKey) {
+  git::Workspace& work = Open(Site());
+  Write("install.mdx", kBrokenInstall);
+  CheckChanges(work, {.cache = &cache_});
+  CheckChanges(work, {.max_files = 3, .cache = &cache_});
+  CheckChanges(work, {.max_notes = 1, .cache = &cache_});
+  CheckChanges(work, {.max_steps = 1000, .cache = &cache_});
+  CheckChanges(work, {.site_root = "docs", .cache = &cache_});
+  EXPECT_EQ(cache_.stats().misses, 5u);
+  EXPECT_EQ(cache_.stats().hits, 0u);
+  CheckChanges(work, {.max_steps = 1000, .cache = &cache_});
+  EXPECT_EQ(cache_.stats().hits, 1u) << "the same limits are the same answer";
+}
+
+TEST_F(DocsCacheTest, AMoveAndItsBytesWrittenAnewOverTheDeletedPageAreOneCheck) {
+  // The checks take a deleted page whose bytes were written elsewhere for a
+  // move, however the workspace got there: one answer, the uncached one.
+  Open(Site());
+  git::Workspace moved(*snapshot_);
+  ASSERT_TRUE(moved.Move("old.mdx", "archive/old.mdx").ok());
+  CheckReport by_move = CheckChanges(moved, {.cache = &cache_});
+  auto bytes = snapshot_->Read("old.mdx");
+  ASSERT_TRUE(bytes.ok());
+  git::Workspace rewritten(*snapshot_);
+  ASSERT_TRUE(rewritten.Delete("old.mdx").ok());
+  ASSERT_TRUE(rewritten.Write("archive/old.mdx", bytes->text).ok());
+  CheckReport by_hand = CheckChanges(rewritten, {.cache = &cache_});
+  EXPECT_EQ(cache_.stats().misses, 1u);
+  EXPECT_EQ(cache_.stats().hits, 1u);
+  EXPECT_EQ(Rows(by_move), Rows(CheckChanges(moved)));
+  EXPECT_EQ(Rows(by_hand), Rows(CheckChanges(rewritten)));
+  // Moved elsewhere: another check.
+  git::Workspace elsewhere(*snapshot_);
+  ASSERT_TRUE(elsewhere.Move("old.mdx", "archive/older.mdx").ok());
+  CheckChanges(elsewhere, {.cache = &cache_});
+  EXPECT_EQ(cache_.stats().misses, 2u);
+}
+
 TEST_F(DocsCacheTest, AReportCutShortFromOutsideIsNotKept) {
   git::Workspace& work = Open(Site());
   Write("install.mdx", kBrokenInstall);
