@@ -47,6 +47,17 @@ PY
 
 now_us() { date +%s%6N; }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# The median time, in microseconds, of CLONES shallow clones of the bare repository $1.
+clone_us() {
+  local times=() c t0
+  for c in $(seq "$CLONES"); do
+    rm -rf "$work/clone"
+    t0=$(now_us)
+    git clone -q --depth 1 "file://$1" "$work/clone"
+    times+=($(( $(now_us) - t0 )))
+  done
+  median "${times[@]}"
+}
 
 printf '%-8s %14s %14s %18s %8s\n' files "start (ms)" "best (ms)" "clone --depth 1" speedup
 declare -A start_ms
@@ -54,14 +65,7 @@ for n in $SIZES; do
   remote="$work/remote-$n.git"
   generate "$n" "$remote"
   read -r med best < <("$BENCH" start "$work/mirror-$n.git" "$remote" main "$START_RUNS")
-  clones=()
-  for c in $(seq "$CLONES"); do
-    rm -rf "$work/clone"
-    t0=$(now_us)
-    git clone -q --depth 1 "file://$remote" "$work/clone"
-    clones+=($(( $(now_us) - t0 )))
-  done
-  clone=$(median "${clones[@]}")
+  clone=$(clone_us "$remote")
   start_ms[$n]=$(awk -v m="$med" 'BEGIN {printf "%.2f", m / 1000}')
   printf '%-8s %14.2f %14.2f %15.1f ms %7.0fx\n' "$n" "$(awk -v m="$med" 'BEGIN {print m/1000}')" \
     "$(awk -v m="$best" 'BEGIN {print m/1000}')" "$(awk -v c="$clone" 'BEGIN {print c/1000}')" \
@@ -132,14 +136,7 @@ if [ "$SERVED_PAGES" -gt 0 ]; then
   url=${url#listening on }
   mapfile -t starts < <(python3 bench/job-start/first_request.py "$url" "$project" "$key" \
     "$work/arrivals" "$SERVED_JOBS")
-  clones=()
-  for c in $(seq "$CLONES"); do
-    rm -rf "$work/clone"
-    t0=$(now_us)
-    git clone -q --depth 1 "file://$site" "$work/clone"
-    clones+=($(( $(now_us) - t0 )))
-  done
-  clone=$(median "${clones[@]}")
+  clone=$(clone_us "$site")
   warm=$(median "${starts[@]:1}")
   best=$(printf '%s\n' "${starts[@]:1}" | sort -g | head -n1)
   echo
