@@ -100,6 +100,7 @@ TEST_F(HttpServerTest, BodiesOfUnauthenticatedRequestsAreRefusedBeforeTheyAreRea
 
 TEST_F(HttpServerTest, HeadIsGetWithoutTheBody) {
   std::string id = CreateJob("x [nochange]")["id"];
+  WaitForEnd(id);  // the job no longer changes between the GET and the HEAD
   HttpResult get = Get(Job(project_a_, id), key_a_);
   HttpResult head = client_->Send("HEAD", Job(project_a_, id), "", Auth(key_a_));
   EXPECT_EQ(head.status, 200);
