@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+#include <vector>
+
 #include "fakes/scripted_http_server.h"
 #include "support/loopback_http_server.h"
 
@@ -47,6 +51,133 @@ TEST(HttpClient, SendsTheRequestAsGivenAndReturnsTheReply) {
   EXPECT_EQ(got[0].target, "/repos/acme/docs/pulls?state=open");
   EXPECT_EQ(got[0].headers["authorization"], "Bearer tok");
   EXPECT_EQ(got[0].body, "{\"title\":\"x\"}");
+}
+
+// A server that answers every request with 200 "ok", keeping the connection.
+testing::LoopbackHttpServer OkServer() {
+  return testing::LoopbackHttpServer([](const testing::LoopbackRequest&) {
+    return testing::LoopbackResponse{.status = 200, .body = "ok"};
+  });
+}
+
+Result<Response> Get(Client& client, const std::string& url) {
+  Request r;
+  r.url = url;
+  return client.Send(r);
+}
+
+TEST(HttpConnectionPoolTest, AClientMadeAfterAnotherSendsOnItsConnection) {
+  auto server = OkServer();
+  auto pool = std::make_shared<ConnectionPool>();
+  for (int i = 0; i < 3; ++i) {
+    Client client({.pool = pool});
+    auto reply = Get(client, server.Url("/"));
+    ASSERT_TRUE(reply.ok()) << reply.status().message();
+    EXPECT_EQ(reply->body, "ok");
+  }
+  EXPECT_EQ(server.connections(), 1u);
+  EXPECT_EQ(pool->idle(), 1u);
+
+  // Without a pool each client opens its own, and closes it when it goes.
+  auto other = OkServer();
+  for (int i = 0; i < 3; ++i) {
+    Client client;
+    ASSERT_TRUE(Get(client, other.Url("/")).ok());
+  }
+  EXPECT_EQ(other.connections(), 3u);
+}
+
+TEST(HttpConnectionPoolTest, AConnectionTheServerClosedIsReplacedWithoutAnError) {
+  std::atomic<int> served{0};
+  testing::LoopbackHttpServer server([&](const testing::LoopbackRequest&) {
+    // The first reply closes its connection, as a server whose keep-alive ran out.
+    return testing::LoopbackResponse{.status = 200, .body = "ok", .close = served++ == 0};
+  });
+  auto pool = std::make_shared<ConnectionPool>();
+  {
+    Client client({.pool = pool});
+    ASSERT_TRUE(Get(client, server.Url("/")).ok());
+  }
+  Client client({.pool = pool});
+  Request post;
+  post.method = "POST";
+  post.url = server.Url("/v1/chat/completions");
+  post.body = "{}";
+  auto reply = client.Send(post);
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  EXPECT_EQ(reply->status, 200);
+  EXPECT_EQ(served.load(), 2);
+  EXPECT_EQ(server.connections(), 2u);
+}
+
+TEST(HttpConnectionPoolTest, KeepsAtMostItsIdleHandlesAndAServerGoneIsAClearError) {
+  auto server = OkServer();
+  auto pool = std::make_shared<ConnectionPool>(2);
+  {
+    std::vector<std::unique_ptr<Client>> clients;
+    for (int i = 0; i < 4; ++i) {
+      clients.push_back(std::make_unique<Client>(ClientOptions{.pool = pool}));
+      ASSERT_TRUE(Get(*clients.back(), server.Url("/")).ok());
+    }
+    EXPECT_EQ(pool->idle(), 0u);  // all four in use
+  }
+  EXPECT_EQ(pool->idle(), 2u);
+  EXPECT_EQ(server.connections(), 4u);
+
+  std::string url;
+  {
+    auto gone = OkServer();
+    url = gone.Url("/");
+    Client client({.pool = pool});
+    ASSERT_TRUE(Get(client, url).ok());
+  }
+  Client client({.pool = pool});
+  auto reply = Get(client, url);  // its connection and its server are gone
+  ASSERT_FALSE(reply.ok());
+  EXPECT_EQ(reply.status().code(), Code::kUnavailable);
+}
+
+TEST(HttpConnectionPoolTest, AClientRefusingPrivateAddressesNeitherTakesNorGives) {
+  auto server = OkServer();
+  auto pool = std::make_shared<ConnectionPool>();
+  {
+    Client client({.pool = pool});
+    ASSERT_TRUE(Get(client, server.Url("/")).ok());
+  }
+  ASSERT_EQ(pool->idle(), 1u);
+  {
+    // The pooled connection to 127.0.0.1 was opened without the check: this
+    // client must not send on it, and is refused.
+    Client refusing({.refuse_private_addresses = true, .pool = pool});
+    EXPECT_EQ(pool->idle(), 1u);
+    auto reply = Get(refusing, server.Url("/"));
+    ASSERT_FALSE(reply.ok());
+    EXPECT_NE(reply.status().message().find("private address"), std::string::npos)
+        << reply.status().message();
+  }
+  EXPECT_EQ(pool->idle(), 1u);
+  EXPECT_EQ(server.connections(), 1u);
+}
+
+TEST(HttpConnectionPoolTest, ClientsOnManyThreadsShareOnePool) {
+  auto server = OkServer();
+  auto pool = std::make_shared<ConnectionPool>();
+  constexpr int kThreads = 8, kClients = 25;
+  std::atomic<int> ok{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kClients; ++i) {
+        Client client({.pool = pool});
+        if (Get(client, server.Url("/")).ok()) ++ok;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok.load(), kThreads * kClients);
+  // Never more connections than clients at once.
+  EXPECT_LE(server.connections(), static_cast<size_t>(kThreads));
+  EXPECT_LE(pool->idle(), static_cast<size_t>(kThreads));
 }
 
 TEST(HttpClient, RetriesTransientFailuresWithGrowingJitteredWaits) {

@@ -11,6 +11,7 @@
 #include <random>
 #include <thread>
 
+#include "core/mutex.h"
 #include "core/url.h"
 
 namespace docwright::http {
@@ -191,17 +192,58 @@ std::chrono::milliseconds RetryDelay(int retry, const RetryPolicy& policy,
   return std::chrono::milliseconds(cap <= 0 ? 0 : static_cast<int64_t>(random % (cap + 1)));
 }
 
+struct ConnectionPool::Impl {
+  explicit Impl(size_t max) : max_idle(max) {}
+  ~Impl() {
+    for (CURL* handle : idle) curl_easy_cleanup(handle);
+  }
+
+  // A handle of the pool, or null when none is idle.
+  std::unique_ptr<CURL, CurlDeleter> Take() EXCLUDES(mu) {
+    MutexLock lock(mu);
+    if (idle.empty()) return nullptr;
+    std::unique_ptr<CURL, CurlDeleter> handle(idle.back());
+    idle.pop_back();
+    return handle;
+  }
+  // Keeps `handle` unless max_idle are kept; else it is closed (after the lock).
+  void Give(std::unique_ptr<CURL, CurlDeleter> handle) EXCLUDES(mu) {
+    MutexLock lock(mu);
+    if (idle.size() < max_idle) idle.push_back(handle.release());
+  }
+
+  const size_t max_idle;
+  Mutex mu;
+  std::vector<CURL*> idle GUARDED_BY(mu);  // most recently returned last
+};
+
+ConnectionPool::ConnectionPool(size_t max_idle) : impl_(std::make_unique<Impl>(max_idle)) {}
+ConnectionPool::~ConnectionPool() = default;
+
+size_t ConnectionPool::idle() const {
+  MutexLock lock(impl_->mu);
+  return impl_->idle.size();
+}
+
 struct Client::Impl {
   ClientOptions options;
-  std::unique_ptr<CURL, CurlDeleter> curl{curl_easy_init()};
+  std::unique_ptr<CURL, CurlDeleter> curl;
   std::mt19937_64 rng{std::random_device{}()};
 };
 
 Client::Client() : Client(ClientOptions{}) {}
 Client::Client(ClientOptions options) : impl_(std::make_unique<Impl>()) {
-  impl_->options = options;
+  if (options.refuse_private_addresses) options.pool = nullptr;
+  impl_->options = std::move(options);
+  if (impl_->options.pool) impl_->curl = impl_->options.pool->impl_->Take();
+  if (!impl_->curl) impl_->curl.reset(curl_easy_init());
 }
-Client::~Client() = default;
+
+Client::~Client() {
+  if (impl_->options.pool && impl_->curl) {
+    impl_->options.pool->impl_->Give(std::move(impl_->curl));
+  }
+}
 
 Result<Response> Client::Send(const Request& request) {
   if (request.cancelled && request.cancelled()) {

@@ -99,14 +99,42 @@ std::optional<std::chrono::milliseconds> ParseRetryAfter(const std::string& valu
 // is no address.
 bool IsPrivateAddress(const std::string& ip);
 
+// Connections kept open between clients. A client made with a pool takes its
+// libcurl handle from it, with the connections that handle holds open, and
+// gives it back when destroyed: the next client to the same server sends at
+// once, with no new TCP or TLS handshake (a turn's first model request). The
+// most recently returned handle is taken first; at most `max_idle` are kept.
+// libcurl reuses a connection only for the same scheme, host and port, drops
+// one idle for about two minutes, and opens a new one when the server closed
+// the old. Thread-safe; a handle is used by one client at a time. Must outlive
+// nothing: clients hold it.
+class ConnectionPool {
+ public:
+  explicit ConnectionPool(size_t max_idle = 64);
+  ~ConnectionPool();
+  ConnectionPool(const ConnectionPool&) = delete;
+  ConnectionPool& operator=(const ConnectionPool&) = delete;
+
+  size_t idle() const;  // handles kept, waiting for a client
+
+ private:
+  friend class Client;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 struct ClientOptions {
   // Refuse to connect to a private address (IsPrivateAddress), checked on each
   // address the client is about to connect to, after name resolution (so a name
   // that resolves to a public address when checked and a private one when used
   // gains nothing); no proxy is used then. A refused request fails Unavailable
   // naming the address. For sending to URLs that the service's users give
-  // (webhooks), so that they cannot reach the service's own network.
+  // (webhooks), so that they cannot reach the service's own network. Such a
+  // client never uses a pool: a pooled connection was opened without the check.
   bool refuse_private_addresses = false;
+  // Where the client's connections come from and go back to (null: its own,
+  // closed with it).
+  std::shared_ptr<ConnectionPool> pool;
 };
 
 class Client {

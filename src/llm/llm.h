@@ -14,6 +14,10 @@
 #include "core/job.h"
 #include "core/status.h"
 
+namespace docwright::http {
+class ConnectionPool;
+}
+
 namespace docwright::llm {
 
 // A tool the model may call. `parameters` is a JSON Schema object, as JSON text.
@@ -72,6 +76,10 @@ struct ProviderConfig {
   // True once the turn is cancelled: a request under way is abandoned at once
   // (within about a second) rather than awaited.
   std::function<bool()> cancelled;
+  // Connections to the provider kept between models (http/client.h): a turn's
+  // first request goes out on a connection an earlier turn opened. Null: each
+  // model opens its own.
+  std::shared_ptr<http::ConnectionPool> connections;
 };
 
 class Model {

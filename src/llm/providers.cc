@@ -114,7 +114,9 @@ std::string ErrorText(const std::string& body) {
 class HttpModel : public Model {
  public:
   HttpModel(std::string name, ProviderConfig config)
-      : name_(std::move(name)), config_(std::move(config)) {
+      : name_(std::move(name)),
+        config_(std::move(config)),
+        client_(http::ClientOptions{.pool = config_.connections}) {
     policy_.max_attempts = config_.max_attempts;
     policy_.max_delay = config_.max_delay;
     policy_.base_delay = std::chrono::milliseconds(1000);

@@ -24,6 +24,7 @@ struct LoopbackHttpServer::Impl {
   net::io_context ioc;
   tcp::acceptor acceptor{ioc};
   std::atomic<bool> stopping{false};
+  std::atomic<size_t> accepted{0};
   std::thread thread;
   // Connections being served: shut down when the server goes, so a client
   // that keeps one alive (curl does) cannot hold the destructor.
@@ -108,6 +109,7 @@ LoopbackHttpServer::LoopbackHttpServer(Handler handler) : impl_(std::make_unique
       tcp::socket socket(impl->ioc);
       impl->acceptor.accept(socket, ec);
       if (ec || impl->stopping) break;
+      ++impl->accepted;
       connections.emplace_back(
           [impl, s = std::move(socket)]() mutable { impl->Serve(std::move(s)); });
     }
@@ -128,6 +130,8 @@ LoopbackHttpServer::~LoopbackHttpServer() {
   poke.close(ec);
   impl_->thread.join();
 }
+
+size_t LoopbackHttpServer::connections() const { return impl_->accepted; }
 
 uint16_t LoopbackHttpServer::port() const { return impl_->acceptor.local_endpoint().port(); }
 

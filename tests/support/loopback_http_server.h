@@ -45,6 +45,8 @@ class LoopbackHttpServer {
   ~LoopbackHttpServer();  // waits for open connections to end
 
   uint16_t port() const;
+  // Connections accepted so far (a client that keeps one alive makes one).
+  size_t connections() const;
   std::string Url(const std::string& path = "/") const;
 
  private:
