@@ -293,6 +293,44 @@ TEST_F(DocsCacheTest, AMapCutShortFromOutsideIsNotKeptOneCutByItsOwnStepsIs) {
   EXPECT_EQ(SharedSiteMap(work, {.max_steps = 2, .cache = &cache_}).get(), cut.get());
 }
 
+TEST_F(DocsCacheTest, AMapOfACommitIsRenderedOncePerSizeAndNoOtherMapIsKept) {
+  git::Workspace& work = Open(Site());
+  std::shared_ptr<const SiteMap> map = SharedSiteMap(work, {.cache = &cache_});
+  ASSERT_FALSE(map->commit_key.empty());
+  const uint64_t stores = cache_.stats().stores;
+
+  std::shared_ptr<const std::string> text = SharedRender(*map, 4096, &cache_);
+  EXPECT_EQ(*text, map->Render(4096));
+  EXPECT_EQ(cache_.stats().stores, stores + 1);
+  // A later turn on the same commit: the same text, not rendered again.
+  git::Workspace later(OpenAt(snapshot_->commit()));
+  std::shared_ptr<const SiteMap> again = SharedSiteMap(later, {.cache = &cache_});
+  EXPECT_EQ(SharedRender(*again, 4096, &cache_).get(), text.get());
+  // Another size is another text.
+  std::shared_ptr<const std::string> small = SharedRender(*map, 80, &cache_);
+  EXPECT_NE(small.get(), text.get());
+  EXPECT_EQ(*small, map->Render(80));
+  EXPECT_LE(small->size(), 80u);
+
+  // A map of edits, a map cut short from outside and a map built by hand have
+  // no key: rendered each time, never kept.
+  const uint64_t kept = cache_.stats().stores;
+  Write("guide.mdx", "---\ntitle: Guide\n---\n\nA guide.\n");
+  std::shared_ptr<const SiteMap> edited = SharedSiteMap(work, {.cache = &cache_});
+  EXPECT_TRUE(edited->commit_key.empty());
+  EXPECT_NE(SharedRender(*edited, 4096, &cache_)->find("guide.mdx"), std::string::npos);
+  CommitCache empty;  // (cache_ holds the whole map: a hit would not be cut)
+  CancelToken cancel;
+  cancel.Cancel(CancelToken::Reason::kArchived);
+  EXPECT_TRUE(SharedSiteMap(later, {.cancel = &cancel, .cache = &empty})->commit_key.empty());
+  SiteMap by_hand = BuildSiteMap(later);
+  EXPECT_TRUE(by_hand.commit_key.empty());
+  SharedRender(by_hand, 4096, &cache_);
+  EXPECT_EQ(cache_.stats().stores, kept);
+  // Without a cache, the text is the map's.
+  EXPECT_EQ(*SharedRender(*map, 4096, nullptr), *text);
+}
+
 TEST_F(DocsCacheTest, TheSameChangesWrittenOrTakenFromABranchAreOneCheck) {
   Open(Site());
   git::Snapshot& topic = Push("topic", {{"install.mdx", kBrokenInstall}}, {"old.mdx"});

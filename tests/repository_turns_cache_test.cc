@@ -102,25 +102,32 @@ TEST_F(RepositoryTurnsCacheTest, JobsFromOneCommitBuildItsSiteMapOnceAndTheStory
   ASSERT_TRUE(first.succeeded) << first.error.value_or("");
   ASSERT_TRUE(first.pr_link);
   // The first job: the runner's map of main is built (a miss, kept), the agent
-  // is handed it and builds none, its check at finish is made (a miss, kept);
-  // the branch's story finds both: the base's map, and the check of the same
-  // bytes taken from the pushed commit.
+  // is handed it and builds none, renders it for the prompt (a miss, kept),
+  // its check at finish is made (a miss, kept); the branch's story finds the
+  // base's map, and the check of the same bytes taken from the pushed commit.
   docs::CommitCache::Stats s = cache_->stats();
-  EXPECT_EQ(s.misses, 2u);
-  EXPECT_EQ(s.stores, 2u);
+  EXPECT_EQ(s.misses, 3u);
+  EXPECT_EQ(s.stores, 3u);
   EXPECT_EQ(s.hits, 2u);
 
   // The second job starts from the same commit and makes the same fix: the
-  // map, the agent's check and the story's map and check are all found.
+  // map, its text, the agent's check and the story's map and check are all
+  // found.
   TurnOutcome second = RunJob("Fix the quickstart's typo");
   ASSERT_TRUE(second.succeeded) << second.error.value_or("");
   ASSERT_TRUE(second.pr_link);
   EXPECT_NE(*second.pr_link, *first.pr_link);
   s = cache_->stats();
-  EXPECT_EQ(s.misses, 2u) << "one site map and one check, for both jobs";
-  EXPECT_EQ(s.stores, 2u);
-  EXPECT_EQ(s.hits, 6u);
-  EXPECT_EQ(s.entries, 2u);
+  EXPECT_EQ(s.misses, 3u) << "one site map, its text and one check, for both jobs";
+  EXPECT_EQ(s.stores, 3u);
+  EXPECT_EQ(s.hits, 7u);
+  EXPECT_EQ(s.entries, 3u);
+  const auto requests = model_->Requests();
+  ASSERT_EQ(requests.size(), 4u);
+  EXPECT_EQ(requests[0]["messages"][0], requests[2]["messages"][0])
+      << "both jobs' system prompts are the same";
+  EXPECT_NE(requests[0]["messages"][0]["content"].get<std::string>().find("Navigation"),
+            std::string::npos);
   EXPECT_EQ(model_->Requests().size(), 4u) << "no repair round: one check a job";
 }
 

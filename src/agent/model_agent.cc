@@ -7,6 +7,7 @@
 #include "core/metrics.h"
 #include "core/text.h"
 #include "docs/docs.h"
+#include "http/client.h"
 
 namespace docwright::agent {
 namespace {
@@ -90,7 +91,10 @@ std::vector<llm::ChatMessage> Conversation(const TurnInput& turn) {
 }  // namespace
 
 ModelAgent::ModelAgent(llm::ProviderConfig provider, AgentBudgets budgets)
-    : provider_(std::move(provider)), budgets_(budgets) {}
+    : provider_(std::move(provider)), budgets_(budgets) {
+  // The turns of one agent share their connections to the provider.
+  if (!provider_.connections) provider_.connections = std::make_shared<http::ConnectionPool>();
+}
 
 namespace {
 
@@ -127,7 +131,8 @@ std::string ContextSection(const TurnContext& context) {
 
 std::string SystemPromptFor(const docs::SiteMap& map, const agent::WritePolicy& policy,
                             const std::optional<agent::RepositoryInstructions>& instructions,
-                            size_t max_site_map_bytes, const TurnContext& context) {
+                            size_t max_site_map_bytes, const TurnContext& context,
+                            docs::CommitCache* cache) {
   std::string where;
   for (const std::string& f : policy.site_folders()) {
     where += (where.empty() ? "" : ", ") + (f.empty() ? std::string("the repository") : f + "/");
@@ -136,7 +141,7 @@ std::string SystemPromptFor(const docs::SiteMap& map, const agent::WritePolicy& 
       std::string(kTask) + "\n\nYou may change files under " + where +
       " and Markdown pages; CI, build and hook definitions and dot-folders the site does not "
       "use are refused.\n\nThe documentation site:\n" +
-      map.Render(max_site_map_bytes);
+      *docs::SharedRender(map, max_site_map_bytes, cache);
   prompt += ContextSection(context);
   if (instructions) {
     // The file cannot close the element it is quoted in.
@@ -162,7 +167,7 @@ std::string ModelAgent::SystemPrompt(const git::Workspace& workspace, size_t max
   std::shared_ptr<const docs::SiteMap> map = context.site_map;
   if (!map) map = docs::SharedSiteMap(workspace, {.site_root = site_root, .cache = cache});
   return SystemPromptFor(*map, agent::WritePolicy(*map, {}), agent::ReadInstructions(workspace),
-                         max_site_map_bytes, context);
+                         max_site_map_bytes, context, cache);
 }
 
 namespace {
@@ -214,8 +219,8 @@ llm::ModelRequest FirstRequest(TurnRun& run, const docs::SiteMap& map,
   request.model = *run.turn.job.model;
   std::optional<agent::RepositoryInstructions> instructions =
       agent::ReadInstructions(run.workspace);
-  request.system =
-      SystemPromptFor(map, policy, instructions, run.budgets.max_site_map_bytes, run.context);
+  request.system = SystemPromptFor(map, policy, instructions, run.budgets.max_site_map_bytes,
+                                   run.context, run.context.docs_cache);
   if (!run.context.repositories.empty() || !run.context.unread.empty()) {
     std::string text = "Context repositories:";
     for (const ContextSnapshot& repo : run.context.repositories) {

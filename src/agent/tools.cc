@@ -450,7 +450,9 @@ ToolOutcome Finish(const Args& args) {
 
 }  // namespace
 
-std::vector<llm::ToolSpec> Toolbox::Specs() {
+namespace {
+
+std::vector<llm::ToolSpec> BuildSpecs() {
   auto object = [](json properties, json required) {
     return json{{"type", "object"},
                 {"properties", std::move(properties)},
@@ -521,6 +523,13 @@ std::vector<llm::ToolSpec> Toolbox::Specs() {
               {"description", "pull request title, imperative, under 72 characters"}}}},
            {"summary"})},
   };
+}
+
+}  // namespace
+
+std::vector<llm::ToolSpec> Toolbox::Specs() {
+  static const std::vector<llm::ToolSpec> specs = BuildSpecs();  // every turn sends them
+  return specs;
 }
 
 Toolbox::Toolbox(git::Workspace& workspace, const WritePolicy* policy,

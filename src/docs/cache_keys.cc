@@ -48,6 +48,13 @@ std::string SiteMapKey(const git::Workspace& files, const Limits& limits) {
   return key.size() > kMaxKeyBytes ? "" : key.Take();
 }
 
+std::string RenderKey(std::string_view map_key, size_t max_bytes) {
+  if (map_key.empty()) return "";
+  KeyWriter key("site map text");
+  key.Add(map_key).Add(max_bytes);
+  return key.size() > kMaxKeyBytes ? "" : key.Take();
+}
+
 std::string CheckKey(const git::Workspace& files, const Changes& changes,
                      const std::map<std::string, std::string>& sources, const Limits& limits) {
   KeyWriter key("check");

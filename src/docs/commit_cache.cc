@@ -45,7 +45,7 @@ size_t ProblemsBytes(const std::vector<Problem>& v) {
 
 size_t EstimatedBytes(const SiteMap& map) {
   size_t bytes = sizeof(SiteMap) + HeapBytes(map.config_path) + HeapBytes(map.content_root) +
-                 VectorBytes(map.navigation) + StringsBytes(map.pages) +
+                 HeapBytes(map.commit_key) + VectorBytes(map.navigation) + StringsBytes(map.pages) +
                  StringsBytes(map.other_sites);
   for (const NavEntry& e : map.navigation) {
     bytes += HeapBytes(e.group) + HeapBytes(e.page) + HeapBytes(e.path) + HeapBytes(e.title);
@@ -61,11 +61,12 @@ size_t EstimatedBytes(const CheckReport& report) {
 }  // namespace
 
 struct CommitCache::Impl {
-  // One answer; exactly one of `map` and `report` is set.
+  // One answer; exactly one of `map`, `report` and `text` is set.
   struct Entry {
     std::string key;
     std::shared_ptr<const SiteMap> map;
     std::shared_ptr<const CheckReport> report;
+    std::shared_ptr<const std::string> text;
     size_t bytes = 0;
   };
   using List = std::list<Entry>;
@@ -151,13 +152,23 @@ std::shared_ptr<const CheckReport> CommitCache::FindReport(std::string_view key)
 void CommitCache::PutMap(std::string key, std::shared_ptr<const SiteMap> map) {
   if (!map) return;
   size_t bytes = kEntryOverhead + HeapBytes(key) + EstimatedBytes(*map);
-  impl_->Put(Impl::Entry{std::move(key), std::move(map), nullptr, bytes});
+  impl_->Put(Impl::Entry{std::move(key), std::move(map), nullptr, nullptr, bytes});
 }
 
 void CommitCache::PutReport(std::string key, std::shared_ptr<const CheckReport> report) {
   if (!report) return;
   size_t bytes = kEntryOverhead + HeapBytes(key) + EstimatedBytes(*report);
-  impl_->Put(Impl::Entry{std::move(key), nullptr, std::move(report), bytes});
+  impl_->Put(Impl::Entry{std::move(key), nullptr, std::move(report), nullptr, bytes});
+}
+
+std::shared_ptr<const std::string> CommitCache::FindText(std::string_view key) {
+  return impl_->Find(key, &Impl::Entry::text);
+}
+
+void CommitCache::PutText(std::string key, std::shared_ptr<const std::string> text) {
+  if (!text) return;
+  size_t bytes = kEntryOverhead + HeapBytes(key) + sizeof(std::string) + HeapBytes(*text);
+  impl_->Put(Impl::Entry{std::move(key), nullptr, nullptr, std::move(text), bytes});
 }
 
 }  // namespace docwright::docs

@@ -1,7 +1,8 @@
 // What the docs layer computes from a commit alone, kept between calls so that
 // every turn starting from the same commit (a burst of jobs on one project, a
 // turn's own second and third reads of its base) does the work once: the site
-// map of a commit, and the check report of a set of changes over a commit.
+// map of a commit (and its text for the prompt), and the check report of a set
+// of changes over a commit.
 //
 // Keys are content, never names: a commit id (which names its whole tree) and,
 // for a check, the blob ids of the changed files' new contents (git's own hash
@@ -56,12 +57,14 @@ class CommitCache {
   Stats stats() const;
   const Options& options() const { return options_; }
 
-  // Used by SharedSiteMap and CheckChanges (docs.h) through Limits::cache; the
-  // key is theirs to make (docs/internal.h). Null when absent.
+  // Used by SharedSiteMap, SharedRender and CheckChanges (docs.h); the key is
+  // theirs to make (docs/internal.h). Null when absent.
   std::shared_ptr<const SiteMap> FindMap(std::string_view key);
   std::shared_ptr<const CheckReport> FindReport(std::string_view key);
+  std::shared_ptr<const std::string> FindText(std::string_view key);
   void PutMap(std::string key, std::shared_ptr<const SiteMap> map);
   void PutReport(std::string key, std::shared_ptr<const CheckReport> report);
+  void PutText(std::string key, std::shared_ptr<const std::string> text);
 
  private:
   struct Impl;

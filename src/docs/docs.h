@@ -59,6 +59,12 @@ struct SiteMap {
   // kMaxOtherSites: a turn may change their files as well.
   std::vector<std::string> other_sites;
   static constexpr size_t kMaxOtherSites = 64;
+  // Set by SharedSiteMap on a map that is exactly its commit's under the
+  // limits it was asked with: the map's key in the commit cache, under which
+  // its rendered text is kept too (SharedRender). "" on any other map (built
+  // by hand, of edits, cut short from outside); a copy that is changed must
+  // clear it.
+  std::string commit_key;
 
   // The compact text for the system prompt: framework, config file, where new
   // pages go and how they are added to navigation, then the navigation tree with
@@ -98,6 +104,11 @@ SiteMap BuildSiteMap(const git::Workspace& files, const Limits& limits = {});
 // short by the caller's cancel token, deadline or turn budget. Never null.
 std::shared_ptr<const SiteMap> SharedSiteMap(const git::Workspace& files,
                                              const Limits& limits = {});
+// map.Render(max_bytes), rendered once for every turn that asks: kept in
+// `cache` under the map's commit_key and the size when the map has one (a map
+// SharedSiteMap shared); else rendered now. Never null.
+std::shared_ptr<const std::string> SharedRender(const SiteMap& map, size_t max_bytes,
+                                                CommitCache* cache);
 
 // What a problem is about, in order of severity: a cap on the list keeps the
 // first kinds.

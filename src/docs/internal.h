@@ -142,6 +142,9 @@ class Budget : public WorkBudget {
 // that shape a map: site_root, max_files, max_steps); "" when `files` has
 // changes: the map of edits is no commit's.
 std::string SiteMapKey(const git::Workspace& files, const Limits& limits);
+// The key of the text of the site map under `map_key` (SiteMapKey's), rendered
+// in at most `max_bytes`.
+std::string RenderKey(std::string_view map_key, size_t max_bytes);
 // The key of the check of `changes` (files.Changes()) over `files`' base
 // commit: every Limits field that shapes a report, then each change by path,
 // deleted or the blob id of its new content (a written file's hashed, a moved

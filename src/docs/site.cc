@@ -454,11 +454,25 @@ std::shared_ptr<const SiteMap> SharedSiteMap(const git::Workspace& files, const 
     if (std::shared_ptr<const SiteMap> kept = limits.cache->FindMap(key)) return kept;
   }
   const uint64_t failed_reads = files.base().failed_reads();
-  auto map = std::make_shared<const SiteMap>(BuildSiteMap(files, limits));
-  if (!key.empty() && !CutFromOutside(files, limits, failed_reads)) {
-    limits.cache->PutMap(std::move(key), map);
+  SiteMap built = BuildSiteMap(files, limits);
+  if (key.empty() || CutFromOutside(files, limits, failed_reads)) {
+    return std::make_shared<const SiteMap>(std::move(built));
   }
+  built.commit_key = key;
+  auto map = std::make_shared<const SiteMap>(std::move(built));
+  limits.cache->PutMap(std::move(key), map);
   return map;
+}
+
+std::shared_ptr<const std::string> SharedRender(const SiteMap& map, size_t max_bytes,
+                                                CommitCache* cache) {
+  std::string key = cache ? RenderKey(map.commit_key, max_bytes) : "";
+  if (!key.empty()) {
+    if (std::shared_ptr<const std::string> kept = cache->FindText(key)) return kept;
+  }
+  auto text = std::make_shared<const std::string>(map.Render(max_bytes));
+  if (!key.empty()) cache->PutText(std::move(key), text);
+  return text;
 }
 
 }  // namespace docwright::docs
