@@ -135,6 +135,11 @@ class Query {
 class Connection {
  public:
   static Result<std::unique_ptr<Connection>> Open(const std::string& path) {
+    // Before SQLite's first use in the process: no count of its memory, which
+    // otherwise takes a lock shared by every connection at each allocation
+    // (a statement's temporary tables make many). Ignored when too late.
+    static const bool configured = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK;
+    (void)configured;
     sqlite3* raw = nullptr;
     int rc =
         sqlite3_open_v2(path.c_str(), &raw,
@@ -169,6 +174,21 @@ class Connection {
       return Status::Internal("database error: " + msg);
     }
     return Status();
+  }
+
+  // Runs one statement that takes no parameters and whose rows are not read
+  // (BEGIN IMMEDIATE, COMMIT, a PRAGMA setting), prepared once and kept like
+  // the others: `sql` must be a literal.
+  Status ExecCached(const char* sql) {
+    sqlite3_stmt* stmt = Prepare(sql);
+    if (!stmt) return Status::Internal(std::string("database error: ") + sqlite3_errmsg(db()));
+    int rc = sqlite3_step(stmt);
+    Status s;
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+      s = Status::Internal(std::string("database error: ") + sqlite3_errmsg(db()));
+    }
+    sqlite3_reset(stmt);
+    return s;
   }
 
   // The cached statement for `sql`; nullptr if it does not compile (a bug).

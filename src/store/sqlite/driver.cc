@@ -95,26 +95,26 @@ class Driver final : public sql::Driver {
     Connection& c = *writer_;
     const bool lease_only = commit != sql::Commit::kDurable;
     if (lease_only) {
-      Status normal = c.ExecScript("PRAGMA synchronous=NORMAL");
+      Status normal = c.ExecCached("PRAGMA synchronous=NORMAL");
       if (!normal.ok()) return normal;
     }
     struct RestoreFull {
       Connection& c;
       bool active;
       ~RestoreFull() {
-        if (active) c.ExecScript("PRAGMA synchronous=FULL");
+        if (active) c.ExecCached("PRAGMA synchronous=FULL");
       }
     } restore{c, lease_only};
-    Status s = c.ExecScript("BEGIN IMMEDIATE");
+    Status s = c.ExecCached("BEGIN IMMEDIATE");
     if (!s.ok()) return Status::Unavailable(s.message());
     Lent lent(c);
     s = fn(lent);
     if (!s.ok()) {
-      c.ExecScript("ROLLBACK");
+      c.ExecCached("ROLLBACK");
       return s;
     }
-    s = c.ExecScript("COMMIT");
-    if (!s.ok()) c.ExecScript("ROLLBACK");
+    s = c.ExecCached("COMMIT");
+    if (!s.ok()) c.ExecCached("ROLLBACK");
     return s;
   }
 
