@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "fakes/counting_store.h"
+#include "fakes/forwarding_store.h"
 #include "fakes/scripted_agent.h"
 #include "store/store.h"
 #include "support/secrets.h"
@@ -158,6 +159,64 @@ TEST_F(RunnerTest, TheHeartbeatRenewsEveryRunningTurnInOneCallAPass) {
   ASSERT_TRUE(other.ok()) << other.status().message();
   EXPECT_FALSE(other->has_value());
   EXPECT_EQ(agent_.turns_started.load(), kTurns) << "no turn was run again";
+}
+
+// Each claim's look_first, and whether it took a turn.
+class ClaimRecorder : public testing::ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  struct Claim {
+    bool look_first;
+    bool took;
+  };
+  Result<std::optional<TurnInput>> ClaimTurn(const std::string& worker_id,
+                                             std::chrono::milliseconds lease, int max_attempts,
+                                             const std::vector<std::string>& held_projects,
+                                             bool look_first) override {
+    auto r = ForwardingStore::ClaimTurn(worker_id, lease, max_attempts, held_projects, look_first);
+    std::lock_guard lock(mu_);
+    claims_.push_back({look_first, r.ok() && r->has_value()});
+    return r;
+  }
+  std::vector<Claim> Claims() {
+    std::lock_guard lock(mu_);
+    return claims_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<Claim> claims_;
+};
+
+TEST_F(RunnerTest, AWorkerWokenForQueuedWorkClaimsItWithoutLookingFirst) {
+  ClaimRecorder recorder(*store_);
+  RunnerOptions o;
+  o.workers = 4;
+  o.poll_interval = milliseconds(100);
+  Runner runner(recorder, agent_, o);
+  runner.Start();
+  // Queued here and announced, as the API does: the claim goes straight to it.
+  Job announced = Create("announced");
+  runner.Wake();
+  ASSERT_TRUE(Reaches(announced.id, JobStatus::kCompleted));
+  // Queued by another process and not heard of: a poll finds it, looking first.
+  Job polled = Create("polled");
+  ASSERT_TRUE(Reaches(polled.id, JobStatus::kCompleted));
+  runner.Stop();
+
+  std::vector<ClaimRecorder::Claim> claims = recorder.Claims();
+  std::vector<bool> took_with_look;
+  int unannounced_direct = 0;
+  for (const auto& c : claims) {
+    if (c.took) took_with_look.push_back(c.look_first);
+    if (!c.took && !c.look_first) ++unannounced_direct;
+  }
+  ASSERT_EQ(took_with_look.size(), 2u);
+  EXPECT_FALSE(took_with_look[0]) << "the announced job's claim looked first";
+  EXPECT_TRUE(took_with_look[1]) << "a poll claimed without looking";
+  // One direct claim for the one announcement; the worker woken after it (a
+  // backlog's next) and the polls look first.
+  EXPECT_EQ(unannounced_direct, 0);
 }
 
 TEST_F(RunnerTest, StopHandsTheRunningTurnBack) {

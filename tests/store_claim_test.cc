@@ -73,6 +73,36 @@ TEST_P(StoreClaimTest, AProjectAtItsCapLetsTheNextProjectsOldestTurnGo) {
   EXPECT_TRUE(NothingToClaim()) << "c1 waits for the cap";
 }
 
+// A claim made because work was just queued skips the look: it answers as a
+// poll does, caps, order and all, and finds nothing as cleanly.
+TEST_P(StoreClaimTest, AClaimWithoutALookFirstTakesWhatAPollWould) {
+  auto direct = [&](const std::string& worker) {
+    return store_->ClaimTurn(worker, milliseconds(60000), kMaxTurnAttempts, {},
+                             /*look_first=*/false);
+  };
+  auto none = direct("w");
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_FALSE(none->has_value());
+
+  Project capped = NewProject(org_.id, 100);
+  capped.max_active = 1;
+  ASSERT_TRUE(store_->UpdateProject(capped).ok());
+  Job c0 = Create(capped, "c0");
+  Create(capped, "c1");
+  Job a0 = Create(project_, "a0");
+  auto first = direct("w");
+  ASSERT_TRUE(first.ok() && first->has_value());
+  EXPECT_EQ((*first)->job.id, c0.id);
+  EXPECT_EQ((*first)->attempt, 1);
+  auto second = direct("w");
+  ASSERT_TRUE(second.ok() && second->has_value());
+  EXPECT_EQ((*second)->job.id, a0.id) << "c1 waits for its project's cap";
+  auto capped_out = direct("w");
+  ASSERT_TRUE(capped_out.ok());
+  EXPECT_FALSE(capped_out->has_value());
+  EXPECT_TRUE(NothingToClaim());
+}
+
 TEST_P(StoreClaimTest, AnExpiredLeaseIsTakenBeforeYoungerTurnsOfItsProject) {
   Create(project_, "j0");
   TurnInput crashed = Claim("crashed", milliseconds(1));

@@ -87,7 +87,9 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
 
   // workers.cc
   void WorkerLoop(Thread& self, const std::string& worker_id) EXCLUDES(mu_);
-  void IdleWait() EXCLUDES(mu_);
+  // Waits for work (WaitForWork); true when an announcement of queued work
+  // (Wake) was left for this worker to take up.
+  bool IdleWait() EXCLUDES(mu_);
   void WaitForWork(MutexLock& lock) REQUIRES(mu_);
   void WakeOne() REQUIRES(mu_);
   std::vector<std::string> HeldProjects() EXCLUDES(mu_);
@@ -130,7 +132,8 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   std::condition_variable heartbeat_cv_;  // the heartbeat thread waits here
   std::condition_variable done_cv_;       // Stop() waits here for threads to end
   int wakeups_ GUARDED_BY(mu_) = 0;
-  int idle_ GUARDED_BY(mu_) = 0;         // workers in IdleWait
+  int announced_ GUARDED_BY(mu_) = 0;  // Wake calls not yet taken up: claims to make without a look
+  int idle_ GUARDED_BY(mu_) = 0;       // workers in IdleWait
   bool poller_ GUARDED_BY(mu_) = false;  // an idle worker is polling the store (IdleWait)
   int next_worker_ GUARDED_BY(mu_) = 0;
   bool started_ GUARDED_BY(mu_) = false;

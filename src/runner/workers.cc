@@ -9,6 +9,8 @@ namespace docwright {
 
 void Runner::Impl::Wake() {
   MutexLock lock(mu_);
+  // Work was queued: the worker woken for it claims without looking first.
+  if (announced_ < idle_ + 1) ++announced_;
   WakeOne();
 }
 
@@ -36,35 +38,42 @@ void Runner::Impl::CancelJob(const std::string& job_id) {
 }
 
 void Runner::Impl::WorkerLoop(Thread& self, const std::string& worker_id) {
-  IdleWait();  // see Start()
+  bool announced = IdleWait();  // see Start()
   while (!IsStopping()) {
     {
       MutexLock lock(mu_);
       if (self.abandoned) return;
     }
-    auto claimed =
-        store_.ClaimTurn(worker_id, options_.lease, options_.max_attempts, HeldProjects());
+    auto claimed = store_.ClaimTurn(worker_id, options_.lease, options_.max_attempts,
+                                    HeldProjects(), /*look_first=*/!announced);
     if (!claimed.ok()) {
       spdlog::warn("worker {}: cannot claim work: {}", worker_id, claimed.status().message());
-      IdleWait();
+      announced = IdleWait();
       continue;
     }
     if (!claimed->has_value()) {
-      IdleWait();
+      announced = IdleWait();
       continue;
     }
     // There may be more: another idle worker looks at once, and so on, so a
     // backlog is taken up one claim after another, not one a poll.
-    Wake();
+    {
+      MutexLock lock(mu_);
+      WakeOne();
+    }
     RunTurn(self, worker_id, std::move(**claimed));
+    announced = false;
   }
 }
 
-void Runner::Impl::IdleWait() {
+bool Runner::Impl::IdleWait() {
   MutexLock lock(mu_);
   ++idle_;
   WaitForWork(lock);
   --idle_;
+  if (announced_ == 0) return false;
+  --announced_;
+  return true;
 }
 
 // Returns when woken, when stopping, or (for the one idle worker polling the

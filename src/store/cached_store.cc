@@ -177,10 +177,11 @@ class CachedStore final : public Store {
     jobs_.Erase(job_id);
     return r;
   }
-  Result<std::optional<TurnInput>> ClaimTurn(
-      const std::string& worker_id, std::chrono::milliseconds lease, int max_attempts,
-      const std::vector<std::string>& held_projects) override {
-    auto r = inner_->ClaimTurn(worker_id, lease, max_attempts, held_projects);
+  Result<std::optional<TurnInput>> ClaimTurn(const std::string& worker_id,
+                                             std::chrono::milliseconds lease, int max_attempts,
+                                             const std::vector<std::string>& held_projects,
+                                             bool look_first) override {
+    auto r = inner_->ClaimTurn(worker_id, lease, max_attempts, held_projects, look_first);
     // Claiming may fail jobs whose turns ran out of attempts, also when it then
     // finds nothing to run; which ones is not reported, so drop every job (a
     // store that announces changes names them: they are dropped as announced).

@@ -398,9 +398,13 @@ class Store : public LocalPullRequestRecords {
   // `held_projects`: the project of each turn the caller gave up on whose work
   // has not ended (one entry a turn; RunnerOptions::stuck_grace) counts as a
   // turn running, for the caps and for fairness, until it ends.
+  // `look_first`: a poll, which mostly finds nothing, first looks for a
+  // runnable turn without the claim's lock or a write, and returns nullopt
+  // there when there is none; false when a turn was just queued: the claim
+  // goes straight to it.
   virtual Result<std::optional<TurnInput>> ClaimTurn(
       const std::string& worker_id, std::chrono::milliseconds lease, int max_attempts,
-      const std::vector<std::string>& held_projects = {}) = 0;
+      const std::vector<std::string>& held_projects = {}, bool look_first = true) = 0;
   // Extends the turn's lease to `lease` from now if `worker_id` holds it
   // (kHeld, or kStopRequested: see StopJob); else kCancelled if the turn was
   // cancelled (its job archived), kLost otherwise. NotFound for no such turn.

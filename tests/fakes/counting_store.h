@@ -1,6 +1,7 @@
 // A Store that forwards every call to another and counts the calls, by method
 // name: for tests of how many round trips a piece of work costs the store (a
-// method of the SQL store is one transaction, ClaimTurn two, RenewLeases one per
+// method of the SQL store is one transaction, ClaimTurn two (one without its
+// look first), RenewLeases one per
 // kMaxLeasesPerRenewal leases). Thread-safe; the inner store must outlive it.
 #pragma once
 
@@ -208,11 +209,12 @@ class CountingStore final : public Store {
     Count("ListEvents");
     return inner_.ListEvents(scope, job_id, after_sequence, limit);
   }
-  Result<std::optional<TurnInput>> ClaimTurn(
-      const std::string& worker_id, std::chrono::milliseconds lease, int max_attempts,
-      const std::vector<std::string>& held_projects = {}) override {
+  Result<std::optional<TurnInput>> ClaimTurn(const std::string& worker_id,
+                                             std::chrono::milliseconds lease, int max_attempts,
+                                             const std::vector<std::string>& held_projects = {},
+                                             bool look_first = true) override {
     Count("ClaimTurn");
-    return inner_.ClaimTurn(worker_id, lease, max_attempts, held_projects);
+    return inner_.ClaimTurn(worker_id, lease, max_attempts, held_projects, look_first);
   }
   Result<LeaseState> RenewLease(int64_t turn_id, const std::string& worker_id,
                                 std::chrono::milliseconds lease) override {

@@ -47,10 +47,11 @@ class ForwardingStore : public Store {
   Result<Job> ArchiveJob(const Scope& scope, const std::string& job_id) override {
     return inner_->ArchiveJob(scope, job_id);
   }
-  Result<std::optional<TurnInput>> ClaimTurn(
-      const std::string& worker_id, std::chrono::milliseconds lease, int max_attempts,
-      const std::vector<std::string>& held_projects) override {
-    return inner_->ClaimTurn(worker_id, lease, max_attempts, held_projects);
+  Result<std::optional<TurnInput>> ClaimTurn(const std::string& worker_id,
+                                             std::chrono::milliseconds lease, int max_attempts,
+                                             const std::vector<std::string>& held_projects,
+                                             bool look_first) override {
+    return inner_->ClaimTurn(worker_id, lease, max_attempts, held_projects, look_first);
   }
   Result<LeaseState> FinishTurn(int64_t turn_id, const std::string& worker_id,
                                 const TurnOutcome& outcome) override {

@@ -178,9 +178,10 @@ class SqlStore final : public Store {
                                             const IdempotentRequest& request) override;
 
   // turns.cc
-  Result<std::optional<TurnInput>> ClaimTurn(
-      const std::string& worker_id, std::chrono::milliseconds lease, int max_attempts,
-      const std::vector<std::string>& held_projects) override;
+  Result<std::optional<TurnInput>> ClaimTurn(const std::string& worker_id,
+                                             std::chrono::milliseconds lease, int max_attempts,
+                                             const std::vector<std::string>& held_projects,
+                                             bool look_first) override;
   Result<LeaseState> RenewLease(int64_t turn_id, const std::string& worker_id,
                                 std::chrono::milliseconds lease) override;
   std::vector<Result<LeaseState>> RenewLeases(const std::vector<HeldLease>& leases,

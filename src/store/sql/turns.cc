@@ -23,19 +23,23 @@ std::string LeasesJson(std::span<const HeldLease> leases) {
 
 }  // namespace
 
-Result<std::optional<TurnInput>> SqlStore::ClaimTurn(
-    const std::string& worker_id, std::chrono::milliseconds lease, int max_attempts,
-    const std::vector<std::string>& held_projects) {
+Result<std::optional<TurnInput>> SqlStore::ClaimTurn(const std::string& worker_id,
+                                                     std::chrono::milliseconds lease,
+                                                     int max_attempts,
+                                                     const std::vector<std::string>& held_projects,
+                                                     bool look_first) {
   const std::string held = HeldProjectsJson(held_projects);
   // Look before taking the claim's lock: idle workers poll, and a poll that
   // finds nothing must not queue behind claims and writes.
-  auto any = Read<bool>([&](Connection& c) -> Result<bool> {
-    auto r = c.Exec(kFindRunnable, {V(held)});
-    if (!r.ok()) return r.status();
-    return r->size() > 0;
-  });
-  if (!any.ok()) return any.status();
-  if (!*any) return std::optional<TurnInput>();
+  if (look_first) {
+    auto any = Read<bool>([&](Connection& c) -> Result<bool> {
+      auto r = c.Exec(kFindRunnable, {V(held)});
+      if (!r.ok()) return r.status();
+      return r->size() > 0;
+    });
+    if (!any.ok()) return any.status();
+    if (!*any) return std::optional<TurnInput>();
+  }
 
   std::optional<TurnInput> claimed;
   std::vector<std::string> changed;  // jobs with new events
