@@ -6,11 +6,10 @@
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <memory>
 
 #include "core/webhook.h"
-#include "fakes/forwarding_store.h"
+#include "fakes/counting_store.h"
 #include "support/postgres_database.h"
 #include "support/secrets.h"
 #include "support/temp_dir.h"
@@ -21,20 +20,6 @@ namespace docwright {
 namespace {
 
 using std::chrono::milliseconds;
-
-// Counts the workers' looks for due deliveries (each is a read of the store).
-class CountingStore : public testing::ForwardingStore {
- public:
-  using ForwardingStore::ForwardingStore;
-
-  Result<std::optional<ClaimedDelivery>> ClaimWebhookDelivery(const std::string& worker_id,
-                                                              milliseconds lease) override {
-    ++claims;
-    return inner_->ClaimWebhookDelivery(worker_id, lease);
-  }
-
-  std::atomic<int> claims{0};
-};
 
 class DeliveryWorkersTest : public ::testing::TestWithParam<std::string> {
  protected:
@@ -49,7 +34,7 @@ class DeliveryWorkersTest : public ::testing::TestWithParam<std::string> {
     auto opened = OpenStore(url, testing::TestSecrets());
     ASSERT_TRUE(opened.ok()) << opened.status().message();
     store_ = std::move(*opened);
-    counting_ = std::make_unique<CountingStore>(*store_);
+    counting_ = std::make_unique<testing::CountingStore>(*store_);
     org_ = *store_->CreateOrg("acme");
     Project p;
     p.org_id = org_.id;
@@ -111,7 +96,7 @@ class DeliveryWorkersTest : public ::testing::TestWithParam<std::string> {
   testing::TempDir dir_;
   std::unique_ptr<testing::PostgresDatabase> database_;
   std::unique_ptr<Store> store_;
-  std::unique_ptr<CountingStore> counting_;
+  std::unique_ptr<testing::CountingStore> counting_;  // the workers' looks: ClaimWebhookDelivery
   Org org_;
   Project project_;
   testing::WebhookReceiver receiver_{{}};
@@ -133,7 +118,7 @@ TEST_P(DeliveryWorkersTest, EventsNoEndpointTakesCostTheWorkersNoLooks) {
   // Each worker's first look, the archive's delivery, and the look of the
   // worker its claim woke: a handful. Woken by every event, the four workers
   // looked a few thousand times.
-  EXPECT_LE(counting_->claims.load(), 12);
+  EXPECT_LE(counting_->Calls("ClaimWebhookDelivery"), 12);
   EXPECT_EQ(receiver_.Problems(), std::vector<std::string>{});
 }
 
@@ -147,7 +132,7 @@ TEST_P(DeliveryWorkersTest, WithoutAnyEndpointEventsCostTheWorkersNoLooks) {
   ASSERT_TRUE(store_->ArchiveJob(Scope{org_.id, project_.id}, job.id).ok());
   ASSERT_TRUE(receiver_.WaitForAccepted(1)) << "the archive's delivery did not arrive";
   workers_->Stop();
-  EXPECT_LE(counting_->claims.load(), 12);
+  EXPECT_LE(counting_->Calls("ClaimWebhookDelivery"), 12);
   EXPECT_EQ(receiver_.Accepted().size(), 1u);
 }
 
