@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/metrics.h"
+#include "support/prometheus_text.h"
 #include "support/store_fixture.h"
 
 namespace docwright {
@@ -17,7 +19,17 @@ namespace {
 
 using std::chrono::milliseconds;
 
-class StoreClaimTest : public testing::StoreTest {};
+class StoreClaimTest : public testing::StoreTest {
+ protected:
+  // The store's transactions of `kind` ("read", "write") so far, as the
+  // process's metrics count them.
+  double Transactions(const std::string& kind) {
+    testing::PromParse p = testing::ParsePrometheusText(metrics::Default().Render());
+    EXPECT_TRUE(p.ok()) << p.error;
+    return p.Sum("docwright_store_transaction_duration_seconds_count",
+                 {{"driver", GetParam()}, {"kind", kind}});
+  }
+};
 
 TEST_P(StoreClaimTest, ABacklogIsTakenFairlyOldestFirstAndEachJobInOrder) {
   // Jobs 0 and 2 of the first project have a follow-up queued right behind
@@ -80,9 +92,17 @@ TEST_P(StoreClaimTest, AClaimWithoutALookFirstTakesWhatAPollWould) {
     return store_->ClaimTurn(worker, milliseconds(60000), kMaxTurnAttempts, {},
                              /*look_first=*/false);
   };
+  double reads = Transactions("read"), writes = Transactions("write");
   auto none = direct("w");
   ASSERT_TRUE(none.ok()) << none.status().message();
   EXPECT_FALSE(none->has_value());
+  EXPECT_EQ(Transactions("read") - reads, 0) << "no look";
+  EXPECT_EQ(Transactions("write") - writes, 1);
+  // A poll looks, and finds nothing there: no write.
+  reads = Transactions("read"), writes = Transactions("write");
+  EXPECT_TRUE(NothingToClaim());
+  EXPECT_EQ(Transactions("read") - reads, 1);
+  EXPECT_EQ(Transactions("write") - writes, 0);
 
   Project capped = NewProject(org_.id, 100);
   capped.max_active = 1;

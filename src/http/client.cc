@@ -208,6 +208,7 @@ struct ConnectionPool::Impl {
   }
   // Keeps `handle` unless max_idle are kept; else it is closed (after the lock).
   void Give(std::unique_ptr<CURL, CurlDeleter> handle) EXCLUDES(mu) {
+    curl_easy_reset(handle.get());  // nothing of the last request's options stays
     MutexLock lock(mu);
     if (idle.size() < max_idle) idle.push_back(handle.release());
   }
@@ -278,6 +279,10 @@ Result<Response> Client::Send(const Request& request) {
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(request.connect_timeout.count()));
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  // A connection idle for longer is not used again: servers and load balancers
+  // close idle ones after a minute or so, some sending a 408 first, which
+  // libcurl would read as the next request's reply.
+  curl_easy_setopt(c, CURLOPT_MAXAGE_CONN, 30L);
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, CollectBody);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);

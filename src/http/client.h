@@ -104,9 +104,9 @@ bool IsPrivateAddress(const std::string& ip);
 // gives it back when destroyed: the next client to the same server sends at
 // once, with no new TCP or TLS handshake (a turn's first model request). The
 // most recently returned handle is taken first; at most `max_idle` are kept.
-// libcurl reuses a connection only for the same scheme, host and port, drops
-// one idle for about two minutes, and opens a new one when the server closed
-// the old. Thread-safe; a handle is used by one client at a time. Must outlive
+// libcurl reuses a connection only for the same scheme, host and port, not
+// one idle for 30 s (every client's bound), and opens a new one when the
+// server closed the old. Thread-safe; a handle is used by one client at a time. Must outlive
 // nothing: clients hold it.
 class ConnectionPool {
  public:

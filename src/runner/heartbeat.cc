@@ -115,7 +115,7 @@ void Runner::Impl::GiveUp(Running& r, std::vector<GivenUp>& given_up) {
   for (const Thread& t : threads_) stuck += t.abandoned && !t.done;
   if (stuck <= static_cast<size_t>(options_.workers)) {
     StartWorker();
-    WakeOne();  // it starts idle (see Start()): send it to look for work now
+    WakeOne(/*announce=*/false);  // it starts idle (see Start()): send it to look for work now
   } else {
     spdlog::error("{} worker threads are stuck; not replacing more of them until they return",
                   stuck);

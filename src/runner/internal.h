@@ -38,7 +38,11 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   bool Stop() EXCLUDES(mu_);
 
   // workers.cc
-  void Wake() EXCLUDES(mu_);
+  // Wakes an idle worker to claim. `announce`: a turn was just queued here (the
+  // API's creates and follow-ups), so the worker claims without looking first
+  // (Store::ClaimTurn's look_first); false for a wake-up that only may find
+  // work (another node's notice, the next of a backlog).
+  void Wake(bool announce) EXCLUDES(mu_);
   void StopJob(const std::string& job_id) EXCLUDES(mu_);
   void CancelJob(const std::string& job_id) EXCLUDES(mu_);
 
@@ -87,11 +91,13 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
 
   // workers.cc
   void WorkerLoop(Thread& self, const std::string& worker_id) EXCLUDES(mu_);
-  // Waits for work (WaitForWork); true when an announcement of queued work
-  // (Wake) was left for this worker to take up.
+  // Waits for work (WaitForWork); true when the wake-up it took was an
+  // announcement (Wake).
   bool IdleWait() EXCLUDES(mu_);
-  void WaitForWork(MutexLock& lock) REQUIRES(mu_);
-  void WakeOne() REQUIRES(mu_);
+  bool WaitForWork(MutexLock& lock) REQUIRES(mu_);
+  void WakeOne(bool announce) REQUIRES(mu_);
+  // Takes one of wakeups_ (> 0); true if it was an announcement.
+  bool TakeWakeup() REQUIRES(mu_);
   std::vector<std::string> HeldProjects() EXCLUDES(mu_);
   bool IsStopping() EXCLUDES(mu_);
 
@@ -132,8 +138,8 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   std::condition_variable heartbeat_cv_;  // the heartbeat thread waits here
   std::condition_variable done_cv_;       // Stop() waits here for threads to end
   int wakeups_ GUARDED_BY(mu_) = 0;
-  int announced_ GUARDED_BY(mu_) = 0;  // Wake calls not yet taken up: claims to make without a look
-  int idle_ GUARDED_BY(mu_) = 0;       // workers in IdleWait
+  int announced_ GUARDED_BY(mu_) = 0;    // of wakeups_, those announcing a queued turn
+  int idle_ GUARDED_BY(mu_) = 0;         // workers in IdleWait
   bool poller_ GUARDED_BY(mu_) = false;  // an idle worker is polling the store (IdleWait)
   int next_worker_ GUARDED_BY(mu_) = 0;
   bool started_ GUARDED_BY(mu_) = false;

@@ -107,7 +107,7 @@ void Runner::Start() {
     impl_->store().Watch(StoreWatcher{
         .turn_queued =
             [weak] {
-              if (auto impl = weak.lock()) impl->Wake();
+              if (auto impl = weak.lock()) impl->Wake(/*announce=*/false);
             },
         .job_archived =
             [weak](const std::string& job_id) {
@@ -118,7 +118,7 @@ void Runner::Start() {
   impl_->Start();
 }
 bool Runner::Stop() { return impl_->Stop(); }
-void Runner::Wake() { impl_->Wake(); }
+void Runner::Wake() { impl_->Wake(/*announce=*/true); }
 void Runner::CancelJob(const std::string& job_id) { impl_->CancelJob(job_id); }
 void Runner::StopJob(const std::string& job_id) { impl_->StopJob(job_id); }
 

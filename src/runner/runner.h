@@ -60,7 +60,9 @@ class Runner {
   // should exit the process soon, without waiting for it.
   bool Stop();
 
-  // New work was queued: wake an idle worker.
+  // A turn was queued in this process (a create, a follow-up): wake an idle
+  // worker, which claims without looking first (Store::ClaimTurn's
+  // look_first). Other processes' turns are heard through the store.
   void Wake();
   // The job was archived: stop its running turn now rather than at the next
   // lease renewal.

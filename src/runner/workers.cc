@@ -7,20 +7,28 @@
 
 namespace docwright {
 
-void Runner::Impl::Wake() {
+void Runner::Impl::Wake(bool announce) {
   MutexLock lock(mu_);
-  // Work was queued: the worker woken for it claims without looking first.
-  if (announced_ < idle_ + 1) ++announced_;
-  WakeOne();
+  WakeOne(announce);
 }
 
-void Runner::Impl::WakeOne() {
+void Runner::Impl::WakeOne(bool announce) {
   // Counted, so a wake-up that arrives while no worker waits is not lost; but
   // no more than the idle workers (and one on its way to idling) can use, so a
   // burst of them while every worker is busy does not turn into as many empty
-  // claims later.
-  if (wakeups_ < idle_ + 1) ++wakeups_;
+  // claims later. An announcement is a wake-up too (announced_ <= wakeups_).
+  if (wakeups_ < idle_ + 1) {
+    ++wakeups_;
+    if (announce) ++announced_;
+  }
   work_cv_.notify_one();
+}
+
+bool Runner::Impl::TakeWakeup() {
+  --wakeups_;
+  if (announced_ == 0) return false;
+  --announced_;
+  return true;
 }
 
 void Runner::Impl::StopJob(const std::string& job_id) {
@@ -57,10 +65,7 @@ void Runner::Impl::WorkerLoop(Thread& self, const std::string& worker_id) {
     }
     // There may be more: another idle worker looks at once, and so on, so a
     // backlog is taken up one claim after another, not one a poll.
-    {
-      MutexLock lock(mu_);
-      WakeOne();
-    }
+    Wake(/*announce=*/false);
     RunTurn(self, worker_id, std::move(**claimed));
     announced = false;
   }
@@ -69,31 +74,26 @@ void Runner::Impl::WorkerLoop(Thread& self, const std::string& worker_id) {
 bool Runner::Impl::IdleWait() {
   MutexLock lock(mu_);
   ++idle_;
-  WaitForWork(lock);
+  bool announced = WaitForWork(lock);
   --idle_;
-  if (announced_ == 0) return false;
-  --announced_;
-  return true;
+  return announced;
 }
 
-// Returns when woken, when stopping, or (for the one idle worker polling the
-// store) after poll_interval.
-void Runner::Impl::WaitForWork(MutexLock& lock) {
+// Returns when woken (true if the wake-up taken was an announcement), when
+// stopping, or (for the one idle worker polling the store) after poll_interval.
+bool Runner::Impl::WaitForWork(MutexLock& lock) {
   for (;;) {
-    if (stopping_) return;
-    if (wakeups_ > 0) {
-      --wakeups_;
-      return;
-    }
+    if (stopping_) return false;
+    if (wakeups_ > 0) return TakeWakeup();
     if (!poller_) {
       poller_ = true;
       const auto deadline = Clock::now() + options_.poll_interval;
       while (!stopping_ && wakeups_ == 0 && lock.WaitUntil(work_cv_, deadline)) {
       }
       poller_ = false;
-      if (wakeups_ > 0) --wakeups_;
+      bool announced = wakeups_ > 0 && TakeWakeup();
       work_cv_.notify_one();  // the role passes to a sleeping worker
-      return;
+      return announced;
     }
     lock.Wait(work_cv_);
   }

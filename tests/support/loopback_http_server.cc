@@ -91,7 +91,8 @@ struct LoopbackHttpServer::Impl {
       res.keep_alive(req.keep_alive() && !out.close);
       res.prepare_payload();
       http::write(socket, res, ec);
-      if (ec || !res.keep_alive()) return;
+      if (!ec && out.hang_up) socket.shutdown(tcp::socket::shutdown_both, ec);
+      if (ec || !res.keep_alive() || out.hang_up) return;
     }
   }
 };

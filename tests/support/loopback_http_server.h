@@ -24,6 +24,9 @@ struct LoopbackResponse {
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
   bool close = false;  // close the connection after this response
+  // Close it after this response without saying so (no "Connection: close"),
+  // as a server whose keep-alive ran out closes an idle connection.
+  bool hang_up = false;
   // Instead of `body`: a body sent in pieces as a stream, with chunked transfer
   // coding, each piece after its delay (cut short when the server stops; a
   // piece without bytes is only a pause); the

@@ -178,7 +178,8 @@ class Connection {
 
   // Runs one statement that takes no parameters and whose rows are not read
   // (BEGIN IMMEDIATE, COMMIT, a PRAGMA setting), prepared once and kept like
-  // the others: `sql` must be a literal.
+  // the others: `sql` must be a literal. (SQLite compiles a PRAGMA to run once:
+  // it prepares one again at each run, as sqlite3_exec would.)
   Status ExecCached(const char* sql) {
     sqlite3_stmt* stmt = Prepare(sql);
     if (!stmt) return Status::Internal(std::string("database error: ") + sqlite3_errmsg(db()));
