@@ -10,8 +10,6 @@
 #include <thread>
 #include <vector>
 
-#include "core/metrics.h"
-#include "support/prometheus_text.h"
 #include "support/store_fixture.h"
 
 namespace docwright {
@@ -19,17 +17,7 @@ namespace {
 
 using std::chrono::milliseconds;
 
-class StoreClaimTest : public testing::StoreTest {
- protected:
-  // The store's transactions of `kind` ("read", "write") so far, as the
-  // process's metrics count them.
-  double Transactions(const std::string& kind) {
-    testing::PromParse p = testing::ParsePrometheusText(metrics::Default().Render());
-    EXPECT_TRUE(p.ok()) << p.error;
-    return p.Sum("docwright_store_transaction_duration_seconds_count",
-                 {{"driver", GetParam()}, {"kind", kind}});
-  }
-};
+class StoreClaimTest : public testing::StoreTest {};
 
 TEST_P(StoreClaimTest, ABacklogIsTakenFairlyOldestFirstAndEachJobInOrder) {
   // Jobs 0 and 2 of the first project have a follow-up queued right behind

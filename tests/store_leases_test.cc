@@ -5,9 +5,7 @@
 
 #include <thread>
 
-#include "core/metrics.h"
 #include "store/cached_store.h"
-#include "support/prometheus_text.h"
 #include "support/store_fixture.h"
 
 namespace docwright {
@@ -17,15 +15,6 @@ using std::chrono::milliseconds;
 
 class StoreLeasesTest : public testing::StoreTest {
  protected:
-  // The store's transactions of `kind` ("read", "write") so far, as the
-  // process's metrics count them.
-  double Transactions(const std::string& kind) {
-    testing::PromParse p = testing::ParsePrometheusText(metrics::Default().Render());
-    EXPECT_TRUE(p.ok()) << p.error;
-    return p.Sum("docwright_store_transaction_duration_seconds_count",
-                 {{"driver", GetParam()}, {"kind", kind}});
-  }
-
   // Whether another worker can claim the turn of `job_id` now: its lease
   // expired (the one runnable turn is then that one).
   bool Claimable(const std::string& job_id) {

@@ -10,8 +10,10 @@
 #include <string>
 
 #include "core/job.h"
+#include "core/metrics.h"
 #include "store/store.h"
 #include "support/postgres_database.h"
+#include "support/prometheus_text.h"
 #include "support/secrets.h"
 #include "support/temp_dir.h"
 #include "support/test_tools.h"
@@ -75,6 +77,15 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
   }
 
   bool postgres() const { return GetParam() == "postgres"; }
+
+  // The store's transactions of `kind` ("read", "write") so far, as the
+  // process's metrics count them.
+  double Transactions(const std::string& kind) {
+    PromParse p = ParsePrometheusText(metrics::Default().Render());
+    EXPECT_TRUE(p.ok()) << p.error;
+    return p.Sum("docwright_store_transaction_duration_seconds_count",
+                 {{"driver", GetParam()}, {"kind", kind}});
+  }
 
   TempDir dir_;
   std::unique_ptr<PostgresDatabase> database_;
