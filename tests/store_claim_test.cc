@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <string>
 #include <thread>
@@ -174,6 +175,85 @@ TEST_P(StoreClaimTest, ATurnWrittenWithoutItsProjectTakesItsJobsAndItsCap) {
                    "INSERT INTO turns (job_id, seq, state) VALUES ('" + a1.id + "', 1, 'queued');");
   EXPECT_EQ(Claim("w").job.id, a0.id);
   EXPECT_TRUE(NothingToClaim()) << a1.id << " waits for its project's cap, filled by a0";
+}
+
+// NewJob::on_queued: the runner is woken while the job is made durable, and
+// its worker (here, this store and another node's) can claim the turn from the
+// call on, before CreateJob returns; nothing refused or replayed wakes anyone.
+TEST_P(StoreClaimTest, AJobCanBeClaimedFromItsOnQueuedBeforeItsCreateReturns) {
+  auto other = Open();  // another node's store on the same database
+  std::vector<std::string> claimed;
+  int calls = 0;
+  auto claim_with = [&](Store& by) {
+    return [&calls, &claimed, &by] {
+      ++calls;
+      auto c = by.ClaimTurn("w", milliseconds(60000), kMaxTurnAttempts, {}, /*look_first=*/false);
+      ASSERT_TRUE(c.ok()) << c.status().message();
+      ASSERT_TRUE(c->has_value()) << "the job's turn is claimable when its worker is woken";
+      claimed.push_back((*c)->job.id);
+    };
+  };
+  NewJob nj{"Fix the typo"};
+  nj.on_queued = claim_with(*store_);  // a worker of this process: the writer is free
+  auto mine = store_->CreateJob(ScopeOf(project_), nj);
+  ASSERT_TRUE(mine.ok()) << mine.status().message();
+  nj.on_queued = claim_with(*other);
+  auto theirs = store_->CreateJob(ScopeOf(project_), nj);
+  ASSERT_TRUE(theirs.ok()) << theirs.status().message();
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(claimed, (std::vector<std::string>{mine->id, theirs->id}));
+  auto read = other->GetJob(ScopeOf(project_), theirs->id);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->status, JobStatus::kActive);
+
+  // Refused: nothing written, nobody woken.
+  Project limited = NewProject(org_.id, 1);
+  auto first = store_->CreateJob(ScopeOf(limited), nj);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(store_->CreateJob(ScopeOf(limited), nj).status().code(), Code::kRateLimited);
+  EXPECT_EQ(calls, 3);
+
+  // Under a key: woken for the write, not for its replay.
+  IdempotentRequest keyed{.key = "k1",
+                          .route = "create",
+                          .body_sha256 = std::string(64, 'a'),
+                          .status = 201,
+                          .render = [](const Job& j) { return j.id; }};
+  nj.on_queued = claim_with(*store_);
+  auto written = store_->CreateJobWithKey(ScopeOf(project_), nj, keyed);
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  EXPECT_EQ(written->outcome, IdempotentWrite::Outcome::kDone);
+  EXPECT_EQ(calls, 4);
+  ASSERT_EQ(claimed.size(), 4u);
+  EXPECT_EQ(claimed.back(), written->job->id);
+  auto replayed = store_->CreateJobWithKey(ScopeOf(project_), nj, keyed);
+  ASSERT_TRUE(replayed.ok()) << replayed.status().message();
+  EXPECT_EQ(replayed->outcome, IdempotentWrite::Outcome::kReplayed);
+  EXPECT_EQ(calls, 4);
+}
+
+// SQLite commits such a create without a flush and flushes its log after the
+// call: a log that cannot be flushed is Unavailable (the job is made, and may
+// not survive a crash), never a job answered as durable.
+TEST_P(StoreClaimTest, ACreateWhoseLogCannotBeFlushedIsUnavailable) {
+  if (postgres()) GTEST_SKIP() << "PostgreSQL's commit is durable before the call";
+  ASSERT_EQ(::unlink((url_ + "-wal").c_str()), 0) << "the log is open";
+  int calls = 0;
+  NewJob nj{"Fix the typo"};
+  nj.on_queued = [&calls] { ++calls; };
+  auto job = store_->CreateJob(ScopeOf(project_), nj);
+  EXPECT_EQ(job.status().code(), Code::kUnavailable);
+  EXPECT_NE(job.status().message().find("could not be flushed"), std::string::npos)
+      << job.status().message();
+  EXPECT_EQ(calls, 1);
+  // On the writer's connection (a new reader would not find the log).
+  auto made = store_->ClaimTurn("w", milliseconds(60000), kMaxTurnAttempts, {},
+                                /*look_first=*/false);
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  EXPECT_TRUE(made->has_value()) << "the job is made all the same";
+  // Without on_queued the commit itself flushes, as before.
+  EXPECT_TRUE(store_->CreateJob(ScopeOf(project_), NewJob{"Fix the typo"}).ok());
 }
 
 INSTANTIATE_TEST_SUITE_P(Store, StoreClaimTest, ::testing::Values("sqlite", "postgres"),

@@ -430,17 +430,16 @@ HttpResponse Api::CreateJob(const Call& call, HttpRequest& req) {
             .requested_model = std::move(body->model),
             .default_model = options_.default_model,
             .draft = body->draft};
+  // The runner is woken as soon as the turn can be claimed, while the store
+  // makes the job durable; the answer waits for that.
+  nj.on_queued = hooks_.work_queued;
   if (!req.idempotency_key.empty()) {
     auto written = store_.CreateJobWithKey(call.scope, nj, Keyed(req, "create", 201, currency_));
     if (!written.ok()) return ResponseFromStatus(written.status());
-    if (written->outcome == IdempotentWrite::Outcome::kDone && hooks_.work_queued) {
-      hooks_.work_queued();
-    }
     return KeyedResponse(std::move(*written));
   }
   auto job = store_.CreateJob(call.scope, nj);
   if (!job.ok()) return ResponseFromStatus(job.status());
-  if (hooks_.work_queued) hooks_.work_queued();
   return JobResponse(201, *job, currency_);
 }
 

@@ -79,9 +79,9 @@ HttpResponse Api::V1CreateJob(const Call& call, HttpRequest& req) {
             .default_model = options_.default_model,
             .draft = body->draft,
             .ref = std::move(body->branch)};
+  nj.on_queued = hooks_.work_queued;  // as CreateJob's
   auto job = store_.CreateJob(call.scope, nj);
   if (!job.ok()) return ResponseFromStatus(job.status());
-  if (hooks_.work_queued) hooks_.work_queued();
 
   // The reference answers 200 with the job's stream, to its end: the job's
   // events as they happen, up to its end or the stream's lifetime (the turn's

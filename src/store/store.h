@@ -76,6 +76,14 @@ struct NewJob {
   // How the job publishes its changes (Job::publish); nullopt: as its project
   // does.
   std::optional<PublishMode> publish;
+  // Called once by CreateJob (and CreateJobWithKey when it writes), on the
+  // caller's thread, as soon as the job's first turn can be claimed by any
+  // connection: that may be before the job is on the disk (the SQLite store
+  // flushes its log after the call, so a worker woken by it claims the turn
+  // while the disk flushes). CreateJob still returns once the job is durable,
+  // and Unavailable if that flush failed, the job being made all the same.
+  // Not called when nothing is written.
+  std::function<void()> on_queued;
 };
 
 // A follow-up message, and the model the job is to use from now on if it names

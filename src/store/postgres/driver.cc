@@ -43,7 +43,17 @@ class Driver final : public sql::Driver {
       : pool_(std::move(url), connect, options.max_connections, std::chrono::seconds(10)),
         listener_(std::move(listener)) {}
 
-  Status Write(sql::Commit commit, const std::function<Status(sql::Connection&)>& fn) override {
+  // `visible` comes after the commit, which is durable by then
+  // (synchronous_commit as the server has it).
+  Status Write(sql::Commit commit, const std::function<Status(sql::Connection&)>& fn,
+               const std::function<void()>& visible) override {
+    Status s = WriteOnce(commit, fn);
+    if (s.ok() && visible) visible();
+    return s;
+  }
+
+ private:
+  Status WriteOnce(sql::Commit commit, const std::function<Status(sql::Connection&)>& fn) {
     // A renewal is one statement: run on its own, one round trip (a node renews
     // its running turns' leases every third of a lease, kMaxLeasesPerRenewal a
     // statement, and PostgreSQL flushes concurrent commits together).
@@ -77,6 +87,7 @@ class Driver final : public sql::Driver {
     });
   }
 
+ public:
   // One statement at a time, each in its own transaction.
   Status Read(const std::function<Status(sql::Connection&)>& fn) override {
     return Retried("read", [&](Connection& c, bool*) -> Status {

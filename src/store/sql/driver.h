@@ -130,7 +130,19 @@ class Driver {
   // transient failure before the commit: `fn` must set what it returns afresh
   // each time. Unavailable if the commit itself failed: the change may or may
   // not have been made.
-  virtual Status Write(Commit commit, const std::function<Status(Connection&)>& fn) = 0;
+  Status Write(Commit commit, const std::function<Status(Connection&)>& fn) {
+    return Write(commit, fn, nullptr);
+  }
+  // As Write(commit, fn), and `visible`, if set, is called once on the calling
+  // thread as soon as the transaction is committed and other connections see
+  // it, before Write returns. A kDurable write's `visible` may come before the
+  // write is on the disk (SQLite flushes its log after the call, outside the
+  // writer's lock, so the writes `visible` sets off do not wait for the flush);
+  // Write still returns once it is durable, and Unavailable if that flush
+  // failed (the change is made, and may not survive a crash). Not called when
+  // the transaction is rolled back or its commit fails.
+  virtual Status Write(Commit commit, const std::function<Status(Connection&)>& fn,
+                       const std::function<void()>& visible) = 0;
   // Runs `fn` on a connection for reading, each statement seeing the database as
   // of its start; retried as Write is.
   virtual Status Read(const std::function<Status(Connection&)>& fn) = 0;

@@ -105,13 +105,17 @@ Status SqlStore::AppendEvent(Connection& c, const std::string& job_id,
   return Notify(c, "e:" + job_id);
 }
 
-Status SqlStore::WriteAs(Commit commit, const std::function<Status(Connection&)>& fn) {
+Status SqlStore::WriteAs(Commit commit, const std::function<Status(Connection&)>& fn,
+                         const std::function<void()>& visible) {
   bool due = false;
-  Status s = driver_->Write(commit, [&](Connection& c) -> Status {
-    Status done = fn(c);
-    due = c.deliveries_due();  // of this attempt: a retried one starts afresh
-    return done;
-  });
+  Status s = driver_->Write(
+      commit,
+      [&](Connection& c) -> Status {
+        Status done = fn(c);
+        due = c.deliveries_due();  // of this attempt: a retried one starts afresh
+        return done;
+      },
+      visible);
   // Also when the commit failed (it may have been made): a wake-up that finds
   // nothing costs the workers one look, a lost one a delivery's promptness.
   if (due) AnnounceDeliveries();

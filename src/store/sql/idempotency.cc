@@ -24,9 +24,10 @@ constexpr int64_t kExpiredKeysPerWrite = 16;
 
 Result<IdempotentWrite> SqlStore::CreateJobWithKey(const Scope& scope, const NewJob& job,
                                                    const IdempotentRequest& request) {
-  return WriteWithKey(scope, request, [&](Connection& c, const Project& p, UnixMillis now) {
-    return InsertJob(c, p, job, now);
-  });
+  return WriteWithKey(
+      scope, request,
+      [&](Connection& c, const Project& p, UnixMillis now) { return InsertJob(c, p, job, now); },
+      job.on_queued);
 }
 
 Result<IdempotentWrite> SqlStore::AddMessageWithKey(const Scope& scope, const std::string& job_id,
@@ -38,39 +39,49 @@ Result<IdempotentWrite> SqlStore::AddMessageWithKey(const Scope& scope, const st
 }
 
 Result<IdempotentWrite> SqlStore::WriteWithKey(const Scope& scope, const IdempotentRequest& request,
-                                               const JobWrite& write) {
+                                               const JobWrite& write,
+                                               const std::function<void()>& queued) {
   IdempotentWrite out;
   bool inserting_key = false;
   std::string project_id;
   UnixMillis oldest = 0;
-  Status s = Write([&](Connection& c) -> Status {
-    out = IdempotentWrite();
-    inserting_key = false;
-    auto project = LoadProject(c, scope);
-    if (!project.ok()) return project.status();
-    project_id = project->id;
-    Status locked = LockProjectForJobs(c, project->id);
-    if (!locked.ok()) return locked;
-    auto now = Now(c);
-    if (!now.ok()) return now.status();
-    oldest = *now - kKeyTtlMillis;
-    Status swept = Run(c, kDeleteExpiredIdempotencyKeys,
-                       {V(project->id), V(oldest), V(request.key), V(kExpiredKeysPerWrite)});
-    if (!swept.ok()) return swept;
-    auto kept = FindIdempotencyKey(c, project->id, request, oldest, &out);
-    if (!kept.ok()) return kept.status();
-    if (*kept) return Status();  // commits the sweep alone
-    auto job = write(c, *project, *now);
-    if (!job.ok()) return job.status();
-    out.outcome = IdempotentWrite::Outcome::kDone;
-    out.status = request.status;
-    out.body = request.render(*job);
-    out.job = std::move(*job);
-    inserting_key = true;
-    return Run(c, kInsertIdempotencyKey,
-               {V(project->id), V(request.key), V(request.route), V(request.body_sha256),
-                V(out.status), V(out.body), V(*now)});
-  });
+  std::function<void()> visible;
+  if (queued) {
+    visible = [&] {
+      if (out.outcome == IdempotentWrite::Outcome::kDone) queued();
+    };
+  }
+  Status s = WriteAs(
+      Commit::kDurable,
+      [&](Connection& c) -> Status {
+        out = IdempotentWrite();
+        inserting_key = false;
+        auto project = LoadProject(c, scope);
+        if (!project.ok()) return project.status();
+        project_id = project->id;
+        Status locked = LockProjectForJobs(c, project->id);
+        if (!locked.ok()) return locked;
+        auto now = Now(c);
+        if (!now.ok()) return now.status();
+        oldest = *now - kKeyTtlMillis;
+        Status swept = Run(c, kDeleteExpiredIdempotencyKeys,
+                           {V(project->id), V(oldest), V(request.key), V(kExpiredKeysPerWrite)});
+        if (!swept.ok()) return swept;
+        auto kept = FindIdempotencyKey(c, project->id, request, oldest, &out);
+        if (!kept.ok()) return kept.status();
+        if (*kept) return Status();  // commits the sweep alone
+        auto job = write(c, *project, *now);
+        if (!job.ok()) return job.status();
+        out.outcome = IdempotentWrite::Outcome::kDone;
+        out.status = request.status;
+        out.body = request.render(*job);
+        out.job = std::move(*job);
+        inserting_key = true;
+        return Run(c, kInsertIdempotencyKey,
+                   {V(project->id), V(request.key), V(request.route), V(request.body_sha256),
+                    V(out.status), V(out.body), V(*now)});
+      },
+      visible);
   if (s.ok()) {
     if (out.job) AnnounceEvents(out.job->id);
     return out;

@@ -283,7 +283,9 @@ class SqlStore final : public Store {
   // process's watchers hear of the webhook deliveries it made due
   // (Connection::NoteDeliveriesDue). Every write of the store goes through it,
   // so a writer of events cannot forget to wake the delivery workers.
-  Status WriteAs(Commit commit, const std::function<Status(Connection&)>& fn);
+  // `visible`, if set: as Driver::Write's.
+  Status WriteAs(Commit commit, const std::function<Status(Connection&)>& fn,
+                 const std::function<void()>& visible = nullptr);
   // A durable write transaction, as WriteAs.
   template <typename Fn>
   Status Write(Fn&& fn) {
@@ -357,9 +359,11 @@ class SqlStore final : public Store {
                                    const std::string& job_id, const NewMessage& message,
                                    UnixMillis now);
   // `write` (InsertJob or AppendMessage) under `request`'s key (Store::CreateJobWithKey).
+  // `queued`, if set, is called as NewJob::on_queued when `write` was made.
   using JobWrite = std::function<Result<Job>(Connection&, const Project&, UnixMillis)>;
   Result<IdempotentWrite> WriteWithKey(const Scope& scope, const IdempotentRequest& request,
-                                       const JobWrite& write);
+                                       const JobWrite& write,
+                                       const std::function<void()>& queued = nullptr);
   // Whether `request`'s key is kept in the project (used at `oldest` or later);
   // if it is, *out says what to answer (kReplayed or kKeyReused).
   static Result<bool> FindIdempotencyKey(Connection& c, const std::string& project_id,

@@ -8,21 +8,24 @@ namespace docwright::sql {
 
 Result<Job> SqlStore::CreateJob(const Scope& scope, const NewJob& nj) {
   std::optional<Job> created;
-  Status s = Write([&](Connection& c) -> Status {
-    created.reset();
-    auto project = LoadProject(c, scope);
-    if (!project.ok()) return project.status();
-    // The project's lock makes the rate limit's count and the insert one step,
-    // and an archive that commits meanwhile is seen.
-    Status locked = LockProjectForJobs(c, project->id);
-    if (!locked.ok()) return locked;
-    auto now = Now(c);  // the window is on one clock for every node
-    if (!now.ok()) return now.status();
-    auto job = InsertJob(c, *project, nj, *now);
-    if (!job.ok()) return job.status();
-    created = std::move(*job);
-    return Status();
-  });
+  Status s = WriteAs(
+      Commit::kDurable,
+      [&](Connection& c) -> Status {
+        created.reset();
+        auto project = LoadProject(c, scope);
+        if (!project.ok()) return project.status();
+        // The project's lock makes the rate limit's count and the insert one step,
+        // and an archive that commits meanwhile is seen.
+        Status locked = LockProjectForJobs(c, project->id);
+        if (!locked.ok()) return locked;
+        auto now = Now(c);  // the window is on one clock for every node
+        if (!now.ok()) return now.status();
+        auto job = InsertJob(c, *project, nj, *now);
+        if (!job.ok()) return job.status();
+        created = std::move(*job);
+        return Status();
+      },
+      nj.on_queued);
   if (!s.ok()) return s;
   AnnounceEvents(created->id);
   return std::move(*created);

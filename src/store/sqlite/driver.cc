@@ -3,11 +3,16 @@
 // processes), reads on a pool of connections.
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
+#include <memory>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -74,14 +79,79 @@ class Lent final : public sql::Connection {
   sqlite::Connection& c_;
 };
 
+// The database's write-ahead log, flushed by the driver after a durable write
+// whose commit did not flush it (Driver::Write's `visible`): fdatasync of the
+// log flushes every frame committed before it, whichever connection wrote
+// them. A descriptor is kept open (the log stays while this process holds a
+// connection: SQLite removes it only with the last one); the file's identity is
+// checked at each flush, and a log that was replaced is flushed through a
+// descriptor opened for the purpose. The directory is flushed once, when the
+// log is first opened, so its entry is on the disk too. Thread-safe.
+class WriteAheadLog {
+ public:
+  explicit WriteAheadLog(const std::string& database)
+      : path_(database + "-wal"), fd_(::open(path_.c_str(), O_RDONLY | O_CLOEXEC)) {
+    if (fd_ < 0) return;
+    const auto slash = database.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : database.substr(0, slash + 1);
+    const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const bool dir_flushed = dir_fd >= 0 && ::fsync(dir_fd) == 0;
+    if (dir_fd >= 0) ::close(dir_fd);
+    if (!dir_flushed) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+  ~WriteAheadLog() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  WriteAheadLog(const WriteAheadLog&) = delete;
+  WriteAheadLog& operator=(const WriteAheadLog&) = delete;
+
+  // False when the log could not be opened (a database not in WAL mode, or in
+  // memory): durable writes then flush at their commit.
+  bool ok() const { return fd_ >= 0; }
+
+  // Unavailable if the flush failed: the write is made, and may not survive a
+  // crash.
+  Status Flush() const {
+    struct stat kept {};
+    struct stat now {};
+    if (::fstat(fd_, &kept) == 0 && ::stat(path_.c_str(), &now) == 0 && kept.st_ino == now.st_ino &&
+        kept.st_dev == now.st_dev) {
+      return ::fdatasync(fd_) == 0 ? Status() : Failed(errno);
+    }
+    const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Failed(errno);
+    const int rc = ::fsync(fd);
+    const int error = errno;
+    ::close(fd);
+    return rc == 0 ? Status() : Failed(error);
+  }
+
+ private:
+  static Status Failed(int error) {
+    return Status::Unavailable(
+        std::string("the write is made but could not be flushed to the disk: ") +
+        std::strerror(error));
+  }
+
+  const std::string path_;
+  int fd_;
+};
+
 class Driver final : public sql::Driver {
  public:
   Driver(std::string path, std::unique_ptr<Connection> writer)
       : path_(std::move(path)), writer_(std::move(writer)) {}
 
+  // Once, before any other call: the log is opened when the schema is
+  // current, so it exists by then.
   Status Migrate() {
     std::lock_guard lock(write_mu_);
-    return sqlite::Migrate(*writer_);
+    Status s = sqlite::Migrate(*writer_);
+    if (s.ok()) wal_ = std::make_unique<WriteAheadLog>(path_);
+    return s;
   }
 
   // On the writer connection. A claim's or renewal's commit is not flushed by
@@ -89,33 +159,47 @@ class Driver final : public sql::Driver {
   // log with everything before it: turns are claimed and renewed a few times
   // per job, so at a thousand turns in flight this keeps the disk's flush rate
   // for what clients were promised.
-  Status Write(sql::Commit commit, const std::function<Status(sql::Connection&)>& fn) override {
+  // A durable write with `visible` commits as a claim does, calls `visible`
+  // once the writer's lock is released, then flushes the log itself
+  // (WriteAheadLog::Flush): what the write sets off (a worker claiming the job it queued)
+  // runs while the disk flushes, and the caller still answers only once the
+  // write is on the disk. A power loss before the flush undoes the write with
+  // the claims after it, as it would any write whose caller was not answered.
+  Status Write(sql::Commit commit, const std::function<Status(sql::Connection&)>& fn,
+               const std::function<void()>& visible) override {
     TransactionTimer timer("write");  // the wait for the writer included
-    std::lock_guard lock(write_mu_);
-    Connection& c = *writer_;
-    const bool lease_only = commit != sql::Commit::kDurable;
-    if (lease_only) {
-      Status normal = c.ExecCached("PRAGMA synchronous=NORMAL");
-      if (!normal.ok()) return normal;
-    }
-    struct RestoreFull {
-      Connection& c;
-      bool active;
-      ~RestoreFull() {
-        if (active) c.ExecCached("PRAGMA synchronous=FULL");
+    const bool flush_after = commit == sql::Commit::kDurable && visible && wal_ && wal_->ok();
+    {
+      std::lock_guard lock(write_mu_);
+      Connection& c = *writer_;
+      const bool unflushed = commit != sql::Commit::kDurable || flush_after;
+      if (unflushed) {
+        Status normal = c.ExecCached("PRAGMA synchronous=NORMAL");
+        if (!normal.ok()) return normal;
       }
-    } restore{c, lease_only};
-    Status s = c.ExecCached("BEGIN IMMEDIATE");
-    if (!s.ok()) return Status::Unavailable(s.message());
-    Lent lent(c);
-    s = fn(lent);
-    if (!s.ok()) {
-      c.ExecCached("ROLLBACK");
-      return s;
+      struct RestoreFull {
+        Connection& c;
+        bool active;
+        ~RestoreFull() {
+          if (active) c.ExecCached("PRAGMA synchronous=FULL");
+        }
+      } restore{c, unflushed};
+      Status s = c.ExecCached("BEGIN IMMEDIATE");
+      if (!s.ok()) return Status::Unavailable(s.message());
+      Lent lent(c);
+      s = fn(lent);
+      if (!s.ok()) {
+        c.ExecCached("ROLLBACK");
+        return s;
+      }
+      s = c.ExecCached("COMMIT");
+      if (!s.ok()) {
+        c.ExecCached("ROLLBACK");
+        return s;
+      }
     }
-    s = c.ExecCached("COMMIT");
-    if (!s.ok()) c.ExecCached("ROLLBACK");
-    return s;
+    if (visible) visible();
+    return flush_after ? wal_->Flush() : Status();
   }
 
   // On a pooled reader connection: at most kMaxReaders are open (each holds a
@@ -164,6 +248,7 @@ class Driver final : public sql::Driver {
   static constexpr int kMaxReaders = 32;
 
   const std::string path_;
+  std::unique_ptr<const WriteAheadLog> wal_;  // set by Migrate
   std::mutex write_mu_;
   const std::unique_ptr<Connection> writer_;
   std::mutex pool_mu_;
