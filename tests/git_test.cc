@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -134,6 +135,73 @@ TEST_F(GitTest, FetchesIntoABareMirrorAndReadsFromObjects) {
   EXPECT_EQ((*snap)->Walk("", 2)->size(), 2u) << "bounded";
   EXPECT_EQ((*snap)->Read("docs/nope.md").status().code(), Code::kNotFound);
   EXPECT_EQ((*snap)->Read("../etc/passwd").status().code(), Code::kInvalidArgument);
+}
+
+// A fetch from a repository on this machine reads its heads through a handle
+// the mirror keeps, and a snapshot reads through a handle an earlier snapshot
+// gave back: both see what changed since they were opened (refs moved, loose
+// or packed, objects fetched since, a remote replaced at its path).
+TEST_F(GitTest, KeptHandlesSeeWhatChangedSinceTheyWereOpened) {
+  auto mirror = OpenMirror(remote_);
+  const std::string first = Fetch(*mirror, "main");
+  {
+    auto snap = Snap(*mirror, first);
+    ASSERT_NE(snap, nullptr);
+    EXPECT_TRUE(snap->Read("docs/index.md").ok());
+  }  // its handle is kept
+  auto push = [&](const std::string& path) {
+    Write(path, "# " + path + "\n");
+    Sh("cd " + seed_ + " && " + kGit + " add -A && " + kGit + " commit -qm '" + path + "' && " +
+       kGit + " push -q origin main");
+    return Sh("cd " + seed_ + " && git rev-parse HEAD");
+  };
+  const std::string second = push("docs/second.md");
+  EXPECT_EQ(Fetch(*mirror, "main"), second) << "a loose ref moved";
+  Sh("git --git-dir=" + remote_ + " pack-refs --all");
+  const std::string third = push("docs/third.md");
+  Sh("git --git-dir=" + remote_ + " pack-refs --all");
+  EXPECT_EQ(Fetch(*mirror, "main"), third) << "a packed ref moved";
+  {
+    auto snap = Snap(*mirror, third);  // through the kept handle
+    ASSERT_NE(snap, nullptr);
+    auto page = snap->Read("docs/third.md");
+    ASSERT_TRUE(page.ok()) << page.status().message();
+    EXPECT_EQ(page->text, "# docs/third.md\n");
+  }
+
+  // Another repository at the remote's path: its heads, not the kept ones.
+  const std::string other = dir_ / "other.git";
+  testing::MakeDocsRemote(other);
+  std::filesystem::remove_all(remote_);
+  std::filesystem::rename(other, remote_);
+  const std::string replaced = Sh("git --git-dir=" + remote_ + " rev-parse main");
+  ASSERT_NE(replaced, third);
+  EXPECT_EQ(Fetch(*mirror, "main"), replaced);
+  auto snap = Snap(*mirror, replaced);
+  ASSERT_NE(snap, nullptr);
+  EXPECT_FALSE(snap->Read("docs/third.md").ok());
+}
+
+// Many turns open and close snapshots of one mirror at once: each has a handle
+// of its own while it lives, taken from and given back to the kept ones.
+TEST_F(GitTest, SnapshotsOpenedOnManyThreadsEachReadThroughAHandleOfTheirOwn) {
+  auto mirror = OpenMirror(remote_);
+  const std::string head = Fetch(*mirror, "main");
+  std::atomic<int> read{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 20; ++i) {
+        auto snap = mirror->OpenSnapshot(head);
+        if (!snap.ok()) continue;
+        auto page = (*snap)->Read(i % 2 ? "docs/index.md" : "docs/guide/install.md");
+        auto listed = (*snap)->List("docs/guide");
+        if (page.ok() && listed.ok() && listed->size() == 2) ++read;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(read.load(), 160);
 }
 
 TEST_F(GitTest, DiffShowsWhatABranchChangesSinceItForked) {

@@ -1,5 +1,7 @@
 #include "git/local_remote.h"
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -25,8 +27,8 @@ std::unique_ptr<LocalRemote> LocalRemote::Open(const std::string& url) {
   }
   if (dir.empty() && url.find("://") == std::string::npos) dir = url;
   if (dir.empty() || dir.find('%') != std::string::npos) return nullptr;
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) return nullptr;
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return nullptr;
   EnsureLibrary();
   git_repository* r = nullptr;
   if (git_repository_open_ext(&r, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) {
@@ -37,7 +39,13 @@ std::unique_ptr<LocalRemote> LocalRemote::Open(const std::string& url) {
   // libgit2 does not push to a repository with a working tree: the transport
   // says so.
   if (!git_repository_is_bare(repo.get())) return nullptr;
-  return std::unique_ptr<LocalRemote>(new LocalRemote(std::move(repo)));
+  return std::unique_ptr<LocalRemote>(
+      new LocalRemote(std::move(repo), std::move(dir), st.st_dev, st.st_ino));
+}
+
+bool LocalRemote::Replaced() const {
+  struct stat st {};
+  return ::stat(dir_.c_str(), &st) != 0 || st.st_dev != device_ || st.st_ino != inode_;
 }
 
 Result<std::optional<std::map<std::string, std::optional<std::string>>>> LocalRemote::Heads(

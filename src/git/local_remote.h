@@ -5,11 +5,14 @@
 // the refs it needs and a push writes one commit's new objects and one ref.
 // Like the transport, it runs no hooks of the remote.
 //
-// Internal to the git engine. Open one for each operation: an open handle does
-// not notice the repository being repacked, pruned or replaced. Not thread-safe.
+// Internal to the git engine. Open one for each push: an open handle does not
+// notice the repository's objects being repacked or pruned. Heads reads only
+// refs, from the disk at each call, so a handle may be kept for it while
+// Replaced() is false. Not thread-safe.
 #pragma once
 
 #include <git2.h>
+#include <sys/types.h>
 
 #include <map>
 #include <memory>
@@ -36,6 +39,10 @@ class LocalRemote {
   Result<std::optional<std::map<std::string, std::optional<std::string>>>> Heads(
       git_repository* mirror, const std::vector<std::string>& branches);
 
+  // Whether the repository's folder is gone, or another folder is at its path
+  // now, since Open.
+  bool Replaced() const;
+
   // Copies `commit` and what it reaches that the remote lacks from `mirror`, then
   // moves `branch` to it only if the branch is at `expected` now (nullopt: only
   // if it does not exist). The comparison is made under git's own lock on the
@@ -49,7 +56,8 @@ class LocalRemote {
               const std::optional<git_oid>& expected);
 
  private:
-  explicit LocalRemote(RepoPtr repo) : repo_(std::move(repo)) {}
+  LocalRemote(RepoPtr repo, std::string dir, dev_t device, ino_t inode)
+      : repo_(std::move(repo)), dir_(std::move(dir)), device_(device), inode_(inode) {}
   // Each object after those it refers to, so the remote never holds an object
   // whose closure is incomplete; an object the remote has ends the walk there.
   Status CopyObjects(git_repository* mirror, const git_oid& commit);
@@ -61,6 +69,9 @@ class LocalRemote {
   void AppendReflog(const std::string& ref, const git_oid& old_id, const git_oid& new_id);
 
   RepoPtr repo_;
+  std::string dir_;
+  dev_t device_;
+  ino_t inode_;
 };
 
 }  // namespace docwright::git

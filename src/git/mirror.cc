@@ -71,6 +71,14 @@ struct Mirror::Impl {
   std::string path;
   std::string url;
   RepoPtr repo;
+  // The remote's heads, when it is a bare repository on this machine: kept
+  // between fetches (opening it reads its config and the user's, most of a
+  // fetch's time), used under the mirror's hold, opened again once its folder
+  // is replaced. Pushes open their own (LocalRemote).
+  std::unique_ptr<LocalRemote> heads_remote;
+  // Shared with the snapshots, which give their handles back as they end,
+  // possibly after the mirror.
+  std::shared_ptr<SnapshotHandles> snapshot_handles;
   // Replaced between operations without waiting for one under way; each
   // operation works with a copy.
   mutable std::mutex settings_mu;
@@ -183,6 +191,7 @@ Result<std::unique_ptr<Mirror>> Mirror::Open(const std::string& path, const std:
   if (rc == GIT_ENOTFOUND) rc = git_repository_init(&r, path.c_str(), /*is_bare=*/1);
   if (rc != 0) return Fail("cannot open the mirror at " + path, rc);
   impl->repo.reset(r);
+  impl->snapshot_handles = std::make_shared<SnapshotHandles>(path);
   return std::unique_ptr<Mirror>(new Mirror(std::move(impl)));
 }
 
@@ -209,9 +218,10 @@ Result<std::map<std::string, std::optional<std::string>>> Mirror::FetchBranches(
   // Timed once the mirror is ours: waiting for another turn's use is not the remote's.
   const auto started = std::chrono::steady_clock::now();
   auto fetched = [&]() -> Result<std::map<std::string, std::optional<std::string>>> {
-    // Opened for each use: a handle kept open would not notice the remote being
-    // repacked, pruned or replaced.
-    if (auto local = LocalRemote::Open(impl_->url)) {
+    if (!impl_->heads_remote || impl_->heads_remote->Replaced()) {
+      impl_->heads_remote = LocalRemote::Open(impl_->url);
+    }
+    if (LocalRemote* local = impl_->heads_remote.get()) {
       auto heads = local->Heads(impl_->repo.get(), branches);
       if (!heads.ok()) return heads.status();
       if (*heads) return std::move(**heads);
@@ -308,11 +318,11 @@ Result<std::unique_ptr<Snapshot>> Mirror::OpenSnapshot(const std::string& commit
   auto oid = ParseOid(commit);
   if (!oid.ok()) return oid.status();
   // A handle of its own: snapshots are read from other threads than the mirror's.
-  git_repository* r = nullptr;
-  int rc = git_repository_open_bare(&r, impl_->path.c_str());
+  RepoPtr repo;
+  int rc = impl_->snapshot_handles->Take(&repo);
   if (rc != 0) return Fail("cannot open the mirror", rc);
   auto impl = std::make_unique<Snapshot::Impl>();
-  impl->repo.reset(r);
+  impl->repo = SnapshotRepo(std::move(repo), impl_->snapshot_handles);
   auto commit_ptr = LookupCommit(impl->repo.get(), *oid, "the commit " + commit);
   if (!commit_ptr.ok()) return commit_ptr.status();
   auto root = LookupTree(impl->repo.get(), *git_commit_tree_id(commit_ptr->get()),

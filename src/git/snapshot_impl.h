@@ -6,9 +6,12 @@
 #include <git2.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <deque>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -48,10 +51,96 @@ inline Result<std::string> CheckDir(const std::string& dir) {
   return CheckPath(dir);
 }
 
+// A mirror's handles for its snapshots: a snapshot's handle is kept when the
+// snapshot ends, for the next one (opening a handle reads the repository's
+// config and the user's, and its first read the pack indexes: most of a
+// snapshot's opening). At most kMaxIdle are kept, and none idle for over
+// kMaxIdleTime: a kept handle holds the pack files it read open, removed ones
+// included. A kept handle reads what was fetched since (libgit2 reads the pack
+// folder again when an object is missing). Thread-safe; a handle is used by one
+// snapshot at a time.
+class SnapshotHandles {
+ public:
+  static constexpr size_t kMaxIdle = 4;
+  static constexpr std::chrono::seconds kMaxIdleTime{30};
+
+  explicit SnapshotHandles(std::string path) : path_(std::move(path)) {}
+
+  // A kept handle, or one opened now. libgit2's error code if it cannot be
+  // opened.
+  int Take(RepoPtr* out) {
+    const auto now = std::chrono::steady_clock::now();
+    {
+      std::lock_guard lock(mu_);
+      while (!idle_.empty()) {
+        Idle last = std::move(idle_.back());
+        idle_.pop_back();
+        if (now - last.since < kMaxIdleTime) {
+          *out = std::move(last.repo);
+          return 0;
+        }
+      }
+    }
+    git_repository* r = nullptr;
+    int rc = git_repository_open_bare(&r, path_.c_str());
+    out->reset(r);
+    return rc;
+  }
+
+  // `repo`'s objects must all have been freed.
+  void GiveBack(RepoPtr repo) {
+    std::lock_guard lock(mu_);
+    if (idle_.size() >= kMaxIdle) idle_.erase(idle_.begin());  // the oldest goes
+    idle_.push_back(Idle{std::move(repo), std::chrono::steady_clock::now()});
+  }
+
+ private:
+  struct Idle {
+    RepoPtr repo;
+    std::chrono::steady_clock::time_point since;
+  };
+  const std::string path_;
+  std::mutex mu_;
+  std::vector<Idle> idle_;  // the most recently given back last
+};
+
+// A snapshot's handle on its mirror's repository, given back to the mirror's
+// SnapshotHandles when the snapshot ends (after its trees: declared first in
+// Snapshot::Impl, it is destroyed last).
+class SnapshotRepo {
+ public:
+  SnapshotRepo() = default;
+  SnapshotRepo(RepoPtr repo, std::shared_ptr<SnapshotHandles> from)
+      : repo_(std::move(repo)), from_(std::move(from)) {}
+  ~SnapshotRepo() { Release(); }
+  SnapshotRepo(SnapshotRepo&&) = default;
+  SnapshotRepo& operator=(SnapshotRepo&& other) noexcept {
+    if (this != &other) {
+      Release();
+      repo_ = std::move(other.repo_);
+      from_ = std::move(other.from_);
+    }
+    return *this;
+  }
+  SnapshotRepo(const SnapshotRepo&) = delete;
+  SnapshotRepo& operator=(const SnapshotRepo&) = delete;
+
+  git_repository* get() const { return repo_.get(); }
+
+ private:
+  void Release() {
+    if (repo_ && from_) from_->GiveBack(std::move(repo_));
+    repo_.reset();
+  }
+
+  RepoPtr repo_;
+  std::shared_ptr<SnapshotHandles> from_;
+};
+
 // A commit's tree, read through libgit2. Used by one turn at a time: its
 // directory cache is not locked.
 struct Snapshot::Impl {
-  RepoPtr repo;
+  SnapshotRepo repo;
   TreePtr root;
   // Directories already looked up, by path: reading many files of one folder
   // (a site map reads hundreds) loads its tree once, not once per file.
