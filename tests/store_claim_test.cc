@@ -184,8 +184,12 @@ TEST_P(StoreClaimTest, AJobCanBeClaimedFromItsOnQueuedBeforeItsCreateReturns) {
   auto other = Open();  // another node's store on the same database
   std::vector<std::string> claimed;
   int calls = 0;
+  // SQLite flushes its log after the call (its "flush" transactions, from the
+  // process's metrics); PostgreSQL commits durably before it.
+  double flushes_at_call = -1;
   auto claim_with = [&](Store& by) {
-    return [&calls, &claimed, &by] {
+    return [&calls, &claimed, &by, &flushes_at_call, this] {
+      flushes_at_call = Transactions("flush");
       ++calls;
       auto c = by.ClaimTurn("w", milliseconds(60000), kMaxTurnAttempts, {}, /*look_first=*/false);
       ASSERT_TRUE(c.ok()) << c.status().message();
@@ -195,8 +199,12 @@ TEST_P(StoreClaimTest, AJobCanBeClaimedFromItsOnQueuedBeforeItsCreateReturns) {
   };
   NewJob nj{"Fix the typo"};
   nj.on_queued = claim_with(*store_);  // a worker of this process: the writer is free
+  const double flushes_before = Transactions("flush");
   auto mine = store_->CreateJob(ScopeOf(project_), nj);
   ASSERT_TRUE(mine.ok()) << mine.status().message();
+  EXPECT_EQ(flushes_at_call, flushes_before) << "woken before the flush";
+  EXPECT_EQ(Transactions("flush"), flushes_at_call + (postgres() ? 0 : 1))
+      << "flushed before it returned";
   nj.on_queued = claim_with(*other);
   auto theirs = store_->CreateJob(ScopeOf(project_), nj);
   ASSERT_TRUE(theirs.ok()) << theirs.status().message();
@@ -234,26 +242,28 @@ TEST_P(StoreClaimTest, AJobCanBeClaimedFromItsOnQueuedBeforeItsCreateReturns) {
 }
 
 // SQLite commits such a create without a flush and flushes its log after the
-// call: a log that cannot be flushed is Unavailable (the job is made, and may
-// not survive a crash), never a job answered as durable.
-TEST_P(StoreClaimTest, ACreateWhoseLogCannotBeFlushedIsUnavailable) {
+// call: a log that cannot be flushed (here, removed) is Unavailable, the job
+// made (its turn was claimed from the call), never a job answered as durable;
+// and the store takes no more writes, a later flush not being trusted.
+TEST_P(StoreClaimTest, ACreateWhoseLogCannotBeFlushedIsUnavailableAndStopsTheWrites) {
   if (postgres()) GTEST_SKIP() << "PostgreSQL's commit is durable before the call";
   ASSERT_EQ(::unlink((url_ + "-wal").c_str()), 0) << "the log is open";
-  int calls = 0;
+  bool claimed = false;
   NewJob nj{"Fix the typo"};
-  nj.on_queued = [&calls] { ++calls; };
+  nj.on_queued = [&] {
+    auto c = store_->ClaimTurn("w", milliseconds(60000), kMaxTurnAttempts, {},
+                               /*look_first=*/false);
+    claimed = c.ok() && c->has_value();
+  };
   auto job = store_->CreateJob(ScopeOf(project_), nj);
   EXPECT_EQ(job.status().code(), Code::kUnavailable);
-  EXPECT_NE(job.status().message().find("could not be flushed"), std::string::npos)
+  EXPECT_NE(job.status().message().find("removed or replaced"), std::string::npos)
       << job.status().message();
-  EXPECT_EQ(calls, 1);
-  // On the writer's connection (a new reader would not find the log).
-  auto made = store_->ClaimTurn("w", milliseconds(60000), kMaxTurnAttempts, {},
-                                /*look_first=*/false);
-  ASSERT_TRUE(made.ok()) << made.status().message();
-  EXPECT_TRUE(made->has_value()) << "the job is made all the same";
-  // Without on_queued the commit itself flushes, as before.
-  EXPECT_TRUE(store_->CreateJob(ScopeOf(project_), NewJob{"Fix the typo"}).ok());
+  EXPECT_TRUE(claimed) << "the job is made all the same";
+  auto later = store_->CreateJob(ScopeOf(project_), NewJob{"Fix the typo"});
+  EXPECT_EQ(later.status().code(), Code::kUnavailable);
+  EXPECT_NE(later.status().message().find("no more writes"), std::string::npos)
+      << later.status().message();
 }
 
 INSTANTIATE_TEST_SUITE_P(Store, StoreClaimTest, ::testing::Values("sqlite", "postgres"),

@@ -631,7 +631,7 @@ void RecordWebhookDelivery(std::string_view direction, std::string_view outcome)
 void RecordStoreTransaction(std::string_view driver, std::string_view kind, int retries,
                             double seconds) {
   std::string_view d = OneOf(driver, {"sqlite", "postgres"});
-  std::string_view k = OneOf(kind, {"read", "write"});
+  std::string_view k = OneOf(kind, {"read", "write", "flush"});
   Cat().store_duration->Observe({d, k}, seconds);
   if (retries > 0) Cat().store_retries->Add({d, k}, retries);
 }

@@ -170,7 +170,9 @@ void RecordWebhookDelivery(std::string_view direction, std::string_view outcome)
 // docwright_store_transaction_duration_seconds{driver,kind} and
 // docwright_store_transaction_retries_total{driver,kind}: one transaction of
 // the store ("sqlite" or "postgres"; "read" or "write"), over all its
-// attempts; `retries` beyond the first. Called by the store's drivers.
+// attempts; `retries` beyond the first; or ("flush") the SQLite driver's own
+// flush of its log after a write that did not wait for it. Called by the
+// store's drivers.
 void RecordStoreTransaction(std::string_view driver, std::string_view kind, int retries,
                             double seconds);
 

@@ -69,16 +69,14 @@ class SnapshotHandles {
   // A kept handle, or one opened now. libgit2's error code if it cannot be
   // opened.
   int Take(RepoPtr* out) {
-    const auto now = std::chrono::steady_clock::now();
+    std::vector<Idle> expired;  // freed outside the lock
     {
       std::lock_guard lock(mu_);
-      while (!idle_.empty()) {
-        Idle last = std::move(idle_.back());
+      expired = TakeExpired();
+      if (!idle_.empty()) {
+        *out = std::move(idle_.back().repo);
         idle_.pop_back();
-        if (now - last.since < kMaxIdleTime) {
-          *out = std::move(last.repo);
-          return 0;
-        }
+        return 0;
       }
     }
     git_repository* r = nullptr;
@@ -89,9 +87,10 @@ class SnapshotHandles {
 
   // `repo`'s objects must all have been freed.
   void GiveBack(RepoPtr repo) {
+    std::vector<Idle> expired;
     std::lock_guard lock(mu_);
-    if (idle_.size() >= kMaxIdle) idle_.erase(idle_.begin());  // the oldest goes
     idle_.push_back(Idle{std::move(repo), std::chrono::steady_clock::now()});
+    expired = TakeExpired();
   }
 
  private:
@@ -99,9 +98,20 @@ class SnapshotHandles {
     RepoPtr repo;
     std::chrono::steady_clock::time_point since;
   };
+  // The handles idle too long, and the oldest beyond kMaxIdle. Under mu_.
+  std::vector<Idle> TakeExpired() {
+    const auto oldest = std::chrono::steady_clock::now() - kMaxIdleTime;
+    size_t n = 0;
+    while (n < idle_.size() && (idle_[n].since < oldest || idle_.size() - n > kMaxIdle)) ++n;
+    std::vector<Idle> out(std::make_move_iterator(idle_.begin()),
+                          std::make_move_iterator(idle_.begin() + n));
+    idle_.erase(idle_.begin(), idle_.begin() + n);
+    return out;
+  }
+
   const std::string path_;
   std::mutex mu_;
-  std::vector<Idle> idle_;  // the most recently given back last
+  std::vector<Idle> idle_;  // oldest first
 };
 
 // A snapshot's handle on its mirror's repository, given back to the mirror's
@@ -126,6 +136,9 @@ class SnapshotRepo {
   SnapshotRepo& operator=(const SnapshotRepo&) = delete;
 
   git_repository* get() const { return repo_.get(); }
+  // The handle is freed, not kept, when the snapshot ends (a read failed
+  // through it: it may be what failed).
+  void Discard() { from_.reset(); }
 
  private:
   void Release() {
@@ -140,6 +153,10 @@ class SnapshotRepo {
 // A commit's tree, read through libgit2. Used by one turn at a time: its
 // directory cache is not locked.
 struct Snapshot::Impl {
+  ~Impl() {
+    if (failed_reads > 0) repo.Discard();
+  }
+
   SnapshotRepo repo;
   TreePtr root;
   // Directories already looked up, by path: reading many files of one folder

@@ -2,10 +2,12 @@
 // transactions on one connection under a mutex (and SQLite's lock across
 // processes), reads on a pool of connections.
 #include <fcntl.h>
+#include <spdlog/spdlog.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -82,62 +84,61 @@ class Lent final : public sql::Connection {
 // The database's write-ahead log, flushed by the driver after a durable write
 // whose commit did not flush it (Driver::Write's `visible`): fdatasync of the
 // log flushes every frame committed before it, whichever connection wrote
-// them. A descriptor is kept open (the log stays while this process holds a
-// connection: SQLite removes it only with the last one); the file's identity is
-// checked at each flush, and a log that was replaced is flushed through a
-// descriptor opened for the purpose. The directory is flushed once, when the
-// log is first opened, so its entry is on the disk too. Thread-safe.
+// them. The descriptor is opened once the writer has the log open, so both are
+// the same file: SQLite keeps its log open, and removes it only with a
+// process's last connection. The directory is flushed when the log is opened,
+// so its entry is on the disk too. Thread-safe.
 class WriteAheadLog {
  public:
   explicit WriteAheadLog(const std::string& database)
       : path_(database + "-wal"), fd_(::open(path_.c_str(), O_RDONLY | O_CLOEXEC)) {
-    if (fd_ < 0) return;
+    struct stat st {};
+    if (fd_ < 0 || ::fstat(fd_, &st) != 0) {
+      Close();
+      return;
+    }
+    device_ = st.st_dev;
+    inode_ = st.st_ino;
     const auto slash = database.rfind('/');
     const std::string dir = slash == std::string::npos ? "." : database.substr(0, slash + 1);
     const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     const bool dir_flushed = dir_fd >= 0 && ::fsync(dir_fd) == 0;
     if (dir_fd >= 0) ::close(dir_fd);
-    if (!dir_flushed) {
-      ::close(fd_);
-      fd_ = -1;
-    }
+    if (!dir_flushed) Close();
   }
-  ~WriteAheadLog() {
-    if (fd_ >= 0) ::close(fd_);
-  }
+  ~WriteAheadLog() { Close(); }
   WriteAheadLog(const WriteAheadLog&) = delete;
   WriteAheadLog& operator=(const WriteAheadLog&) = delete;
 
-  // False when the log could not be opened (a database not in WAL mode, or in
-  // memory): durable writes then flush at their commit.
+  // False when the log could not be opened: durable writes then flush at their
+  // commit.
   bool ok() const { return fd_ >= 0; }
 
-  // Unavailable if the flush failed: the write is made, and may not survive a
-  // crash.
+  // Unavailable if the flush failed, or if the log is no longer at its path
+  // (removed or replaced by someone: what was flushed will not be read at the
+  // next start). The write is made then, and may not survive a crash.
   Status Flush() const {
-    struct stat kept {};
-    struct stat now {};
-    if (::fstat(fd_, &kept) == 0 && ::stat(path_.c_str(), &now) == 0 && kept.st_ino == now.st_ino &&
-        kept.st_dev == now.st_dev) {
-      return ::fdatasync(fd_) == 0 ? Status() : Failed(errno);
+    if (::fdatasync(fd_) != 0) {
+      return Status::Unavailable(std::string("cannot flush the database's log to the disk: ") +
+                                 std::strerror(errno));
     }
-    const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return Failed(errno);
-    const int rc = ::fsync(fd);
-    const int error = errno;
-    ::close(fd);
-    return rc == 0 ? Status() : Failed(error);
+    struct stat now {};
+    if (::stat(path_.c_str(), &now) != 0 || now.st_dev != device_ || now.st_ino != inode_) {
+      return Status::Unavailable("the database's log " + path_ + " was removed or replaced");
+    }
+    return Status();
   }
 
  private:
-  static Status Failed(int error) {
-    return Status::Unavailable(
-        std::string("the write is made but could not be flushed to the disk: ") +
-        std::strerror(error));
+  void Close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
   }
 
   const std::string path_;
   int fd_;
+  dev_t device_ = 0;
+  ino_t inode_ = 0;
 };
 
 class Driver final : public sql::Driver {
@@ -146,11 +147,13 @@ class Driver final : public sql::Driver {
       : path_(std::move(path)), writer_(std::move(writer)) {}
 
   // Once, before any other call: the log is opened when the schema is
-  // current, so it exists by then.
+  // current, so it exists by then, and only in WAL mode.
   Status Migrate() {
     std::lock_guard lock(write_mu_);
     Status s = sqlite::Migrate(*writer_);
-    if (s.ok()) wal_ = std::make_unique<WriteAheadLog>(path_);
+    if (!s.ok()) return s;
+    Query mode(writer_->db(), writer_->Prepare("PRAGMA journal_mode"), {});
+    if (mode.Next() && mode.Text(0) == "wal") wal_ = std::make_unique<WriteAheadLog>(path_);
     return s;
   }
 
@@ -161,29 +164,28 @@ class Driver final : public sql::Driver {
   // for what clients were promised.
   // A durable write with `visible` commits as a claim does, calls `visible`
   // once the writer's lock is released, then flushes the log itself
-  // (WriteAheadLog::Flush): what the write sets off (a worker claiming the job it queued)
-  // runs while the disk flushes, and the caller still answers only once the
-  // write is on the disk. A power loss before the flush undoes the write with
-  // the claims after it, as it would any write whose caller was not answered.
+  // (WriteAheadLog::Flush): what the write sets off (a worker claiming the job
+  // it queued) runs while the disk flushes, and the caller still answers only
+  // once the write is on the disk. A power loss before the flush undoes the
+  // write with the writes after it, as it would any write whose caller was not
+  // answered. A flush that fails stops every later write (Unavailable) until
+  // the process restarts: Linux may drop what it could not write and not say
+  // so at the next flush.
   Status Write(sql::Commit commit, const std::function<Status(sql::Connection&)>& fn,
                const std::function<void()>& visible) override {
     TransactionTimer timer("write");  // the wait for the writer included
+    if (log_failed_.load()) return LogFailed();
     const bool flush_after = commit == sql::Commit::kDurable && visible && wal_ && wal_->ok();
     {
       std::lock_guard lock(write_mu_);
       Connection& c = *writer_;
-      const bool unflushed = commit != sql::Commit::kDurable || flush_after;
-      if (unflushed) {
-        Status normal = c.ExecCached("PRAGMA synchronous=NORMAL");
-        if (!normal.ok()) return normal;
+      // The setting stays from one write to the next: set only when it changes.
+      const bool full = commit == sql::Commit::kDurable && !flush_after;
+      if (full != synchronous_full_) {
+        Status set = c.ExecCached(full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
+        if (!set.ok()) return set;
+        synchronous_full_ = full;
       }
-      struct RestoreFull {
-        Connection& c;
-        bool active;
-        ~RestoreFull() {
-          if (active) c.ExecCached("PRAGMA synchronous=FULL");
-        }
-      } restore{c, unflushed};
       Status s = c.ExecCached("BEGIN IMMEDIATE");
       if (!s.ok()) return Status::Unavailable(s.message());
       Lent lent(c);
@@ -198,8 +200,15 @@ class Driver final : public sql::Driver {
         return s;
       }
     }
-    if (visible) visible();
-    return flush_after ? wal_->Flush() : Status();
+    if (visible) {
+      try {
+        visible();
+      } catch (...) {
+        if (flush_after) (void)FlushLog();
+        throw;
+      }
+    }
+    return flush_after ? FlushLog() : Status();
   }
 
   // On a pooled reader connection: at most kMaxReaders are open (each holds a
@@ -247,9 +256,28 @@ class Driver final : public sql::Driver {
  private:
   static constexpr int kMaxReaders = 32;
 
+  Status FlushLog() {
+    Status s;
+    {
+      TransactionTimer timer("flush");
+      s = wal_->Flush();
+    }
+    if (!s.ok() && !log_failed_.exchange(true)) {
+      spdlog::error("{}: this process takes no more writes until it is restarted", s.message());
+    }
+    return s;
+  }
+  static Status LogFailed() {
+    return Status::Unavailable(
+        "a flush of the database's log failed: this process takes no more writes until it is "
+        "restarted");
+  }
+
   const std::string path_;
-  std::unique_ptr<const WriteAheadLog> wal_;  // set by Migrate
+  std::unique_ptr<const WriteAheadLog> wal_;  // set by Migrate, in WAL mode
+  std::atomic<bool> log_failed_{false};
   std::mutex write_mu_;
+  bool synchronous_full_ = true;  // the writer's setting (Connection::Open's)
   const std::unique_ptr<Connection> writer_;
   std::mutex pool_mu_;
   std::condition_variable reader_freed_;
