@@ -9,7 +9,9 @@
 #   ./dw bench job-start
 #   SIZES="1000 10000" RUNS=20 ./dw bench job-start
 #
-# SERVED_PAGES=1500 SERVED_JOBS=41: a job's start on a served Mintlify site (below).
+# SERVED_PAGES=1500 SERVED_JOBS=41: a job's start on a served Mintlify site (below);
+# SIZES=none SERVED_JOBS=121 ./dw bench job-start: that part alone;
+# BASE=other/docwright ROUNDS=4: also against another build, alternating.
 #
 # Targets: the three sizes within 2x of each other; at least 20x faster than the
 # shallow clone at 10,000 files; the commit + push not slower than the git CLI.
@@ -59,6 +61,9 @@ clone_us() {
   median "${times[@]}"
 }
 
+# SIZES=none: the served part only (the generated repositories' writes, still
+# going to the disk, would slow its flushes and its clone).
+if [ "$SIZES" != none ]; then
 printf '%-8s %14s %14s %18s %8s\n' files "start (ms)" "best (ms)" "clone --depth 1" speedup
 declare -A start_ms
 for n in $SIZES; do
@@ -96,6 +101,7 @@ cli_med=$(median "${cli[@]}")
 printf 'commit + push, 3 files, %s-file repo: docwright %.1f ms, git CLI %.1f ms (%.1fx)\n' "$n" \
   "$(awk -v m="$ours_med" 'BEGIN {print m/1000}')" "$(awk -v c="$cli_med" 'BEGIN {print c/1000}')" \
   "$(awk -v c="$cli_med" -v m="$ours_med" 'BEGIN {print c/m}')"
+fi
 
 # A job's start on a served site, as a client sees it: `docwright serve` (SQLite,
 # the local forge, its default settings) on a Mintlify repository of
@@ -122,20 +128,46 @@ if [ "$SERVED_PAGES" -gt 0 ]; then
   pids+=($!)
   for _ in $(seq 400); do grep -q 'listening on' "$work/model.out" 2>/dev/null && break; sleep 0.05; done
   model_url=$(grep -oE 'http://127\.0\.0\.1:[0-9]+/v1' "$work/model.out")
-  dw=build/docwright
-  org=$("$dw" org create --data-dir "$work/data" --name bench | tail -n1)
-  key=$("$dw" key create --data-dir "$work/data" --org "$org" | tail -n1)
-  project=$("$dw" project create --data-dir "$work/data" --org "$org" --repository "$site" \
-    --rate-limit 1000000 | tail -n1)
-  DOCWRIGHT_LLM_PROVIDER=openai DOCWRIGHT_LLM_BASE_URL="$model_url" \
-    DOCWRIGHT_LLM_API_KEY=sk-bench DOCWRIGHT_MODEL=instant \
-    "$dw" serve --data-dir "$work/data" --listen 127.0.0.1:0 > "$work/serve.out" 2> "$work/serve.log" &
-  pids+=($!)
-  for _ in $(seq 400); do grep -q 'listening on' "$work/serve.log" 2>/dev/null && break; sleep 0.05; done
-  url=$(grep -oE 'listening on http://127\.0\.0\.1:[0-9]+' "$work/serve.log" | head -n1)
-  url=${url#listening on }
-  mapfile -t starts < <(python3 bench/job-start/first_request.py "$url" "$project" "$key" \
-    "$work/arrivals" "$SERVED_JOBS")
+  # The start of each of SERVED_JOBS jobs, in microseconds, the first cold: a
+  # node of the docwright binary $1 on a data directory of its own, stopped after.
+  served_starts() {
+    local dw=$1 data org key project pid url
+    data=$(mktemp -d "$work/data.XXXXXX")
+    org=$("$dw" org create --data-dir "$data" --name bench | tail -n1)
+    key=$("$dw" key create --data-dir "$data" --org "$org" | tail -n1)
+    project=$("$dw" project create --data-dir "$data" --org "$org" --repository "$site" \
+      --rate-limit 1000000 | tail -n1)
+    DOCWRIGHT_LLM_PROVIDER=openai DOCWRIGHT_LLM_BASE_URL="$model_url" \
+      DOCWRIGHT_LLM_API_KEY=sk-bench DOCWRIGHT_MODEL=instant \
+      "$dw" serve --data-dir "$data" --listen 127.0.0.1:0 > "$data/serve.out" 2> "$data/serve.log" &
+    pid=$!
+    pids+=($pid)
+    for _ in $(seq 400); do grep -q 'listening on' "$data/serve.log" 2>/dev/null && break; sleep 0.05; done
+    url=$(grep -oE 'listening on http://127\.0\.0\.1:[0-9]+' "$data/serve.log" | head -n1)
+    url=${url#listening on }
+    python3 bench/job-start/first_request.py "$url" "$project" "$key" "$work/arrivals" "$SERVED_JOBS"
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  }
+  # BASE=path/to/docwright: that binary's nodes and this build's, one after the
+  # other, ROUNDS times each, on the same site and model: the same run's
+  # reference for a change.
+  if [ -n "${BASE:-}" ]; then
+    base_warm=() ours_warm=()
+    for _ in $(seq "${ROUNDS:-4}"); do
+      mapfile -t s < <(served_starts "$BASE")
+      base_warm+=("${s[@]:1}")
+      mapfile -t s < <(served_starts build/docwright)
+      ours_warm+=("${s[@]:1}")
+    done
+    b=$(median "${base_warm[@]}")
+    o=$(median "${ours_warm[@]}")
+    echo
+    printf 'warm job start, %d jobs each, alternating nodes: %s %.2f ms, this build %.2f ms (%.2fx)\n' \
+      "${#ours_warm[@]}" "$BASE" "$(awk -v m="$b" 'BEGIN {print m/1000}')" \
+      "$(awk -v m="$o" 'BEGIN {print m/1000}')" "$(awk -v b="$b" -v o="$o" 'BEGIN {print b/o}')"
+  fi
+  mapfile -t starts < <(served_starts build/docwright)
   clone=$(clone_us "$site")
   warm=$(median "${starts[@]:1}")
   best=$(printf '%s\n' "${starts[@]:1}" | sort -g | head -n1)
