@@ -241,6 +241,48 @@ TEST_P(StoreClaimTest, AJobCanBeClaimedFromItsOnQueuedBeforeItsCreateReturns) {
   EXPECT_EQ(calls, 4);
 }
 
+// NewMessage::on_queued, likewise: a follow-up's turn can be claimed from the
+// call, once its job's turn has ended, and is flushed before AddMessage
+// returns; a replay under the same key wakes nobody.
+TEST_P(StoreClaimTest, AFollowUpCanBeClaimedFromItsOnQueuedBeforeAddMessageReturns) {
+  Job job = Create(project_);
+  TurnInput first = Claim("w");
+  ASSERT_TRUE(store_->FinishTurn(first.turn_id, "w", TurnOutcome{.succeeded = true}).ok());
+  std::vector<std::string> claimed;
+  double flushes_at_call = -1;
+  NewMessage follow_up{"And the heading"};
+  follow_up.on_queued = [&] {
+    flushes_at_call = Transactions("flush");
+    auto c = store_->ClaimTurn("w", milliseconds(60000), kMaxTurnAttempts, {},
+                               /*look_first=*/false);
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    ASSERT_TRUE(c->has_value()) << "the follow-up's turn is claimable when its worker is woken";
+    claimed.push_back((*c)->message.prompt);
+    ASSERT_TRUE(store_->FinishTurn((*c)->turn_id, "w", TurnOutcome{.succeeded = true}).ok());
+  };
+  const double flushes_before = Transactions("flush");
+  auto added = store_->AddMessage(ScopeOf(project_), job.id, follow_up);
+  ASSERT_TRUE(added.ok()) << added.status().message();
+  EXPECT_EQ(flushes_at_call, flushes_before) << "woken before the flush";
+  EXPECT_EQ(Transactions("flush"), flushes_at_call + (postgres() ? 0 : 1))
+      << "flushed before it returned";
+  EXPECT_EQ(claimed, (std::vector<std::string>{"And the heading"}));
+
+  IdempotentRequest keyed{.key = "m1",
+                          .route = "message " + job.id,
+                          .body_sha256 = std::string(64, 'b'),
+                          .status = 200,
+                          .render = [](const Job& j) { return j.id; }};
+  follow_up.prompt = "And the footer";
+  auto written = store_->AddMessageWithKey(ScopeOf(project_), job.id, follow_up, keyed);
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  EXPECT_EQ(written->outcome, IdempotentWrite::Outcome::kDone);
+  auto replayed = store_->AddMessageWithKey(ScopeOf(project_), job.id, follow_up, keyed);
+  ASSERT_TRUE(replayed.ok()) << replayed.status().message();
+  EXPECT_EQ(replayed->outcome, IdempotentWrite::Outcome::kReplayed);
+  EXPECT_EQ(claimed, (std::vector<std::string>{"And the heading", "And the footer"}));
+}
+
 // SQLite commits such a create without a flush and flushes its log after the
 // call: a log that cannot be flushed (here, removed) is Unavailable, the job
 // made (its turn was claimed from the call), never a job answered as durable;

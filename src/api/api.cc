@@ -491,19 +491,16 @@ HttpResponse Api::AddMessage(const Call& call, HttpRequest& req) {
   if (!body.ok()) return ResponseFromStatus(body.status());
   NewMessage message{.prompt = std::move(body->prompt),
                      .requested_model = std::move(body->model),
-                     .default_model = options_.default_model};
+                     .default_model = options_.default_model,
+                     .on_queued = hooks_.work_queued};  // as CreateJob's
   if (!req.idempotency_key.empty()) {
     auto written = store_.AddMessageWithKey(call.scope, call.job_id, message,
                                             Keyed(req, "message " + call.job_id, 200, currency_));
     if (!written.ok()) return ResponseFromStatus(written.status());
-    if (written->outcome == IdempotentWrite::Outcome::kDone && hooks_.work_queued) {
-      hooks_.work_queued();
-    }
     return KeyedResponse(std::move(*written));
   }
   auto job = store_.AddMessage(call.scope, call.job_id, message);
   if (!job.ok()) return ResponseFromStatus(job.status());
-  if (hooks_.work_queued) hooks_.work_queued();
   return JobResponse(200, *job, currency_);
 }
 

@@ -92,6 +92,9 @@ struct NewMessage {
   std::string prompt;
   std::optional<std::string> requested_model;
   std::optional<std::string> default_model;  // the server's: always allowed
+  // As NewJob::on_queued, for AddMessage and AddMessageWithKey: the follow-up's
+  // turn is queued (it runs once the job's earlier turns have ended).
+  std::function<void()> on_queued;
 };
 
 // An Idempotency-Key on a create or follow-up (docs/api.md). The key names one

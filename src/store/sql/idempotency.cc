@@ -33,9 +33,12 @@ Result<IdempotentWrite> SqlStore::CreateJobWithKey(const Scope& scope, const New
 Result<IdempotentWrite> SqlStore::AddMessageWithKey(const Scope& scope, const std::string& job_id,
                                                     const NewMessage& message,
                                                     const IdempotentRequest& request) {
-  return WriteWithKey(scope, request, [&](Connection& c, const Project& p, UnixMillis now) {
-    return AppendMessage(c, scope, p, job_id, message, now);
-  });
+  return WriteWithKey(
+      scope, request,
+      [&](Connection& c, const Project& p, UnixMillis now) {
+        return AppendMessage(c, scope, p, job_id, message, now);
+      },
+      message.on_queued);
 }
 
 Result<IdempotentWrite> SqlStore::WriteWithKey(const Scope& scope, const IdempotentRequest& request,

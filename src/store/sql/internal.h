@@ -359,7 +359,8 @@ class SqlStore final : public Store {
                                    const std::string& job_id, const NewMessage& message,
                                    UnixMillis now);
   // `write` (InsertJob or AppendMessage) under `request`'s key (Store::CreateJobWithKey).
-  // `queued`, if set, is called as NewJob::on_queued when `write` was made.
+  // `queued`, if set, is called as NewJob::on_queued (NewMessage::on_queued)
+  // when `write` was made.
   using JobWrite = std::function<Result<Job>(Connection&, const Project&, UnixMillis)>;
   Result<IdempotentWrite> WriteWithKey(const Scope& scope, const IdempotentRequest& request,
                                        const JobWrite& write,

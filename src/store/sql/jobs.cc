@@ -143,19 +143,22 @@ Result<std::vector<std::vector<MessageHead>>> SqlStore::ListMessageHeads(
 Result<Job> SqlStore::AddMessage(const Scope& scope, const std::string& job_id,
                                  const NewMessage& message) {
   std::optional<Job> updated;
-  Status s = Write([&](Connection& c) -> Status {
-    updated.reset();
-    auto project = LoadProject(c, scope);
-    if (!project.ok()) return project.status();
-    Status locked = LockProjectForJobs(c, project->id);
-    if (!locked.ok()) return locked;
-    auto now = Now(c);
-    if (!now.ok()) return now.status();
-    auto job = AppendMessage(c, scope, *project, job_id, message, *now);
-    if (!job.ok()) return job.status();
-    updated = std::move(*job);
-    return Status();
-  });
+  Status s = WriteAs(
+      Commit::kDurable,
+      [&](Connection& c) -> Status {
+        updated.reset();
+        auto project = LoadProject(c, scope);
+        if (!project.ok()) return project.status();
+        Status locked = LockProjectForJobs(c, project->id);
+        if (!locked.ok()) return locked;
+        auto now = Now(c);
+        if (!now.ok()) return now.status();
+        auto job = AppendMessage(c, scope, *project, job_id, message, *now);
+        if (!job.ok()) return job.status();
+        updated = std::move(*job);
+        return Status();
+      },
+      message.on_queued);
   if (!s.ok()) return s;
   AnnounceEvents(job_id);
   return std::move(*updated);
