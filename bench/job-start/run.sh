@@ -123,6 +123,11 @@ if [ "$SERVED_PAGES" -gt 0 ]; then
   files=$(git --git-dir="$site" ls-tree -r main | wc -l)
   printf '[{"tool_calls": [{"name": "finish", "arguments": {"title": "Nothing to change", "summary": "The guides are right."}}]}]\n' \
     > "$work/finish.json"
+  # The arrivals go through a FIFO, which the client sleeps on; this shell
+  # holds it open (read and write, which does not block), so the model can open
+  # it before a client does, and a client that ends does not end it.
+  mkfifo "$work/arrivals"
+  exec 3<>"$work/arrivals"
   build/tests/docwright_fake_model --wire openai --key sk-bench --script "$work/finish.json" \
     --arrivals "$work/arrivals" > "$work/model.out" 2> "$work/model.err" &
   pids+=($!)

@@ -87,9 +87,9 @@ class FakeModelServer {
   // would only grow memory.
   std::vector<nlohmann::json> Requests() const;
   void RecordRequests(bool on);
-  // Called on the serving thread as each request arrives, before its body is
-  // read (the moment a client's request reaches the model): for the job-start
-  // benchmark. Set before the first request.
+  // Called on the serving thread as each request arrives, once it is read and
+  // before it is parsed or answered (the moment a client's request reaches the
+  // model): for the job-start benchmark. Set before the first request.
   void OnArrival(std::function<void()> callback);
 
   // OpenAI wire: refuse `max_tokens` as OpenAI does for its reasoning models
