@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <thread>
 
 #include "fakes/counting_store.h"
 #include "fakes/forwarding_store.h"
@@ -168,6 +170,7 @@ class ClaimRecorder : public testing::ForwardingStore {
   struct Claim {
     bool look_first;
     bool took;
+    std::thread::id thread;
   };
   Result<std::optional<TurnInput>> ClaimTurn(const std::string& worker_id,
                                              std::chrono::milliseconds lease, int max_attempts,
@@ -175,7 +178,7 @@ class ClaimRecorder : public testing::ForwardingStore {
                                              bool look_first) override {
     auto r = ForwardingStore::ClaimTurn(worker_id, lease, max_attempts, held_projects, look_first);
     std::lock_guard lock(mu_);
-    claims_.push_back({look_first, r.ok() && r->has_value()});
+    claims_.push_back({look_first, r.ok() && r->has_value(), std::this_thread::get_id()});
     return r;
   }
   std::vector<Claim> Claims() {
@@ -204,7 +207,8 @@ TEST_F(RunnerTest, AWorkerWokenForQueuedWorkClaimsItWithoutLookingFirst) {
     Runner runner(recorder, agent_, o);
     runner.Start();
     ASSERT_TRUE(WaitUntil([&] { return !recorder.Claims().empty(); })) << "the start's claim";
-    // Queued here and announced, as the API does: the claim goes straight to it.
+    // Queued here and announced, as the API does: the claim goes straight to it
+    // (made by Wake itself, an idle worker waiting).
     Job announced = Create("announced");
     runner.Wake();
     ASSERT_TRUE(Reaches(announced.id, JobStatus::kCompleted));
@@ -231,6 +235,161 @@ TEST_F(RunnerTest, AWorkerWokenForQueuedWorkClaimsItWithoutLookingFirst) {
     std::vector<ClaimRecorder::Claim> claims = recorder.Claims();
     EXPECT_EQ(taken(claims), std::vector<bool>{true});
     for (const auto& c : claims) EXPECT_TRUE(c.look_first) << "nothing was announced";
+  }
+}
+
+// A turn queued here while a worker idles is claimed by Wake on the caller's
+// thread, without looking first, and run by that worker: no wait for a worker
+// to wake before the claim.
+TEST_F(RunnerTest, AWakeClaimsOnTheCallersThreadAndAnIdleWorkerRunsTheTurn) {
+  ClaimRecorder recorder(*store_);
+  RunnerOptions o;
+  o.workers = 2;
+  o.poll_interval = std::chrono::hours(1);
+  Runner runner(recorder, agent_, o);
+  runner.Start();
+  ASSERT_TRUE(WaitUntil([&] { return !recorder.Claims().empty(); })) << "the start's claim";
+  // The start's claim found nothing; its worker is idle again (one claim in
+  // flight at most: the first wake-up).
+  ASSERT_TRUE(WaitUntil([&] { return agent_.turns_started.load() == 0; }));
+  Job j = Create("handed over [sleep 200]");
+  runner.Wake();
+  // Wake returned with the turn claimed: no other worker can take it now.
+  auto other = store_->ClaimTurn("another node", milliseconds(1000), kMaxTurnAttempts);
+  ASSERT_TRUE(other.ok());
+  EXPECT_FALSE(other->has_value()) << "the turn was not claimed by the wake";
+  ASSERT_TRUE(Reaches(j.id, JobStatus::kCompleted));
+  runner.Stop();
+  std::vector<ClaimRecorder::Claim> took;
+  for (const auto& c : recorder.Claims())
+    if (c.took) took.push_back(c);
+  ASSERT_EQ(took.size(), 1u);
+  EXPECT_EQ(took[0].thread, std::this_thread::get_id()) << "claimed by a worker, after a wake-up";
+  EXPECT_FALSE(took[0].look_first);
+  EXPECT_EQ(agent_.turns_started.load(), 1);
+  EXPECT_EQ((*store_->ListMessages(scope_, j.id))[0].attempts, 1);
+}
+
+// With every worker busy, Wake claims nothing on the caller's thread: the turn
+// waits for a worker, which claims it itself.
+TEST_F(RunnerTest, AWakeWithNoIdleWorkerLeavesTheClaimToAWorker) {
+  ClaimRecorder recorder(*store_);
+  RunnerOptions o;
+  o.workers = 1;
+  o.poll_interval = std::chrono::hours(1);
+  Runner runner(recorder, agent_, o);
+  runner.Start();
+  Job busy = Create("busy [sleep 600]");
+  runner.Wake();
+  ASSERT_TRUE(WaitUntil([&] { return agent_.turns_started.load() == 1; }));
+  Job next = Create("next");
+  runner.Wake();
+  EXPECT_EQ(Get(next.id).status, JobStatus::kActive);
+  ASSERT_TRUE(Reaches(busy.id, JobStatus::kCompleted));
+  ASSERT_TRUE(Reaches(next.id, JobStatus::kCompleted));
+  runner.Stop();
+  int on_this_thread = 0;
+  std::vector<bool> took;
+  for (const auto& c : recorder.Claims()) {
+    if (c.thread == std::this_thread::get_id()) {
+      ++on_this_thread;
+      took.push_back(c.took);
+    }
+  }
+  // The first wake found the worker idle; the second found it busy.
+  EXPECT_EQ(took, std::vector<bool>{true});
+  EXPECT_EQ(on_this_thread, 1);
+  EXPECT_EQ(agent_.turns_started.load(), 2);
+}
+
+// A claim made by Wake that ends after Stop() gives its turn back (the attempt
+// not counted), for another worker to take at once; none is left to expire.
+class HeldClaim : public testing::ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  Result<std::optional<TurnInput>> ClaimTurn(const std::string& worker_id,
+                                             std::chrono::milliseconds lease, int max_attempts,
+                                             const std::vector<std::string>& held_projects,
+                                             bool look_first) override {
+    auto r = ForwardingStore::ClaimTurn(worker_id, lease, max_attempts, held_projects, look_first);
+    if (std::this_thread::get_id() == held_thread) {
+      std::unique_lock lock(mu_);
+      claimed_ = true;
+      cv_.notify_all();
+      cv_.wait(lock, [&] { return released_; });
+    }
+    return r;
+  }
+  bool WaitClaimed() {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, std::chrono::seconds(10), [&] { return claimed_; });
+  }
+  void Release() {
+    std::lock_guard lock(mu_);
+    released_ = true;
+    cv_.notify_all();
+  }
+  std::atomic<std::thread::id> held_thread{};
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool claimed_ = false, released_ = false;
+};
+
+TEST_F(RunnerTest, ATurnClaimedByAWakeThatEndsAfterStopIsGivenBack) {
+  HeldClaim held(*store_);
+  RunnerOptions o;
+  o.workers = 1;
+  o.poll_interval = std::chrono::hours(1);
+  Runner runner(held, agent_, o);
+  runner.Start();
+  Job j = Create("claimed as the runner stops");
+  std::thread waker([&] {
+    held.held_thread = std::this_thread::get_id();
+    runner.Wake();
+  });
+  bool claimed = held.WaitClaimed();
+  if (claimed) {
+    EXPECT_TRUE(runner.Stop());
+  }
+  held.Release();
+  waker.join();
+  ASSERT_TRUE(claimed) << "the wake made no claim of its own";
+  EXPECT_EQ(agent_.turns_started.load(), 0);
+  auto again = store_->ClaimTurn("next", milliseconds(1000), kMaxTurnAttempts);
+  ASSERT_TRUE(again.ok() && again->has_value())
+      << "the turn must be given back, not left to expire";
+  EXPECT_EQ((*again)->job.id, j.id);
+  EXPECT_EQ((*again)->attempt, 1);
+}
+
+// Wakes from many threads at once, with fewer workers than turns: each turn is
+// claimed once and run once (a hand-off never lost, never run twice).
+TEST_F(RunnerTest, ManyWakesFromManyThreadsRunEachTurnOnce) {
+  RunnerOptions o;
+  o.workers = 3;
+  o.poll_interval = std::chrono::hours(1);  // only wake-ups and hand-offs
+  Runner runner(*store_, agent_, o);
+  runner.Start();
+  constexpr int kThreads = 6, kJobs = 8;
+  std::vector<std::vector<std::string>> ids(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kJobs; ++i) {
+        ids[t].push_back(Create("job " + std::to_string(t) + "." + std::to_string(i)).id);
+        runner.Wake();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& batch : ids) {
+    for (const auto& id : batch) ASSERT_TRUE(Reaches(id, JobStatus::kCompleted)) << id;
+  }
+  EXPECT_EQ(agent_.turns_started.load(), kThreads * kJobs);
+  for (const auto& batch : ids) {
+    for (const auto& id : batch) EXPECT_EQ((*store_->ListMessages(scope_, id))[0].attempts, 1);
   }
 }
 

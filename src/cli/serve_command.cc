@@ -514,10 +514,16 @@ class LateRunner {
   bool Stop() { return runner_->Stop(); }
 
  private:
+  // Calls fn outside the lock (Wake may claim a turn, which holds up no
+  // other hook): the runner, once started, is kept until this ends.
   template <typename Fn>
   void With(Fn fn) {
-    std::lock_guard lock(mu_);
-    if (runner_) fn(*runner_);
+    Runner* runner = nullptr;
+    {
+      std::lock_guard lock(mu_);
+      runner = runner_.get();
+    }
+    if (runner) fn(*runner);
   }
 
   std::mutex mu_;

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <list>
 #include <map>
 #include <memory>
@@ -43,6 +44,10 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   // (Store::ClaimTurn's look_first); false for a wake-up that only may find
   // work (another node's notice, the next of a backlog).
   void Wake(bool announce) EXCLUDES(mu_);
+  // Runner::Wake: a turn was queued here. When a worker idles that no other
+  // wake-up or hand-off is for, claims on the caller's thread and hands the
+  // turn to it (handed_); else Wake(true).
+  void Dispatch() EXCLUDES(mu_);
   void StopJob(const std::string& job_id) EXCLUDES(mu_);
   void CancelJob(const std::string& job_id) EXCLUDES(mu_);
 
@@ -76,6 +81,19 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
     Thread* thread = nullptr;
   };
 
+  // A turn claimed by Dispatch for an idle worker to run, under the lease
+  // owner it was claimed as.
+  struct Handed {
+    std::string worker_id;
+    TurnInput input;
+  };
+  // What an idle worker woke to: a turn handed to it, or a wake-up to claim
+  // (`announced`: Wake(true)'s).
+  struct Work {
+    bool announced = false;
+    std::optional<Handed> handed;
+  };
+
   // A turn the watchdog gave up on, whose outcome is recorded once mu_ is
   // released (a deadline's only).
   struct GivenUp {
@@ -91,10 +109,16 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
 
   // workers.cc
   void WorkerLoop(Thread& self, const std::string& worker_id) EXCLUDES(mu_);
-  // Waits for work (WaitForWork); true when the wake-up it took was an
-  // announcement (Wake).
-  bool IdleWait() EXCLUDES(mu_);
-  bool WaitForWork(MutexLock& lock) REQUIRES(mu_);
+  // Waits for work (WaitForWork): a handed turn first, then a wake-up; an
+  // empty Work when stopping or after a poll interval.
+  Work IdleWait() EXCLUDES(mu_);
+  Work WaitForWork(MutexLock& lock) REQUIRES(mu_);
+  // Whether an idle worker may leave for anything but a handed turn: every
+  // hand-off keeps an idle worker to take it (handoffs_ < idle_).
+  bool MayLeave() REQUIRES(mu_) { return idle_ - 1 >= handoffs_; }
+  Work TakeHanded() REQUIRES(mu_);
+  // Gives back a turn claimed for a worker that will not run it (a stop).
+  void GiveBack(const Handed& handed) EXCLUDES(mu_);
   void WakeOne(bool announce) REQUIRES(mu_);
   // Takes one of wakeups_ (> 0); true if it was an announcement.
   bool TakeWakeup() REQUIRES(mu_);
@@ -138,8 +162,12 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   std::condition_variable heartbeat_cv_;  // the heartbeat thread waits here
   std::condition_variable done_cv_;       // Stop() waits here for threads to end
   int wakeups_ GUARDED_BY(mu_) = 0;
-  int announced_ GUARDED_BY(mu_) = 0;    // of wakeups_, those announcing a queued turn
-  int idle_ GUARDED_BY(mu_) = 0;         // workers in IdleWait
+  int announced_ GUARDED_BY(mu_) = 0;  // of wakeups_, those announcing a queued turn
+  int idle_ GUARDED_BY(mu_) = 0;       // workers in IdleWait
+  // Dispatch's claims in progress, and their turns waiting in handed_: each
+  // keeps one of idle_ for itself.
+  int handoffs_ GUARDED_BY(mu_) = 0;
+  std::deque<Handed> handed_ GUARDED_BY(mu_);
   bool poller_ GUARDED_BY(mu_) = false;  // an idle worker is polling the store (IdleWait)
   int next_worker_ GUARDED_BY(mu_) = 0;
   bool started_ GUARDED_BY(mu_) = false;

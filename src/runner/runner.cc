@@ -57,7 +57,12 @@ bool Runner::Impl::Stop() {
     if (!t.done) t.abandoned = true;  // records nothing when its turn returns
     (t.done ? finished : left_behind).push_back(std::move(t.thread));
   }
+  // Turns handed over that no worker took: another claims them at once.
+  std::deque<Handed> handed = std::move(handed_);
+  handed_.clear();
+  handoffs_ -= static_cast<int>(handed.size());
   lock.Unlock();
+  for (const Handed& h : handed) GiveBack(h);
   for (auto& t : finished) t.join();
   size_t left = left_behind.size();
   // Each holds the Impl alive, and touches nothing else once its turn returns.
@@ -118,7 +123,7 @@ void Runner::Start() {
   impl_->Start();
 }
 bool Runner::Stop() { return impl_->Stop(); }
-void Runner::Wake() { impl_->Wake(/*announce=*/true); }
+void Runner::Wake() { impl_->Dispatch(); }
 void Runner::CancelJob(const std::string& job_id) { impl_->CancelJob(job_id); }
 void Runner::StopJob(const std::string& job_id) { impl_->StopJob(job_id); }
 

@@ -11,7 +11,8 @@
 // Threads: Start() and Stop() are called by the owner, from one thread; Wake(),
 // CancelJob() and StopJob() may be called from any thread at any time (the API's
 // handlers and the store's watchers call them), also before Start() and after
-// Stop().
+// Stop(). A turn handed over by Wake() that no worker took when Stop() ends is
+// given back (Store::ReleaseTurn), as a running one is.
 #pragma once
 
 #include <chrono>
@@ -60,9 +61,15 @@ class Runner {
   // should exit the process soon, without waiting for it.
   bool Stop();
 
-  // A turn was queued in this process (a create, a follow-up): wake an idle
-  // worker, which claims without looking first (Store::ClaimTurn's
-  // look_first). Other processes' turns are heard through the store.
+  // A turn was queued in this process (a create, a follow-up). When a worker
+  // is idle, the turn is claimed at once on the caller's thread and handed to
+  // it: one claim and no wait for a thread to wake before it, which starts the
+  // turn sooner (a fair claim: it takes whatever Store::ClaimTurn would, and
+  // another wake-up follows for a backlog's next). Else an idle worker is
+  // woken, which claims without looking first (Store::ClaimTurn's
+  // look_first). So the caller may spend one claim's write: call it where a
+  // store write may be made (the SQLite store's NewJob::on_queued is, before
+  // its flush). Other processes' turns are heard through the store.
   void Wake();
   // The job was archived: stop its running turn now rather than at the next
   // lease renewal.

@@ -45,55 +45,124 @@ void Runner::Impl::CancelJob(const std::string& job_id) {
   }
 }
 
+void Runner::Impl::Dispatch() {
+  std::string worker_id;
+  {
+    MutexLock lock(mu_);
+    // Only for an idle worker nothing else is coming to: each wake-up and each
+    // hand-off under way is for one of them.
+    if (!started_ || stopping_ || idle_ <= handoffs_ + wakeups_) {
+      WakeOne(/*announce=*/true);
+      return;
+    }
+    ++handoffs_;
+    // The lease's owner: unique in this process, as a worker's own.
+    worker_id = worker_prefix_ + "/" + std::to_string(next_worker_++);
+  }
+  auto claimed = store_.ClaimTurn(worker_id, options_.lease, options_.max_attempts, HeldProjects(),
+                                  /*look_first=*/false);
+  MutexLock lock(mu_);
+  if (claimed.ok() && claimed->has_value()) {
+    if (stopping_) {
+      --handoffs_;
+      lock.Unlock();
+      GiveBack(Handed{worker_id, std::move(**claimed)});
+      return;
+    }
+    handed_.push_back(Handed{worker_id, std::move(**claimed)});
+    work_cv_.notify_one();
+    // There may be more, as after a worker's claim.
+    WakeOne(/*announce=*/false);
+    return;
+  }
+  --handoffs_;
+  if (!claimed.ok()) {
+    spdlog::warn("cannot claim the turn queued: {}", claimed.status().message());
+    WakeOne(/*announce=*/true);  // a worker tries again
+  } else {
+    work_cv_.notify_one();  // a worker kept for the hand-off may poll or wake again
+  }
+}
+
+void Runner::Impl::GiveBack(const Handed& h) {
+  Status s = store_.ReleaseTurn(h.input.turn_id, h.worker_id);
+  if (!s.ok()) {
+    spdlog::warn("job {}: cannot give turn {} back: {}", h.input.job.id, h.input.message.seq,
+                 s.message());
+  }
+}
+
 void Runner::Impl::WorkerLoop(Thread& self, const std::string& worker_id) {
-  bool announced = IdleWait();  // see Start()
-  while (!IsStopping()) {
+  Work work = IdleWait();  // see Start()
+  for (;;) {
     {
       MutexLock lock(mu_);
-      if (self.abandoned) return;
+      if (self.abandoned || stopping_) {
+        lock.Unlock();
+        if (work.handed) GiveBack(*work.handed);
+        return;
+      }
+    }
+    if (work.handed) {
+      RunTurn(self, work.handed->worker_id, std::move(work.handed->input));
+      work = Work{};  // then looks for more at once, as after a claim
+      continue;
     }
     auto claimed = store_.ClaimTurn(worker_id, options_.lease, options_.max_attempts,
-                                    HeldProjects(), /*look_first=*/!announced);
+                                    HeldProjects(), /*look_first=*/!work.announced);
     if (!claimed.ok()) {
       spdlog::warn("worker {}: cannot claim work: {}", worker_id, claimed.status().message());
-      announced = IdleWait();
+      work = IdleWait();
       continue;
     }
     if (!claimed->has_value()) {
-      announced = IdleWait();
+      work = IdleWait();
       continue;
     }
     // There may be more: another idle worker looks at once, and so on, so a
     // backlog is taken up one claim after another, not one a poll.
     Wake(/*announce=*/false);
     RunTurn(self, worker_id, std::move(**claimed));
-    announced = false;
+    work = Work{};
   }
 }
 
-bool Runner::Impl::IdleWait() {
+Runner::Impl::Work Runner::Impl::IdleWait() {
   MutexLock lock(mu_);
   ++idle_;
-  bool announced = WaitForWork(lock);
+  Work work = WaitForWork(lock);
   --idle_;
-  return announced;
+  return work;
 }
 
-// Returns when woken (true if the wake-up taken was an announcement), when
-// stopping, or (for the one idle worker polling the store) after poll_interval.
-bool Runner::Impl::WaitForWork(MutexLock& lock) {
+Runner::Impl::Work Runner::Impl::TakeHanded() {
+  Work work;
+  work.handed = std::move(handed_.front());
+  handed_.pop_front();
+  --handoffs_;
+  return work;
+}
+
+// Returns a handed turn, or when woken (Work::announced if the wake-up taken
+// was an announcement), when stopping, or (for the one idle worker polling the
+// store) after poll_interval. A worker kept for a hand-off (MayLeave) waits on.
+Runner::Impl::Work Runner::Impl::WaitForWork(MutexLock& lock) {
   for (;;) {
-    if (stopping_) return false;
-    if (wakeups_ > 0) return TakeWakeup();
-    if (!poller_) {
+    if (stopping_) return Work{};
+    if (!handed_.empty()) return TakeHanded();
+    if (wakeups_ > 0 && MayLeave()) return Work{.announced = TakeWakeup()};
+    if (!poller_ && MayLeave()) {
       poller_ = true;
       const auto deadline = Clock::now() + options_.poll_interval;
-      while (!stopping_ && wakeups_ == 0 && lock.WaitUntil(work_cv_, deadline)) {
+      while (!stopping_ && handed_.empty() && !(wakeups_ > 0 && MayLeave()) &&
+             lock.WaitUntil(work_cv_, deadline)) {
       }
       poller_ = false;
-      bool announced = wakeups_ > 0 && TakeWakeup();
       work_cv_.notify_one();  // the role passes to a sleeping worker
-      return announced;
+      if (stopping_) return Work{};
+      if (!handed_.empty()) return TakeHanded();
+      if (!MayLeave()) continue;  // kept for a hand-off: no poll now
+      return Work{.announced = wakeups_ > 0 && TakeWakeup()};
     }
     lock.Wait(work_cv_);
   }
