@@ -229,7 +229,9 @@ size_t ConnectionPool::idle() const {
 struct Client::Impl {
   ClientOptions options;
   std::unique_ptr<CURL, CurlDeleter> curl;
-  std::mt19937_64 rng{std::random_device{}()};
+  // The retries' jitter, seeded at the first retry: a client is made for each
+  // turn's model and most never retry (a random_device costs a system call).
+  std::optional<std::mt19937_64> rng;
 };
 
 Client::Client() : Client(ClientOptions{}) {}
@@ -381,7 +383,8 @@ Result<Response> Client::SendWithRetries(const Request& request, const RetryPoli
     }
     if (!retryable || attempt >= policy.max_attempts) return r;
     if (request.cancelled && request.cancelled()) return r;
-    if (!sleep(RetryDelay(attempt, policy, retry_after, impl_->rng()))) return r;
+    if (!impl_->rng) impl_->rng.emplace(std::random_device{}());
+    if (!sleep(RetryDelay(attempt, policy, retry_after, (*impl_->rng)()))) return r;
   }
 }
 

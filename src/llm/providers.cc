@@ -2,11 +2,13 @@
 // Messages, both with tool calling, over the retrying HTTP client.
 #include <algorithm>
 #include <cctype>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
 #include "core/json_fields.h"
 #include "core/metrics.h"
+#include "core/mutex.h"
 #include "core/text.h"
 #include "http/client.h"
 #include "llm/llm.h"
@@ -62,11 +64,22 @@ TokenUsage AnthropicUsage(const json& reply) {
   return out;
 }
 
-// A tool's JSON Schema; the tools' own, so a parse failure is a bug.
+// A tool's JSON Schema; the tools' own, so a parse failure is a bug. Each text
+// is parsed once a process and kept (every request of every turn sends the
+// same few), at most kMaxSchemas of them; any thread.
 Result<json> Schema(const ToolSpec& tool) {
+  constexpr size_t kMaxSchemas = 64;
+  static Mutex mu;
+  static auto* parsed PT_GUARDED_BY(mu) = new std::unordered_map<std::string, json>();
+  {
+    MutexLock lock(mu);
+    if (auto it = parsed->find(tool.parameters); it != parsed->end()) return it->second;
+  }
   json schema = json::parse(tool.parameters, nullptr, false);
   if (schema.is_discarded())
     return Status::Internal("the schema of tool " + tool.name + " is not JSON");
+  MutexLock lock(mu);
+  if (parsed->size() < kMaxSchemas) parsed->emplace(tool.parameters, schema);
   return schema;
 }
 
