@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "fakes/counting_store.h"
@@ -238,68 +239,102 @@ TEST_F(RunnerTest, AWorkerWokenForQueuedWorkClaimsItWithoutLookingFirst) {
   }
 }
 
+// Runs each turn on its worker's thread (noted), holding it until released.
+struct Gated : TurnHandler {
+  TurnOutcome RunTurn(const TurnInput& input, CancelToken& cancel) override {
+    std::unique_lock lock(mu);
+    threads.push_back(std::this_thread::get_id());
+    cv.wait(lock, [&] { return released; });
+    return TurnOutcome{.succeeded = true, .pr_link = "http://pr/1", .summary = "done"};
+  }
+  size_t Started() {
+    std::lock_guard lock(mu);
+    return threads.size();
+  }
+  std::thread::id ThreadOf(size_t turn) {
+    std::lock_guard lock(mu);
+    return threads.at(turn);
+  }
+  void Release() {
+    {
+      std::lock_guard lock(mu);
+      released = true;
+    }
+    cv.notify_all();
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  bool released = false;
+  std::vector<std::thread::id> threads;
+};
+
 // A turn queued here while a worker idles is claimed by Wake on the caller's
 // thread, without looking first, and run by that worker: no wait for a worker
 // to wake before the claim.
 TEST_F(RunnerTest, AWakeClaimsOnTheCallersThreadAndAnIdleWorkerRunsTheTurn) {
   ClaimRecorder recorder(*store_);
+  Gated gated;
   RunnerOptions o;
   o.workers = 2;
   o.poll_interval = std::chrono::hours(1);
-  Runner runner(recorder, agent_, o);
+  Runner runner(recorder, gated, o);
   runner.Start();
+  // The start's claim found nothing: the other worker idles, never woken.
   ASSERT_TRUE(WaitUntil([&] { return !recorder.Claims().empty(); })) << "the start's claim";
-  // The start's claim found nothing; its worker is idle again (one claim in
-  // flight at most: the first wake-up).
-  ASSERT_TRUE(WaitUntil([&] { return agent_.turns_started.load() == 0; }));
-  Job j = Create("handed over [sleep 200]");
+  Job j = Create("handed over");
   runner.Wake();
   // Wake returned with the turn claimed: no other worker can take it now.
   auto other = store_->ClaimTurn("another node", milliseconds(1000), kMaxTurnAttempts);
   ASSERT_TRUE(other.ok());
-  EXPECT_FALSE(other->has_value()) << "the turn was not claimed by the wake";
+  EXPECT_FALSE(other->has_value()) << "the wake returned before the turn was claimed";
+  ASSERT_TRUE(WaitUntil([&] { return gated.Started() == 1; }));
+  EXPECT_NE(gated.ThreadOf(0), std::this_thread::get_id()) << "the turn ran on the waking thread";
+  gated.Release();
   ASSERT_TRUE(Reaches(j.id, JobStatus::kCompleted));
   runner.Stop();
   std::vector<ClaimRecorder::Claim> took;
   for (const auto& c : recorder.Claims())
     if (c.took) took.push_back(c);
   ASSERT_EQ(took.size(), 1u);
-  EXPECT_EQ(took[0].thread, std::this_thread::get_id()) << "claimed by a worker, after a wake-up";
+  EXPECT_EQ(took[0].thread, std::this_thread::get_id()) << "a woken worker claimed the turn";
   EXPECT_FALSE(took[0].look_first);
-  EXPECT_EQ(agent_.turns_started.load(), 1);
   EXPECT_EQ((*store_->ListMessages(scope_, j.id))[0].attempts, 1);
 }
 
 // With every worker busy, Wake claims nothing on the caller's thread: the turn
-// waits for a worker, which claims it itself.
-TEST_F(RunnerTest, AWakeWithNoIdleWorkerLeavesTheClaimToAWorker) {
-  ClaimRecorder recorder(*store_);
-  RunnerOptions o;
-  o.workers = 1;
-  o.poll_interval = std::chrono::hours(1);
-  Runner runner(recorder, agent_, o);
-  runner.Start();
-  Job busy = Create("busy [sleep 600]");
-  runner.Wake();
-  ASSERT_TRUE(WaitUntil([&] { return agent_.turns_started.load() == 1; }));
-  Job next = Create("next");
-  runner.Wake();
-  EXPECT_EQ(Get(next.id).status, JobStatus::kActive);
-  ASSERT_TRUE(Reaches(busy.id, JobStatus::kCompleted));
-  ASSERT_TRUE(Reaches(next.id, JobStatus::kCompleted));
-  runner.Stop();
-  int on_this_thread = 0;
-  std::vector<bool> took;
-  for (const auto& c : recorder.Claims()) {
-    if (c.thread == std::this_thread::get_id()) {
-      ++on_this_thread;
-      took.push_back(c.took);
+// waits for a worker, which claims it itself once its turn ends. And with
+// claim_on_wake off (PostgreSQL), Wake never claims.
+TEST_F(RunnerTest, AWakeWithNoIdleWorkerOrClaimOnWakeOffLeavesTheClaimToAWorker) {
+  for (bool claim_on_wake : {true, false}) {
+    SCOPED_TRACE(claim_on_wake ? "no worker idle" : "claim_on_wake off");
+    ClaimRecorder recorder(*store_);
+    Gated gated;
+    RunnerOptions o;
+    o.workers = 1;
+    o.poll_interval = std::chrono::hours(1);
+    o.claim_on_wake = claim_on_wake;
+    Runner runner(recorder, gated, o);
+    runner.Start();
+    size_t before = 0;
+    if (claim_on_wake) {
+      Job busy = Create("busy");
+      runner.Wake();
+      ASSERT_TRUE(WaitUntil([&] { return gated.Started() == 1; })) << "the one worker is busy";
+      before = recorder.Claims().size();
+    } else {
+      ASSERT_TRUE(WaitUntil([&] { return !recorder.Claims().empty(); })) << "the start's claim";
     }
+    Job next = Create("next");
+    runner.Wake();
+    std::vector<ClaimRecorder::Claim> claims = recorder.Claims();
+    for (size_t i = before; i < claims.size(); ++i) {
+      EXPECT_NE(claims[i].thread, std::this_thread::get_id()) << "claim " << i;
+    }
+    gated.Release();
+    ASSERT_TRUE(Reaches(next.id, JobStatus::kCompleted));
+    runner.Stop();
+    EXPECT_EQ(gated.Started(), claim_on_wake ? 2u : 1u);
   }
-  // The first wake found the worker idle; the second found it busy.
-  EXPECT_EQ(took, std::vector<bool>{true});
-  EXPECT_EQ(on_this_thread, 1);
-  EXPECT_EQ(agent_.turns_started.load(), 2);
 }
 
 // A claim made by Wake that ends after Stop() gives its turn back (the attempt
@@ -312,6 +347,7 @@ class HeldClaim : public testing::ForwardingStore {
                                              const std::vector<std::string>& held_projects,
                                              bool look_first) override {
     auto r = ForwardingStore::ClaimTurn(worker_id, lease, max_attempts, held_projects, look_first);
+    ++claims_;
     if (std::this_thread::get_id() == held_thread) {
       std::unique_lock lock(mu_);
       claimed_ = true;
@@ -329,9 +365,11 @@ class HeldClaim : public testing::ForwardingStore {
     released_ = true;
     cv_.notify_all();
   }
+  int Claims() const { return claims_.load(); }
   std::atomic<std::thread::id> held_thread{};
 
  private:
+  std::atomic<int> claims_{0};
   std::mutex mu_;
   std::condition_variable cv_;
   bool claimed_ = false, released_ = false;
@@ -340,28 +378,51 @@ class HeldClaim : public testing::ForwardingStore {
 TEST_F(RunnerTest, ATurnClaimedByAWakeThatEndsAfterStopIsGivenBack) {
   HeldClaim held(*store_);
   RunnerOptions o;
-  o.workers = 1;
+  o.workers = 2;
   o.poll_interval = std::chrono::hours(1);
   Runner runner(held, agent_, o);
   runner.Start();
+  ASSERT_TRUE(WaitUntil([&] { return held.Claims() > 0; })) << "the start's claim";
+  // One worker runs a turn until the stop cancels it; the other idles (after
+  // the claim that found nothing more, following the turn's).
+  Job running = Create("running [sleep 60000]");
+  runner.Wake();
+  ASSERT_TRUE(WaitUntil([&] { return agent_.turns_started.load() == 1; }));
+  ASSERT_TRUE(WaitUntil([&] { return held.Claims() >= 3; })) << "the backlog's look";
   Job j = Create("claimed as the runner stops");
   std::thread waker([&] {
     held.held_thread = std::this_thread::get_id();
     runner.Wake();
   });
   bool claimed = held.WaitClaimed();
-  if (claimed) {
-    EXPECT_TRUE(runner.Stop());
-  }
+  std::atomic<bool> stopped{false};
+  // Taken as soon as Stop() returns: what it gave back by then.
+  std::vector<Result<std::optional<TurnInput>>> after_stop;
+  std::thread stopper([&] {
+    stopped = runner.Stop();
+    for (int i = 0; i < 3; ++i) {
+      after_stop.push_back(store_->ClaimTurn("next", milliseconds(1000), kMaxTurnAttempts));
+    }
+  });
+  // The stop has begun once it cancels the running turn; then the claim ends.
+  bool stopping = WaitUntil([&] { return agent_.turns_cancelled.load() == 1; });
   held.Release();
   waker.join();
+  stopper.join();
   ASSERT_TRUE(claimed) << "the wake made no claim of its own";
-  EXPECT_EQ(agent_.turns_started.load(), 0);
-  auto again = store_->ClaimTurn("next", milliseconds(1000), kMaxTurnAttempts);
-  ASSERT_TRUE(again.ok() && again->has_value())
-      << "the turn must be given back, not left to expire";
-  EXPECT_EQ((*again)->job.id, j.id);
-  EXPECT_EQ((*again)->attempt, 1);
+  ASSERT_TRUE(stopping);
+  EXPECT_TRUE(stopped) << "Stop() waits for the claim under way, and it ended";
+  EXPECT_EQ(agent_.turns_started.load(), 1);
+  // Both turns are back, neither attempt counted: the one stopped, and the one
+  // claimed for a worker as the runner stopped.
+  std::set<std::string> back;
+  for (const auto& again : after_stop) {
+    ASSERT_TRUE(again.ok()) << again.status().message();
+    if (!again->has_value()) continue;
+    EXPECT_EQ((*again)->attempt, 1);
+    back.insert((*again)->job.id);
+  }
+  EXPECT_EQ(back, (std::set<std::string>{running.id, j.id})) << "given back before Stop() returned";
 }
 
 // Wakes from many threads at once, with fewer workers than turns: each turn is

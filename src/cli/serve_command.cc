@@ -401,9 +401,13 @@ AgentChoice MakeNodeAgent(const ModelConfig& model, const AgentFactory& make_age
   return agent;
 }
 
-RunnerOptions MakeRunnerOptions(const NodeOptions& o, const ModelConfig& model) {
+RunnerOptions MakeRunnerOptions(const Common& common, const NodeOptions& o,
+                                const ModelConfig& model) {
   RunnerOptions ro;
   ro.workers = o.workers;
+  // A claim on PostgreSQL is a few round trips, which a create's answer would
+  // wait for (RunnerOptions::claim_on_wake).
+  ro.claim_on_wake = !IsPostgresUrl(common.DatabaseUrl());
   ro.lease = std::chrono::milliseconds(static_cast<int64_t>(o.lease_seconds * 1000));
   // The agent stops itself at its wall-time budget; the watchdog allows for the
   // fetch, push and pull request around it.
@@ -466,7 +470,7 @@ int RunWorker(const Common& common, const NodeOptions& given, const AgentFactory
   }
   auto mirrors = std::make_shared<git::MirrorPool>(to.mirrors_dir, to.git_limits);
   RepositoryTurns turns(**store, *agent.agent, to, mirrors);
-  Runner runner(**store, turns, MakeRunnerOptions(o, *model));
+  Runner runner(**store, turns, MakeRunnerOptions(common, o, *model));
   auto metrics = MetricsListener::Start(o.metrics, nullptr);  // the queue is serve's to report
   if (!metrics.ok()) return Fail(metrics.status());
   runner.Start();
@@ -626,7 +630,7 @@ int RunServer(const Common& common, const ServeOptions& given, const AgentFactor
   // A v1 create's stream follows its job's first turn: up to the turn's
   // deadline, and a minute for the claim and the outcome.
   const auto v1_lifetime =
-      MakeRunnerOptions(o.node, *model).turn_deadline + std::chrono::milliseconds(60000);
+      MakeRunnerOptions(common, o.node, *model).turn_deadline + std::chrono::milliseconds(60000);
   Api api(**store,
           ApiOptions{.default_model = model->model,
                      .v1_models = std::move(*v1_models),
@@ -653,7 +657,7 @@ int RunServer(const Common& common, const ServeOptions& given, const AgentFactor
     if (Status s = WritePortFile(o.http.port_file, server.port()); !s.ok()) return Fail(s);
   }
   auto mirrors = std::make_shared<git::MirrorPool>(to.mirrors_dir, to.git_limits);
-  runner.Start(**store, *agent.agent, to, MakeRunnerOptions(o.node, *model), mirrors);
+  runner.Start(**store, *agent.agent, to, MakeRunnerOptions(common, o.node, *model), mirrors);
   auto deliveries = MakeDeliveryWorkers(**store, o.node);
   auto engine = StartWorkflowEngine(**store, mirrors, o.node.workflows, ForgeEventsOf(to));
   server.Run();

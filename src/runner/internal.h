@@ -105,7 +105,8 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   // runner.cc
   void StartWorker() REQUIRES(mu_);
   void ThreadDone(Thread& t) EXCLUDES(mu_);
-  bool AllThreadsDone() REQUIRES(mu_);
+  // Every thread ended (or was given up on), and no Dispatch is claiming.
+  bool AllDone() REQUIRES(mu_);
 
   // workers.cc
   void WorkerLoop(Thread& self, const std::string& worker_id) EXCLUDES(mu_);
@@ -168,8 +169,9 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   // keeps one of idle_ for itself.
   int handoffs_ GUARDED_BY(mu_) = 0;
   std::deque<Handed> handed_ GUARDED_BY(mu_);
-  bool poller_ GUARDED_BY(mu_) = false;  // an idle worker is polling the store (IdleWait)
-  int next_worker_ GUARDED_BY(mu_) = 0;
+  int claiming_ GUARDED_BY(mu_) = 0;          // Dispatch calls under way: Stop() waits for them
+  bool poller_ GUARDED_BY(mu_) = false;       // an idle worker is polling the store (IdleWait)
+  uint64_t next_worker_ GUARDED_BY(mu_) = 0;  // also names each Dispatch's claim
   bool started_ GUARDED_BY(mu_) = false;
   bool stopping_ GUARDED_BY(mu_) = false;
   uint64_t last_run_id_ GUARDED_BY(mu_) = 0;

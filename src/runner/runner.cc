@@ -45,11 +45,19 @@ bool Runner::Impl::Stop() {
   for (auto& [run_id, running] : running_) running.cancel->Cancel(CancelToken::Reason::kShutdown);
   work_cv_.notify_all();
   heartbeat_cv_.notify_all();
-  // Threads the watchdog gave up on are not waited for: they are lost already.
   const auto deadline = Clock::now() + options_.stop_timeout;
-  bool all = AllThreadsDone();
-  while (!all && lock.WaitUntil(done_cv_, deadline)) all = AllThreadsDone();
-  all = AllThreadsDone();
+  // Turns handed over that no worker took go back at once (another claims
+  // them), not once the wait below ends: their leases are renewed no more.
+  std::deque<Handed> handed = std::move(handed_);
+  handed_.clear();
+  handoffs_ -= static_cast<int>(handed.size());
+  lock.Unlock();
+  for (const Handed& h : handed) GiveBack(h);
+  lock.Lock();
+  // Threads the watchdog gave up on are not waited for: they are lost already.
+  bool all = AllDone();
+  while (!all && lock.WaitUntil(done_cv_, deadline)) all = AllDone();
+  all = AllDone();
   // Entries stay in threads_: a thread left behind still marks its own done.
   std::vector<std::thread> finished, left_behind;
   for (Thread& t : threads_) {
@@ -57,12 +65,7 @@ bool Runner::Impl::Stop() {
     if (!t.done) t.abandoned = true;  // records nothing when its turn returns
     (t.done ? finished : left_behind).push_back(std::move(t.thread));
   }
-  // Turns handed over that no worker took: another claims them at once.
-  std::deque<Handed> handed = std::move(handed_);
-  handed_.clear();
-  handoffs_ -= static_cast<int>(handed.size());
   lock.Unlock();
-  for (const Handed& h : handed) GiveBack(h);
   for (auto& t : finished) t.join();
   size_t left = left_behind.size();
   // Each holds the Impl alive, and touches nothing else once its turn returns.
@@ -76,7 +79,8 @@ bool Runner::Impl::Stop() {
   return all && left == 0;
 }
 
-bool Runner::Impl::AllThreadsDone() {
+bool Runner::Impl::AllDone() {
+  if (claiming_ > 0) return false;
   for (const Thread& t : threads_) {
     if (!t.done && !t.abandoned) return false;
   }

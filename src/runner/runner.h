@@ -4,9 +4,10 @@
 // worker re-runs the turn from the start (at most kMaxTurnAttempts times).
 //
 // Lifetime: the Store and the TurnHandler must outlive every thread of the
-// runner. Stop() returning true means none is left; when it returns false some
-// thread was left behind inside its turn (still using both), and the caller
-// must not destroy them: it should end the process instead.
+// runner, and every claim a Wake() is making on its caller's thread. Stop()
+// returning true means none is left; when it returns false some thread or
+// claim was left behind (still using both), and the caller must not destroy
+// them: it should end the process instead.
 //
 // Threads: Start() and Stop() are called by the owner, from one thread; Wake(),
 // CancelJob() and StopJob() may be called from any thread at any time (the API's
@@ -45,6 +46,12 @@ struct RunnerOptions {
   // then are left behind (the process is about to exit; their leases expire and
   // the turns are re-run elsewhere).
   std::chrono::milliseconds stop_timeout{std::chrono::seconds(20)};
+  // Wake() claims on its caller's thread for an idle worker (see Wake). Worth
+  // it where a claim costs less than the wait for a worker to wake, and the
+  // caller's answer may wait for it (SQLite: a fraction of a millisecond, its
+  // answer waits for the disk anyway); `serve` turns it off on PostgreSQL, where
+  // a claim is a few round trips a create's answer would wait for.
+  bool claim_on_wake = true;
 };
 
 class Runner {
@@ -61,15 +68,15 @@ class Runner {
   // should exit the process soon, without waiting for it.
   bool Stop();
 
-  // A turn was queued in this process (a create, a follow-up). When a worker
-  // is idle, the turn is claimed at once on the caller's thread and handed to
-  // it: one claim and no wait for a thread to wake before it, which starts the
-  // turn sooner (a fair claim: it takes whatever Store::ClaimTurn would, and
-  // another wake-up follows for a backlog's next). Else an idle worker is
-  // woken, which claims without looking first (Store::ClaimTurn's
-  // look_first). So the caller may spend one claim's write: call it where a
-  // store write may be made (the SQLite store's NewJob::on_queued is, before
-  // its flush). Other processes' turns are heard through the store.
+  // A turn was queued in this process (a create, a follow-up). With
+  // `claim_on_wake`, when a worker is idle that no other wake-up is for, a turn
+  // is claimed at once on the caller's thread (the one Store::ClaimTurn gives,
+  // fairly, without looking first) and handed to that worker: no wait for a
+  // thread to wake before the claim, so the turn starts sooner; another
+  // wake-up follows for a backlog's next. Else an idle worker is woken, which
+  // claims without looking first. So the caller may spend one claim's write:
+  // call it where a store write may be made (NewJob::on_queued is). Other
+  // processes' turns are heard through the store.
   void Wake();
   // The job was archived: stop its running turn now rather than at the next
   // lease renewal.

@@ -46,42 +46,52 @@ void Runner::Impl::CancelJob(const std::string& job_id) {
 }
 
 void Runner::Impl::Dispatch() {
+  auto self = shared_from_this();  // a claim may outlast the Runner's Stop()
   std::string worker_id;
   {
     MutexLock lock(mu_);
     // Only for an idle worker nothing else is coming to: each wake-up and each
     // hand-off under way is for one of them.
-    if (!started_ || stopping_ || idle_ <= handoffs_ + wakeups_) {
+    if (!options_.claim_on_wake || !started_ || stopping_ || idle_ <= handoffs_ + wakeups_) {
       WakeOne(/*announce=*/true);
       return;
     }
     ++handoffs_;
+    ++claiming_;
     // The lease's owner: unique in this process, as a worker's own.
     worker_id = worker_prefix_ + "/" + std::to_string(next_worker_++);
   }
-  auto claimed = store_.ClaimTurn(worker_id, options_.lease, options_.max_attempts, HeldProjects(),
-                                  /*look_first=*/false);
-  MutexLock lock(mu_);
-  if (claimed.ok() && claimed->has_value()) {
-    if (stopping_) {
+  Result<std::optional<TurnInput>> claimed = std::optional<TurnInput>();
+  try {
+    claimed = store_.ClaimTurn(worker_id, options_.lease, options_.max_attempts, HeldProjects(),
+                               /*look_first=*/false);
+  } catch (const std::exception& e) {  // the reservation must end all the same
+    claimed = Status::Internal(e.what());
+  }
+  std::optional<Handed> back;  // claimed as the runner stops
+  {
+    MutexLock lock(mu_);
+    if (claimed.ok() && claimed->has_value() && !stopping_) {
+      handed_.push_back(Handed{worker_id, std::move(**claimed)});
+      work_cv_.notify_one();
+      // There may be more, as after a worker's claim.
+      WakeOne(/*announce=*/false);
+    } else {
       --handoffs_;
-      lock.Unlock();
-      GiveBack(Handed{worker_id, std::move(**claimed)});
-      return;
+      if (claimed.ok() && claimed->has_value()) {
+        back = Handed{worker_id, std::move(**claimed)};
+      } else if (!claimed.ok()) {
+        spdlog::warn("cannot claim the turn queued: {}", claimed.status().message());
+        WakeOne(/*announce=*/true);  // a worker tries again
+      } else {
+        work_cv_.notify_one();  // a worker kept for the hand-off may poll or wake again
+      }
     }
-    handed_.push_back(Handed{worker_id, std::move(**claimed)});
-    work_cv_.notify_one();
-    // There may be more, as after a worker's claim.
-    WakeOne(/*announce=*/false);
-    return;
   }
-  --handoffs_;
-  if (!claimed.ok()) {
-    spdlog::warn("cannot claim the turn queued: {}", claimed.status().message());
-    WakeOne(/*announce=*/true);  // a worker tries again
-  } else {
-    work_cv_.notify_one();  // a worker kept for the hand-off may poll or wake again
-  }
+  if (back) GiveBack(*back);
+  MutexLock lock(mu_);
+  --claiming_;
+  done_cv_.notify_all();
 }
 
 void Runner::Impl::GiveBack(const Handed& h) {

@@ -8,11 +8,11 @@
 
 namespace docwright {
 
-namespace {
-
 bool IsPostgresUrl(const std::string& url) {
   return url.starts_with("postgres://") || url.starts_with("postgresql://");
 }
+
+namespace {
 
 // The file a SQLite database URL names: a path, sqlite:///abs/path or
 // sqlite:relative.

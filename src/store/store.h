@@ -705,6 +705,8 @@ class Store : public LocalPullRequestRecords {
 // key file must not start and fail every turn.
 Result<std::unique_ptr<Store>> OpenStore(const std::string& url,
                                          std::shared_ptr<const SecretBox> secrets);
+// Whether OpenStore takes `url` for a PostgreSQL database (else SQLite).
+bool IsPostgresUrl(const std::string& url);
 
 // Writes a consistent copy of the database `url` names to the new file `to`,
 // while other processes keep reading and writing it (the database as of one

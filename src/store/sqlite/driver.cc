@@ -164,8 +164,8 @@ class Driver final : public sql::Driver {
   // for what clients were promised.
   // A durable write with `visible` commits as a claim does, calls `visible`
   // once the writer's lock is released, then flushes the log itself
-  // (WriteAheadLog::Flush): what the write sets off (a worker claiming the job
-  // it queued) runs while the disk flushes, and the caller still answers only
+  // (WriteAheadLog::Flush): what the write sets off (the turn it queued,
+  // claimed and started) runs while the disk flushes, and the caller still answers only
   // once the write is on the disk. A power loss before the flush undoes the
   // write with the writes after it, as it would any write whose caller was not
   // answered. A flush that fails stops every later write (Unavailable) until
@@ -173,10 +173,12 @@ class Driver final : public sql::Driver {
   // so at the next flush.
   Status Write(sql::Commit commit, const std::function<Status(sql::Connection&)>& fn,
                const std::function<void()>& visible) override {
-    TransactionTimer timer("write");  // the wait for the writer included
     if (log_failed_.load()) return LogFailed();
     const bool flush_after = commit == sql::Commit::kDurable && visible && wal_ && wal_->ok();
     {
+      // The wait for the writer included; `visible` (timed as what it does)
+      // and the flush ("flush") not.
+      TransactionTimer timer("write");
       std::lock_guard lock(write_mu_);
       Connection& c = *writer_;
       // The setting stays from one write to the next: set only when it changes.
