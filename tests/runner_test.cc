@@ -48,6 +48,19 @@ class RunnerTest : public ::testing::Test {
   }
 
   Job Create(const std::string& prompt) { return *store_->CreateJob(scope_, NewJob{prompt}); }
+  // Created as the API creates: `hook` (Runner::OnQueued) told of its turn.
+  Job CreateWith(const std::string& prompt, QueuedTurnHook hook) {
+    NewJob nj{prompt};
+    nj.on_queued = std::move(hook);
+    return *store_->CreateJob(scope_, nj);
+  }
+  // Whether a write queuing a turn now would find a worker idle for it (the
+  // reservation taken is ended at once).
+  static bool IdleForAHandOff(Runner& runner) {
+    auto owner = runner.ReserveQueuedTurn();
+    if (owner) runner.QueuedTurnClaimed(*owner, std::nullopt);
+    return owner.has_value();
+  }
   Job Get(const std::string& id) { return *store_->GetJob(scope_, id); }
   bool Reaches(const std::string& id, JobStatus s, milliseconds t = milliseconds(10000)) {
     return WaitUntil([&] { return Get(id).status == s; }, t);
@@ -208,8 +221,8 @@ TEST_F(RunnerTest, AWorkerWokenForQueuedWorkClaimsItWithoutLookingFirst) {
     Runner runner(recorder, agent_, o);
     runner.Start();
     ASSERT_TRUE(WaitUntil([&] { return !recorder.Claims().empty(); })) << "the start's claim";
-    // Queued here and announced, as the API does: the claim goes straight to it
-    // (made by Wake itself, an idle worker waiting).
+    // Queued by other means and announced (Wake, as after a workflow's run): the
+    // woken worker's claim goes straight to it.
     Job announced = Create("announced");
     runner.Wake();
     ASSERT_TRUE(Reaches(announced.id, JobStatus::kCompleted));
@@ -268,10 +281,10 @@ struct Gated : TurnHandler {
   std::vector<std::thread::id> threads;
 };
 
-// A turn queued here while a worker idles is claimed by Wake on the caller's
-// thread, without looking first, and run by that worker: no wait for a worker
-// to wake before the claim.
-TEST_F(RunnerTest, AWakeClaimsOnTheCallersThreadAndAnIdleWorkerRunsTheTurn) {
+// A turn queued here while a worker idles is claimed inside the write that
+// queues it, and run by that worker: no wait for a worker to wake and claim
+// after the write, and no Store::ClaimTurn at all.
+TEST_F(RunnerTest, ATurnQueuedHereIsClaimedInItsWriteAndAnIdleWorkerRunsIt) {
   ClaimRecorder recorder(*store_);
   Gated gated;
   RunnerOptions o;
@@ -279,122 +292,110 @@ TEST_F(RunnerTest, AWakeClaimsOnTheCallersThreadAndAnIdleWorkerRunsTheTurn) {
   o.poll_interval = std::chrono::hours(1);
   Runner runner(recorder, gated, o);
   runner.Start();
-  // The start's claim found nothing: the other worker idles, never woken.
-  ASSERT_TRUE(WaitUntil([&] { return !recorder.Claims().empty(); })) << "the start's claim";
-  Job j = Create("handed over");
-  runner.Wake();
-  // Wake returned with the turn claimed: no other worker can take it now.
+  ASSERT_TRUE(WaitUntil([&] { return IdleForAHandOff(runner); }));
+  const size_t claims_before = recorder.Claims().size();
+  Job j = CreateWith("handed over", runner.OnQueued());
+  // The create returned with the turn claimed: no other worker can take it now.
   auto other = store_->ClaimTurn("another node", milliseconds(1000), kMaxTurnAttempts);
   ASSERT_TRUE(other.ok());
-  EXPECT_FALSE(other->has_value()) << "the wake returned before the turn was claimed";
+  EXPECT_FALSE(other->has_value()) << "the create returned before the turn was claimed";
   ASSERT_TRUE(WaitUntil([&] { return gated.Started() == 1; }));
-  EXPECT_NE(gated.ThreadOf(0), std::this_thread::get_id()) << "the turn ran on the waking thread";
+  EXPECT_NE(gated.ThreadOf(0), std::this_thread::get_id()) << "the turn ran on the writing thread";
   gated.Release();
   ASSERT_TRUE(Reaches(j.id, JobStatus::kCompleted));
+  std::vector<ClaimRecorder::Claim> claims = recorder.Claims();
   runner.Stop();
-  std::vector<ClaimRecorder::Claim> took;
-  for (const auto& c : recorder.Claims())
-    if (c.took) took.push_back(c);
-  ASSERT_EQ(took.size(), 1u);
-  EXPECT_EQ(took[0].thread, std::this_thread::get_id()) << "a woken worker claimed the turn";
-  EXPECT_FALSE(took[0].look_first);
+  // Only the worker's look for more once the turn ended: nothing woken for it.
+  for (size_t i = claims_before; i < claims.size(); ++i) {
+    EXPECT_FALSE(claims[i].took) << "claim " << i << " took a turn";
+    EXPECT_TRUE(claims[i].look_first) << "claim " << i << " was woken as for a queued turn";
+  }
+  EXPECT_LE(claims.size() - claims_before, 1u);
   EXPECT_EQ((*store_->ListMessages(scope_, j.id))[0].attempts, 1);
 }
 
-// With every worker busy, Wake claims nothing on the caller's thread: the turn
-// waits for a worker, which claims it itself once its turn ends. And with
-// claim_on_wake off (PostgreSQL), Wake never claims.
-TEST_F(RunnerTest, AWakeWithNoIdleWorkerOrClaimOnWakeOffLeavesTheClaimToAWorker) {
-  for (bool claim_on_wake : {true, false}) {
-    SCOPED_TRACE(claim_on_wake ? "no worker idle" : "claim_on_wake off");
+// With every worker busy, nothing is reserved: the turn waits for a worker,
+// which claims it itself once its turn ends. And with claim_when_queued off
+// (PostgreSQL), an idle worker is woken, which claims without looking first.
+TEST_F(RunnerTest, ATurnQueuedWithNoIdleWorkerOrTheOptionOffIsClaimedByAWorker) {
+  for (bool claim_when_queued : {true, false}) {
+    SCOPED_TRACE(claim_when_queued ? "no worker idle" : "claim_when_queued off");
     ClaimRecorder recorder(*store_);
     Gated gated;
     RunnerOptions o;
     o.workers = 1;
     o.poll_interval = std::chrono::hours(1);
-    o.claim_on_wake = claim_on_wake;
+    o.claim_when_queued = claim_when_queued;
     Runner runner(recorder, gated, o);
     runner.Start();
-    size_t before = 0;
-    if (claim_on_wake) {
-      Job busy = Create("busy");
-      runner.Wake();
+    if (claim_when_queued) {
+      ASSERT_TRUE(WaitUntil([&] { return IdleForAHandOff(runner); }));
+      Job busy = CreateWith("busy", runner.OnQueued());
       ASSERT_TRUE(WaitUntil([&] { return gated.Started() == 1; })) << "the one worker is busy";
-      before = recorder.Claims().size();
+      EXPECT_FALSE(IdleForAHandOff(runner));
     } else {
       ASSERT_TRUE(WaitUntil([&] { return !recorder.Claims().empty(); })) << "the start's claim";
+      EXPECT_FALSE(IdleForAHandOff(runner));
     }
-    Job next = Create("next");
-    runner.Wake();
-    std::vector<ClaimRecorder::Claim> claims = recorder.Claims();
-    for (size_t i = before; i < claims.size(); ++i) {
-      EXPECT_NE(claims[i].thread, std::this_thread::get_id()) << "claim " << i;
+    const size_t before = recorder.Claims().size();
+    Job next = CreateWith("next", runner.OnQueued());
+    auto waiting = store_->ListMessages(scope_, next.id);
+    ASSERT_TRUE(waiting.ok());
+    if (claim_when_queued) {
+      EXPECT_EQ((*waiting)[0].state, docwright::TurnState::kQueued) << "claimed by its write";
     }
     gated.Release();
     ASSERT_TRUE(Reaches(next.id, JobStatus::kCompleted));
     runner.Stop();
-    EXPECT_EQ(gated.Started(), claim_on_wake ? 2u : 1u);
+    EXPECT_EQ(gated.Started(), claim_when_queued ? 2u : 1u);
+    std::vector<ClaimRecorder::Claim> claims = recorder.Claims();
+    int took = 0;
+    for (size_t i = before; i < claims.size(); ++i) {
+      EXPECT_NE(claims[i].thread, std::this_thread::get_id()) << "claim " << i;
+      if (!claims[i].took) continue;
+      ++took;
+      // Woken for it (off), or looking for more after its turn (busy).
+      EXPECT_EQ(claims[i].look_first, claim_when_queued) << "claim " << i;
+    }
+    EXPECT_EQ(took, 1);
   }
 }
 
-// A claim made by Wake that ends after Stop() gives its turn back (the attempt
-// not counted), for another worker to take at once; none is left to expire.
-class HeldClaim : public testing::ForwardingStore {
- public:
-  using ForwardingStore::ForwardingStore;
-  Result<std::optional<TurnInput>> ClaimTurn(const std::string& worker_id,
-                                             std::chrono::milliseconds lease, int max_attempts,
-                                             const std::vector<std::string>& held_projects,
-                                             bool look_first) override {
-    auto r = ForwardingStore::ClaimTurn(worker_id, lease, max_attempts, held_projects, look_first);
-    ++claims_;
-    if (std::this_thread::get_id() == held_thread) {
-      std::unique_lock lock(mu_);
-      claimed_ = true;
-      cv_.notify_all();
-      cv_.wait(lock, [&] { return released_; });
-    }
-    return r;
-  }
-  bool WaitClaimed() {
-    std::unique_lock lock(mu_);
-    return cv_.wait_for(lock, std::chrono::seconds(10), [&] { return claimed_; });
-  }
-  void Release() {
-    std::lock_guard lock(mu_);
-    released_ = true;
-    cv_.notify_all();
-  }
-  int Claims() const { return claims_.load(); }
-  std::atomic<std::thread::id> held_thread{};
-
- private:
-  std::atomic<int> claims_{0};
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool claimed_ = false, released_ = false;
-};
-
-TEST_F(RunnerTest, ATurnClaimedByAWakeThatEndsAfterStopIsGivenBack) {
-  HeldClaim held(*store_);
+// A hand-off still open when Stop() begins (claimed in the write, not yet
+// handed over) holds Stop() until it ends, and its turn is given back (the
+// attempt not counted), for another worker to take at once.
+TEST_F(RunnerTest, ATurnClaimedInAWriteThatEndsAfterStopIsGivenBack) {
   RunnerOptions o;
   o.workers = 2;
   o.poll_interval = std::chrono::hours(1);
-  Runner runner(held, agent_, o);
+  Runner runner(*store_, agent_, o);
   runner.Start();
-  ASSERT_TRUE(WaitUntil([&] { return held.Claims() > 0; })) << "the start's claim";
-  // One worker runs a turn until the stop cancels it; the other idles (after
-  // the claim that found nothing more, following the turn's).
+  // One worker runs a turn until the stop cancels it; the other idles.
   Job running = Create("running [sleep 60000]");
   runner.Wake();
   ASSERT_TRUE(WaitUntil([&] { return agent_.turns_started.load() == 1; }));
-  ASSERT_TRUE(WaitUntil([&] { return held.Claims() >= 3; })) << "the backlog's look";
-  Job j = Create("claimed as the runner stops");
-  std::thread waker([&] {
-    held.held_thread = std::this_thread::get_id();
-    runner.Wake();
-  });
-  bool claimed = held.WaitClaimed();
+  ASSERT_TRUE(WaitUntil([&] { return IdleForAHandOff(runner); }));
+  std::mutex mu;
+  std::condition_variable cv;
+  bool told = false, released = false;
+  QueuedTurnHook hook = runner.OnQueued();
+  hook.claimed = [&](const ClaimFor& owner, std::optional<TurnInput> claimed) {
+    {
+      std::unique_lock lock(mu);
+      told = true;
+      cv.notify_all();
+      cv.wait(lock, [&] { return released; });
+    }
+    runner.QueuedTurnClaimed(owner, std::move(claimed));
+  };
+  std::optional<TurnInput> handed;
+  std::string j_id;
+  std::thread writer([&] { j_id = CreateWith("claimed as the runner stops", hook).id; });
+  {
+    std::unique_lock lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return told; }))
+        << "the write reserved nothing";
+  }
   std::atomic<bool> stopped{false};
   // Taken as soon as Stop() returns: what it gave back by then.
   std::vector<Result<std::optional<TurnInput>>> after_stop;
@@ -404,14 +405,17 @@ TEST_F(RunnerTest, ATurnClaimedByAWakeThatEndsAfterStopIsGivenBack) {
       after_stop.push_back(store_->ClaimTurn("next", milliseconds(1000), kMaxTurnAttempts));
     }
   });
-  // The stop has begun once it cancels the running turn; then the claim ends.
+  // The stop has begun once it cancels the running turn; then the hand-off ends.
   bool stopping = WaitUntil([&] { return agent_.turns_cancelled.load() == 1; });
-  held.Release();
-  waker.join();
+  {
+    std::lock_guard lock(mu);
+    released = true;
+  }
+  cv.notify_all();
+  writer.join();
   stopper.join();
-  ASSERT_TRUE(claimed) << "the wake made no claim of its own";
   ASSERT_TRUE(stopping);
-  EXPECT_TRUE(stopped) << "Stop() waits for the claim under way, and it ended";
+  EXPECT_TRUE(stopped) << "Stop() waits for the hand-off under way, and it ended";
   EXPECT_EQ(agent_.turns_started.load(), 1);
   // Both turns are back, neither attempt counted: the one stopped, and the one
   // claimed for a worker as the runner stopped.
@@ -422,12 +426,12 @@ TEST_F(RunnerTest, ATurnClaimedByAWakeThatEndsAfterStopIsGivenBack) {
     EXPECT_EQ((*again)->attempt, 1);
     back.insert((*again)->job.id);
   }
-  EXPECT_EQ(back, (std::set<std::string>{running.id, j.id})) << "given back before Stop() returned";
+  EXPECT_EQ(back, (std::set<std::string>{running.id, j_id})) << "given back before Stop() returned";
 }
 
-// Wakes from many threads at once, with fewer workers than turns: each turn is
-// claimed once and run once (a hand-off never lost, never run twice).
-TEST_F(RunnerTest, ManyWakesFromManyThreadsRunEachTurnOnce) {
+// Turns queued from many threads at once, with fewer workers than turns: each
+// turn is claimed once and run once (a hand-off never lost, never run twice).
+TEST_F(RunnerTest, ManyTurnsQueuedFromManyThreadsRunEachOnce) {
   RunnerOptions o;
   o.workers = 3;
   o.poll_interval = std::chrono::hours(1);  // only wake-ups and hand-offs
@@ -439,8 +443,8 @@ TEST_F(RunnerTest, ManyWakesFromManyThreadsRunEachTurnOnce) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kJobs; ++i) {
-        ids[t].push_back(Create("job " + std::to_string(t) + "." + std::to_string(i)).id);
-        runner.Wake();
+        ids[t].push_back(
+            CreateWith("job " + std::to_string(t) + "." + std::to_string(i), runner.OnQueued()).id);
       }
     });
   }

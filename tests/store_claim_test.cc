@@ -7,6 +7,8 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,7 +20,12 @@ namespace {
 
 using std::chrono::milliseconds;
 
-class StoreClaimTest : public testing::StoreTest {};
+class StoreClaimTest : public testing::StoreTest {
+ protected:
+  std::function<double()> Flushes() {
+    return [this] { return Transactions("flush"); };
+  }
+};
 
 TEST_P(StoreClaimTest, ABacklogIsTakenFairlyOldestFirstAndEachJobInOrder) {
   // Jobs 0 and 2 of the first project have a follow-up queued right behind
@@ -177,7 +184,7 @@ TEST_P(StoreClaimTest, ATurnWrittenWithoutItsProjectTakesItsJobsAndItsCap) {
   EXPECT_TRUE(NothingToClaim()) << a1.id << " waits for its project's cap, filled by a0";
 }
 
-// NewJob::on_queued: the runner is woken while the job is made durable, and
+// NewJob::on_queued.queued: the runner is woken while the job is made durable, and
 // its worker (here, this store and another node's) can claim the turn from the
 // call on, before CreateJob returns; nothing refused or replayed wakes anyone.
 TEST_P(StoreClaimTest, AJobCanBeClaimedFromItsOnQueuedBeforeItsCreateReturns) {
@@ -198,14 +205,14 @@ TEST_P(StoreClaimTest, AJobCanBeClaimedFromItsOnQueuedBeforeItsCreateReturns) {
     };
   };
   NewJob nj{"Fix the typo"};
-  nj.on_queued = claim_with(*store_);  // a worker of this process: the writer is free
+  nj.on_queued.queued = claim_with(*store_);  // a worker of this process: the writer is free
   const double flushes_before = Transactions("flush");
   auto mine = store_->CreateJob(ScopeOf(project_), nj);
   ASSERT_TRUE(mine.ok()) << mine.status().message();
   EXPECT_EQ(flushes_at_call, flushes_before) << "woken before the flush";
   EXPECT_EQ(Transactions("flush"), flushes_at_call + (postgres() ? 0 : 1))
       << "flushed before it returned";
-  nj.on_queued = claim_with(*other);
+  nj.on_queued.queued = claim_with(*other);
   auto theirs = store_->CreateJob(ScopeOf(project_), nj);
   ASSERT_TRUE(theirs.ok()) << theirs.status().message();
   EXPECT_EQ(calls, 2);
@@ -228,7 +235,7 @@ TEST_P(StoreClaimTest, AJobCanBeClaimedFromItsOnQueuedBeforeItsCreateReturns) {
                           .body_sha256 = std::string(64, 'a'),
                           .status = 201,
                           .render = [](const Job& j) { return j.id; }};
-  nj.on_queued = claim_with(*store_);
+  nj.on_queued.queued = claim_with(*store_);
   auto written = store_->CreateJobWithKey(ScopeOf(project_), nj, keyed);
   ASSERT_TRUE(written.ok()) << written.status().message();
   EXPECT_EQ(written->outcome, IdempotentWrite::Outcome::kDone);
@@ -241,7 +248,7 @@ TEST_P(StoreClaimTest, AJobCanBeClaimedFromItsOnQueuedBeforeItsCreateReturns) {
   EXPECT_EQ(calls, 4);
 }
 
-// NewMessage::on_queued, likewise: a follow-up's turn can be claimed from the
+// NewMessage::on_queued.queued, likewise: a follow-up's turn can be claimed from the
 // call, once its job's turn has ended, and is flushed before AddMessage
 // returns; a replay under the same key wakes nobody.
 TEST_P(StoreClaimTest, AFollowUpCanBeClaimedFromItsOnQueuedBeforeAddMessageReturns) {
@@ -251,7 +258,7 @@ TEST_P(StoreClaimTest, AFollowUpCanBeClaimedFromItsOnQueuedBeforeAddMessageRetur
   std::vector<std::string> claimed;
   double flushes_at_call = -1;
   NewMessage follow_up{"And the heading"};
-  follow_up.on_queued = [&] {
+  follow_up.on_queued.queued = [&] {
     flushes_at_call = Transactions("flush");
     auto c = store_->ClaimTurn("w", milliseconds(60000), kMaxTurnAttempts, {},
                                /*look_first=*/false);
@@ -283,6 +290,189 @@ TEST_P(StoreClaimTest, AFollowUpCanBeClaimedFromItsOnQueuedBeforeAddMessageRetur
   EXPECT_EQ(claimed, (std::vector<std::string>{"And the heading", "And the footer"}));
 }
 
+// A hook that reserves a lease claims the turn inside the write that queues it
+// (QueuedTurnHook): told once, with the turn, before the flush; the turn is
+// held under that lease when the write returns (another node finds nothing),
+// its turn.started event written with the job's; `queued` is not called.
+class QueuedClaims {
+ public:
+  QueuedTurnHook Hook(std::function<double()> flushes, std::optional<ClaimFor> owner) {
+    return QueuedTurnHook{.reserve =
+                              [this, owner] {
+                                ++reserved;
+                                return owner;
+                              },
+                          .claimed =
+                              [this, flushes](const ClaimFor& by, std::optional<TurnInput> turn) {
+                                flushes_at_call = flushes();
+                                owners.push_back(by.worker_id);
+                                turns.push_back(std::move(turn));
+                              },
+                          .queued = [this] { ++woken; }};
+  }
+  int reserved = 0, woken = 0;
+  double flushes_at_call = -1;
+  std::vector<std::string> owners;
+  std::vector<std::optional<TurnInput>> turns;
+};
+
+ClaimFor Lease(const std::string& worker, std::vector<std::string> held = {}) {
+  return ClaimFor{.worker_id = worker,
+                  .lease = milliseconds(60000),
+                  .max_attempts = kMaxTurnAttempts,
+                  .held_projects = std::move(held)};
+}
+
+TEST_P(StoreClaimTest, AReservedTurnIsClaimedInsideTheWriteThatQueuesIt) {
+  auto other = Open();  // another node's store on the same database
+  QueuedClaims q;
+  NewJob nj{"Fix the typo"};
+  nj.on_queued = q.Hook(Flushes(), Lease("here/1"));
+  const double flushes_before = Transactions("flush");
+  const double writes_before = Transactions("write");
+  auto job = store_->CreateJob(ScopeOf(project_), nj);
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_EQ(Transactions("write") - writes_before, 1) << "one transaction, the claim in it";
+  EXPECT_EQ(q.flushes_at_call, flushes_before) << "told before the flush";
+  EXPECT_EQ(Transactions("flush"), flushes_before + (postgres() ? 0 : 1));
+  EXPECT_EQ(q.reserved, 1);
+  EXPECT_EQ(q.woken, 0);
+  ASSERT_EQ(q.turns.size(), 1u);
+  ASSERT_TRUE(q.turns[0].has_value()) << "the turn was runnable";
+  const TurnInput& turn = *q.turns[0];
+  EXPECT_EQ(q.owners[0], "here/1");
+  EXPECT_EQ(turn.job.id, job->id);
+  EXPECT_EQ(turn.message.prompt, "Fix the typo");
+  EXPECT_EQ(turn.attempt, 1);
+  EXPECT_EQ(turn.project.id, project_.id);
+  auto theirs = other->ClaimTurn("there", milliseconds(60000), kMaxTurnAttempts, {}, false);
+  ASSERT_TRUE(theirs.ok()) << theirs.status().message();
+  EXPECT_FALSE(theirs->has_value()) << "claimed when the create returned";
+  auto held = other->RenewLease(turn.turn_id, "here/1", milliseconds(60000));
+  ASSERT_TRUE(held.ok()) << held.status().message();
+  EXPECT_EQ(*held, LeaseState::kHeld);
+  auto events = other->ListEvents(ScopeOf(project_), job->id, 0, 10);
+  ASSERT_TRUE(events.ok()) << events.status().message();
+  ASSERT_EQ(events->size(), 2u);
+  EXPECT_EQ((*events)[0].type, EventType::kJobCreated);
+  EXPECT_EQ((*events)[1].type, EventType::kTurnStarted);
+  ASSERT_TRUE(store_->FinishTurn(turn.turn_id, "here/1", TurnOutcome{.succeeded = true}).ok());
+
+  // No lease reserved: nothing claimed, the runner woken instead.
+  QueuedClaims none;
+  nj.on_queued = none.Hook(Flushes(), std::nullopt);
+  auto unclaimed = store_->CreateJob(ScopeOf(project_), nj);
+  ASSERT_TRUE(unclaimed.ok()) << unclaimed.status().message();
+  EXPECT_EQ(none.reserved, 1);
+  EXPECT_EQ(none.woken, 1);
+  EXPECT_TRUE(none.turns.empty());
+  EXPECT_EQ(Claim("w").job.id, unclaimed->id);
+
+  // Refused: nothing reserved, nobody told.
+  Project limited = NewProject(org_.id, 1);
+  QueuedClaims refused;
+  nj.on_queued = refused.Hook(Flushes(), Lease("here/2"));
+  ASSERT_TRUE(store_->CreateJob(ScopeOf(limited), nj).ok());
+  EXPECT_EQ(refused.turns.size(), 1u);
+  EXPECT_EQ(store_->CreateJob(ScopeOf(limited), nj).status().code(), Code::kRateLimited);
+  EXPECT_EQ(refused.reserved, 1);
+  EXPECT_EQ(refused.turns.size(), 1u);
+  EXPECT_EQ(refused.woken, 0);
+
+  // Under a key: claimed for the write; its replay reserves nothing.
+  IdempotentRequest keyed{.key = "k1",
+                          .route = "create",
+                          .body_sha256 = std::string(64, 'a'),
+                          .status = 201,
+                          .render = [](const Job& j) { return j.id; }};
+  QueuedClaims by_key;
+  nj.on_queued = by_key.Hook(Flushes(), Lease("here/3"));
+  auto written = store_->CreateJobWithKey(ScopeOf(project_), nj, keyed);
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  ASSERT_EQ(by_key.turns.size(), 1u);
+  ASSERT_TRUE(by_key.turns[0].has_value());
+  EXPECT_EQ(by_key.turns[0]->job.id, written->job->id);
+  auto replayed = store_->CreateJobWithKey(ScopeOf(project_), nj, keyed);
+  ASSERT_TRUE(replayed.ok()) << replayed.status().message();
+  EXPECT_EQ(replayed->outcome, IdempotentWrite::Outcome::kReplayed);
+  EXPECT_EQ(by_key.reserved, 1);
+  EXPECT_EQ(by_key.turns.size(), 1u);
+}
+
+// A turn not runnable when it is queued is not claimed by its write: the
+// reservation ends (told with nullopt) and the turn waits for a worker's claim,
+// as any: a follow-up behind its job's running turn, a turn of a project or an
+// organisation at its cap (a held entry counting as a turn running).
+TEST_P(StoreClaimTest, AQueuedTurnThatIsNotRunnableIsLeftToTheWorkers) {
+  Job job = Create(project_);
+  TurnInput first = Claim("w");
+  QueuedClaims q;
+  NewMessage follow_up{"And the heading"};
+  follow_up.on_queued = q.Hook(Flushes(), Lease("here/1"));
+  ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), job.id, follow_up).ok());
+  ASSERT_EQ(q.turns.size(), 1u);
+  EXPECT_FALSE(q.turns[0].has_value()) << "its job's first turn is running";
+  EXPECT_TRUE(NothingToClaim());
+  ASSERT_TRUE(store_->FinishTurn(first.turn_id, "w", TurnOutcome{.succeeded = true}).ok());
+  TurnInput next = Claim("w");
+  EXPECT_EQ(next.message.prompt, "And the heading");
+  ASSERT_TRUE(store_->FinishTurn(next.turn_id, "w", TurnOutcome{.succeeded = true}).ok());
+
+  // Once the job's turns have ended, a follow-up is claimed by its write.
+  QueuedClaims after;
+  follow_up.prompt = "And the footer";
+  follow_up.on_queued = after.Hook(Flushes(), Lease("here/2"));
+  ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), job.id, follow_up).ok());
+  ASSERT_EQ(after.turns.size(), 1u);
+  ASSERT_TRUE(after.turns[0].has_value());
+  EXPECT_EQ(after.turns[0]->message.prompt, "And the footer");
+  EXPECT_EQ(after.turns[0]->message.seq, 3);
+  ASSERT_TRUE(
+      store_->FinishTurn(after.turns[0]->turn_id, "here/2", TurnOutcome{.succeeded = true}).ok());
+
+  // A project at its cap: one turn running, or one held entry naming it.
+  Project capped = NewProject(org_.id, 100);
+  capped.max_active = 1;
+  ASSERT_TRUE(store_->UpdateProject(capped).ok());
+  QueuedClaims held;
+  NewJob nj{"Fix the typo"};
+  nj.on_queued = held.Hook(Flushes(), Lease("here/3", {capped.id}));
+  auto waits = store_->CreateJob(ScopeOf(capped), nj);
+  ASSERT_TRUE(waits.ok()) << waits.status().message();
+  ASSERT_EQ(held.turns.size(), 1u);
+  EXPECT_FALSE(held.turns[0].has_value()) << "a held entry fills the project's cap";
+  TurnInput running = Claim("w");
+  EXPECT_EQ(running.job.id, waits->id);
+  QueuedClaims full;
+  nj.on_queued = full.Hook(Flushes(), Lease("here/4"));
+  auto behind = store_->CreateJob(ScopeOf(capped), nj);
+  ASSERT_TRUE(behind.ok()) << behind.status().message();
+  ASSERT_EQ(full.turns.size(), 1u);
+  EXPECT_FALSE(full.turns[0].has_value()) << "a turn running fills the project's cap";
+
+  // An organisation at its cap, by a turn of another of its projects.
+  Org org = other_org_;
+  org.max_active = 1;
+  ASSERT_TRUE(store_->UpdateOrg(org).ok());
+  Project sibling = NewProject(other_org_.id, 100);
+  Create(other_project_);
+  TurnInput busy = Claim("w");
+  EXPECT_EQ(busy.project.id, other_project_.id);
+  QueuedClaims org_full;
+  nj.on_queued = org_full.Hook(Flushes(), Lease("here/5"));
+  ASSERT_TRUE(store_->CreateJob(ScopeOf(sibling), nj).ok());
+  ASSERT_EQ(org_full.turns.size(), 1u);
+  EXPECT_FALSE(org_full.turns[0].has_value()) << "the organisation's cap is full";
+  ASSERT_TRUE(store_->FinishTurn(busy.turn_id, "w", TurnOutcome{.succeeded = true}).ok());
+  QueuedClaims org_free;
+  nj.on_queued = org_free.Hook(Flushes(), Lease("here/6"));
+  auto free = store_->CreateJob(ScopeOf(sibling), nj);
+  ASSERT_TRUE(free.ok()) << free.status().message();
+  ASSERT_EQ(org_free.turns.size(), 1u);
+  ASSERT_TRUE(org_free.turns[0].has_value()) << "the cap has room again";
+  EXPECT_EQ(org_free.turns[0]->job.id, free->id);
+}
+
 // SQLite commits such a create without a flush and flushes its log after the
 // call: a log that cannot be flushed (here, removed) is Unavailable, the job
 // made (its turn was claimed from the call), never a job answered as durable;
@@ -292,7 +482,7 @@ TEST_P(StoreClaimTest, ACreateWhoseLogCannotBeFlushedIsUnavailableAndStopsTheWri
   ASSERT_EQ(::unlink((url_ + "-wal").c_str()), 0) << "the log is open";
   bool claimed = false;
   NewJob nj{"Fix the typo"};
-  nj.on_queued = [&] {
+  nj.on_queued.queued = [&] {
     auto c = store_->ClaimTurn("w", milliseconds(60000), kMaxTurnAttempts, {},
                                /*look_first=*/false);
     claimed = c.ok() && c->has_value();

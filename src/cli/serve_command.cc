@@ -406,8 +406,8 @@ RunnerOptions MakeRunnerOptions(const Common& common, const NodeOptions& o,
   RunnerOptions ro;
   ro.workers = o.workers;
   // A claim on PostgreSQL is a few round trips, which a create's answer would
-  // wait for (RunnerOptions::claim_on_wake).
-  ro.claim_on_wake = !IsPostgresUrl(common.DatabaseUrl());
+  // wait for (RunnerOptions::claim_when_queued).
+  ro.claim_when_queued = !IsPostgresUrl(common.DatabaseUrl());
   ro.lease = std::chrono::milliseconds(static_cast<int64_t>(o.lease_seconds * 1000));
   // The agent stops itself at its wall-time budget; the watchdog allows for the
   // fetch, push and pull request around it.
@@ -493,7 +493,20 @@ int RunWorker(const Common& common, const NodeOptions& given, const AgentFactory
 class LateRunner {
  public:
   ApiHooks Hooks() {
-    return ApiHooks{[this] { With([](Runner& r) { r.Wake(); }); },
+    QueuedTurnHook queued{
+        .reserve =
+            [this] {
+              std::optional<ClaimFor> owner;
+              With([&](Runner& r) { owner = r.ReserveQueuedTurn(); });
+              return owner;
+            },
+        // Only after a reservation, so the runner is there.
+        .claimed =
+            [this](const ClaimFor& owner, std::optional<TurnInput> claimed) {
+              With([&](Runner& r) { r.QueuedTurnClaimed(owner, std::move(claimed)); });
+            },
+        .queued = [this] { With([](Runner& r) { r.Wake(); }); }};
+    return ApiHooks{std::move(queued),
                     [this](const std::string& id) { With([&](Runner& r) { r.CancelJob(id); }); },
                     [this](const std::string& id) { With([&](Runner& r) { r.StopJob(id); }); },
                     [this](const LocalPullRequest& pr, std::string_view method,
@@ -518,8 +531,9 @@ class LateRunner {
   bool Stop() { return runner_->Stop(); }
 
  private:
-  // Calls fn outside the lock (Wake may claim a turn, which holds up no
-  // other hook): the runner, once started, is kept until this ends.
+  // Calls fn outside the lock (a hand-off given back as the runner stops is a
+  // store write, which holds up no other hook): the runner, once started, is
+  // kept until this ends.
   template <typename Fn>
   void With(Fn fn) {
     Runner* runner = nullptr;

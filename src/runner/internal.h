@@ -44,10 +44,14 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   // (Store::ClaimTurn's look_first); false for a wake-up that only may find
   // work (another node's notice, the next of a backlog).
   void Wake(bool announce) EXCLUDES(mu_);
-  // Runner::Wake: a turn was queued here. When a worker idles that no other
-  // wake-up or hand-off is for, claims on the caller's thread and hands the
-  // turn to it (handed_); else Wake(true).
-  void Dispatch() EXCLUDES(mu_);
+  // Runner::ReserveQueuedTurn: when a worker idles that no other wake-up or
+  // hand-off is for, keeps it for the turn being queued (a hand-off under way)
+  // and names the lease to claim the turn under; else nullopt.
+  std::optional<ClaimFor> Reserve() EXCLUDES(mu_);
+  // Runner::QueuedTurnClaimed: once for each lease Reserve gave. Hands the turn
+  // to the worker kept for it (handed_), or gives it back if the runner is
+  // stopping; nullopt ends the hand-off.
+  void Claimed(const ClaimFor& owner, std::optional<TurnInput> claimed) EXCLUDES(mu_);
   void StopJob(const std::string& job_id) EXCLUDES(mu_);
   void CancelJob(const std::string& job_id) EXCLUDES(mu_);
 
@@ -81,8 +85,8 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
     Thread* thread = nullptr;
   };
 
-  // A turn claimed by Dispatch for an idle worker to run, under the lease
-  // owner it was claimed as.
+  // A turn claimed by a write that queued it (Reserve, Claimed) for an idle
+  // worker to run, under the lease owner it was claimed as.
   struct Handed {
     std::string worker_id;
     TurnInput input;
@@ -105,7 +109,7 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   // runner.cc
   void StartWorker() REQUIRES(mu_);
   void ThreadDone(Thread& t) EXCLUDES(mu_);
-  // Every thread ended (or was given up on), and no Dispatch is claiming.
+  // Every thread ended (or was given up on), and no reservation is open.
   bool AllDone() REQUIRES(mu_);
 
   // workers.cc
@@ -124,6 +128,7 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   // Takes one of wakeups_ (> 0); true if it was an announcement.
   bool TakeWakeup() REQUIRES(mu_);
   std::vector<std::string> HeldProjects() EXCLUDES(mu_);
+  std::vector<std::string> HeldProjectsLocked() REQUIRES(mu_);
   bool IsStopping() EXCLUDES(mu_);
 
   // outcomes.cc
@@ -165,13 +170,13 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   int wakeups_ GUARDED_BY(mu_) = 0;
   int announced_ GUARDED_BY(mu_) = 0;  // of wakeups_, those announcing a queued turn
   int idle_ GUARDED_BY(mu_) = 0;       // workers in IdleWait
-  // Dispatch's claims in progress, and their turns waiting in handed_: each
-  // keeps one of idle_ for itself.
+  // Reservations open (Reserve, until Claimed) and their turns waiting in
+  // handed_: each keeps one of idle_ for itself.
   int handoffs_ GUARDED_BY(mu_) = 0;
   std::deque<Handed> handed_ GUARDED_BY(mu_);
-  int claiming_ GUARDED_BY(mu_) = 0;          // Dispatch calls under way: Stop() waits for them
+  int claiming_ GUARDED_BY(mu_) = 0;          // reservations open: Stop() waits for them
   bool poller_ GUARDED_BY(mu_) = false;       // an idle worker is polling the store (IdleWait)
-  uint64_t next_worker_ GUARDED_BY(mu_) = 0;  // also names each Dispatch's claim
+  uint64_t next_worker_ GUARDED_BY(mu_) = 0;  // also names each reservation's lease
   bool started_ GUARDED_BY(mu_) = false;
   bool stopping_ GUARDED_BY(mu_) = false;
   uint64_t last_run_id_ GUARDED_BY(mu_) = 0;

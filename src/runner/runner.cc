@@ -127,7 +127,20 @@ void Runner::Start() {
   impl_->Start();
 }
 bool Runner::Stop() { return impl_->Stop(); }
-void Runner::Wake() { impl_->Dispatch(); }
+QueuedTurnHook Runner::OnQueued() {
+  return QueuedTurnHook{
+      .reserve = [impl = impl_] { return impl->Reserve(); },
+      .claimed =
+          [impl = impl_](const ClaimFor& owner, std::optional<TurnInput> claimed) {
+            impl->Claimed(owner, std::move(claimed));
+          },
+      .queued = [impl = impl_] { impl->Wake(/*announce=*/true); }};
+}
+std::optional<ClaimFor> Runner::ReserveQueuedTurn() { return impl_->Reserve(); }
+void Runner::QueuedTurnClaimed(const ClaimFor& owner, std::optional<TurnInput> claimed) {
+  impl_->Claimed(owner, std::move(claimed));
+}
+void Runner::Wake() { impl_->Wake(/*announce=*/true); }
 void Runner::CancelJob(const std::string& job_id) { impl_->CancelJob(job_id); }
 void Runner::StopJob(const std::string& job_id) { impl_->StopJob(job_id); }
 

@@ -4,16 +4,17 @@
 // worker re-runs the turn from the start (at most kMaxTurnAttempts times).
 //
 // Lifetime: the Store and the TurnHandler must outlive every thread of the
-// runner, and every claim a Wake() is making on its caller's thread. Stop()
-// returning true means none is left; when it returns false some thread or
-// claim was left behind (still using both), and the caller must not destroy
-// them: it should end the process instead.
+// runner, and every hand-off a write has reserved (ReserveQueuedTurn) until it
+// ends (QueuedTurnClaimed). Stop() returning true means none is left; when it
+// returns false some thread was left behind (still using both), and the caller
+// must not destroy them: it should end the process instead.
 //
-// Threads: Start() and Stop() are called by the owner, from one thread; Wake(),
-// CancelJob() and StopJob() may be called from any thread at any time (the API's
-// handlers and the store's watchers call them), also before Start() and after
-// Stop(). A turn handed over by Wake() that no worker took when Stop() ends is
-// given back (Store::ReleaseTurn), as a running one is.
+// Threads: Start() and Stop() are called by the owner, from one thread;
+// OnQueued()'s hook and its parts, Wake(), CancelJob() and StopJob() may be
+// called from any thread at any time (the API's handlers and the store's
+// watchers call them), also before Start() and after Stop(). A turn handed over
+// that no worker took when Stop() begins is given back (Store::ReleaseTurn), as
+// a running one is.
 #pragma once
 
 #include <chrono>
@@ -46,12 +47,13 @@ struct RunnerOptions {
   // then are left behind (the process is about to exit; their leases expire and
   // the turns are re-run elsewhere).
   std::chrono::milliseconds stop_timeout{std::chrono::seconds(20)};
-  // Wake() claims on its caller's thread for an idle worker (see Wake). Worth
-  // it where a claim costs less than the wait for a worker to wake, and the
-  // caller's answer may wait for it (SQLite: a fraction of a millisecond, its
-  // answer waits for the disk anyway); `serve` turns it off on PostgreSQL, where
-  // a claim is a few round trips a create's answer would wait for.
-  bool claim_on_wake = true;
+  // A write that queues a turn here claims it in its own transaction for an
+  // idle worker (OnQueued). Worth it where the claim's statements cost less
+  // than a worker's wake-up and claim after the write (SQLite: tens of
+  // microseconds in a transaction it makes anyway); `serve` turns it off on
+  // PostgreSQL, where each statement is a round trip a create's answer would
+  // wait for.
+  bool claim_when_queued = true;
 };
 
 class Runner {
@@ -68,15 +70,23 @@ class Runner {
   // should exit the process soon, without waiting for it.
   bool Stop();
 
-  // A turn was queued in this process (a create, a follow-up). With
-  // `claim_on_wake`, when a worker is idle that no other wake-up is for, a turn
-  // is claimed at once on the caller's thread (the one Store::ClaimTurn gives,
-  // fairly, without looking first) and handed to that worker: no wait for a
-  // thread to wake before the claim, so the turn starts sooner; another
-  // wake-up follows for a backlog's next. Else an idle worker is woken, which
-  // claims without looking first. So the caller may spend one claim's write:
-  // call it where a store write may be made (NewJob::on_queued is). Other
-  // processes' turns are heard through the store.
+  // For a write that queues a turn in this process (NewJob::on_queued,
+  // NewMessage::on_queued): OnQueued() binds the three below. Thread-safe;
+  // called on the writing thread.
+  //
+  // With `claim_when_queued`, when a worker is idle that no other wake-up or
+  // hand-off is for, ReserveQueuedTurn keeps it and names the lease, the write
+  // claims the turn inside its own transaction, and QueuedTurnClaimed hands
+  // the turn to that worker as the write becomes visible (before its flush):
+  // no wait for a thread to wake and claim after the write. A turn not
+  // runnable then (a cap, an earlier turn of its job) is left to the workers;
+  // one handed over as the runner stops is given back. Else Wake: an idle
+  // worker is woken, which claims without looking first (also for turns queued
+  // by other means, such as a workflow's run). Stop() waits for a reservation
+  // to end. Other processes' turns are heard through the store.
+  QueuedTurnHook OnQueued();
+  std::optional<ClaimFor> ReserveQueuedTurn();
+  void QueuedTurnClaimed(const ClaimFor& owner, std::optional<TurnInput> claimed);
   void Wake();
   // The job was archived: stop its running turn now rather than at the next
   // lease renewal.

@@ -45,48 +45,38 @@ void Runner::Impl::CancelJob(const std::string& job_id) {
   }
 }
 
-void Runner::Impl::Dispatch() {
-  auto self = shared_from_this();  // a claim may outlast the Runner's Stop()
-  std::string worker_id;
-  {
-    MutexLock lock(mu_);
-    // Only for an idle worker nothing else is coming to: each wake-up and each
-    // hand-off under way is for one of them.
-    if (!options_.claim_on_wake || !started_ || stopping_ || idle_ <= handoffs_ + wakeups_) {
-      WakeOne(/*announce=*/true);
-      return;
-    }
-    ++handoffs_;
-    ++claiming_;
-    // The lease's owner: unique in this process, as a worker's own.
-    worker_id = worker_prefix_ + "/" + std::to_string(next_worker_++);
+std::optional<ClaimFor> Runner::Impl::Reserve() {
+  MutexLock lock(mu_);
+  // Only for an idle worker nothing else is coming to: each wake-up and each
+  // hand-off under way is for one of them.
+  if (!options_.claim_when_queued || !started_ || stopping_ || idle_ <= handoffs_ + wakeups_) {
+    return std::nullopt;
   }
-  Result<std::optional<TurnInput>> claimed = std::optional<TurnInput>();
-  try {
-    claimed = store_.ClaimTurn(worker_id, options_.lease, options_.max_attempts, HeldProjects(),
-                               /*look_first=*/false);
-  } catch (const std::exception& e) {  // the reservation must end all the same
-    claimed = Status::Internal(e.what());
-  }
+  ++handoffs_;
+  ++claiming_;
+  // The lease's owner: unique in this process, as a worker's own.
+  return ClaimFor{.worker_id = worker_prefix_ + "/" + std::to_string(next_worker_++),
+                  .lease = options_.lease,
+                  .max_attempts = options_.max_attempts,
+                  .held_projects = HeldProjectsLocked()};
+}
+
+void Runner::Impl::Claimed(const ClaimFor& owner, std::optional<TurnInput> claimed) {
   std::optional<Handed> back;  // claimed as the runner stops
   {
     MutexLock lock(mu_);
-    if (claimed.ok() && claimed->has_value() && !stopping_) {
-      handed_.push_back(Handed{worker_id, std::move(**claimed)});
-      work_cv_.notify_one();
-      // There may be more, as after a worker's claim.
-      WakeOne(/*announce=*/false);
+    if (claimed && !stopping_) {
+      // No wake-up for a backlog follows, as after a worker's claim: this turn
+      // is the one a wake-up would have been for, and what was runnable before
+      // it is the workers' (a poll, or the claim after a turn ends).
+      handed_.push_back(Handed{owner.worker_id, std::move(*claimed)});
     } else {
       --handoffs_;
-      if (claimed.ok() && claimed->has_value()) {
-        back = Handed{worker_id, std::move(**claimed)};
-      } else if (!claimed.ok()) {
-        spdlog::warn("cannot claim the turn queued: {}", claimed.status().message());
-        WakeOne(/*announce=*/true);  // a worker tries again
-      } else {
-        work_cv_.notify_one();  // a worker kept for the hand-off may poll or wake again
-      }
+      if (claimed) back = Handed{owner.worker_id, std::move(*claimed)};
     }
+    // To the worker kept for the hand-off: it runs the turn, or may poll or
+    // wake again.
+    work_cv_.notify_one();
   }
   if (back) GiveBack(*back);
   MutexLock lock(mu_);
@@ -180,6 +170,10 @@ Runner::Impl::Work Runner::Impl::WaitForWork(MutexLock& lock) {
 
 std::vector<std::string> Runner::Impl::HeldProjects() {
   MutexLock lock(mu_);
+  return HeldProjectsLocked();
+}
+
+std::vector<std::string> Runner::Impl::HeldProjectsLocked() {
   std::vector<std::string> held;
   for (const Thread& t : threads_) {
     if (t.abandoned && !t.done && !t.held_project.empty()) held.push_back(t.held_project);

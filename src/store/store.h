@@ -59,6 +59,41 @@ struct ProjectJobCounts {
   int64_t archived = 0;
 };
 
+// The lease a write that queues a turn claims it under, in its own transaction
+// (QueuedTurnHook::reserve): as Store::ClaimTurn's arguments.
+struct ClaimFor {
+  std::string worker_id;
+  std::chrono::milliseconds lease{0};
+  int max_attempts = 0;
+  std::vector<std::string> held_projects;
+};
+
+// What a write that queues a turn (CreateJob, AddMessage and their keyed
+// forms) tells the runner of this process. Every member is optional, and is
+// called on the writing thread.
+struct QueuedTurnHook {
+  // Inside the write's transaction, once the turn is queued, at most once a
+  // write: the lease to claim the turn under at once, if a worker of this
+  // process is free to run it; nullopt to leave it to any worker. Must be
+  // quick and must not call the store. The turn is claimed only if it is
+  // runnable now (its job's earlier turns ended, its organisation and project
+  // under their caps of turns in flight, counting `held_projects`; its
+  // project's secrets readable): Store::ClaimTurn's rules but its fairness,
+  // for the turn is this one, not the oldest. A failed claim fails the write.
+  std::function<std::optional<ClaimFor>()> reserve;
+  // Once a write whose `reserve` gave a lease, exactly once: with the turn
+  // claimed under it (its first attempt, its turn.started event written with
+  // the write), as soon as any connection can see the write (as `queued`); or
+  // with nullopt, when the turn was not runnable or the write failed (after
+  // it returned). The caller owns the claim from then on.
+  std::function<void(const ClaimFor& owner, std::optional<TurnInput> claimed)> claimed;
+  // Otherwise, once, as soon as the turn can be claimed by any connection:
+  // that may be before the write is on the disk (the SQLite store flushes its
+  // log after the call, so a worker woken by it claims the turn while the disk
+  // flushes). Not called when nothing is written.
+  std::function<void()> queued;
+};
+
 struct NewJob {
   std::string prompt;
   std::optional<std::string> requested_model;  // the creator's choice, if any
@@ -76,14 +111,11 @@ struct NewJob {
   // How the job publishes its changes (Job::publish); nullopt: as its project
   // does.
   std::optional<PublishMode> publish;
-  // Called once by CreateJob (and CreateJobWithKey when it writes), on the
-  // caller's thread, as soon as the job's first turn can be claimed by any
-  // connection: that may be before the job is on the disk (the SQLite store
-  // flushes its log after the call, so a worker woken by it claims the turn
-  // while the disk flushes). CreateJob still returns once the job is durable,
-  // and Unavailable if that flush failed, the job being made all the same.
-  // Not called when nothing is written.
-  std::function<void()> on_queued;
+  // Told of the job's first turn by CreateJob (and CreateJobWithKey when it
+  // writes). CreateJob still returns once the job is durable, and Unavailable
+  // if that flush failed, the job being made (and its turn claimed) all the
+  // same.
+  QueuedTurnHook on_queued;
 };
 
 // A follow-up message, and the model the job is to use from now on if it names
@@ -94,7 +126,7 @@ struct NewMessage {
   std::optional<std::string> default_model;  // the server's: always allowed
   // As NewJob::on_queued, for AddMessage and AddMessageWithKey: the follow-up's
   // turn is queued (it runs once the job's earlier turns have ended).
-  std::function<void()> on_queued;
+  QueuedTurnHook on_queued;
 };
 
 // An Idempotency-Key on a create or follow-up (docs/api.md). The key names one

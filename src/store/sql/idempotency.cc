@@ -24,34 +24,37 @@ constexpr int64_t kExpiredKeysPerWrite = 16;
 
 Result<IdempotentWrite> SqlStore::CreateJobWithKey(const Scope& scope, const NewJob& job,
                                                    const IdempotentRequest& request) {
+  QueuedClaim claim(*this, job.on_queued);
   return WriteWithKey(
       scope, request,
-      [&](Connection& c, const Project& p, UnixMillis now) { return InsertJob(c, p, job, now); },
-      job.on_queued);
+      [&](Connection& c, const Project& p, UnixMillis now) {
+        return InsertJob(c, p, job, now, &claim);
+      },
+      claim);
 }
 
 Result<IdempotentWrite> SqlStore::AddMessageWithKey(const Scope& scope, const std::string& job_id,
                                                     const NewMessage& message,
                                                     const IdempotentRequest& request) {
+  QueuedClaim claim(*this, message.on_queued);
   return WriteWithKey(
       scope, request,
       [&](Connection& c, const Project& p, UnixMillis now) {
-        return AppendMessage(c, scope, p, job_id, message, now);
+        return AppendMessage(c, scope, p, job_id, message, now, &claim);
       },
-      message.on_queued);
+      claim);
 }
 
 Result<IdempotentWrite> SqlStore::WriteWithKey(const Scope& scope, const IdempotentRequest& request,
-                                               const JobWrite& write,
-                                               const std::function<void()>& queued) {
+                                               const JobWrite& write, QueuedClaim& claim) {
   IdempotentWrite out;
   bool inserting_key = false;
   std::string project_id;
   UnixMillis oldest = 0;
   std::function<void()> visible;
-  if (queued) {
-    visible = [&] {
-      if (out.outcome == IdempotentWrite::Outcome::kDone) queued();
+  if (std::function<void()> tell = claim.Visible()) {
+    visible = [&out, tell = std::move(tell)] {
+      if (out.outcome == IdempotentWrite::Outcome::kDone) tell();
     };
   }
   Status s = WriteAs(

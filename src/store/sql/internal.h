@@ -351,20 +351,46 @@ class SqlStore final : public Store {
   // OK if a new job may work on `branch`: not the project's base branch
   // (InvalidArgument), not held by an active or archived job (Conflict).
   static Status CheckBranchIsFree(Connection& c, const Project& project, const std::string& branch);
+  // turns.cc: a write's dealings with its QueuedTurnHook, over its
+  // transaction's attempts; one a write, on its thread. Ends, when destroyed, a
+  // reservation it did not hand over (QueuedTurnHook::claimed, nullopt): keep
+  // it until the write has returned.
+  class QueuedClaim {
+   public:
+    QueuedClaim(const SqlStore& store, const QueuedTurnHook& hook) : store_(store), hook_(hook) {}
+    ~QueuedClaim();
+    QueuedClaim(const QueuedClaim&) = delete;
+    QueuedClaim& operator=(const QueuedClaim&) = delete;
+    // Inside the transaction, once turn `seq` of `job_id` is queued: claims it
+    // if the hook reserves a lease and it is runnable. Errors are the write's.
+    Status Claim(Connection& c, const std::string& job_id, int64_t seq, UnixMillis now);
+    // The write's `visible` (null if the hook calls nothing): hands the turn
+    // over (claimed), or wakes (queued).
+    std::function<void()> Visible();
+
+   private:
+    void Tell(std::optional<TurnInput> claimed);
+    const SqlStore& store_;
+    const QueuedTurnHook& hook_;
+    bool asked_ = false;
+    bool told_ = false;
+    std::optional<ClaimFor> owner_;
+    std::optional<TurnInput> claimed_;  // by this attempt of the transaction
+  };
   // The writes of CreateJob and AddMessage, once the project is locked (and
-  // `now` read under the lock).
+  // `now` read under the lock); each queues a turn, and gives it to `claim`
+  // (null: to any worker, which the caller wakes).
   static Result<Job> InsertJob(Connection& c, const Project& project, const NewJob& job,
-                               UnixMillis now);
+                               UnixMillis now, QueuedClaim* claim);
   static Result<Job> AppendMessage(Connection& c, const Scope& scope, const Project& project,
                                    const std::string& job_id, const NewMessage& message,
-                                   UnixMillis now);
-  // `write` (InsertJob or AppendMessage) under `request`'s key (Store::CreateJobWithKey).
-  // `queued`, if set, is called as NewJob::on_queued (NewMessage::on_queued)
-  // when `write` was made.
+                                   UnixMillis now, QueuedClaim* claim);
+  // `write` (InsertJob or AppendMessage) under `request`'s key
+  // (Store::CreateJobWithKey); `claim` is told of the write's turn when it was
+  // made (not replayed).
   using JobWrite = std::function<Result<Job>(Connection&, const Project&, UnixMillis)>;
   Result<IdempotentWrite> WriteWithKey(const Scope& scope, const IdempotentRequest& request,
-                                       const JobWrite& write,
-                                       const std::function<void()>& queued = nullptr);
+                                       const JobWrite& write, QueuedClaim& claim);
   // Whether `request`'s key is kept in the project (used at `oldest` or later);
   // if it is, *out says what to answer (kReplayed or kKeyReused).
   static Result<bool> FindIdempotencyKey(Connection& c, const std::string& project_id,

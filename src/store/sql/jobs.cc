@@ -8,6 +8,7 @@ namespace docwright::sql {
 
 Result<Job> SqlStore::CreateJob(const Scope& scope, const NewJob& nj) {
   std::optional<Job> created;
+  QueuedClaim claim(*this, nj.on_queued);
   Status s = WriteAs(
       Commit::kDurable,
       [&](Connection& c) -> Status {
@@ -20,19 +21,19 @@ Result<Job> SqlStore::CreateJob(const Scope& scope, const NewJob& nj) {
         if (!locked.ok()) return locked;
         auto now = Now(c);  // the window is on one clock for every node
         if (!now.ok()) return now.status();
-        auto job = InsertJob(c, *project, nj, *now);
+        auto job = InsertJob(c, *project, nj, *now, &claim);
         if (!job.ok()) return job.status();
         created = std::move(*job);
         return Status();
       },
-      nj.on_queued);
+      claim.Visible());
   if (!s.ok()) return s;
   AnnounceEvents(created->id);
   return std::move(*created);
 }
 
 Result<Job> SqlStore::InsertJob(Connection& c, const Project& project, const NewJob& nj,
-                                UnixMillis now) {
+                                UnixMillis now, QueuedClaim* claim) {
   Status allowed = CheckRequestedModel(project, nj.requested_model, nj.default_model);
   if (!allowed.ok()) return allowed;
   if (nj.ref) {
@@ -68,6 +69,7 @@ Result<Job> SqlStore::InsertJob(Connection& c, const Project& project, const New
                     now);
   }
   if (w.ok()) w = Notify(c, "t");
+  if (w.ok() && claim) w = claim->Claim(c, j.id, 1, now);
   if (!w.ok()) return w;
   return j;
 }
@@ -143,6 +145,7 @@ Result<std::vector<std::vector<MessageHead>>> SqlStore::ListMessageHeads(
 Result<Job> SqlStore::AddMessage(const Scope& scope, const std::string& job_id,
                                  const NewMessage& message) {
   std::optional<Job> updated;
+  QueuedClaim claim(*this, message.on_queued);
   Status s = WriteAs(
       Commit::kDurable,
       [&](Connection& c) -> Status {
@@ -153,12 +156,12 @@ Result<Job> SqlStore::AddMessage(const Scope& scope, const std::string& job_id,
         if (!locked.ok()) return locked;
         auto now = Now(c);
         if (!now.ok()) return now.status();
-        auto job = AppendMessage(c, scope, *project, job_id, message, *now);
+        auto job = AppendMessage(c, scope, *project, job_id, message, *now, &claim);
         if (!job.ok()) return job.status();
         updated = std::move(*job);
         return Status();
       },
-      message.on_queued);
+      claim.Visible());
   if (!s.ok()) return s;
   AnnounceEvents(job_id);
   return std::move(*updated);
@@ -166,7 +169,7 @@ Result<Job> SqlStore::AddMessage(const Scope& scope, const std::string& job_id,
 
 Result<Job> SqlStore::AppendMessage(Connection& c, const Scope& scope, const Project& project,
                                     const std::string& job_id, const NewMessage& message,
-                                    UnixMillis now) {
+                                    UnixMillis now, QueuedClaim* claim) {
   if (Status locked = Run(c, kLockJob, {V(job_id)}); !locked.ok()) return locked;
   auto job = LoadJob(c, scope, job_id);
   if (!job.ok()) return job.status();
@@ -195,6 +198,7 @@ Result<Job> SqlStore::AppendMessage(Connection& c, const Scope& scope, const Pro
   if (!updated.ok()) return updated.status();
   w = AppendEvent(c, job_id, scope.project_id, EventType::kMessageAdded,
                   MessageAddedData(*updated, static_cast<int>(*seq), message.prompt), now);
+  if (w.ok() && claim) w = claim->Claim(c, job_id, *seq, now);
   if (!w.ok()) return w;
   return updated;
 }

@@ -375,6 +375,30 @@ SQL_EACH(kFindRunnable, DW_FIND_RUNNABLE(DW_HELD_SQLITE), DW_FIND_RUNNABLE(DW_HE
 // change under it.
 SQL_EACH(kClaimRunnable, DW_FIND_RUNNABLE(DW_HELD_SQLITE),
          DW_FIND_RUNNABLE(DW_HELD_POSTGRES) " FOR NO KEY UPDATE OF t, j SKIP LOCKED");
+// Turn ?2 of job ?1 (just queued, by the caller's transaction), as the claim's
+// form gives a turn, if it is runnable now: queued, its job's earlier turns
+// ended, its organisation and project under their caps (turns running with a
+// live lease, plus the held entries ?3 naming the project, or a project of the
+// organisation). One index seek for each count (turns_running_project); the
+// organisation's over its projects.
+#define DW_QUEUED_RUNNABLE(held)                                                              \
+  "SELECT t.id, t.job_id, t.seq, t.state, t.attempts, t.stop_requested FROM turns t "         \
+  "JOIN jobs j ON j.id = t.job_id JOIN projects p ON p.id = j.project_id "                    \
+  "JOIN orgs o ON o.id = p.org_id WHERE t.job_id = ?1 AND t.seq = ?2 AND t.state = 'queued' " \
+  "AND NOT EXISTS (SELECT 1 FROM turns e WHERE e.job_id = t.job_id AND e.seq < t.seq AND "    \
+  "e." DW_OPEN                                                                                \
+  ") AND (p.max_active IS NULL OR (SELECT COUNT(*) FROM turns r WHERE r.project_id = p.id "   \
+  "AND r.state = 'running' AND r.lease_expires_at > docwright_now_ms()) + (SELECT COUNT(*) "  \
+  "FROM " held                                                                                \
+  " WHERE h.value = p.id) < p.max_active) "                                                   \
+  "AND (o.max_active IS NULL OR (SELECT COUNT(*) FROM projects q JOIN turns r ON "            \
+  "r.project_id = q.id WHERE q.org_id = o.id AND r.state = 'running' AND "                    \
+  "r.lease_expires_at > docwright_now_ms()) + (SELECT COUNT(*) FROM " held                    \
+  " JOIN projects q ON q.id = h.value WHERE q.org_id = o.id) < o.max_active)"
+SQL_EACH(
+    kQueuedTurnRunnable, DW_QUEUED_RUNNABLE("json_each(?3) h"),
+    DW_QUEUED_RUNNABLE("jsonb_array_elements_text(CAST(CAST(?3 AS TEXT) AS jsonb)) AS h(value)"));
+#undef DW_QUEUED_RUNNABLE
 #undef DW_HELD_POSTGRES
 #undef DW_HELD_SQLITE
 #undef DW_FIND_RUNNABLE

@@ -105,6 +105,60 @@ Result<std::optional<TurnInput>> SqlStore::ClaimTurn(const std::string& worker_i
   return claimed;
 }
 
+SqlStore::QueuedClaim::~QueuedClaim() {
+  // The write failed, or left the turn unwritten (a replay): the reservation ends.
+  if (owner_ && !told_) Tell(std::nullopt);
+}
+
+Status SqlStore::QueuedClaim::Claim(Connection& c, const std::string& job_id, int64_t seq,
+                                    UnixMillis now) {
+  claimed_.reset();
+  if (!hook_.reserve || !hook_.claimed) return Status();
+  if (!asked_) {  // once a write: a retried transaction keeps its reservation
+    asked_ = true;
+    owner_ = hook_.reserve();
+  }
+  if (!owner_) return Status();
+  if (Status locked = Run(c, kLockClaims, {}); !locked.ok()) return locked;
+  auto r =
+      c.Exec(kQueuedTurnRunnable, {V(job_id), V(seq), V(HeldProjectsJson(owner_->held_projects))});
+  if (!r.ok()) return r.status();
+  if (!r->Next()) return Status();  // not runnable now: a worker takes it when it is
+  const int64_t turn_id = r->Int("id");
+  auto input = LoadClaimed(c, turn_id, *r);
+  if (!input.ok()) return input.status();
+  // Left queued: a worker's claim fails the turn, saying why (ClaimTurn).
+  if (!store_.OpenProjectSecrets(input->project).ok()) return Status();
+  Status w = Run(
+      c, kClaimTurn,
+      {V(turn_id), V(owner_->worker_id), V(static_cast<int64_t>(owner_->lease.count())), V(now)});
+  if (w.ok()) {
+    w = AppendEvent(c, job_id, input->job.project_id, EventType::kTurnStarted,
+                    TurnStartedData(input->message.seq, input->attempt), now);
+  }
+  if (!w.ok()) return w;
+  claimed_ = std::move(*input);
+  return Status();
+}
+
+std::function<void()> SqlStore::QueuedClaim::Visible() {
+  if (!hook_.queued && !(hook_.reserve && hook_.claimed)) return nullptr;
+  return [this] {
+    if (told_) return;
+    if (owner_) {
+      Tell(std::move(claimed_));
+    } else {
+      told_ = true;
+      if (hook_.queued) hook_.queued();
+    }
+  };
+}
+
+void SqlStore::QueuedClaim::Tell(std::optional<TurnInput> claimed) {
+  told_ = true;
+  hook_.claimed(*owner_, std::move(claimed));
+}
+
 Result<TurnInput> SqlStore::LoadClaimed(Connection& c, int64_t turn_id, const Rows& runnable) {
   const std::string job_id = runnable.Text("job_id");
   const int64_t seq = runnable.Int("seq");

@@ -172,7 +172,7 @@ Result<WorkflowRunStart> SqlStore::DecideRun(Connection& c, const Workflow& w,
   nj.workflow_id = w.id;
   if (!w.context.empty()) nj.context = w.context;
   nj.publish = w.publish;  // nullopt: the project's
-  auto job = InsertJob(c, ReadProject(*project), nj, now);
+  auto job = InsertJob(c, ReadProject(*project), nj, now, /*claim=*/nullptr);
   if (!job.ok()) return job.status();
   out.outcome = WorkflowRunStart::Outcome::kStarted;
   if (Status s = record(RunState::kStarted, job->id, std::nullopt); !s.ok()) return s;
