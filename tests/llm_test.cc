@@ -205,6 +205,46 @@ TEST(AnthropicProvider, MarksTheStablePrefixWithCacheBreakpoints) {
   EXPECT_TRUE(server.Violations().empty()) << server.Violations().front();
 }
 
+// The tools' list is serialized once a process and kept: each request still
+// sends its own tools, in each wire's shape, whatever another sent before.
+TEST(Providers, EachRequestSendsItsOwnTools) {
+  for (Wire wire : {Wire::kOpenAI, Wire::kAnthropic}) {
+    const bool openai = wire == Wire::kOpenAI;
+    SCOPED_TRACE(openai ? "openai" : "anthropic");
+    FakeModelServer server(wire, kKey, {Reads(), Reads(), Reads()});
+    auto model = OpenAi(server.BaseUrl(), openai ? "openai" : "anthropic");
+    ASSERT_TRUE(model);
+    ModelRequest two = Turn("model-test", 0);
+    ModelRequest one = two;
+    one.tools = {{"search", "Search the site",
+                  R"({"type":"object","properties":{"query":{"type":"string"}}})"}};
+    ASSERT_TRUE(model->Complete(two).ok());
+    ASSERT_TRUE(model->Complete(one).ok());
+    ASSERT_TRUE(model->Complete(two).ok());
+    auto requests = server.Requests();
+    ASSERT_EQ(requests.size(), 3u);
+    auto names = [&](const json& request) {
+      std::vector<std::string> out;
+      for (const json& t : request["tools"]) {
+        out.push_back(openai ? t["function"]["name"].get<std::string>()
+                             : t["name"].get<std::string>());
+      }
+      return out;
+    };
+    EXPECT_EQ(names(requests[0]), (std::vector<std::string>{"read_file", "finish"}));
+    EXPECT_EQ(names(requests[1]), (std::vector<std::string>{"search"}));
+    EXPECT_EQ(names(requests[2]), (std::vector<std::string>{"read_file", "finish"}));
+    const json& only = requests[1]["tools"][0];
+    const json& schema = openai ? only["function"]["parameters"] : only["input_schema"];
+    EXPECT_EQ(schema["properties"]["query"]["type"], "string");
+    if (openai) {
+      EXPECT_EQ(requests[1]["tool_choice"], "auto");
+    }
+    EXPECT_EQ(requests[1]["model"], "model-test");
+    EXPECT_TRUE(server.Violations().empty()) << server.Violations().front();
+  }
+}
+
 // Anthropic's input_tokens are only the uncached ones: docwright's input is the
 // three added up, with the reads and writes apart.
 TEST(AnthropicProvider, ReadsCacheReadsAndWritesIntoTheUsage) {

@@ -64,23 +64,68 @@ TokenUsage AnthropicUsage(const json& reply) {
   return out;
 }
 
-// A tool's JSON Schema; the tools' own, so a parse failure is a bug. Each text
-// is parsed once a process and kept (every request of every turn sends the
-// same few), at most kMaxSchemas of them; any thread.
-Result<json> Schema(const ToolSpec& tool) {
-  constexpr size_t kMaxSchemas = 64;
+// How a wire format lists the tools.
+enum class ToolsShape { kOpenAi, kAnthropic };
+
+// The body's "tools": the tools as `shape` lists them (with Anthropic's cache
+// breakpoint on the last one if `mark_last`), serialized. The same for every
+// request of a process (the product's own tools), so made once and kept (at
+// most 16 lists). The schemas are the tools' own, so a parse failure is a bug.
+Result<std::shared_ptr<const std::string>> ToolsJson(const std::vector<ToolSpec>& tools,
+                                                     ToolsShape shape, bool mark_last) {
+  constexpr size_t kMaxLists = 16;
   static Mutex mu;
-  static auto* parsed PT_GUARDED_BY(mu) = new std::unordered_map<std::string, json>();
+  static auto* made PT_GUARDED_BY(mu) =
+      new std::unordered_map<std::string, std::shared_ptr<const std::string>>();
+  std::string key{static_cast<char>('0' + static_cast<int>(shape)), mark_last ? '1' : '0'};
+  for (const ToolSpec& t : tools) {
+    for (const std::string* part : {&t.name, &t.description, &t.parameters}) {
+      key += std::to_string(part->size());
+      key += ':';
+      key += *part;
+    }
+  }
   {
     MutexLock lock(mu);
-    if (auto it = parsed->find(tool.parameters); it != parsed->end()) return it->second;
+    if (auto it = made->find(key); it != made->end()) return it->second;
   }
-  json schema = json::parse(tool.parameters, nullptr, false);
-  if (schema.is_discarded())
-    return Status::Internal("the schema of tool " + tool.name + " is not JSON");
+  json list = json::array();
+  for (const ToolSpec& t : tools) {
+    json schema = json::parse(t.parameters, nullptr, false);
+    if (schema.is_discarded())
+      return Status::Internal("the schema of tool " + t.name + " is not JSON");
+    if (shape == ToolsShape::kOpenAi) {
+      list.push_back(
+          {{"type", "function"},
+           {"function",
+            {{"name", t.name}, {"description", t.description}, {"parameters", schema}}}});
+    } else {
+      list.push_back({{"name", t.name}, {"description", t.description}, {"input_schema", schema}});
+    }
+  }
+  if (mark_last && !list.empty()) list.back()["cache_control"] = json{{"type", "ephemeral"}};
+  auto dumped = std::make_shared<const std::string>(
+      list.dump(-1, ' ', false, json::error_handler_t::replace));
   MutexLock lock(mu);
-  if (parsed->size() < kMaxSchemas) parsed->emplace(tool.parameters, schema);
-  return schema;
+  if (made->size() < kMaxLists) made->emplace(std::move(key), dumped);
+  return dumped;
+}
+
+// `body` (an object) serialized with "tools": `tools` (a serialized array)
+// among its members, as the serializer, which orders them by name, would put it.
+std::string WithTools(const json& body, const std::string& tools) {
+  if (!body.empty() && (--body.end()).key() > "tools") {  // not the last: no splice
+    json whole = body;
+    whole["tools"] = json::parse(tools);
+    return whole.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+  std::string out = body.dump(-1, ' ', false, json::error_handler_t::replace);
+  out.pop_back();  // the closing brace
+  if (out.size() > 1) out += ',';
+  out += "\"tools\":";
+  out += tools;
+  out += '}';
+  return out;
 }
 
 // The request field a 400 reply refuses as unknown or unsupported (OpenAI's
@@ -154,15 +199,16 @@ class HttpModel : public Model {
 
   // `refused_param`, if given, is set to the field a 400 reply refuses as
   // unsupported (see UnsupportedParam).
+  // `body`: the request's JSON, serialized.
   Result<json> Post(const std::string& url,
-                    std::vector<std::pair<std::string, std::string>> headers, const json& body,
+                    std::vector<std::pair<std::string, std::string>> headers, std::string body,
                     std::string* refused_param = nullptr) {
     http::Request request;
     request.method = "POST";
     request.url = url;
     request.headers = std::move(headers);
     request.headers.emplace_back("Content-Type", "application/json");
-    request.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
+    request.body = std::move(body);
     request.timeout = config_.timeout;
     request.connect_timeout = config_.connect_timeout;
     request.max_response_bytes = 16u << 20;
@@ -262,25 +308,23 @@ class OpenAiModel final : public HttpModel {
     json messages = OpenAiMessages(request);
     json body{{"model", request.model}, {"messages", std::move(messages)}};
     body[limit_field_] = request.max_output_tokens;
+    std::shared_ptr<const std::string> tools;
     if (!request.tools.empty()) {
-      json tools = json::array();
-      for (const ToolSpec& t : request.tools) {
-        auto schema = Schema(t);
-        if (!schema.ok()) return schema.status();
-        tools.push_back(
-            {{"type", "function"},
-             {"function",
-              {{"name", t.name}, {"description", t.description}, {"parameters", *schema}}}});
-      }
-      body["tools"] = std::move(tools);
+      auto listed = ToolsJson(request.tools, ToolsShape::kOpenAi, /*mark_last=*/false);
+      if (!listed.ok()) return listed.status();
+      tools = std::move(*listed);
       body["tool_choice"] = "auto";
     }
+    auto dumped = [&] {
+      return tools ? WithTools(body, *tools)
+                   : body.dump(-1, ' ', false, json::error_handler_t::replace);
+    };
     std::vector<std::pair<std::string, std::string>> headers;
     if (!config_.api_key.empty())
       headers.emplace_back("Authorization", "Bearer " + config_.api_key);
     std::string url = Trimmed(config_.base_url) + "/chat/completions";
     std::string refused;
-    auto reply = Post(url, headers, body, &refused);
+    auto reply = Post(url, headers, dumped(), &refused);
     if (!reply.ok() && !refused.empty() && refused == limit_field_) {
       // Servers disagree on the name of the output limit: OpenAI's reasoning
       // models refuse `max_tokens` and ask for `max_completion_tokens`, which
@@ -290,7 +334,7 @@ class OpenAiModel final : public HttpModel {
       body.erase(first);
       body[other] = request.max_output_tokens;
       std::string refused_again;
-      reply = Post(url, std::move(headers), body, &refused_again);
+      reply = Post(url, std::move(headers), dumped(), &refused_again);
       if (!reply.ok() && refused_again == other) {
         return Status::InvalidArgument("the model provider (" + name_ + ") refuses both " + first +
                                        " and " + other + ": " + reply.status().message());
@@ -357,21 +401,21 @@ constexpr size_t kMaxCacheBreakpoints = 4;
 json Ephemeral() { return json{{"type", "ephemeral"}}; }
 
 // Marks the stable prefix of `body` (built from a request): the last tool (the
-// tools alone, the same for every turn), the system prompt (tools and system:
+// tools alone, the same for every turn; marked as the list is made, ToolsJson,
+// and counted if `tools_marked`), the system prompt (tools and system:
 // the same for every step of a turn), the last block of the last message (the
 // whole conversation, read back by the next step), and the last block of the
 // message the previous step ended with. Anthropic looks for an earlier entry at
 // most 20 blocks before a breakpoint; a reply of many tool calls adds more
 // blocks than that, and this fourth breakpoint still finds the previous step's.
-void MarkCacheBreakpoints(json& body) {
-  size_t marked = 0;
+void MarkCacheBreakpoints(json& body, bool tools_marked) {
+  size_t marked = tools_marked ? 1 : 0;
   auto mark = [&marked](json& block) {
     if (marked >= kMaxCacheBreakpoints || !block.is_object() || block.contains("cache_control"))
       return;
     block["cache_control"] = Ephemeral();
     ++marked;
   };
-  if (body.contains("tools") && !body["tools"].empty()) mark(body["tools"].back());
   if (body.contains("system")) {
     body["system"] = json::array({{{"type", "text"}, {"text", body["system"]}}});
     mark(body["system"].back());
@@ -428,22 +472,21 @@ class AnthropicModel final : public HttpModel {
               {"max_tokens", request.max_output_tokens},
               {"messages", std::move(messages)}};
     if (!request.system.empty()) body["system"] = request.system;
+    std::shared_ptr<const std::string> tools;
     if (!request.tools.empty()) {
-      json tools = json::array();
-      for (const ToolSpec& t : request.tools) {
-        auto schema = Schema(t);
-        if (!schema.ok()) return schema.status();
-        tools.push_back(
-            {{"name", t.name}, {"description", t.description}, {"input_schema", *schema}});
-      }
-      body["tools"] = std::move(tools);
+      // The tools' breakpoint is on their last, made with them.
+      auto listed = ToolsJson(request.tools, ToolsShape::kAnthropic, config_.prompt_cache);
+      if (!listed.ok()) return listed.status();
+      tools = std::move(*listed);
     }
-    if (config_.prompt_cache) MarkCacheBreakpoints(body);
+    if (config_.prompt_cache) MarkCacheBreakpoints(body, /*tools_marked=*/tools != nullptr);
     std::string base = Trimmed(config_.base_url);
     std::string url = base.ends_with("/v1") ? base + "/messages" : base + "/v1/messages";
     std::vector<std::pair<std::string, std::string>> headers{{"anthropic-version", "2023-06-01"}};
     if (!config_.api_key.empty()) headers.emplace_back("x-api-key", config_.api_key);
-    auto reply = Post(url, std::move(headers), body);
+    auto reply = Post(url, std::move(headers),
+                      tools ? WithTools(body, *tools)
+                            : body.dump(-1, ' ', false, json::error_handler_t::replace));
     if (!reply.ok()) return reply.status();
 
     const json& r = *reply;
