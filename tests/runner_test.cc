@@ -292,6 +292,8 @@ TEST_F(RunnerTest, ATurnQueuedHereIsClaimedInItsWriteAndAnIdleWorkerRunsIt) {
   o.poll_interval = std::chrono::hours(1);
   Runner runner(recorder, gated, o);
   runner.Start();
+  // The start's claim found nothing: both workers idle, never woken.
+  ASSERT_TRUE(WaitUntil([&] { return !recorder.Claims().empty(); })) << "the start's claim";
   ASSERT_TRUE(WaitUntil([&] { return IdleForAHandOff(runner); }));
   const size_t claims_before = recorder.Claims().size();
   Job j = CreateWith("handed over", runner.OnQueued());
@@ -377,24 +379,25 @@ TEST_F(RunnerTest, ATurnClaimedInAWriteThatEndsAfterStopIsGivenBack) {
   ASSERT_TRUE(WaitUntil([&] { return IdleForAHandOff(runner); }));
   std::mutex mu;
   std::condition_variable cv;
-  bool told = false, released = false;
+  bool told = false, released = false, was_claimed = false;
   QueuedTurnHook hook = runner.OnQueued();
   hook.claimed = [&](const ClaimFor& owner, std::optional<TurnInput> claimed) {
     {
       std::unique_lock lock(mu);
       told = true;
+      was_claimed = claimed.has_value();
       cv.notify_all();
       cv.wait(lock, [&] { return released; });
     }
     runner.QueuedTurnClaimed(owner, std::move(claimed));
   };
-  std::optional<TurnInput> handed;
   std::string j_id;
   std::thread writer([&] { j_id = CreateWith("claimed as the runner stops", hook).id; });
   {
     std::unique_lock lock(mu);
     ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return told; }))
         << "the write reserved nothing";
+    EXPECT_TRUE(was_claimed) << "the write claimed nothing";
   }
   std::atomic<bool> stopped{false};
   // Taken as soon as Stop() returns: what it gave back by then.

@@ -317,10 +317,8 @@ class QueuedClaims {
 };
 
 ClaimFor Lease(const std::string& worker, std::vector<std::string> held = {}) {
-  return ClaimFor{.worker_id = worker,
-                  .lease = milliseconds(60000),
-                  .max_attempts = kMaxTurnAttempts,
-                  .held_projects = std::move(held)};
+  return ClaimFor{
+      .worker_id = worker, .lease = milliseconds(60000), .held_projects = std::move(held)};
 }
 
 TEST_P(StoreClaimTest, AReservedTurnIsClaimedInsideTheWriteThatQueuesIt) {
@@ -471,6 +469,40 @@ TEST_P(StoreClaimTest, AQueuedTurnThatIsNotRunnableIsLeftToTheWorkers) {
   ASSERT_EQ(org_free.turns.size(), 1u);
   ASSERT_TRUE(org_free.turns[0].has_value()) << "the cap has room again";
   EXPECT_EQ(org_free.turns[0]->job.id, free->id);
+}
+
+// A claim that fails inside the write (here, a trigger refuses its update of
+// the turn) is undone alone: the job is made, its turn left queued for any
+// worker, the reservation ended and the runner woken for the turn.
+TEST_P(StoreClaimTest, AClaimThatFailsInsideTheWriteIsUndoneAndTheWriteGoesOn) {
+  if (postgres()) {
+    RawSql(url_,
+           "CREATE FUNCTION refuse_claim() RETURNS trigger AS $$ BEGIN "
+           "IF NEW.lease_owner = 'here/refused' THEN RAISE EXCEPTION 'claim refused'; END IF; "
+           "RETURN NEW; END $$ LANGUAGE plpgsql; "
+           "CREATE TRIGGER refuse_claim BEFORE UPDATE ON turns FOR EACH ROW "
+           "EXECUTE FUNCTION refuse_claim();");
+  } else {
+    RawSql(url_,
+           "CREATE TRIGGER refuse_claim BEFORE UPDATE ON turns "
+           "WHEN NEW.lease_owner = 'here/refused' BEGIN SELECT RAISE(ABORT, 'claim refused'); "
+           "END;");
+  }
+  QueuedClaims q;
+  NewJob nj{"Fix the typo"};
+  nj.on_queued = q.Hook(Flushes(), Lease("here/refused"));
+  auto job = store_->CreateJob(ScopeOf(project_), nj);
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  ASSERT_EQ(q.turns.size(), 1u);
+  EXPECT_FALSE(q.turns[0].has_value());
+  EXPECT_EQ(q.woken, 1) << "a worker is woken for the turn left queued";
+  auto events = store_->ListEvents(ScopeOf(project_), job->id, 0, 10);
+  ASSERT_TRUE(events.ok()) << events.status().message();
+  ASSERT_EQ(events->size(), 1u) << "no turn.started: the claim's event was undone with it";
+  EXPECT_EQ((*events)[0].type, EventType::kJobCreated);
+  TurnInput turn = Claim("w");
+  EXPECT_EQ(turn.job.id, job->id);
+  EXPECT_EQ(turn.attempt, 1) << "the undone claim counted no attempt";
 }
 
 // SQLite commits such a create without a flush and flushes its log after the

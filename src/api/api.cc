@@ -430,8 +430,9 @@ HttpResponse Api::CreateJob(const Call& call, HttpRequest& req) {
             .requested_model = std::move(body->model),
             .default_model = options_.default_model,
             .draft = body->draft};
-  // The runner is woken as soon as the turn can be claimed, while the store
-  // makes the job durable; the answer waits for that.
+  // The runner takes the turn (claimed in the write for an idle worker, or a
+  // worker woken) as soon as it can be claimed, while the store makes the job
+  // durable; the answer waits for that.
   nj.on_queued = hooks_.work_queued;
   if (!req.idempotency_key.empty()) {
     auto written = store_.CreateJobWithKey(call.scope, nj, Keyed(req, "create", 201, currency_));

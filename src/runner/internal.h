@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -174,7 +175,8 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   // handed_: each keeps one of idle_ for itself.
   int handoffs_ GUARDED_BY(mu_) = 0;
   std::deque<Handed> handed_ GUARDED_BY(mu_);
-  int claiming_ GUARDED_BY(mu_) = 0;          // reservations open: Stop() waits for them
+  int claiming_ GUARDED_BY(mu_) = 0;                // reservations open: Stop() waits for them
+  std::set<std::string> reserved_ GUARDED_BY(mu_);  // their leases' owners
   bool poller_ GUARDED_BY(mu_) = false;       // an idle worker is polling the store (IdleWait)
   uint64_t next_worker_ GUARDED_BY(mu_) = 0;  // also names each reservation's lease
   bool started_ GUARDED_BY(mu_) = false;

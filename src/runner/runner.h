@@ -6,8 +6,8 @@
 // Lifetime: the Store and the TurnHandler must outlive every thread of the
 // runner, and every hand-off a write has reserved (ReserveQueuedTurn) until it
 // ends (QueuedTurnClaimed). Stop() returning true means none is left; when it
-// returns false some thread was left behind (still using both), and the caller
-// must not destroy them: it should end the process instead.
+// returns false some thread or reservation was left behind (still using both),
+// and the caller must not destroy them: it should end the process instead.
 //
 // Threads: Start() and Stop() are called by the owner, from one thread;
 // OnQueued()'s hook and its parts, Wake(), CancelJob() and StopJob() may be
@@ -30,7 +30,7 @@ struct RunnerOptions {
   int workers = 2;
   std::chrono::milliseconds lease{30000};
   // How often an idle worker looks for work queued by other processes; work
-  // queued in this process wakes it at once (Runner::Wake).
+  // queued in this process reaches it at once (OnQueued, Wake).
   std::chrono::milliseconds poll_interval{500};
   int max_attempts = kMaxTurnAttempts;
   // The watchdog: a turn still running this long after it started is cancelled,

@@ -52,19 +52,27 @@ std::optional<ClaimFor> Runner::Impl::Reserve() {
   if (!options_.claim_when_queued || !started_ || stopping_ || idle_ <= handoffs_ + wakeups_) {
     return std::nullopt;
   }
+  // The lease's owner: unique in this process, as a worker's own.
+  ClaimFor owner{.worker_id = worker_prefix_ + "/" + std::to_string(next_worker_),
+                 .lease = options_.lease,
+                 .held_projects = HeldProjectsLocked()};
+  reserved_.insert(owner.worker_id);  // the last that may throw
+  ++next_worker_;
   ++handoffs_;
   ++claiming_;
-  // The lease's owner: unique in this process, as a worker's own.
-  return ClaimFor{.worker_id = worker_prefix_ + "/" + std::to_string(next_worker_++),
-                  .lease = options_.lease,
-                  .max_attempts = options_.max_attempts,
-                  .held_projects = HeldProjectsLocked()};
+  return owner;
 }
 
 void Runner::Impl::Claimed(const ClaimFor& owner, std::optional<TurnInput> claimed) {
   std::optional<Handed> back;  // claimed as the runner stops
   {
     MutexLock lock(mu_);
+    if (reserved_.erase(owner.worker_id) == 0) {  // not a reservation open
+      lock.Unlock();
+      spdlog::error("a hand-off of no open reservation ({}) was refused", owner.worker_id);
+      if (claimed) GiveBack(Handed{owner.worker_id, std::move(*claimed)});
+      return;
+    }
     if (claimed && !stopping_) {
       // No wake-up for a backlog follows, as after a worker's claim: this turn
       // is the one a wake-up would have been for, and what was runnable before

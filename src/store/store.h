@@ -64,7 +64,6 @@ struct ProjectJobCounts {
 struct ClaimFor {
   std::string worker_id;
   std::chrono::milliseconds lease{0};
-  int max_attempts = 0;
   std::vector<std::string> held_projects;
 };
 
@@ -79,13 +78,17 @@ struct QueuedTurnHook {
   // runnable now (its job's earlier turns ended, its organisation and project
   // under their caps of turns in flight, counting `held_projects`; its
   // project's secrets readable): Store::ClaimTurn's rules but its fairness,
-  // for the turn is this one, not the oldest. A failed claim fails the write.
+  // for the turn is this one, not the oldest. A claim that fails is undone
+  // alone: the write goes on. A `reserve` that throws reserves nothing.
   std::function<std::optional<ClaimFor>()> reserve;
   // Once a write whose `reserve` gave a lease, exactly once: with the turn
   // claimed under it (its first attempt, its turn.started event written with
   // the write), as soon as any connection can see the write (as `queued`); or
-  // with nullopt, when the turn was not runnable or the write failed (after
-  // it returned). The caller owns the claim from then on.
+  // with nullopt: as the write becomes visible when the turn was not runnable
+  // or its claim failed (undone alone: then `queued` follows), or once a
+  // failed write has returned (a claim it may have committed all the same,
+  // its commit's outcome unknown, is given back first). The caller owns the
+  // claim from then on.
   std::function<void(const ClaimFor& owner, std::optional<TurnInput> claimed)> claimed;
   // Otherwise, once, as soon as the turn can be claimed by any connection:
   // that may be before the write is on the disk (the SQLite store flushes its

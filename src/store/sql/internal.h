@@ -357,23 +357,29 @@ class SqlStore final : public Store {
   // it until the write has returned.
   class QueuedClaim {
    public:
-    QueuedClaim(const SqlStore& store, const QueuedTurnHook& hook) : store_(store), hook_(hook) {}
+    QueuedClaim(SqlStore& store, const QueuedTurnHook& hook) : store_(store), hook_(hook) {}
     ~QueuedClaim();
     QueuedClaim(const QueuedClaim&) = delete;
     QueuedClaim& operator=(const QueuedClaim&) = delete;
     // Inside the transaction, once turn `seq` of `job_id` is queued: claims it
-    // if the hook reserves a lease and it is runnable. Errors are the write's.
+    // if the hook reserves a lease and it is runnable. A claim that fails (a
+    // statement's error) is undone alone (a savepoint), the turn left queued
+    // and a worker woken for it: only the savepoint's own errors are the
+    // write's.
     Status Claim(Connection& c, const std::string& job_id, int64_t seq, UnixMillis now);
+    // Whether this attempt of the transaction claimed the turn.
+    bool claimed() const { return claimed_.has_value(); }
     // The write's `visible` (null if the hook calls nothing): hands the turn
     // over (claimed), or wakes (queued).
     std::function<void()> Visible();
 
    private:
     void Tell(std::optional<TurnInput> claimed);
-    const SqlStore& store_;
+    SqlStore& store_;
     const QueuedTurnHook& hook_;
     bool asked_ = false;
     bool told_ = false;
+    bool wake_ = false;  // left queued though it may be runnable: a worker is woken
     std::optional<ClaimFor> owner_;
     std::optional<TurnInput> claimed_;  // by this attempt of the transaction
   };

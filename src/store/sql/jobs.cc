@@ -68,8 +68,9 @@ Result<Job> SqlStore::InsertJob(Connection& c, const Project& project, const New
     w = AppendEvent(c, j.id, j.project_id, EventType::kJobCreated, JobCreatedData(j, nj.prompt),
                     now);
   }
-  if (w.ok()) w = Notify(c, "t");
   if (w.ok() && claim) w = claim->Claim(c, j.id, 1, now);
+  // Other nodes' workers look for it, unless it was claimed here.
+  if (w.ok() && !(claim && claim->claimed())) w = Notify(c, "t");
   if (!w.ok()) return w;
   return j;
 }
@@ -191,7 +192,6 @@ Result<Job> SqlStore::AppendMessage(Connection& c, const Scope& scope, const Pro
             {V(job_id), V(*seq), V(scope.project_id), V(message.prompt), V(now)});
   }
   if (w.ok()) w = Run(c, kInsertTurn, {V(job_id), V(*seq), V(job->project_id)});
-  if (w.ok()) w = Notify(c, "t");
   if (w.ok()) w = Notify(c, "j:" + job_id);
   if (!w.ok()) return w;
   auto updated = LoadJob(c, scope, job_id);
@@ -199,6 +199,7 @@ Result<Job> SqlStore::AppendMessage(Connection& c, const Scope& scope, const Pro
   w = AppendEvent(c, job_id, scope.project_id, EventType::kMessageAdded,
                   MessageAddedData(*updated, static_cast<int>(*seq), message.prompt), now);
   if (w.ok() && claim) w = claim->Claim(c, job_id, *seq, now);
+  if (w.ok() && !(claim && claim->claimed())) w = Notify(c, "t");
   if (!w.ok()) return w;
   return updated;
 }

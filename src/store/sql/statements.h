@@ -38,8 +38,17 @@ SQL_EACH(kLockTurn,
          "SELECT id, job_id, seq, state, attempts, lease_owner, stop_requested FROM turns "
          "WHERE id = ?1 FOR UPDATE");
 // Claims take turns one at a time, across every node: the counts of turns in
-// flight that fairness and the caps read must not change under the claim.
+// flight that fairness and the caps read must not change under the claim. A
+// claim takes it first, then no row lock it would wait for (SKIP LOCKED); a
+// write that claims the turn it queued (QueuedTurnHook) takes it last, after
+// its project's and job's rows: no circle either way, but every node's claims
+// wait for such a write's commit, which is why `serve` leaves that to SQLite.
 SQL_POSTGRES(kLockClaims, "SELECT pg_advisory_xact_lock(7237952079556063848)");
+// Around a write's claim of the turn it queued: a claim that fails is undone
+// alone, and the write goes on.
+SQL(kSavepointClaim, "SAVEPOINT queued_claim");
+SQL(kUndoClaim, "ROLLBACK TO SAVEPOINT queued_claim");
+SQL(kKeepClaim, "RELEASE SAVEPOINT queued_claim");
 // A claim that fails a turn on the way fails its job: that is flushed as any
 // write is (a SQLite claim's commit mode is chosen before it starts).
 SQL_POSTGRES(kDurableCommit, "SET LOCAL synchronous_commit TO on");

@@ -1,5 +1,6 @@
 // The SQL store: the work queue. Turns are claimed, their leases renewed, and
 // their outcomes recorded, each job moving on as its turns end.
+#include <spdlog/spdlog.h>
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <span>
@@ -106,8 +107,12 @@ Result<std::optional<TurnInput>> SqlStore::ClaimTurn(const std::string& worker_i
 }
 
 SqlStore::QueuedClaim::~QueuedClaim() {
-  // The write failed, or left the turn unwritten (a replay): the reservation ends.
-  if (owner_ && !told_) Tell(std::nullopt);
+  if (!owner_ || told_) return;
+  // The write failed (or wrote nothing: a replay). Its commit's outcome may be
+  // unknown (a connection lost at COMMIT): a claim it made is given back, which
+  // does nothing if the claim was undone.
+  if (claimed_) (void)store_.ReleaseTurn(claimed_->turn_id, owner_->worker_id);
+  Tell(std::nullopt);
 }
 
 Status SqlStore::QueuedClaim::Claim(Connection& c, const std::string& job_id, int64_t seq,
@@ -116,28 +121,47 @@ Status SqlStore::QueuedClaim::Claim(Connection& c, const std::string& job_id, in
   if (!hook_.reserve || !hook_.claimed) return Status();
   if (!asked_) {  // once a write: a retried transaction keeps its reservation
     asked_ = true;
-    owner_ = hook_.reserve();
+    try {
+      owner_ = hook_.reserve();
+    } catch (const std::exception& e) {
+      spdlog::warn("job {}: cannot reserve a worker for its turn: {}", job_id, e.what());
+      owner_.reset();
+    }
   }
   if (!owner_) return Status();
-  if (Status locked = Run(c, kLockClaims, {}); !locked.ok()) return locked;
-  auto r =
-      c.Exec(kQueuedTurnRunnable, {V(job_id), V(seq), V(HeldProjectsJson(owner_->held_projects))});
-  if (!r.ok()) return r.status();
-  if (!r->Next()) return Status();  // not runnable now: a worker takes it when it is
-  const int64_t turn_id = r->Int("id");
-  auto input = LoadClaimed(c, turn_id, *r);
-  if (!input.ok()) return input.status();
-  // Left queued: a worker's claim fails the turn, saying why (ClaimTurn).
-  if (!store_.OpenProjectSecrets(input->project).ok()) return Status();
-  Status w = Run(
-      c, kClaimTurn,
-      {V(turn_id), V(owner_->worker_id), V(static_cast<int64_t>(owner_->lease.count())), V(now)});
-  if (w.ok()) {
-    w = AppendEvent(c, job_id, input->job.project_id, EventType::kTurnStarted,
-                    TurnStartedData(input->message.seq, input->attempt), now);
+  if (Status s = Run(c, kSavepointClaim, {}); !s.ok()) return s;
+  std::optional<TurnInput> input;
+  Status claim = [&]() -> Status {
+    if (Status locked = Run(c, kLockClaims, {}); !locked.ok()) return locked;
+    auto r = c.Exec(kQueuedTurnRunnable,
+                    {V(job_id), V(seq), V(HeldProjectsJson(owner_->held_projects))});
+    if (!r.ok()) return r.status();
+    if (!r->Next()) return Status();  // not runnable now: a worker takes it when it is
+    const int64_t turn_id = r->Int("id");
+    auto loaded = LoadClaimed(c, turn_id, *r);
+    if (!loaded.ok()) return loaded.status();
+    if (!store_.OpenProjectSecrets(loaded->project).ok()) {
+      wake_ = true;  // a worker's claim fails the turn, saying why (ClaimTurn)
+      return Status();
+    }
+    Status w = Run(
+        c, kClaimTurn,
+        {V(turn_id), V(owner_->worker_id), V(static_cast<int64_t>(owner_->lease.count())), V(now)});
+    if (w.ok()) {
+      w = AppendEvent(c, job_id, loaded->job.project_id, EventType::kTurnStarted,
+                      TurnStartedData(loaded->message.seq, loaded->attempt), now);
+    }
+    if (w.ok()) input = std::move(*loaded);
+    return w;
+  }();
+  if (!claim.ok()) {
+    spdlog::warn("job {}: cannot claim its turn as it is queued: {}", job_id, claim.message());
+    wake_ = true;
+    if (Status undone = Run(c, kUndoClaim, {}); !undone.ok()) return undone;
+    input.reset();
   }
-  if (!w.ok()) return w;
-  claimed_ = std::move(*input);
+  if (Status kept = Run(c, kKeepClaim, {}); !kept.ok()) return kept;
+  claimed_ = std::move(input);
   return Status();
 }
 
@@ -146,7 +170,10 @@ std::function<void()> SqlStore::QueuedClaim::Visible() {
   return [this] {
     if (told_) return;
     if (owner_) {
+      const bool wake = !claimed_ && wake_;
       Tell(std::move(claimed_));
+      claimed_.reset();
+      if (wake && hook_.queued) hook_.queued();
     } else {
       told_ = true;
       if (hook_.queued) hook_.queued();

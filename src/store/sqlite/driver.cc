@@ -191,7 +191,12 @@ class Driver final : public sql::Driver {
       Status s = c.ExecCached("BEGIN IMMEDIATE");
       if (!s.ok()) return Status::Unavailable(s.message());
       Lent lent(c);
-      s = fn(lent);
+      try {
+        s = fn(lent);
+      } catch (...) {  // the writer is left out of a transaction, whatever threw
+        c.ExecCached("ROLLBACK");
+        throw;
+      }
       if (!s.ok()) {
         c.ExecCached("ROLLBACK");
         return s;
