@@ -275,6 +275,46 @@ TEST_F(BudgetTest, ATurnWithinItsBudgetsCarriesItsModelTokensAndCost) {
   EXPECT_EQ(job_.model, kModel);
 }
 
+// Every step of a turn is told live (TurnInput::on_step) once, in the
+// transcript's order: the first request's context (the repository's
+// instructions), held back until that request is on its way, before the
+// reply's steps.
+TEST_F(BudgetTest, EveryStepIsToldLiveOnceInTheTranscriptsOrder) {
+  std::string clone = dir_ / "clone";
+  testing::Sh("git clone -q " + remote_ + " " + clone + " && cd " + clone +
+              " && printf 'Write in British English.\\n' > AGENTS.md && git add -A" +
+              " && git -c user.name=a -c user.email=a@b commit -qm instructions" +
+              " && git push -q origin HEAD:main");
+  Start(MonthlyBudget{}, MonthlyBudget{});
+  auto job = store_->CreateJob(scope(), NewJob{"Fix the typo in the quickstart"});
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  auto claimed = store_->ClaimTurn("w", std::chrono::seconds(60), kMaxTurnAttempts);
+  ASSERT_TRUE(claimed.ok() && claimed->has_value());
+  TurnInput in = **claimed;
+  std::vector<TranscriptStep> told;
+  bool first_request_seen = false;  // by the model, when the first step was told
+  in.on_step = [&](const TranscriptStep& step) {
+    // Told before the request was sent, this would wait in vain: the turn's
+    // thread is the one that sends it.
+    if (told.empty()) {
+      first_request_seen = testing::WaitUntil([&] { return !model_->Requests().empty(); },
+                                              std::chrono::milliseconds(10000));
+    }
+    told.push_back(step);
+  };
+  CancelToken cancel;
+  TurnOutcome r = turns_->RunTurn(in, cancel);
+  ASSERT_TRUE(r.succeeded) << r.error.value_or("");
+  ASSERT_TRUE(HasStep(r, TranscriptStep::Kind::kContext, "AGENTS.md"));
+  ASSERT_EQ(told.size(), r.steps.size());
+  for (size_t i = 0; i < told.size(); ++i) {
+    EXPECT_EQ(told[i].kind, r.steps[i].kind) << "step " << i;
+    EXPECT_EQ(told[i].text, r.steps[i].text) << "step " << i;
+  }
+  EXPECT_EQ(r.steps[0].kind, TranscriptStep::Kind::kContext);
+  EXPECT_TRUE(first_request_seen) << "told before the first request was sent";
+}
+
 // The runner's part (outcomes.cc, which charges an interrupted turn through
 // Store::ChargeTurnUsage) is done here by hand: this fixture runs turns without
 // a Runner.

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -263,6 +265,46 @@ TEST(HttpClient, ACancelledRequestIsAbandonedWithoutItsReplyOrARetry) {
   auto none = client.SendWithRetries(never, w.Policy(5));
   EXPECT_EQ(none.status().code(), Code::kUnavailable);
   EXPECT_EQ(server.Requests().size(), 1u) << "nothing more was sent";
+}
+
+// on_sent is called once the body is sent whole, while the reply is awaited:
+// the server here answers only once it was called (or after 10 s, noted). Once
+// over a request's attempts; never for a request without a body.
+TEST(HttpClient, OnSentIsCalledOnceTheBodyIsSentWholeBeforeTheReply) {
+  std::mutex mu;
+  std::condition_variable cv;
+  int sent = 0;
+  std::vector<bool> sent_before_reply;
+  testing::LoopbackHttpServer server([&](const testing::LoopbackRequest& r) {
+    std::unique_lock lock(mu);
+    bool told = cv.wait_for(lock, std::chrono::seconds(10), [&] { return sent > 0; });
+    sent_before_reply.push_back(told);
+    // The first of two attempts is refused, to be tried again.
+    return testing::LoopbackResponse{.status = sent_before_reply.size() == 1 ? 503 : 200, .body = r.body};
+  });
+  Client client;
+  Request request{"POST", server.Url("/v1/chat/completions")};
+  request.body = std::string(256 << 10, 'x');  // more than a socket takes at once
+  request.on_sent = [&] {
+    std::lock_guard lock(mu);
+    ++sent;
+    cv.notify_all();
+  };
+  RecordedWaits w;
+  auto r = client.SendWithRetries(request, w.Policy(3));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->body.size(), request.body.size());
+  EXPECT_EQ(w.waits.size(), 1u) << "two attempts";
+  EXPECT_EQ(sent_before_reply, (std::vector<bool>{true, true})) << "told before each reply";
+  EXPECT_EQ(sent, 1) << "once over the attempts";
+
+  // A request without a body is never told (the server answers it at once).
+  Request get{"GET", server.Url("/")};
+  int got = 0;
+  get.on_sent = [&] { ++got; };
+  ASSERT_TRUE(client.Send(get).ok());
+  EXPECT_EQ(got, 0);
 }
 
 TEST(HttpClient, NetworkFailuresTimeoutsAndHugeBodiesAreClearErrors) {

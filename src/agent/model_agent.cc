@@ -185,10 +185,22 @@ struct TurnRun {
   int repairs_left = 0;
   AgentResult result;
   size_t recorded_bytes = 0;
+  // Of result.steps, those told to turn.on_step (a store write each); while
+  // `holding`, new steps wait (the first request's context, told once the
+  // request is on its way: its start does not wait for them).
+  size_t told = 0;
+  bool holding = false;
 
   void Record(TranscriptStep step) {
     agent::Record(result, recorded_bytes, std::move(step));
-    if (turn.on_step) turn.on_step(result.steps.back());
+    if (!holding) Tell();
+  }
+  // Tells on_step of the steps held back, in order, and holds no more.
+  void Tell() {
+    holding = false;
+    for (; told < result.steps.size(); ++told) {
+      if (turn.on_step) turn.on_step(result.steps[told]);
+    }
   }
   AgentResult Fail(std::string error) {
     result.succeeded = false;
@@ -217,6 +229,7 @@ llm::ModelRequest FirstRequest(TurnRun& run, const docs::SiteMap& map,
                                const agent::WritePolicy& policy) {
   llm::ModelRequest request;
   request.model = *run.turn.job.model;
+  run.holding = true;  // the context steps below are told once the request is sent (TakeStep)
   std::optional<agent::RepositoryInstructions> instructions =
       agent::ReadInstructions(run.workspace);
   request.system = SystemPromptFor(map, policy, instructions, run.budgets.max_site_map_bytes,
@@ -362,7 +375,12 @@ std::optional<AgentResult> TakeStep(TurnRun& run, llm::Model& model, agent::Tool
     return run.Fail("the turn ran out of time (" + std::to_string(run.budgets.max_wall.count()) +
                     " s); nothing was pushed");
   }
+  // Steps held back are told once the request is sent (or now, whatever the
+  // outcome), before anything the reply adds.
+  if (run.holding) request.on_sent = [&run] { run.Tell(); };
   auto reply = model.Complete(request);
+  request.on_sent = nullptr;
+  run.Tell();
   // A reply that came was paid for, even if the turn was cancelled meanwhile.
   if (reply.ok()) run.result.usage += reply->usage;
   if (run.cancel.cancelled()) return run.Interrupted();
@@ -452,7 +470,10 @@ AgentResult ModelAgent::Run(const TurnInput& turn, git::Workspace& workspace,
     auto step_started = Clock::now();
     std::optional<AgentResult> end = TakeStep(run, **model, tools, request, step);
     metrics::RecordStep(metrics::SecondsSince(step_started));
-    if (end) return *end;
+    if (end) {
+      run.Tell();  // held back for a request the turn ended before sending
+      return *end;
+    }
   }
 }
 

@@ -87,8 +87,20 @@ std::string Origin(const std::string& url) {
   return parsed ? OriginText(*parsed) : "the server";
 }
 
-int AbandonIfCancelled(void* cancelled, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  return (*static_cast<const std::function<bool()>*>(cancelled))() ? 1 : 0;
+// libcurl's progress callback for a request with `cancelled` or `on_sent`.
+struct Progress {
+  const std::function<bool()>* cancelled;
+  const std::function<void()>* on_sent;
+  bool* sent;  // on_sent was called (kept over a request's attempts)
+};
+
+int OnProgress(void* data, curl_off_t, curl_off_t, curl_off_t upload_total, curl_off_t uploaded) {
+  auto* p = static_cast<Progress*>(data);
+  if (p->on_sent && !*p->sent && upload_total > 0 && uploaded >= upload_total) {
+    *p->sent = true;
+    (*p->on_sent)();
+  }
+  return p->cancelled && (*p->cancelled)() ? 1 : 0;
 }
 
 // An IPv4 address (4 bytes, network order) that IsPrivateAddress refuses.
@@ -249,6 +261,11 @@ Client::~Client() {
 }
 
 Result<Response> Client::Send(const Request& request) {
+  bool sent = false;
+  return Attempt(request, &sent);
+}
+
+Result<Response> Client::Attempt(const Request& request, bool* sent) {
   if (request.cancelled && request.cancelled()) {
     return Status::Unavailable("the request to " + Origin(request.url) + " was cancelled");
   }
@@ -303,10 +320,13 @@ Result<Response> Client::Send(const Request& request) {
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, request.body.data());
     curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
   }
-  if (request.cancelled) {
+  Progress progress{.cancelled = request.cancelled ? &request.cancelled : nullptr,
+                    .on_sent = request.on_sent ? &request.on_sent : nullptr,
+                    .sent = sent};
+  if (progress.cancelled || progress.on_sent) {
     curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, AbandonIfCancelled);
-    curl_easy_setopt(c, CURLOPT_XFERINFODATA, &request.cancelled);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, OnProgress);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, &progress);
   }
   if (request.connect_only) curl_easy_setopt(c, CURLOPT_CONNECT_ONLY, 1L);
   std::string refused;  // the last private address refused
@@ -367,9 +387,10 @@ Result<Response> Client::SendWithRetries(const Request& request, const RetryPoli
     std::this_thread::sleep_for(d);
     return true;
   };
+  bool sent = false;  // on_sent is called once over the attempts
   for (int attempt = 1;; ++attempt) {
     if (attempts) *attempts = attempt;
-    Result<Response> r = Send(request);
+    Result<Response> r = Attempt(request, &sent);
     bool retryable = r.ok() ? IsRetryable(r->status) : r.status().code() == Code::kUnavailable;
     std::optional<std::chrono::milliseconds> retry_after;
     if (r.ok()) {

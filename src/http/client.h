@@ -42,6 +42,12 @@ struct Request {
   // Asked while the exchange is under way (as data moves, and about once a second
   // while it waits); returning true abandons it: Unavailable, and no retry.
   std::function<bool()> cancelled;
+  // Called once, on the thread of Send, as soon as the whole body has been
+  // handed to the connection (while the reply is awaited): the caller may do
+  // other work then without holding the request up. Only for a request with a
+  // body; not called if the body was never sent whole, and at most once over
+  // SendWithRetries' attempts. The reply is read once it returns.
+  std::function<void()> on_sent;
   // Only connect (TCP, and TLS for https): whether anything answers there, with
   // nothing sent. The response is empty, status 0.
   bool connect_only = false;
@@ -159,6 +165,10 @@ class Client {
                                    int* attempts = nullptr);
 
  private:
+  // Send, `*sent` telling whether on_sent was called (by an earlier attempt,
+  // or this one).
+  Result<Response> Attempt(const Request& request, bool* sent);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -49,6 +49,11 @@ struct ModelRequest {
   std::vector<ChatMessage> messages;
   std::vector<ToolSpec> tools;
   int max_output_tokens = 4096;
+  // Called at most once, on the thread of Complete, once the request has been
+  // sent whole to the provider (while its reply is awaited; http::Request's
+  // on_sent), for work that need not hold the request up. May not be called
+  // (a model that cannot tell, or a request never sent).
+  std::function<void()> on_sent;
 };
 
 struct ModelReply {

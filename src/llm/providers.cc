@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <unordered_map>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -186,7 +187,9 @@ class HttpModel : public Model {
   Result<ModelReply> Complete(const ModelRequest& request) final {
     auto start = std::chrono::steady_clock::now();
     attempts_ = 0;
+    on_sent_ = request.on_sent ? &request.on_sent : nullptr;
     Result<ModelReply> reply = Exchange(request);
+    on_sent_ = nullptr;
     metrics::RecordModelRequest(name_, request.model, reply.ok(), std::max(attempts_, 1),
                                 metrics::SecondsSince(start),
                                 reply.ok() ? reply->usage : TokenUsage{});
@@ -213,6 +216,11 @@ class HttpModel : public Model {
     request.connect_timeout = config_.connect_timeout;
     request.max_response_bytes = 16u << 20;
     request.cancelled = config_.cancelled;
+    if (on_sent_) {
+      request.on_sent = [this] {  // once a Complete, whichever Post sends whole
+        if (const std::function<void()>* f = std::exchange(on_sent_, nullptr)) (*f)();
+      };
+    }
     int attempts = 0;
     auto reply = client_.SendWithRetries(request, policy_, &attempts);
     attempts_ += attempts;
@@ -257,6 +265,8 @@ class HttpModel : public Model {
   http::RetryPolicy policy_;
   http::Client client_;
   int attempts_ = 0;  // of the request under way, over all its Posts
+  // The request under way's, until a Post has been sent whole.
+  const std::function<void()>* on_sent_ = nullptr;
 };
 
 // --- OpenAI-compatible Chat Completions -------------------------------------------
