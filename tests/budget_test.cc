@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -291,16 +293,30 @@ TEST_F(BudgetTest, EveryStepIsToldLiveOnceInTheTranscriptsOrder) {
   auto claimed = store_->ClaimTurn("w", std::chrono::seconds(60), kMaxTurnAttempts);
   ASSERT_TRUE(claimed.ok() && claimed->has_value());
   TurnInput in = **claimed;
+  // The first step is told between the first request's arrival and its reply:
+  // the model holds its reply until then (or 10 s, noted), and the step's
+  // telling waits for the arrival (or 10 s, noted). Told before the request
+  // was sent, or only after its reply, one of the two waits in vain.
+  std::mutex mu;
+  std::condition_variable cv;
+  bool arrived = false;
   std::vector<TranscriptStep> told;
-  bool first_request_seen = false;  // by the model, when the first step was told
+  std::vector<bool> told_before_reply;
+  bool told_after_arrival = false;
+  model_->OnArrival([&] {
+    std::unique_lock lock(mu);
+    arrived = true;
+    cv.notify_all();
+    told_before_reply.push_back(
+        cv.wait_for(lock, std::chrono::seconds(10), [&] { return !told.empty(); }));
+  });
   in.on_step = [&](const TranscriptStep& step) {
-    // Told before the request was sent, this would wait in vain: the turn's
-    // thread is the one that sends it.
+    std::unique_lock lock(mu);
     if (told.empty()) {
-      first_request_seen = testing::WaitUntil([&] { return !model_->Requests().empty(); },
-                                              std::chrono::milliseconds(10000));
+      told_after_arrival = cv.wait_for(lock, std::chrono::seconds(10), [&] { return arrived; });
     }
     told.push_back(step);
+    cv.notify_all();
   };
   CancelToken cancel;
   TurnOutcome r = turns_->RunTurn(in, cancel);
@@ -312,7 +328,9 @@ TEST_F(BudgetTest, EveryStepIsToldLiveOnceInTheTranscriptsOrder) {
     EXPECT_EQ(told[i].text, r.steps[i].text) << "step " << i;
   }
   EXPECT_EQ(r.steps[0].kind, TranscriptStep::Kind::kContext);
-  EXPECT_TRUE(first_request_seen) << "told before the first request was sent";
+  EXPECT_TRUE(told_after_arrival) << "told before the first request was sent";
+  ASSERT_FALSE(told_before_reply.empty());
+  EXPECT_TRUE(told_before_reply[0]) << "told only once the reply came";
 }
 
 // The runner's part (outcomes.cc, which charges an interrupted turn through

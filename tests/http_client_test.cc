@@ -5,6 +5,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -280,7 +281,8 @@ TEST(HttpClient, OnSentIsCalledOnceTheBodyIsSentWholeBeforeTheReply) {
     bool told = cv.wait_for(lock, std::chrono::seconds(10), [&] { return sent > 0; });
     sent_before_reply.push_back(told);
     // The first of two attempts is refused, to be tried again.
-    return testing::LoopbackResponse{.status = sent_before_reply.size() == 1 ? 503 : 200, .body = r.body};
+    return testing::LoopbackResponse{.status = sent_before_reply.size() == 1 ? 503 : 200,
+                                     .body = r.body};
   });
   Client client;
   Request request{"POST", server.Url("/v1/chat/completions")};
@@ -298,6 +300,15 @@ TEST(HttpClient, OnSentIsCalledOnceTheBodyIsSentWholeBeforeTheReply) {
   EXPECT_EQ(w.waits.size(), 1u) << "two attempts";
   EXPECT_EQ(sent_before_reply, (std::vector<bool>{true, true})) << "told before each reply";
   EXPECT_EQ(sent, 1) << "once over the attempts";
+
+  // What on_sent throws abandons the exchange and comes out of Send; the
+  // client's connection handle serves its next request.
+  Request throwing = request;
+  throwing.on_sent = [] { throw std::runtime_error("the store is gone"); };
+  EXPECT_THROW(client.Send(throwing), std::runtime_error);
+  auto after = client.Send(request);
+  ASSERT_TRUE(after.ok()) << after.status().message();
+  EXPECT_EQ(after->status, 200);
 
   // A request without a body is never told (the server answers it at once).
   Request get{"GET", server.Url("/")};

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <exception>
 #include <random>
 #include <thread>
 
@@ -91,16 +92,25 @@ std::string Origin(const std::string& url) {
 struct Progress {
   const std::function<bool()>* cancelled;
   const std::function<void()>* on_sent;
-  bool* sent;  // on_sent was called (kept over a request's attempts)
+  bool* sent;                // on_sent was called (kept over a request's attempts)
+  std::exception_ptr error;  // thrown by a callback: the transfer is abandoned, and it rethrown
 };
 
-int OnProgress(void* data, curl_off_t, curl_off_t, curl_off_t upload_total, curl_off_t uploaded) {
+// Nothing may be thrown through libcurl's frames: it would leave the handle
+// inside its transfer, and unusable for every later request.
+int OnProgress(void* data, curl_off_t, curl_off_t, curl_off_t upload_total,
+               curl_off_t uploaded) noexcept {
   auto* p = static_cast<Progress*>(data);
-  if (p->on_sent && !*p->sent && upload_total > 0 && uploaded >= upload_total) {
-    *p->sent = true;
-    (*p->on_sent)();
+  try {
+    if (p->on_sent && !*p->sent && upload_total > 0 && uploaded >= upload_total) {
+      *p->sent = true;
+      (*p->on_sent)();
+    }
+    return p->cancelled && (*p->cancelled)() ? 1 : 0;
+  } catch (...) {
+    p->error = std::current_exception();
+    return 1;
   }
-  return p->cancelled && (*p->cancelled)() ? 1 : 0;
 }
 
 // An IPv4 address (4 bytes, network order) that IsPrivateAddress refuses.
@@ -338,6 +348,7 @@ Result<Response> Client::Attempt(const Request& request, bool* sent) {
     curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, &refused);
   }
   CURLcode rc = curl_easy_perform(c);
+  if (progress.error) std::rethrow_exception(progress.error);
   if (rc == CURLE_ABORTED_BY_CALLBACK) {
     return Status::Unavailable("the request to " + Origin(request.url) + " was cancelled");
   }

@@ -46,7 +46,8 @@ struct Request {
   // handed to the connection (while the reply is awaited): the caller may do
   // other work then without holding the request up. Only for a request with a
   // body; not called if the body was never sent whole, and at most once over
-  // SendWithRetries' attempts. The reply is read once it returns.
+  // SendWithRetries' attempts. The reply is read once it returns; what it
+  // throws abandons the exchange and is thrown on by Send.
   std::function<void()> on_sent;
   // Only connect (TCP, and TLS for https): whether anything answers there, with
   // nothing sent. The response is empty, status 0.

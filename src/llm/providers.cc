@@ -188,8 +188,11 @@ class HttpModel : public Model {
     auto start = std::chrono::steady_clock::now();
     attempts_ = 0;
     on_sent_ = request.on_sent ? &request.on_sent : nullptr;
+    struct Forget {
+      const std::function<void()>*& on_sent;
+      ~Forget() { on_sent = nullptr; }
+    } forget{on_sent_};
     Result<ModelReply> reply = Exchange(request);
-    on_sent_ = nullptr;
     metrics::RecordModelRequest(name_, request.model, reply.ok(), std::max(attempts_, 1),
                                 metrics::SecondsSince(start),
                                 reply.ok() ? reply->usage : TokenUsage{});
