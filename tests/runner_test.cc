@@ -1,10 +1,12 @@
 #include "runner/runner.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <future>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -58,7 +60,7 @@ class RunnerTest : public ::testing::Test {
   // reservation taken is ended at once).
   static bool IdleForAHandOff(Runner& runner) {
     auto owner = runner.ReserveQueuedTurn();
-    if (owner) runner.QueuedTurnClaimed(*owner, std::nullopt);
+    if (owner) runner.QueuedTurnUnclaimed(*owner);
     return owner.has_value();
   }
   Job Get(const std::string& id) { return *store_->GetJob(scope_, id); }
@@ -316,6 +318,143 @@ TEST_F(RunnerTest, ATurnQueuedHereIsClaimedInItsWriteAndAnIdleWorkerRunsIt) {
   EXPECT_EQ((*store_->ListMessages(scope_, j.id))[0].attempts, 1);
 }
 
+// Waits for its turn's write to commit (TurnInput::committed) once it has
+// started, noting that it started, what it learned, and whether `other` (a
+// store on the same database, if set) saw the job then. With `ignore_commit`
+// it does not wait: it records a step and succeeds, as a handler that forgot
+// to would.
+struct CommitWaiter : TurnHandler {
+  TurnOutcome RunTurn(const TurnInput& input, CancelToken& cancel) override {
+    {
+      std::lock_guard lock(mu);
+      ++started;
+    }
+    cv.notify_all();
+    if (ignore_commit) {
+      input.on_step(TranscriptStep{.text = "an edit"});
+      std::lock_guard lock(mu);
+      told.push_back(true);
+      return TurnOutcome{.succeeded = true, .summary = "done"};
+    }
+    const bool committed = input.Committed();
+    const bool seen =
+        other && other->GetJob(Scope{input.project.org_id, input.project.id}, input.job.id).ok();
+    {
+      std::lock_guard lock(mu);
+      told.push_back(committed);
+      visible.push_back(seen);
+    }
+    cv.notify_all();
+    if (!committed) return TurnOutcome{.interrupted = true};
+    return TurnOutcome{.succeeded = true, .summary = "done"};
+  }
+  std::vector<bool> Visible() {
+    std::lock_guard lock(mu);
+    return visible;
+  }
+  Store* other = nullptr;
+  bool ignore_commit = false;
+  std::vector<bool> visible;
+  bool WaitStarted(int n) {
+    std::unique_lock lock(mu);
+    return cv.wait_for(lock, std::chrono::seconds(10), [&] { return started >= n; });
+  }
+  std::vector<bool> Told() {
+    std::lock_guard lock(mu);
+    return told;
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  int started = 0;
+  std::vector<bool> told;
+};
+
+// A turn handed over inside its write runs while the write commits: its worker
+// starts on it before the write has ended, and learns of the commit before its
+// first write (TurnInput::committed).
+TEST_F(RunnerTest, ATurnHandedOverStartsBeforeItsWriteCommitsAndWaitsForTheCommit) {
+  auto other = OpenStore(dir_ / "docwright.db", testing::TestSecrets());
+  ASSERT_TRUE(other.ok()) << other.status().message();
+  CommitWaiter handler;
+  handler.other = other->get();
+  RunnerOptions o;
+  o.workers = 2;
+  o.poll_interval = std::chrono::hours(1);
+  Runner runner(*store_, handler, o);
+  runner.Start();
+  ASSERT_TRUE(WaitUntil([&] { return IdleForAHandOff(runner); }));
+  QueuedTurnHook hook = runner.OnQueued();
+  bool started_inside = false;
+  hook.claimed = [&, inner = hook.claimed](const ClaimFor& owner, TurnInput claimed,
+                                           std::shared_future<bool> committed) {
+    const bool took = inner(owner, std::move(claimed), committed);
+    // The write holds here until the worker has started on the turn.
+    started_inside = took && handler.WaitStarted(1);
+    EXPECT_NE(committed.wait_for(milliseconds(0)), std::future_status::ready);
+    return took;
+  };
+  Job j = CreateWith("overlapped", hook);
+  EXPECT_TRUE(started_inside) << "the worker started only once the write had committed";
+  ASSERT_TRUE(Reaches(j.id, JobStatus::kCompleted));
+  runner.Stop();
+  EXPECT_EQ(handler.Told(), std::vector<bool>{true});
+  EXPECT_EQ(handler.Visible(), std::vector<bool>{true}) << "told of a commit not made yet";
+  EXPECT_EQ((*store_->ListMessages(scope_, j.id))[0].attempts, 1);
+}
+
+// A turn handed over by a write that then fails (here, a trigger refuses its
+// idempotency key) does not exist: its worker learns so and idles again, and
+// nothing of it is written, even by a handler that does not ask.
+TEST_F(RunnerTest, ATurnHandedOverByAWriteThatFailsIsDropped) {
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir_ / "docwright.db").c_str(), &db), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db,
+                           "CREATE TRIGGER refuse_key BEFORE INSERT ON idempotency_keys "
+                           "BEGIN SELECT RAISE(ABORT, 'key refused'); END;",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  for (bool ignore_commit : {false, true}) {
+    SCOPED_TRACE(ignore_commit ? "a handler that does not ask" : "a handler that asks");
+    testing::CountingStore counted(*store_);
+    CommitWaiter handler;
+    handler.ignore_commit = ignore_commit;
+    RunnerOptions o;
+    o.workers = 1;
+    o.poll_interval = std::chrono::hours(1);
+    Runner runner(counted, handler, o);
+    runner.Start();
+    ASSERT_TRUE(WaitUntil([&] { return IdleForAHandOff(runner); }));
+    counted.Reset();
+    NewJob nj{"never committed"};
+    nj.on_queued = runner.OnQueued();
+    IdempotentRequest keyed{.key = "k1",
+                            .route = "create",
+                            .body_sha256 = std::string(64, 'a'),
+                            .status = 201,
+                            .render = [](const Job& job) { return job.id; }};
+    auto written = store_->CreateJobWithKey(scope_, nj, keyed);
+    EXPECT_TRUE(!written.ok() || written->outcome != IdempotentWrite::Outcome::kDone);
+    ASSERT_TRUE(WaitUntil([&] { return !handler.Told().empty(); })) << "the turn was not handed";
+    if (!ignore_commit) {
+      EXPECT_EQ(handler.Told(), std::vector<bool>{false});
+    }
+    ASSERT_TRUE(WaitUntil([&] { return IdleForAHandOff(runner); })) << "the worker idles again";
+    EXPECT_TRUE(runner.Stop());
+    for (const char* write : {"RecordStep", "FinishTurn", "ChargeTurnUsage", "ReleaseTurn"}) {
+      EXPECT_EQ(counted.Calls(write), 0) << write << " of a turn never committed";
+    }
+    auto jobs = store_->ListJobs(scope_, JobQuery{});
+    ASSERT_TRUE(jobs.ok()) << jobs.status().message();
+    EXPECT_TRUE(jobs->jobs.empty());
+    auto none = store_->ClaimTurn("another", milliseconds(1000), kMaxTurnAttempts);
+    ASSERT_TRUE(none.ok());
+    EXPECT_FALSE(none->has_value());
+  }
+}
+
 // With every worker busy, nothing is reserved: the turn waits for a worker,
 // which claims it itself once its turn ends. And with claim_when_queued off
 // (PostgreSQL), an idle worker is woken, which claims without looking first.
@@ -364,8 +503,9 @@ TEST_F(RunnerTest, ATurnQueuedWithNoIdleWorkerOrTheOptionOffIsClaimedByAWorker) 
 }
 
 // A hand-off still open when Stop() begins (claimed in the write, not yet
-// handed over) holds Stop() until it ends, and its turn is given back (the
-// attempt not counted), for another worker to take at once.
+// handed over) holds Stop() until it ends: the runner refuses the turn and the
+// write undoes its claim (no attempt counted), for another worker to take at
+// once.
 TEST_F(RunnerTest, ATurnClaimedInAWriteThatEndsAfterStopIsGivenBack) {
   RunnerOptions o;
   o.workers = 2;
@@ -381,15 +521,15 @@ TEST_F(RunnerTest, ATurnClaimedInAWriteThatEndsAfterStopIsGivenBack) {
   std::condition_variable cv;
   bool told = false, released = false, was_claimed = false;
   QueuedTurnHook hook = runner.OnQueued();
-  hook.claimed = [&](const ClaimFor& owner, std::optional<TurnInput> claimed) {
+  hook.claimed = [&](const ClaimFor& owner, TurnInput claimed, std::shared_future<bool> committed) {
     {
       std::unique_lock lock(mu);
       told = true;
-      was_claimed = claimed.has_value();
+      was_claimed = true;
       cv.notify_all();
       cv.wait(lock, [&] { return released; });
     }
-    runner.QueuedTurnClaimed(owner, std::move(claimed));
+    return runner.QueuedTurnClaimed(owner, std::move(claimed), std::move(committed));
   };
   std::string j_id;
   std::thread writer([&] { j_id = CreateWith("claimed as the runner stops", hook).id; });

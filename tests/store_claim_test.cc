@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <functional>
+#include <future>
 #include <optional>
 #include <string>
 #include <thread>
@@ -19,6 +20,7 @@ namespace docwright {
 namespace {
 
 using std::chrono::milliseconds;
+using std::chrono::seconds;
 
 class StoreClaimTest : public testing::StoreTest {
  protected:
@@ -291,29 +293,55 @@ TEST_P(StoreClaimTest, AFollowUpCanBeClaimedFromItsOnQueuedBeforeAddMessageRetur
 }
 
 // A hook that reserves a lease claims the turn inside the write that queues it
-// (QueuedTurnHook): told once, with the turn, before the flush; the turn is
-// held under that lease when the write returns (another node finds nothing),
-// its turn.started event written with the job's; `queued` is not called.
+// (QueuedTurnHook): told once, with the turn, before the write commits; the
+// turn is held under that lease when the write returns (another node finds
+// nothing), its turn.started event written with the job's; `queued` is not
+// called. `visible_to`, if set, is read at the call: whether the job is there.
 class QueuedClaims {
  public:
   QueuedTurnHook Hook(std::function<double()> flushes, std::optional<ClaimFor> owner) {
-    return QueuedTurnHook{.reserve =
-                              [this, owner] {
-                                ++reserved;
-                                return owner;
-                              },
-                          .claimed =
-                              [this, flushes](const ClaimFor& by, std::optional<TurnInput> turn) {
-                                flushes_at_call = flushes();
-                                owners.push_back(by.worker_id);
-                                turns.push_back(std::move(turn));
-                              },
-                          .queued = [this] { ++woken; }};
+    return QueuedTurnHook{
+        .reserve =
+            [this, owner] {
+              ++reserved;
+              return owner;
+            },
+        .claimed =
+            [this, flushes](const ClaimFor& by, TurnInput turn,
+                            std::shared_future<bool> committed) {
+              flushes_at_call = flushes();
+              ready_at_call.push_back(committed.wait_for(seconds(0)) == std::future_status::ready);
+              if (visible_to) {
+                seen_at_call.push_back(
+                    visible_to->GetJob(Scope{turn.project.org_id, turn.project.id}, turn.job.id)
+                        .ok());
+              }
+              owners.push_back(by.worker_id);
+              turns.push_back(std::move(turn));
+              commits.push_back(std::move(committed));
+              return take;
+            },
+        .unclaimed =
+            [this](const ClaimFor& by) {
+              owners.push_back(by.worker_id);
+              turns.push_back(std::nullopt);
+              commits.emplace_back();
+            },
+        .queued = [this] { ++woken; }};
   }
+  // Whether the write committed the turn handed over as turns[i].
+  bool Committed(size_t i) const {
+    return commits[i].valid() && commits[i].wait_for(seconds(0)) == std::future_status::ready &&
+           commits[i].get();
+  }
+  bool take = true;  // what `claimed` answers
+  Store* visible_to = nullptr;
   int reserved = 0, woken = 0;
   double flushes_at_call = -1;
   std::vector<std::string> owners;
-  std::vector<std::optional<TurnInput>> turns;
+  std::vector<std::optional<TurnInput>> turns;  // nullopt: unclaimed
+  std::vector<std::shared_future<bool>> commits;
+  std::vector<bool> ready_at_call, seen_at_call;
 };
 
 ClaimFor Lease(const std::string& worker, std::vector<std::string> held = {}) {
@@ -324,6 +352,7 @@ ClaimFor Lease(const std::string& worker, std::vector<std::string> held = {}) {
 TEST_P(StoreClaimTest, AReservedTurnIsClaimedInsideTheWriteThatQueuesIt) {
   auto other = Open();  // another node's store on the same database
   QueuedClaims q;
+  q.visible_to = other.get();
   NewJob nj{"Fix the typo"};
   nj.on_queued = q.Hook(Flushes(), Lease("here/1"));
   const double flushes_before = Transactions("flush");
@@ -337,6 +366,10 @@ TEST_P(StoreClaimTest, AReservedTurnIsClaimedInsideTheWriteThatQueuesIt) {
   EXPECT_EQ(q.woken, 0);
   ASSERT_EQ(q.turns.size(), 1u);
   ASSERT_TRUE(q.turns[0].has_value()) << "the turn was runnable";
+  // Told inside the write: before its commit, which it learns of after.
+  EXPECT_EQ(q.ready_at_call, std::vector<bool>{false});
+  EXPECT_EQ(q.seen_at_call, std::vector<bool>{false}) << "another connection saw the job";
+  EXPECT_TRUE(q.Committed(0)) << "told of the commit once the create returned";
   const TurnInput& turn = *q.turns[0];
   EXPECT_EQ(q.owners[0], "here/1");
   EXPECT_EQ(turn.job.id, job->id);
@@ -395,6 +428,65 @@ TEST_P(StoreClaimTest, AReservedTurnIsClaimedInsideTheWriteThatQueuesIt) {
   EXPECT_EQ(replayed->outcome, IdempotentWrite::Outcome::kReplayed);
   EXPECT_EQ(by_key.reserved, 1);
   EXPECT_EQ(by_key.turns.size(), 1u);
+}
+
+// A turn handed over that the hook refuses is unclaimed within the write: the
+// job is made, its turn left queued for any worker and the runner woken. A
+// turn handed over by a write that then fails is told it was not committed:
+// there is no such job, and nothing is claimed.
+TEST_P(StoreClaimTest, AHandOffRefusedOrNeverCommittedLeavesNothingClaimed) {
+  QueuedClaims refused;
+  refused.take = false;
+  NewJob nj{"Fix the typo"};
+  nj.on_queued = refused.Hook(Flushes(), Lease("here/refused"));
+  auto job = store_->CreateJob(ScopeOf(project_), nj);
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  ASSERT_EQ(refused.turns.size(), 1u) << "handed over, which ended the reservation";
+  ASSERT_TRUE(refused.turns[0].has_value());
+  EXPECT_EQ(refused.owners, (std::vector<std::string>{"here/refused"}));
+  EXPECT_EQ(refused.woken, 1) << "a worker is woken for the turn left queued";
+  auto events = store_->ListEvents(ScopeOf(project_), job->id, 0, 10);
+  ASSERT_TRUE(events.ok()) << events.status().message();
+  ASSERT_EQ(events->size(), 1u) << "no turn.started: the claim was undone";
+  TurnInput turn = Claim("w");
+  EXPECT_EQ(turn.job.id, job->id);
+  EXPECT_EQ(turn.attempt, 1);
+  ASSERT_TRUE(store_->FinishTurn(turn.turn_id, "w", TurnOutcome{.succeeded = true}).ok());
+
+  // The write fails after the hand-off: here a trigger refuses its key.
+  if (postgres()) {
+    RawSql(url_,
+           "CREATE FUNCTION refuse_key() RETURNS trigger AS $$ BEGIN "
+           "RAISE EXCEPTION 'key refused'; END $$ LANGUAGE plpgsql; "
+           "CREATE TRIGGER refuse_key BEFORE INSERT ON idempotency_keys FOR EACH ROW "
+           "EXECUTE FUNCTION refuse_key();");
+  } else {
+    RawSql(url_,
+           "CREATE TRIGGER refuse_key BEFORE INSERT ON idempotency_keys "
+           "BEGIN SELECT RAISE(ABORT, 'key refused'); END;");
+  }
+  QueuedClaims failed;
+  nj.on_queued = failed.Hook(Flushes(), Lease("here/failed"));
+  IdempotentRequest keyed{.key = "k1",
+                          .route = "create",
+                          .body_sha256 = std::string(64, 'a'),
+                          .status = 201,
+                          .render = [](const Job& j) { return j.id; }};
+  auto written = store_->CreateJobWithKey(ScopeOf(project_), nj, keyed);
+  EXPECT_TRUE(!written.ok() || written->outcome != IdempotentWrite::Outcome::kDone)
+      << "the key's insert was refused";
+  ASSERT_GE(failed.turns.size(), 1u);
+  ASSERT_TRUE(failed.turns[0].has_value()) << "handed over before the key's insert";
+  for (size_t i = 0; i < failed.turns.size(); ++i) {
+    if (!failed.turns[i]) continue;
+    ASSERT_TRUE(failed.commits[i].valid());
+    ASSERT_EQ(failed.commits[i].wait_for(seconds(0)), std::future_status::ready)
+        << "told once the write returned";
+    EXPECT_FALSE(failed.commits[i].get()) << "hand-off " << i << " told it was committed";
+    EXPECT_EQ(store_->GetJob(ScopeOf(project_), failed.turns[i]->job.id).status().code(),
+              Code::kNotFound);
+  }
+  EXPECT_TRUE(NothingToClaim());
 }
 
 // A turn not runnable when it is queued is not claimed by its write: the

@@ -502,8 +502,16 @@ class LateRunner {
             },
         // Only after a reservation, so the runner is there.
         .claimed =
-            [this](const ClaimFor& owner, std::optional<TurnInput> claimed) {
-              With([&](Runner& r) { r.QueuedTurnClaimed(owner, std::move(claimed)); });
+            [this](const ClaimFor& owner, TurnInput claimed, std::shared_future<bool> committed) {
+              bool took = false;
+              With([&](Runner& r) {
+                took = r.QueuedTurnClaimed(owner, std::move(claimed), std::move(committed));
+              });
+              return took;
+            },
+        .unclaimed =
+            [this](const ClaimFor& owner) {
+              With([&](Runner& r) { r.QueuedTurnUnclaimed(owner); });
             },
         .queued = [this] { With([](Runner& r) { r.Wake(); }); }};
     return ApiHooks{std::move(queued),
@@ -531,9 +539,8 @@ class LateRunner {
   bool Stop() { return runner_->Stop(); }
 
  private:
-  // Calls fn outside the lock (a hand-off given back as the runner stops is a
-  // store write, which holds up no other hook): the runner, once started, is
-  // kept until this ends.
+  // Calls fn outside the lock (a hook runs inside a store write, which holds
+  // up no other hook): the runner, once started, is kept until this ends.
   template <typename Fn>
   void With(Fn fn) {
     Runner* runner = nullptr;

@@ -58,6 +58,14 @@ class SCOPED_CAPABILITY MutexLock {
 
   // Waits on `cv`, the mutex released meanwhile and held again on return.
   void Wait(std::condition_variable& cv) { cv.wait(lock_); }
+  // Runs `fn` with the mutex released, held again on return (as Wait, for a
+  // wait of another kind). `fn` must not throw.
+  template <typename Fn>
+  void WhileUnlocked(Fn&& fn) {
+    lock_.unlock();
+    fn();
+    lock_.lock();
+  }
   // As Wait, until `deadline` at the latest; false if it passed.
   template <typename Clock, typename Duration>
   bool WaitUntil(std::condition_variable& cv,

@@ -112,6 +112,15 @@ struct TurnInput {
   // it, keeping its work (as a stop on request does), and says so in
   // AgentResult::budget_error.
   std::optional<SpendLimit> spend_limit;
+  // Set by the runner for a turn handed to it by the write that claimed it
+  // before that write committed (QueuedTurnHook::claimed): waits for the
+  // write to end (bounded by the turn's lease), true once it committed, false
+  // if it did not (the turn was never claimed: the handler returns at once,
+  // interrupted, having written nothing of it). Call Committed() before the
+  // turn's first write to the store, the remote or the model; work before
+  // that (reads, fetches into the node's mirror) may overlap the write.
+  std::function<bool()> committed;
+  bool Committed() const { return !committed || committed(); }
 };
 
 // What a turn came to: what the handler returns and the store records.

@@ -37,18 +37,25 @@ void Runner::Impl::Renew(const std::vector<std::pair<uint64_t, Running>>& snapsh
   if (snapshot.empty()) return;
   std::vector<HeldLease> leases;
   leases.reserve(snapshot.size());
+  std::vector<std::pair<uint64_t, Running>> held;  // the turns whose claims are committed
+  held.reserve(snapshot.size());
   for (const auto& [run_id, running] : snapshot) {
+    // A claim whose write has not committed (yet) is not renewed: other
+    // connections do not see it. It is renewed at the next pass once it has.
+    if (running.committed.valid() && !CommittedNow(running.committed).value_or(false)) continue;
+    held.emplace_back(run_id, running);
     leases.push_back(HeldLease{running.turn_id, running.worker_id});
   }
+  if (leases.empty()) return;
   auto renew_started = Clock::now();
   std::vector<Result<LeaseState>> states = store_.RenewLeases(leases, options_.lease);
   std::vector<uint64_t> renewed;
-  for (size_t i = 0; i < snapshot.size(); ++i) {
+  for (size_t i = 0; i < held.size(); ++i) {
     Result<LeaseState> state =
         i < states.size()
             ? std::move(states[i])
             : Result<LeaseState>(Status::Internal("the store gave no answer for the lease"));
-    if (Renewed(snapshot[i].second, state)) renewed.push_back(snapshot[i].first);
+    if (Renewed(held[i].second, state)) renewed.push_back(held[i].first);
   }
   MutexLock lock(mu_);
   for (uint64_t run_id : renewed) {
@@ -105,6 +112,7 @@ void Runner::Impl::GiveUp(Running& r, std::vector<GivenUp>& given_up) {
       "job {}: the turn did not stop within {} ms of being cancelled; its worker is replaced",
       r.job_id, options_.stuck_grace.count());
   r.thread->abandoned = true;
+  if (r.thread->held_project.empty() && !r.project_id.empty()) ++holding_threads_;
   r.thread->held_project = r.project_id;
   given_up.push_back(
       {r.turn_id, r.worker_id, r.job_id, r.cancel->reason() == CancelToken::Reason::kDeadline});

@@ -11,13 +11,16 @@
 // (-Wthread-safety).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <future>
 #include <list>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -49,10 +52,15 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   // hand-off is for, keeps it for the turn being queued (a hand-off under way)
   // and names the lease to claim the turn under; else nullopt.
   std::optional<ClaimFor> Reserve() EXCLUDES(mu_);
-  // Runner::QueuedTurnClaimed: once for each lease Reserve gave. Hands the turn
-  // to the worker kept for it (handed_), or gives it back if the runner is
-  // stopping; nullopt ends the hand-off.
-  void Claimed(const ClaimFor& owner, std::optional<TurnInput> claimed) EXCLUDES(mu_);
+  // Runner::QueuedTurnClaimed, inside the write that claimed the turn under a
+  // lease Reserve gave: hands the turn to the worker kept for it (handed_),
+  // to start on while the write commits; false (the write undoes the claim)
+  // when the runner is stopping or no such reservation is open. Never calls
+  // the store.
+  bool Claimed(const ClaimFor& owner, TurnInput claimed, std::shared_future<bool> committed)
+      EXCLUDES(mu_);
+  // Runner::QueuedTurnUnclaimed: ends a reservation no turn was handed for.
+  void Unclaimed(const ClaimFor& owner) EXCLUDES(mu_);
   void StopJob(const std::string& job_id) EXCLUDES(mu_);
   void CancelJob(const std::string& job_id) EXCLUDES(mu_);
 
@@ -84,14 +92,42 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
     Clock::time_point started_at;
     std::optional<Clock::time_point> cancelled_at;  // seen cancelled by the watchdog
     Thread* thread = nullptr;
+    // Of a turn handed over before its claim's write committed (Handed): its
+    // lease is renewed once that write has committed, not before (another
+    // connection would not see it yet). Invalid: committed before.
+    std::shared_future<bool> committed;
   };
 
   // A turn claimed by a write that queued it (Reserve, Claimed) for an idle
-  // worker to run, under the lease owner it was claimed as.
+  // worker to run, under the lease owner it was claimed as, handed over before
+  // that write committed: `committed` tells whether it did.
   struct Handed {
     std::string worker_id;
     TurnInput input;
+    std::shared_future<bool> committed;
+    Clock::time_point handed_at;
   };
+
+  // Whether the write that handed a turn over committed it (Handed), learned
+  // once and kept: waits until `deadline` at most (awake for the first
+  // kHandOffWatch: the commit is a matter of microseconds, a sleeping thread's
+  // wake-up as long again). A write still open then is taken as failed: a
+  // claim it makes after all expires unrenewed, and the turn runs again
+  // elsewhere. Thread-safe.
+  class CommitWait {
+   public:
+    CommitWait(std::shared_future<bool> committed, Clock::time_point deadline)
+        : committed_(std::move(committed)), deadline_(deadline) {}
+    bool Get();
+
+   private:
+    std::mutex mu_;
+    const std::shared_future<bool> committed_;
+    const Clock::time_point deadline_;
+    std::optional<bool> result_;
+  };
+  // What `committed` says now: nullopt while its write is open.
+  static std::optional<bool> CommittedNow(const std::shared_future<bool>& committed);
   // What an idle worker woke to: a turn handed to it, or a wake-up to claim
   // (`announced`: Wake(true)'s).
   struct Work {
@@ -122,9 +158,22 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   // Whether an idle worker may leave for anything but a handed turn: every
   // hand-off keeps an idle worker to take it (handoffs_ < idle_).
   bool MayLeave() REQUIRES(mu_) { return idle_ - 1 >= handoffs_; }
+  // Whether a reservation's turn is yet to be handed over with no idle worker
+  // awake for it (spinning_).
+  bool HandOffUnwatched() REQUIRES(mu_) {
+    return handoffs_ - static_cast<int>(handed_.size()) > spinning_;
+  }
+  // Waits awake, without the lock, for handoff_events_ to pass `seen`, at most
+  // kHandOffWatch: a worker reserved for a hand-off is running when the turn
+  // comes, rather than being woken then (tens to hundreds of microseconds on
+  // a virtual machine's idle CPU). Yields the CPU to any other runnable thread.
+  void WatchForHandOff(uint64_t seen);
+  static constexpr std::chrono::microseconds kHandOffWatch{1000};
   Work TakeHanded() REQUIRES(mu_);
-  // Gives back a turn claimed for a worker that will not run it (a stop).
-  void GiveBack(const Handed& handed) EXCLUDES(mu_);
+  // Gives back a turn claimed for a worker that will not run it (a stop),
+  // once its write has committed (waiting until `deadline` at most); nothing
+  // if it did not.
+  void GiveBack(const Handed& handed, Clock::time_point deadline) EXCLUDES(mu_);
   void WakeOne(bool announce) REQUIRES(mu_);
   // Takes one of wakeups_ (> 0); true if it was an announcement.
   bool TakeWakeup() REQUIRES(mu_);
@@ -133,7 +182,10 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   bool IsStopping() EXCLUDES(mu_);
 
   // outcomes.cc
-  void RunTurn(Thread& self, const std::string& worker_id, TurnInput input) EXCLUDES(mu_);
+  // `handed`: set for a turn handed over (Handed); null for one this worker
+  // claimed. Nothing of the turn is written until its write has committed.
+  void RunTurn(Thread& self, const std::string& worker_id, TurnInput input,
+               const Handed* handed = nullptr) EXCLUDES(mu_);
   TurnOutcome Handle(const TurnInput& input, CancelToken& cancel);
   // The outcome to record for a turn the handler returned `interrupted`;
   // nullopt when it is not to be finished (it was handed back, archived or
@@ -175,6 +227,12 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   // handed_: each keeps one of idle_ for itself.
   int handoffs_ GUARDED_BY(mu_) = 0;
   std::deque<Handed> handed_ GUARDED_BY(mu_);
+  // Idle workers awake for a hand-off under way (WaitForWork): at most one for
+  // each reservation whose turn is not in handed_ yet.
+  int spinning_ GUARDED_BY(mu_) = 0;
+  // Counts the reservations, the ends of hand-offs (Claimed, Unclaimed) and
+  // the stop: what an awake worker watches without the lock.
+  std::atomic<uint64_t> handoff_events_{0};
   int claiming_ GUARDED_BY(mu_) = 0;                // reservations open: Stop() waits for them
   std::set<std::string> reserved_ GUARDED_BY(mu_);  // their leases' owners
   bool poller_ GUARDED_BY(mu_) = false;       // an idle worker is polling the store (IdleWait)
@@ -184,6 +242,7 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   uint64_t last_run_id_ GUARDED_BY(mu_) = 0;
   std::map<uint64_t, Running> running_ GUARDED_BY(mu_);
   std::list<Thread> threads_ GUARDED_BY(mu_);  // a list: a Thread stays put
+  int holding_threads_ GUARDED_BY(mu_) = 0;    // of threads_, not done with a held_project
 };
 
 }  // namespace docwright

@@ -10,7 +10,8 @@
 
 namespace docwright {
 
-void Runner::Impl::RunTurn(Thread& self, const std::string& worker_id, TurnInput input) {
+void Runner::Impl::RunTurn(Thread& self, const std::string& worker_id, TurnInput input,
+                           const Handed* handed) {
   // The metrics of a turn on this node: in flight until it returns, and how it
   // ended ("interrupted" unless it came to an outcome).
   auto started = std::chrono::steady_clock::now();
@@ -32,14 +33,24 @@ void Runner::Impl::RunTurn(Thread& self, const std::string& worker_id, TurnInput
     if (stopping_) cancel->Cancel(CancelToken::Reason::kShutdown);
     run_id = ++last_run_id_;
     auto now = Clock::now();
-    running_[run_id] = Running{.turn_id = input.turn_id,
-                               .job_id = input.job.id,
-                               .project_id = input.project.id,
-                               .worker_id = worker_id,
-                               .cancel = cancel,
-                               .renewed_at = now,
-                               .started_at = now,
-                               .thread = &self};
+    running_[run_id] =
+        Running{.turn_id = input.turn_id,
+                .job_id = input.job.id,
+                .project_id = input.project.id,
+                .worker_id = worker_id,
+                .cancel = cancel,
+                .renewed_at = now,
+                .started_at = now,
+                .thread = &self,
+                .committed = handed ? handed->committed : std::shared_future<bool>()};
+  }
+  // A turn handed over before its write committed: the handler waits for the
+  // commit before its first write (TurnInput::committed), and so does this
+  // before recording a step or the outcome; the answer is learned once.
+  std::shared_ptr<CommitWait> commit;
+  if (handed && handed->committed.valid()) {
+    commit = std::make_shared<CommitWait>(handed->committed, handed->handed_at + options_.lease);
+    input.committed = [commit] { return commit->Get(); };
   }
   spdlog::info("job {}: turn {} started (attempt {})", input.job.id, input.message.seq,
                input.attempt);
@@ -48,6 +59,7 @@ void Runner::Impl::RunTurn(Thread& self, const std::string& worker_id, TurnInput
   // with the outcome.
   int steps = 0;
   input.on_step = [this, &steps, &input, &worker_id](const TranscriptStep& step) {
+    if (!input.Committed()) return;  // no such turn: nothing to record it in
     auto recorded = store_.RecordStep(input.turn_id, worker_id, ++steps, step);
     if (!recorded.ok()) {
       spdlog::warn("job {}: cannot record step {} of turn {} yet: {}", input.job.id, steps,
@@ -56,6 +68,14 @@ void Runner::Impl::RunTurn(Thread& self, const std::string& worker_id, TurnInput
   };
 
   TurnOutcome result = Handle(input, *cancel);
+  if (!input.Committed()) {
+    // The write that claimed the turn did not commit: there is no such turn.
+    spdlog::info("job {}: the write that queued turn {} did not commit; it is not run",
+                 input.job.id, input.message.seq);
+    MutexLock lock(mu_);
+    running_.erase(run_id);
+    return;
+  }
   bool abandoned = false;
   bool abandoned_at_stop = false;
   {

@@ -89,6 +89,7 @@ TurnOutcome RepositoryTurns::RunTurn(const TurnInput& given, CancelToken& cancel
   if (!model) input.job.model.reset();  // none configured now: the agent says so
   if (model && model != input.job.model) {
     input.job.model = model;
+    if (!input.Committed()) return InterruptedTurn();
     if (Status s = store_.SetJobModel(input.job.id, *model); !s.ok()) {
       spdlog::warn("job {}: cannot record its model {}: {}", input.job.id, *model, s.message());
     }
@@ -134,6 +135,8 @@ TurnOutcome RepositoryTurns::RunRounds(TurnInput& input, CancelToken& cancel,
     for (int number = 1;; ++number) {
       Round round{.number = number};
       if (auto end = Prepare(turn, round)) return std::move(*end);
+      // What follows writes: the store (steps), the model, the remote.
+      if (!input.Committed()) return InterruptedTurn();
       if (turn.budget_error && !round.pushed_before) {
         // The branch moved after the agent crossed its budget: it is not run
         // again on the new head.

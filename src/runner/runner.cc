@@ -42,6 +42,7 @@ bool Runner::Impl::Stop() {
   MutexLock lock(mu_);
   if (!started_ || stopping_) return true;
   stopping_ = true;
+  handoff_events_.fetch_add(1);
   for (auto& [run_id, running] : running_) running.cancel->Cancel(CancelToken::Reason::kShutdown);
   work_cv_.notify_all();
   heartbeat_cv_.notify_all();
@@ -52,7 +53,7 @@ bool Runner::Impl::Stop() {
   handed_.clear();
   handoffs_ -= static_cast<int>(handed.size());
   lock.Unlock();
-  for (const Handed& h : handed) GiveBack(h);
+  for (const Handed& h : handed) GiveBack(h, deadline);
   lock.Lock();
   // Threads the watchdog gave up on are not waited for: they are lost already.
   bool all = AllDone();
@@ -100,6 +101,7 @@ void Runner::Impl::StartWorker() {
 
 void Runner::Impl::ThreadDone(Thread& t) {
   MutexLock lock(mu_);
+  if (!t.done && !t.held_project.empty()) --holding_threads_;
   t.done = true;
   done_cv_.notify_all();
 }
@@ -131,15 +133,19 @@ QueuedTurnHook Runner::OnQueued() {
   return QueuedTurnHook{
       .reserve = [impl = impl_] { return impl->Reserve(); },
       .claimed =
-          [impl = impl_](const ClaimFor& owner, std::optional<TurnInput> claimed) {
-            impl->Claimed(owner, std::move(claimed));
+          [impl = impl_](const ClaimFor& owner, TurnInput claimed,
+                         std::shared_future<bool> committed) {
+            return impl->Claimed(owner, std::move(claimed), std::move(committed));
           },
+      .unclaimed = [impl = impl_](const ClaimFor& owner) { impl->Unclaimed(owner); },
       .queued = [impl = impl_] { impl->Wake(/*announce=*/true); }};
 }
 std::optional<ClaimFor> Runner::ReserveQueuedTurn() { return impl_->Reserve(); }
-void Runner::QueuedTurnClaimed(const ClaimFor& owner, std::optional<TurnInput> claimed) {
-  impl_->Claimed(owner, std::move(claimed));
+bool Runner::QueuedTurnClaimed(const ClaimFor& owner, TurnInput claimed,
+                               std::shared_future<bool> committed) {
+  return impl_->Claimed(owner, std::move(claimed), std::move(committed));
 }
+void Runner::QueuedTurnUnclaimed(const ClaimFor& owner) { impl_->Unclaimed(owner); }
 void Runner::Wake() { impl_->Wake(/*announce=*/true); }
 void Runner::CancelJob(const std::string& job_id) { impl_->CancelJob(job_id); }
 void Runner::StopJob(const std::string& job_id) { impl_->StopJob(job_id); }

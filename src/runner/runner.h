@@ -5,7 +5,7 @@
 //
 // Lifetime: the Store and the TurnHandler must outlive every thread of the
 // runner, and every hand-off a write has reserved (ReserveQueuedTurn) until it
-// ends (QueuedTurnClaimed). Stop() returning true means none is left; when it
+// ends (QueuedTurnClaimed, QueuedTurnUnclaimed). Stop() returning true means none is left; when it
 // returns false some thread or reservation was left behind (still using both),
 // and the caller must not destroy them: it should end the process instead.
 //
@@ -13,8 +13,8 @@
 // OnQueued()'s hook and its parts, Wake(), CancelJob() and StopJob() may be
 // called from any thread at any time (the API's handlers and the store's
 // watchers call them), also before Start() and after Stop(). A turn handed over
-// that no worker took when Stop() begins is given back (Store::ReleaseTurn), as
-// a running one is.
+// that no worker took when Stop() begins is given back (Store::ReleaseTurn)
+// once its write has committed, as a running one is.
 #pragma once
 
 #include <chrono>
@@ -71,22 +71,28 @@ class Runner {
   bool Stop();
 
   // For a write that queues a turn in this process (NewJob::on_queued,
-  // NewMessage::on_queued): OnQueued() binds the three below. Thread-safe;
+  // NewMessage::on_queued): OnQueued() binds the four below. Thread-safe;
   // called on the writing thread.
   //
   // With `claim_when_queued`, when a worker is idle that no other wake-up or
   // hand-off is for, ReserveQueuedTurn keeps it and names the lease, the write
   // claims the turn inside its own transaction, and QueuedTurnClaimed hands
-  // the turn to that worker as the write becomes visible (before its flush):
-  // no wait for a thread to wake and claim after the write. A turn not
-  // runnable then (a cap, an earlier turn of its job) is left to the workers;
-  // one handed over as the runner stops is given back. Else Wake: an idle
-  // worker is woken, which claims without looking first (also for turns queued
-  // by other means, such as a workflow's run). Stop() waits for a reservation
-  // to end. Other processes' turns are heard through the store.
+  // the turn to that worker there, before the write commits: the worker
+  // fetches and reads while the write commits, and waits for the commit
+  // (TurnInput::committed) before the turn's first write; a write that does
+  // not commit leaves it nothing to run. No wait for a thread to wake and
+  // claim after the write. A turn not runnable then (a cap, an earlier turn of
+  // its job) is left to the workers (QueuedTurnUnclaimed); one handed over as
+  // the runner stops is refused, and its claim undone by the write. Else
+  // Wake: an idle worker is woken, which claims without looking first (also
+  // for turns queued by other means, such as a workflow's run). Stop() waits
+  // for a reservation to end. Other processes' turns are heard through the
+  // store.
   QueuedTurnHook OnQueued();
   std::optional<ClaimFor> ReserveQueuedTurn();
-  void QueuedTurnClaimed(const ClaimFor& owner, std::optional<TurnInput> claimed);
+  bool QueuedTurnClaimed(const ClaimFor& owner, TurnInput claimed,
+                         std::shared_future<bool> committed);
+  void QueuedTurnUnclaimed(const ClaimFor& owner);
   void Wake();
   // The job was archived: stop its running turn now rather than at the next
   // lease renewal.

@@ -60,39 +60,75 @@ std::optional<ClaimFor> Runner::Impl::Reserve() {
   ++next_worker_;
   ++handoffs_;
   ++claiming_;
+  // Woken now, while the write goes on, so that it is awake when the turn is
+  // handed over (WaitForWork).
+  handoff_events_.fetch_add(1);
+  work_cv_.notify_one();
   return owner;
 }
 
-void Runner::Impl::Claimed(const ClaimFor& owner, std::optional<TurnInput> claimed) {
-  std::optional<Handed> back;  // claimed as the runner stops
-  {
-    MutexLock lock(mu_);
-    if (reserved_.erase(owner.worker_id) == 0) {  // not a reservation open
-      lock.Unlock();
-      spdlog::error("a hand-off of no open reservation ({}) was refused", owner.worker_id);
-      if (claimed) GiveBack(Handed{owner.worker_id, std::move(*claimed)});
-      return;
-    }
-    if (claimed && !stopping_) {
-      // No wake-up for a backlog follows, as after a worker's claim: this turn
-      // is the one a wake-up would have been for, and what was runnable before
-      // it is the workers' (a poll, or the claim after a turn ends).
-      handed_.push_back(Handed{owner.worker_id, std::move(*claimed)});
-    } else {
-      --handoffs_;
-      if (claimed) back = Handed{owner.worker_id, std::move(*claimed)};
-    }
-    // To the worker kept for the hand-off: it runs the turn, or may poll or
-    // wake again.
-    work_cv_.notify_one();
-  }
-  if (back) GiveBack(*back);
+bool Runner::Impl::Claimed(const ClaimFor& owner, TurnInput claimed,
+                           std::shared_future<bool> committed) {
   MutexLock lock(mu_);
+  if (reserved_.erase(owner.worker_id) == 0) {  // not a reservation open
+    lock.Unlock();
+    spdlog::error("a hand-off of no open reservation ({}) was refused", owner.worker_id);
+    return false;
+  }
+  const bool took = !stopping_;
+  if (took) {
+    // No wake-up for a backlog follows, as after a worker's claim: this turn
+    // is the one a wake-up would have been for, and what was runnable before
+    // it is the workers' (a poll, or the claim after a turn ends).
+    handed_.push_back(
+        Handed{owner.worker_id, std::move(claimed), std::move(committed), Clock::now()});
+  } else {
+    --handoffs_;
+  }
+  // To the worker kept for the hand-off: it runs the turn, or may poll or wake
+  // again.
+  handoff_events_.fetch_add(1);
+  work_cv_.notify_one();
+  --claiming_;
+  done_cv_.notify_all();
+  return took;
+}
+
+void Runner::Impl::Unclaimed(const ClaimFor& owner) {
+  MutexLock lock(mu_);
+  if (reserved_.erase(owner.worker_id) == 0) {
+    lock.Unlock();
+    spdlog::error("the end of no open reservation ({}) was ignored", owner.worker_id);
+    return;
+  }
+  --handoffs_;
+  handoff_events_.fetch_add(1);
+  work_cv_.notify_one();  // the worker kept for it may poll or wake again
   --claiming_;
   done_cv_.notify_all();
 }
 
-void Runner::Impl::GiveBack(const Handed& h) {
+std::optional<bool> Runner::Impl::CommittedNow(const std::shared_future<bool>& committed) {
+  if (committed.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return std::nullopt;
+  try {
+    return committed.get();
+  } catch (const std::future_error&) {  // never told: the write never ended well
+    return false;
+  }
+}
+
+bool Runner::Impl::CommitWait::Get() {
+  std::lock_guard lock(mu_);
+  if (result_) return *result_;
+  const auto awake_until = std::min(deadline_, Clock::now() + kHandOffWatch);
+  while (!CommittedNow(committed_) && Clock::now() < awake_until) std::this_thread::yield();
+  committed_.wait_until(deadline_);
+  result_ = CommittedNow(committed_).value_or(false);
+  return *result_;
+}
+
+void Runner::Impl::GiveBack(const Handed& h, Clock::time_point deadline) {
+  if (h.committed.valid() && !CommitWait(h.committed, deadline).Get()) return;  // never claimed
   Status s = store_.ReleaseTurn(h.input.turn_id, h.worker_id);
   if (!s.ok()) {
     spdlog::warn("job {}: cannot give turn {} back: {}", h.input.job.id, h.input.message.seq,
@@ -107,12 +143,12 @@ void Runner::Impl::WorkerLoop(Thread& self, const std::string& worker_id) {
       MutexLock lock(mu_);
       if (self.abandoned || stopping_) {
         lock.Unlock();
-        if (work.handed) GiveBack(*work.handed);
+        if (work.handed) GiveBack(*work.handed, work.handed->handed_at + options_.lease);
         return;
       }
     }
     if (work.handed) {
-      RunTurn(self, work.handed->worker_id, std::move(work.handed->input));
+      RunTurn(self, work.handed->worker_id, std::move(work.handed->input), &*work.handed);
       work = Work{};  // then looks for more at once, as after a claim
       continue;
     }
@@ -155,9 +191,19 @@ Runner::Impl::Work Runner::Impl::TakeHanded() {
 // was an announcement), when stopping, or (for the one idle worker polling the
 // store) after poll_interval. A worker kept for a hand-off (MayLeave) waits on.
 Runner::Impl::Work Runner::Impl::WaitForWork(MutexLock& lock) {
+  // Awake for a hand-off once between two of its events: a write that takes
+  // longer than kHandOffWatch is waited for asleep.
+  uint64_t watched = ~uint64_t{0};
   for (;;) {
     if (stopping_) return Work{};
     if (!handed_.empty()) return TakeHanded();
+    if (HandOffUnwatched() && handoff_events_.load() != watched) {
+      ++spinning_;
+      const uint64_t seen = watched = handoff_events_.load();
+      lock.WhileUnlocked([&] { WatchForHandOff(seen); });
+      --spinning_;
+      continue;
+    }
     if (wakeups_ > 0 && MayLeave()) return Work{.announced = TakeWakeup()};
     if (!poller_ && MayLeave()) {
       poller_ = true;
@@ -176,6 +222,11 @@ Runner::Impl::Work Runner::Impl::WaitForWork(MutexLock& lock) {
   }
 }
 
+void Runner::Impl::WatchForHandOff(uint64_t seen) {
+  const auto until = Clock::now() + kHandOffWatch;
+  while (handoff_events_.load() == seen && Clock::now() < until) std::this_thread::yield();
+}
+
 std::vector<std::string> Runner::Impl::HeldProjects() {
   MutexLock lock(mu_);
   return HeldProjectsLocked();
@@ -183,6 +234,9 @@ std::vector<std::string> Runner::Impl::HeldProjects() {
 
 std::vector<std::string> Runner::Impl::HeldProjectsLocked() {
   std::vector<std::string> held;
+  // The threads are walked only when one holds a project: with a thousand
+  // workers, every claim would walk them all.
+  if (holding_threads_ == 0) return held;
   for (const Thread& t : threads_) {
     if (t.abandoned && !t.done && !t.held_project.empty()) held.push_back(t.held_project);
   }

@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -71,25 +72,38 @@ struct ClaimFor {
 // forms) tells the runner of this process. Every member is optional, and is
 // called on the writing thread.
 struct QueuedTurnHook {
-  // Inside the write's transaction, once the turn is queued, at most once a
-  // write: the lease to claim the turn under at once, if a worker of this
-  // process is free to run it; nullopt to leave it to any worker. Must be
-  // quick and must not call the store. The turn is claimed only if it is
+  // Inside the write's transaction, once the write is admitted (a create's,
+  // before its turn is queued; a follow-up's, once it is queued), at most
+  // once a write: the lease to claim the turn under
+  // at once, if a worker of this process is free to run it; nullopt to leave
+  // it to any worker. Must be quick and must not call the store. The turn is claimed only if it is
   // runnable now (its job's earlier turns ended, its organisation and project
   // under their caps of turns in flight, counting `held_projects`; its
   // project's secrets readable): Store::ClaimTurn's rules but its fairness,
   // for the turn is this one, not the oldest. A claim that fails is undone
   // alone: the write goes on. A `reserve` that throws reserves nothing.
   std::function<std::optional<ClaimFor>()> reserve;
-  // Once a write whose `reserve` gave a lease, exactly once: with the turn
-  // claimed under it (its first attempt, its turn.started event written with
-  // the write), as soon as any connection can see the write (as `queued`); or
-  // with nullopt: as the write becomes visible when the turn was not runnable
-  // or its claim failed (undone alone: then `queued` follows), or once a
-  // failed write has returned (a claim it may have committed all the same,
-  // its commit's outcome unknown, is given back first). The caller owns the
-  // claim from then on.
-  std::function<void(const ClaimFor& owner, std::optional<TurnInput> claimed)> claimed;
+  // Inside the write's transaction, before it commits, once the turn is
+  // claimed under the lease `reserve` gave (its first attempt, its
+  // turn.started event written): the turn, and `committed`, which becomes
+  // ready once the write has ended: true if it committed (the claim is the
+  // caller's from then on, as a worker's claim), false if not (no such turn
+  // was ever visible: nothing may be written of it, nor run past what is
+  // undone by dropping it). So a worker may start on the turn while the write
+  // commits. Returns whether the caller takes the turn: false undoes the
+  // claim within the write (the turn left queued, `queued` called as the
+  // write becomes visible). Either way the reservation has ended. Must be
+  // quick, must not call the store, and must not wait for `committed` (it is
+  // ready only once this has returned). At most once a write: a transaction
+  // the store runs again after a hand-off tells that hand-off it was not
+  // committed, and leaves its own turn to the workers (`queued`).
+  std::function<bool(const ClaimFor& owner, TurnInput claimed, std::shared_future<bool> committed)>
+      claimed;
+  // Once for a write whose `reserve` gave a lease that `claimed` was never
+  // called for: as the write becomes visible (the turn not runnable, or its
+  // claim failed: undone alone, `queued` following), or once a failed write
+  // has returned. Ends the reservation.
+  std::function<void(const ClaimFor& owner)> unclaimed;
   // Otherwise, once, as soon as the turn can be claimed by any connection:
   // that may be before the write is on the disk (the SQLite store flushes its
   // log after the call, so a worker woken by it claims the turn while the disk

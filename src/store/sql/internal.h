@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <span>
@@ -352,36 +353,51 @@ class SqlStore final : public Store {
   // (InvalidArgument), not held by an active or archived job (Conflict).
   static Status CheckBranchIsFree(Connection& c, const Project& project, const std::string& branch);
   // turns.cc: a write's dealings with its QueuedTurnHook, over its
-  // transaction's attempts; one a write, on its thread. Ends, when destroyed, a
-  // reservation it did not hand over (QueuedTurnHook::claimed, nullopt): keep
-  // it until the write has returned.
+  // transaction's attempts; one a write, on its thread. When destroyed, tells
+  // a turn handed over by an attempt that did not commit so (`committed`
+  // false), and ends a reservation nothing took (QueuedTurnHook::unclaimed):
+  // keep it until the write has returned.
   class QueuedClaim {
    public:
     QueuedClaim(SqlStore& store, const QueuedTurnHook& hook) : store_(store), hook_(hook) {}
     ~QueuedClaim();
     QueuedClaim(const QueuedClaim&) = delete;
     QueuedClaim& operator=(const QueuedClaim&) = delete;
+    // Inside the transaction, once the write is admitted, before its turn is
+    // queued: reserves a worker (QueuedTurnHook::reserve), which wakes while
+    // the rest of the write runs. Once a write; Claim reserves if this was
+    // not called (a follow-up's turn, often not runnable, is reserved for
+    // only once it is known to be).
+    void Reserve(const std::string& job_id);
     // Inside the transaction, once turn `seq` of `job_id` is queued: claims it
-    // if the hook reserves a lease and it is runnable. A claim that fails (a
-    // statement's error) is undone alone (a savepoint), the turn left queued
-    // and a worker woken for it: only the savepoint's own errors are the
-    // write's.
+    // if the hook reserves a lease and it is runnable, and hands it over
+    // (QueuedTurnHook::claimed) before the commit. A claim that fails (a
+    // statement's error) or that the hook refuses is undone alone (a
+    // savepoint), the turn left queued and a worker woken for it: only the
+    // savepoint's own errors are the write's. A turn an earlier attempt of
+    // the transaction handed over is told it was not committed, and this
+    // attempt's turn is left to the workers.
     Status Claim(Connection& c, const std::string& job_id, int64_t seq, UnixMillis now);
     // Whether this attempt of the transaction claimed the turn.
-    bool claimed() const { return claimed_.has_value(); }
-    // The write's `visible` (null if the hook calls nothing): hands the turn
-    // over (claimed), or wakes (queued).
+    bool claimed() const { return claimed_turn_ != 0; }
+    // The write's `visible` (null if the hook calls nothing): tells the turn
+    // handed over that it is committed, ends an unused reservation, or wakes
+    // (queued).
     std::function<void()> Visible();
 
    private:
-    void Tell(std::optional<TurnInput> claimed);
+    // Tells the turn handed over by the latest attempt, if not told yet,
+    // whether its write committed.
+    void Settle(bool committed);
     SqlStore& store_;
     const QueuedTurnHook& hook_;
     bool asked_ = false;
-    bool told_ = false;
-    bool wake_ = false;  // left queued though it may be runnable: a worker is woken
+    bool told_ = false;   // the write became visible
+    bool ended_ = false;  // `claimed` was called (in some attempt): the reservation ended
+    bool wake_ = false;   // left queued though it may be runnable: a worker is woken
     std::optional<ClaimFor> owner_;
-    std::optional<TurnInput> claimed_;  // by this attempt of the transaction
+    int64_t claimed_turn_ = 0;                     // by this attempt of the transaction
+    std::optional<std::promise<bool>> committed_;  // of the turn handed over, until told
   };
   // The writes of CreateJob and AddMessage, once the project is locked (and
   // `now` read under the lock); each queues a turn, and gives it to `claim`

@@ -44,6 +44,7 @@ Result<Job> SqlStore::InsertJob(Connection& c, const Project& project, const New
   if (!admit.ok()) return admit;
   Job j;
   j.id = NewId();
+  if (claim) claim->Reserve(j.id);  // its worker wakes while the job is written
   j.project_id = project.id;
   j.status = JobStatus::kActive;
   j.repository = project.repository;

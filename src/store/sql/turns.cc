@@ -110,80 +110,110 @@ SqlStore::QueuedClaim::~QueuedClaim() {
   if (!owner_ || told_) return;
   // The write failed (or wrote nothing: a replay). Its commit's outcome may be
   // unknown (a connection lost at COMMIT): a claim it made is given back, which
-  // does nothing if the claim was undone.
-  if (claimed_) (void)store_.ReleaseTurn(claimed_->turn_id, owner_->worker_id);
-  Tell(std::nullopt);
+  // does nothing if the claim was undone. The turn's taker drops it.
+  Settle(false);
+  if (claimed_turn_ != 0) (void)store_.ReleaseTurn(claimed_turn_, owner_->worker_id);
+  if (!ended_) hook_.unclaimed(*owner_);
+}
+
+void SqlStore::QueuedClaim::Settle(bool committed) {
+  if (!committed_) return;
+  committed_->set_value(committed);
+  committed_.reset();
+}
+
+void SqlStore::QueuedClaim::Reserve(const std::string& job_id) {
+  if (asked_ || !hook_.reserve || !hook_.claimed || !hook_.unclaimed) return;
+  asked_ = true;  // once a write: a retried transaction keeps its reservation
+  try {
+    owner_ = hook_.reserve();
+  } catch (const std::exception& e) {
+    spdlog::warn("job {}: cannot reserve a worker for its turn: {}", job_id, e.what());
+    owner_.reset();
+  }
 }
 
 Status SqlStore::QueuedClaim::Claim(Connection& c, const std::string& job_id, int64_t seq,
                                     UnixMillis now) {
-  claimed_.reset();
-  if (!hook_.reserve || !hook_.claimed) return Status();
-  if (!asked_) {  // once a write: a retried transaction keeps its reservation
-    asked_ = true;
-    try {
-      owner_ = hook_.reserve();
-    } catch (const std::exception& e) {
-      spdlog::warn("job {}: cannot reserve a worker for its turn: {}", job_id, e.what());
-      owner_.reset();
-    }
-  }
+  // An earlier attempt of this transaction was rolled back: what it handed
+  // over was never committed.
+  Settle(false);
+  claimed_turn_ = 0;
+  Reserve(job_id);
   if (!owner_) return Status();
+  if (ended_) {
+    // A transaction run again: its reservation went with an earlier attempt's
+    // hand-off, told it was not committed. This turn is left to the workers.
+    wake_ = true;
+    return Status();
+  }
   if (Status s = Run(c, kSavepointClaim, {}); !s.ok()) return s;
-  std::optional<TurnInput> input;
+  int64_t turn_id = 0;
+  bool refused = false;
   Status claim = [&]() -> Status {
     if (Status locked = Run(c, kLockClaims, {}); !locked.ok()) return locked;
     auto r = c.Exec(kQueuedTurnRunnable,
                     {V(job_id), V(seq), V(HeldProjectsJson(owner_->held_projects))});
     if (!r.ok()) return r.status();
     if (!r->Next()) return Status();  // not runnable now: a worker takes it when it is
-    const int64_t turn_id = r->Int("id");
-    auto loaded = LoadClaimed(c, turn_id, *r);
+    const int64_t id = r->Int("id");
+    auto loaded = LoadClaimed(c, id, *r);
     if (!loaded.ok()) return loaded.status();
     if (!store_.OpenProjectSecrets(loaded->project).ok()) {
       wake_ = true;  // a worker's claim fails the turn, saying why (ClaimTurn)
       return Status();
     }
-    Status w = Run(
-        c, kClaimTurn,
-        {V(turn_id), V(owner_->worker_id), V(static_cast<int64_t>(owner_->lease.count())), V(now)});
+    Status w =
+        Run(c, kClaimTurn,
+            {V(id), V(owner_->worker_id), V(static_cast<int64_t>(owner_->lease.count())), V(now)});
     if (w.ok()) {
       w = AppendEvent(c, job_id, loaded->job.project_id, EventType::kTurnStarted,
                       TurnStartedData(loaded->message.seq, loaded->attempt), now);
     }
-    if (w.ok()) input = std::move(*loaded);
-    return w;
+    if (!w.ok()) return w;
+    // Handed over now, so that a worker starts on it while the write commits.
+    std::promise<bool> committed;
+    std::shared_future<bool> told = committed.get_future().share();
+    bool took = false;
+    ended_ = true;  // told, whatever the answer
+    try {
+      took = hook_.claimed(*owner_, std::move(*loaded), told);
+    } catch (const std::exception& e) {
+      spdlog::warn("job {}: cannot hand its turn over: {}", job_id, e.what());
+    }
+    if (!took) {
+      refused = true;
+      return Status();
+    }
+    committed_ = std::move(committed);
+    turn_id = id;
+    return Status();
   }();
-  if (!claim.ok()) {
-    spdlog::warn("job {}: cannot claim its turn as it is queued: {}", job_id, claim.message());
+  if (!claim.ok() || refused) {
+    if (!claim.ok()) {
+      spdlog::warn("job {}: cannot claim its turn as it is queued: {}", job_id, claim.message());
+    }
     wake_ = true;
     if (Status undone = Run(c, kUndoClaim, {}); !undone.ok()) return undone;
-    input.reset();
   }
   if (Status kept = Run(c, kKeepClaim, {}); !kept.ok()) return kept;
-  claimed_ = std::move(input);
+  claimed_turn_ = turn_id;
   return Status();
 }
 
 std::function<void()> SqlStore::QueuedClaim::Visible() {
-  if (!hook_.queued && !(hook_.reserve && hook_.claimed)) return nullptr;
+  if (!hook_.queued && !(hook_.reserve && hook_.claimed && hook_.unclaimed)) return nullptr;
   return [this] {
     if (told_) return;
+    told_ = true;
     if (owner_) {
-      const bool wake = !claimed_ && wake_;
-      Tell(std::move(claimed_));
-      claimed_.reset();
-      if (wake && hook_.queued) hook_.queued();
-    } else {
-      told_ = true;
-      if (hook_.queued) hook_.queued();
+      Settle(true);
+      if (!ended_) hook_.unclaimed(*owner_);
+      if (claimed_turn_ == 0 && wake_ && hook_.queued) hook_.queued();
+    } else if (hook_.queued) {
+      hook_.queued();
     }
   };
-}
-
-void SqlStore::QueuedClaim::Tell(std::optional<TurnInput> claimed) {
-  told_ = true;
-  hook_.claimed(*owner_, std::move(claimed));
 }
 
 Result<TurnInput> SqlStore::LoadClaimed(Connection& c, int64_t turn_id, const Rows& runnable) {
