@@ -4,11 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <sstream>
 
 #include "core/metrics.h"
 #include "fakes/fake_model.h"
 #include "fakes/scripted_http_server.h"
+#include "llm/json_body.h"
 
 namespace docwright::llm {
 namespace {
@@ -42,6 +44,66 @@ ModelRequest Hello() {
 
 // OpenAI's reasoning models refuse `max_tokens`; other servers may not know
 // `max_completion_tokens`. The provider takes the name the server asks for, once.
+// DumpJson writes what nlohmann's dump writes, byte for byte (a model's cache
+// reuses a prefix only when it is byte-identical): every byte alone, valid and
+// invalid UTF-8, escapes in keys, numbers, nesting past its depth, and
+// thousands of random strings over the bytes that matter.
+TEST(JsonBody, WritesWhatNlohmannsDumpWrites) {
+  using nlohmann::json;
+  auto dumped = [](const json& v) {
+    return v.dump(-1, ' ', false, json::error_handler_t::replace);
+  };
+  std::vector<std::string> strings = {"",
+                                      "plain",
+                                      "quote\" and back\\slash",
+                                      "\b\f\n\r\t",
+                                      std::string("nul\0in", 6),
+                                      "\x7f",
+                                      "\xc3\xa9",
+                                      "\xe2\x82\xac",
+                                      "\xf0\x9f\x98\x80",
+                                      "\xc0\x80",
+                                      "\xc1\xbf",
+                                      "\xe0\x80\x80",
+                                      "\xed\xa0\x80",
+                                      "\xed\x9f\xbf",
+                                      "\xf4\x8f\xbf\xbf",
+                                      "\xf4\x90\x80\x80",
+                                      "\xf5\x80\x80\x80",
+                                      "\xe2\x82",
+                                      "\x80",
+                                      "a\xff"
+                                      "b",
+                                      "\xf0\x90\x80",
+                                      "\xef\xbf\xbd"};
+  for (int c = 0; c < 256; ++c) strings.push_back(std::string(1, static_cast<char>(c)));
+  const std::string alphabet("ab\"\\\n\x01\x1f\x7f\x80\xbf\xc2\xdf\xe0\xed\xef\xf0\xf4\xff\xa0\x9f",
+                             20);
+  std::mt19937 rng(20261127);
+  for (int i = 0; i < 20000; ++i) {
+    std::string s(rng() % 24, ' ');
+    for (char& c : s) c = alphabet[rng() % alphabet.size()];
+    strings.push_back(std::move(s));
+  }
+  for (const std::string& s : strings) {
+    ASSERT_EQ(DumpJson(json(s)), dumped(json(s)))
+        << json(s).dump(-1, ' ', true, json::error_handler_t::replace);
+    json keyed = {{s, s}, {"b", {1, s}}};
+    ASSERT_EQ(DumpJson(keyed), dumped(keyed));
+  }
+  json mixed = {
+      {"z", nullptr},
+      {"a", {0, -1, 1.5, -0.0, 1e300, 18446744073709551615ull, -9223372036854775807ll - 1}},
+      {"m", {{"t", true}, {"f", false}, {"o", json::object()}, {"l", json::array()}}},
+      {"k\"ey\n", "v"}};
+  EXPECT_EQ(DumpJson(mixed), dumped(mixed));
+  json deep = "bottom \"\xff";
+  for (int i = 0; i < 200; ++i) deep = i % 2 ? json::array({deep, i}) : json{{"d", deep}, {"i", i}};
+  EXPECT_EQ(DumpJson(deep), dumped(deep));
+  EXPECT_EQ(DumpJson(json::array()), "[]");
+  EXPECT_EQ(DumpJson(json::object()), "{}");
+}
+
 TEST(OpenAiProvider, TakesTheOutputLimitNameTheServerAsksFor) {
   FakeStep hello;
   hello.text = "Hello";

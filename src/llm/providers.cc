@@ -12,6 +12,7 @@
 #include "core/mutex.h"
 #include "core/text.h"
 #include "http/client.h"
+#include "llm/json_body.h"
 #include "llm/llm.h"
 
 namespace docwright::llm {
@@ -118,9 +119,9 @@ std::string WithTools(const json& body, const std::string& tools) {
   if (!body.empty() && (--body.end()).key() > "tools") {  // not the last: no splice
     json whole = body;
     whole["tools"] = json::parse(tools);
-    return whole.dump(-1, ' ', false, json::error_handler_t::replace);
+    return DumpJson(whole);
   }
-  std::string out = body.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string out = DumpJson(body);
   out.pop_back();  // the closing brace
   if (out.size() > 1) out += ',';
   out += "\"tools\":";
@@ -328,10 +329,7 @@ class OpenAiModel final : public HttpModel {
       tools = std::move(*listed);
       body["tool_choice"] = "auto";
     }
-    auto dumped = [&] {
-      return tools ? WithTools(body, *tools)
-                   : body.dump(-1, ' ', false, json::error_handler_t::replace);
-    };
+    auto dumped = [&] { return tools ? WithTools(body, *tools) : DumpJson(body); };
     std::vector<std::pair<std::string, std::string>> headers;
     if (!config_.api_key.empty())
       headers.emplace_back("Authorization", "Bearer " + config_.api_key);
@@ -497,9 +495,7 @@ class AnthropicModel final : public HttpModel {
     std::string url = base.ends_with("/v1") ? base + "/messages" : base + "/v1/messages";
     std::vector<std::pair<std::string, std::string>> headers{{"anthropic-version", "2023-06-01"}};
     if (!config_.api_key.empty()) headers.emplace_back("x-api-key", config_.api_key);
-    auto reply = Post(url, std::move(headers),
-                      tools ? WithTools(body, *tools)
-                            : body.dump(-1, ' ', false, json::error_handler_t::replace));
+    auto reply = Post(url, std::move(headers), tools ? WithTools(body, *tools) : DumpJson(body));
     if (!reply.ok()) return reply.status();
 
     const json& r = *reply;
