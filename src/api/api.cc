@@ -14,6 +14,7 @@
 #include "api/openapi.h"
 #include "api/request_body.h"
 #include "api/request_target.h"
+#include "api/routes.h"
 #include "api/views.h"
 #include "core/api_key.h"
 #include "core/ids.h"
@@ -101,172 +102,18 @@ Api::Api(Store& store, ApiOptions options, ApiHooks hooks, EventStreams* streams
 
 // --- Routing and authentication --------------------------------------------------
 
-// One row per endpoint: the fast path (IsQuick) and the normal path (Resolve)
-// read the same table.
-struct Api::Route {
-  std::string_view method;   // "GET" (also answers HEAD) or "POST"
-  std::string_view pattern;  // "/v2/agent/{projectId}/job/{id}": a {name} is any one
-                             // segment; the access log shows it as the route
-  bool needs_key = true;     // false: /healthz, and the local forge's pages, opened from
-                             // prLink in a browser, which carries no key (their
-                             // unguessable id is what grants access)
-  bool quick = false;        // answered on the I/O thread, from memory or the read cache
-  bool rest = false;         // the last {name} takes one or more segments (the dashboard's paths)
-  HttpResponse (Api::*serve)(const Call&, HttpRequest&) = nullptr;
-};
-
+// The rooms' tables, joined once. Their order is the whole table's (routes.h).
 std::span<const Api::Route> Api::Routes() {
-  static const Route kRoutes[] = {
-      {.method = "GET",
-       .pattern = "/healthz",
-       .needs_key = false,
-       .quick = true,
-       .serve = &Api::Health},
-      // The API's own OpenAPI document (docs/openapi.json), for client generators.
-      {.method = "GET",
-       .pattern = "/openapi.json",
-       .needs_key = false,
-       .quick = true,
-       .serve = &Api::OpenApiDocument},
-      // The dashboard's static files (api/ui_routes.cc); /ui is its index.
-      {.method = "GET",
-       .pattern = "/ui",
-       .needs_key = false,
-       .quick = true,
-       .serve = &Api::DashboardFile},
-      {.method = "GET",
-       .pattern = "/ui/{path}",
-       .needs_key = false,
-       .quick = true,
-       .rest = true,
-       .serve = &Api::DashboardFile},
-      {.method = "GET",
-       .pattern = "/pulls/{id}",
-       .needs_key = false,
-       .quick = false,
-       .serve = &Api::PullRequestPage},
-      {.method = "POST",
-       .pattern = "/pulls/{pullId}/merge",
-       .needs_key = true,
-       .quick = false,
-       .serve = &Api::MergePullRequest},
-      {.method = "POST",
-       .pattern = "/v2/agent/{projectId}/job",
-       .needs_key = true,
-       .quick = false,
-       .serve = &Api::CreateJob},
-      {.method = "GET",
-       .pattern = "/v2/agent/{projectId}/jobs",
-       .needs_key = true,
-       .quick = false,
-       .serve = &Api::ListJobs},
-      {.method = "GET",
-       .pattern = "/v2/agent/{projectId}/job/{id}",
-       .needs_key = true,
-       .quick = true,
-       .serve = &Api::GetJob},
-      {.method = "POST",
-       .pattern = "/v2/agent/{projectId}/job/{id}/message",
-       .needs_key = true,
-       .quick = false,
-       .serve = &Api::AddMessage},
-      {.method = "GET",
-       .pattern = "/v2/agent/{projectId}/job/{id}/messages",
-       .needs_key = true,
-       .quick = false,
-       .serve = &Api::Transcript},
-      {.method = "POST",
-       .pattern = "/v2/agent/{projectId}/job/{id}/archive",
-       .needs_key = true,
-       .quick = false,
-       .serve = &Api::ArchiveJob},
-      // Extension: end the running turn after its current step, keeping its work.
-      {.method = "POST",
-       .pattern = "/v2/agent/{projectId}/job/{id}/stop",
-       .needs_key = true,
-       .quick = false,
-       .serve = &Api::StopJob},
-      // Extension: the job's events as they happen (Server-Sent Events). Quick:
-      // it reads the job as a poll does, and hands the stream to the hub (which
-      // bounds the streams per key) without reading the store.
-      {.method = "GET",
-       .pattern = "/v2/agent/{projectId}/job/{id}/events",
-       .needs_key = true,
-       .quick = true,
-       .serve = &Api::JobEvents},
-      // Extension: the job's branch as a reviewer reads it (api/review_routes.cc).
-      {.method = "GET",
-       .pattern = "/v2/agent/{projectId}/job/{id}/review",
-       .needs_key = true,
-       .quick = false,
-       .serve = &Api::JobReview},
-      // The reference's deprecated v1 endpoints (api/v1_routes.cc).
-      {.method = "POST",
-       .pattern = "/v1/agent/{projectId}/job",
-       .needs_key = true,
-       .quick = false,
-       .serve = &Api::V1CreateJob},
-      {.method = "GET",
-       .pattern = "/v1/agent/{projectId}/job/{id}",
-       .needs_key = true,
-       .quick = false,
-       .serve = &Api::V1GetJob},
-      {.method = "GET",
-       .pattern = "/v1/agent/{projectId}/jobs",
-       .needs_key = true,
-       .quick = false,
-       .serve = &Api::V1ListJobs},
-      // Extension: a job by its id alone, in any project the key's organisation has.
-      {.method = "GET",
-       .pattern = "/v2/agent/job/{id}",
-       .needs_key = true,
-       .quick = false,
-       .serve = &Api::GetJobById},
-      // Sign-in sessions, keys and projects (api/session_routes.cc, api/key_routes.cc).
-      {.method = "POST", .pattern = "/v2/session", .needs_key = false, .serve = &Api::SignIn},
-      {.method = "GET", .pattern = "/v2/session", .serve = &Api::GetSession},
-      {.method = "POST", .pattern = "/v2/session/end", .serve = &Api::SignOut},
-      {.method = "GET", .pattern = "/v2/keys", .serve = &Api::ListKeys},
-      {.method = "POST", .pattern = "/v2/keys", .serve = &Api::CreateKey},
-      {.method = "POST", .pattern = "/v2/keys/{keyId}/revoke", .serve = &Api::RevokeKey},
-      {.method = "GET", .pattern = "/v2/projects", .serve = &Api::ListProjects},
-      // A project's context repositories and workflows (api/workflow_routes.cc):
-      // admin keys write them (auth.cc), member keys read them and run by hand.
-      {.method = "GET",
-       .pattern = "/v2/agent/{projectId}/context",
-       .serve = &Api::ListContextRepositories},
-      {.method = "POST",
-       .pattern = "/v2/agent/{projectId}/context",
-       .serve = &Api::AddContextRepository},
-      {.method = "DELETE",
-       .pattern = "/v2/agent/{projectId}/context/{name}",
-       .serve = &Api::RemoveContextRepository},
-      {.method = "GET", .pattern = "/v2/agent/{projectId}/workflows", .serve = &Api::ListWorkflows},
-      {.method = "POST",
-       .pattern = "/v2/agent/{projectId}/workflows",
-       .serve = &Api::CreateWorkflow},
-      {.method = "GET",
-       .pattern = "/v2/agent/{projectId}/workflows/{name}",
-       .serve = &Api::GetWorkflow},
-      {.method = "PATCH",
-       .pattern = "/v2/agent/{projectId}/workflows/{name}",
-       .serve = &Api::UpdateWorkflow},
-      {.method = "DELETE",
-       .pattern = "/v2/agent/{projectId}/workflows/{name}",
-       .serve = &Api::DeleteWorkflow},
-      {.method = "POST",
-       .pattern = "/v2/agent/{projectId}/workflows/{name}/run",
-       .serve = &Api::RunWorkflow},
-      {.method = "GET",
-       .pattern = "/v2/agent/{projectId}/workflows/{name}/runs",
-       .serve = &Api::ListWorkflowRuns},
-      // A forge's webhook delivery (api/hook_routes.cc): no key; the delivery is
-      // signed with the project's hook secret, checked by the route.
-      {.method = "POST",
-       .pattern = "/hooks/{forge}/{projectId}",
-       .needs_key = false,
-       .serve = &Api::ForgeHook},
-  };
+  static const std::vector<Route> kRoutes = [] {
+    std::vector<Route> all;
+    for (std::span<const Route> room :
+         {Route::Service(), Route::PullRequests(), Route::ProjectJobs(), Route::V1(),
+          Route::JobById(), Route::Sessions(), Route::KeysAndProjects(), Route::Workflows(),
+          Route::Hooks()}) {
+      all.insert(all.end(), room.begin(), room.end());
+    }
+    return all;
+  }();
   return kRoutes;
 }
 
@@ -354,7 +201,7 @@ bool Api::IsQuick(const HttpRequest& req) {
 }
 
 bool Api::EnterRead(const std::string& key_id) {
-  std::lock_guard lock(reads_mu_);
+  MutexLock lock(reads_mu_);
   int& n = reads_in_flight_[key_id];
   if (n >= options_.max_reads_per_key) return false;
   ++n;
@@ -362,7 +209,7 @@ bool Api::EnterRead(const std::string& key_id) {
 }
 
 void Api::LeaveRead(const std::string& key_id) {
-  std::lock_guard lock(reads_mu_);
+  MutexLock lock(reads_mu_);
   auto it = reads_in_flight_.find(key_id);
   if (it != reads_in_flight_.end() && --it->second <= 0) reads_in_flight_.erase(it);
 }
@@ -399,6 +246,74 @@ HttpResponse Api::Handle(HttpRequest& req) {
 }
 
 // --- The routes ------------------------------------------------------------------
+
+std::span<const Api::Route> Api::Route::ProjectJobs() {
+  static const Route kRows[] = {
+      {.method = "POST",
+       .pattern = "/v2/agent/{projectId}/job",
+       .needs_key = true,
+       .quick = false,
+       .serve = &Api::CreateJob},
+      {.method = "GET",
+       .pattern = "/v2/agent/{projectId}/jobs",
+       .needs_key = true,
+       .quick = false,
+       .serve = &Api::ListJobs},
+      {.method = "GET",
+       .pattern = "/v2/agent/{projectId}/job/{id}",
+       .needs_key = true,
+       .quick = true,
+       .serve = &Api::GetJob},
+      {.method = "POST",
+       .pattern = "/v2/agent/{projectId}/job/{id}/message",
+       .needs_key = true,
+       .quick = false,
+       .serve = &Api::AddMessage},
+      {.method = "GET",
+       .pattern = "/v2/agent/{projectId}/job/{id}/messages",
+       .needs_key = true,
+       .quick = false,
+       .serve = &Api::Transcript},
+      {.method = "POST",
+       .pattern = "/v2/agent/{projectId}/job/{id}/archive",
+       .needs_key = true,
+       .quick = false,
+       .serve = &Api::ArchiveJob},
+      // Extension: end the running turn after its current step, keeping its work.
+      {.method = "POST",
+       .pattern = "/v2/agent/{projectId}/job/{id}/stop",
+       .needs_key = true,
+       .quick = false,
+       .serve = &Api::StopJob},
+      // Extension: the job's events as they happen (Server-Sent Events). Quick:
+      // it reads the job as a poll does, and hands the stream to the hub (which
+      // bounds the streams per key) without reading the store.
+      {.method = "GET",
+       .pattern = "/v2/agent/{projectId}/job/{id}/events",
+       .needs_key = true,
+       .quick = true,
+       .serve = &Api::JobEvents},
+      // Extension: the job's branch as a reviewer reads it (api/review_routes.cc).
+      {.method = "GET",
+       .pattern = "/v2/agent/{projectId}/job/{id}/review",
+       .needs_key = true,
+       .quick = false,
+       .serve = &Api::JobReview},
+  };
+  return kRows;
+}
+
+std::span<const Api::Route> Api::Route::JobById() {
+  // Extension: a job by its id alone, in any project the key's organisation has.
+  static const Route kRows[] = {
+      {.method = "GET",
+       .pattern = "/v2/agent/job/{id}",
+       .needs_key = true,
+       .quick = false,
+       .serve = &Api::GetJobById},
+  };
+  return kRows;
+}
 
 HttpResponse Api::Health(const Call& call, HttpRequest& req) {
   Status s = store_.Ping();

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <span>
@@ -20,6 +19,7 @@
 #include "api/request_target.h"
 #include "api/sign_in_limiter.h"
 #include "core/local_pull_request.h"
+#include "core/mutex.h"
 #include "core/usage.h"
 #include "http/server.h"
 #include "store/store.h"
@@ -114,7 +114,7 @@ class Api {
   // The local forge's pull requests (api/pull_request_routes.cc).
   HttpResponse PullRequestPage(const Call& call, HttpRequest& request);
   HttpResponse DashboardFile(const Call& call, HttpRequest& request);  // api/ui_routes.cc
-  HttpResponse MergePullRequest(const Call& call, HttpRequest& request);
+  HttpResponse MergePullRequest(const Call& call, HttpRequest& request) EXCLUDES(merges_mu_);
   HttpResponse CreateJob(const Call& call, HttpRequest& request);
   HttpResponse ListJobs(const Call& call, HttpRequest& request);
   HttpResponse GetJob(const Call& call, HttpRequest& request);
@@ -155,17 +155,17 @@ class Api {
 
   // Takes one of the key's slots for a slow read; false if all are taken. The
   // slot is given back by LeaveRead.
-  bool EnterRead(const std::string& key_id);
-  void LeaveRead(const std::string& key_id);
+  bool EnterRead(const std::string& key_id) EXCLUDES(reads_mu_);
+  void LeaveRead(const std::string& key_id) EXCLUDES(reads_mu_);
 
   Store& store_;
   ApiOptions options_;
   ApiHooks hooks_;
   EventStreams* streams_;
-  std::mutex reads_mu_;
-  std::unordered_map<std::string, int> reads_in_flight_;  // by key id, under reads_mu_
-  std::mutex merges_mu_;
-  std::set<std::string> merging_projects_;  // merges under way, under merges_mu_
+  Mutex reads_mu_;
+  std::unordered_map<std::string, int> reads_in_flight_ GUARDED_BY(reads_mu_);  // by key id
+  Mutex merges_mu_;
+  std::set<std::string> merging_projects_ GUARDED_BY(merges_mu_);  // merges under way
   KeyUses key_uses_{store_};
   SignInLimiter sign_ins_{options_.sign_ins_per_minute};
   // The currency of jobs' estimated costs: the price table's, "" when none is

@@ -14,6 +14,7 @@
 #include "api/forge_payloads.h"
 #include "api/hook_signature.h"
 #include "api/request_body.h"
+#include "api/routes.h"
 #include "api/views.h"
 #include "core/ids.h"
 #include "core/json_writer.h"
@@ -78,6 +79,18 @@ HookHeaders ReadHookHeaders(ForgeKind forge, const HttpRequest& req, const std::
 }
 
 }  // namespace
+
+// No key: the delivery is signed with the project's hook secret, checked by
+// the route.
+std::span<const Api::Route> Api::Route::Hooks() {
+  static const Route kRows[] = {
+      {.method = "POST",
+       .pattern = "/hooks/{forge}/{projectId}",
+       .needs_key = false,
+       .serve = &Api::ForgeHook},
+  };
+  return kRows;
+}
 
 HttpResponse Api::ForgeHook(const Call& call, HttpRequest& req) {
   // Every delivery is counted once: "refused" unless it was taken.

@@ -12,6 +12,7 @@
 #include "api/api.h"
 #include "api/call.h"
 #include "api/request_body.h"
+#include "api/routes.h"
 #include "api/views.h"
 #include "core/api_key.h"
 #include "core/ids.h"
@@ -76,6 +77,16 @@ Result<NewKeyBody> ParseNewKeyBody(std::string_view body) {
 }
 
 }  // namespace
+
+std::span<const Api::Route> Api::Route::KeysAndProjects() {
+  static const Route kRows[] = {
+      {.method = "GET", .pattern = "/v2/keys", .serve = &Api::ListKeys},
+      {.method = "POST", .pattern = "/v2/keys", .serve = &Api::CreateKey},
+      {.method = "POST", .pattern = "/v2/keys/{keyId}/revoke", .serve = &Api::RevokeKey},
+      {.method = "GET", .pattern = "/v2/projects", .serve = &Api::ListProjects},
+  };
+  return kRows;
+}
 
 HttpResponse Api::ListKeys(const Call& call, HttpRequest& req) {
   key_uses_.Flush();  // the listing shows this very request's use

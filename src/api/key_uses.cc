@@ -23,7 +23,7 @@ KeyUses::~KeyUses() {
 
 void KeyUses::Note(const std::string& key_id) {
   UnixMillis now = NowMillis();
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = noted_.find(key_id);
   if (it != noted_.end() && now - it->second < kResolutionMillis) return;
   if (it == noted_.end()) {
@@ -35,10 +35,10 @@ void KeyUses::Note(const std::string& key_id) {
 }
 
 void KeyUses::Flush() {
-  std::lock_guard flushing(flush_mu_);
+  MutexLock flushing(flush_mu_);
   std::vector<std::pair<std::string, UnixMillis>> uses;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     uses.swap(pending_);
   }
   if (uses.empty()) return;
@@ -49,8 +49,10 @@ void KeyUses::Flush() {
 void KeyUses::Run(std::stop_token stop) {
   while (!stop.stop_requested()) {
     {
-      std::unique_lock lock(mu_);
-      wake_.wait_for(lock, stop, every_, [] { return false; });
+      MutexLock lock(mu_);
+      const auto deadline = std::chrono::steady_clock::now() + every_;
+      while (!stop.stop_requested() && lock.WaitUntil(wake_, stop, deadline)) {
+      }
     }
     if (stop.stop_requested()) break;
     Flush();

@@ -7,13 +7,13 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "core/mutex.h"
 #include "core/time.h"
 #include "store/store.h"
 
@@ -30,22 +30,22 @@ class KeyUses {
 
   // Notes that `key_id` authenticated a request now. Thread-safe; never waits
   // on the store (called on the I/O threads' quick path).
-  void Note(const std::string& key_id);
+  void Note(const std::string& key_id) EXCLUDES(mu_);
   // Records what was noted now, on the caller's thread (which may wait on the
   // store). Thread-safe.
-  void Flush();
+  void Flush() EXCLUDES(mu_, flush_mu_);
 
  private:
-  void Run(std::stop_token stop);
+  void Run(std::stop_token stop) EXCLUDES(mu_, flush_mu_);
 
   Store& store_;
   const std::chrono::milliseconds every_;
-  std::mutex mu_;  // guards noted_ and pending_; held only to copy, never over a store call
+  Mutex mu_;  // held only to copy, never over a store call
   std::condition_variable_any wake_;
   // When each key's use was last noted; a use within a minute of it is not.
-  std::unordered_map<std::string, UnixMillis> noted_;
-  std::vector<std::pair<std::string, UnixMillis>> pending_;  // noted, not yet recorded
-  std::mutex flush_mu_;  // one Flush at a time, so uses reach the store in order
+  std::unordered_map<std::string, UnixMillis> noted_ GUARDED_BY(mu_);
+  std::vector<std::pair<std::string, UnixMillis>> pending_ GUARDED_BY(mu_);  // not yet recorded
+  Mutex flush_mu_;       // one Flush at a time, so uses reach the store in order
   std::jthread thread_;  // last: started once the rest is built
 };
 

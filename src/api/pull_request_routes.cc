@@ -9,6 +9,7 @@
 #include "api/call.h"
 #include "api/pull_request_page.h"
 #include "api/request_body.h"
+#include "api/routes.h"
 #include "api/views.h"
 #include "core/json_writer.h"
 #include "core/time.h"
@@ -91,6 +92,22 @@ HttpResponse MergeFailed(const Status& s) {
 
 }  // namespace
 
+std::span<const Api::Route> Api::Route::PullRequests() {
+  static const Route kRows[] = {
+      {.method = "GET",
+       .pattern = "/pulls/{id}",
+       .needs_key = false,
+       .quick = false,
+       .serve = &Api::PullRequestPage},
+      {.method = "POST",
+       .pattern = "/pulls/{pullId}/merge",
+       .needs_key = true,
+       .quick = false,
+       .serve = &Api::MergePullRequest},
+  };
+  return kRows;
+}
+
 HttpResponse Api::PullRequestPage(const Call& call, HttpRequest& req) {
   const std::string& id = call.target.segments[1];
   auto pr = LooksLikePullRequestId(id) ? store_.GetPullRequest(id)
@@ -162,7 +179,7 @@ HttpResponse Api::MergePullRequest(const Call& call, HttpRequest& req) {
     return ErrorResponse(503, "pull requests are not merged by this process", "unavailable");
   }
   {
-    std::lock_guard lock(merges_mu_);
+    MutexLock lock(merges_mu_);
     if (merging_projects_.size() >= kMaxMergesInFlight ||
         merging_projects_.contains(pr->project_id)) {
       HttpResponse busy =
@@ -174,7 +191,7 @@ HttpResponse Api::MergePullRequest(const Call& call, HttpRequest& req) {
   }
   auto merged = hooks_.merge_pull_request(*pr, body->method, body->head_commit);
   {
-    std::lock_guard lock(merges_mu_);
+    MutexLock lock(merges_mu_);
     merging_projects_.erase(pr->project_id);
   }
   if (!merged.ok()) return MergeFailed(merged.status());

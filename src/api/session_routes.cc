@@ -8,6 +8,7 @@
 #include "api/api.h"
 #include "api/call.h"
 #include "api/request_body.h"
+#include "api/routes.h"
 #include "api/views.h"
 #include "core/api_key.h"
 #include "core/ids.h"
@@ -43,6 +44,16 @@ std::string SessionCookie(std::string_view value, int64_t max_age_s, bool secure
 }
 
 }  // namespace
+
+std::span<const Api::Route> Api::Route::Sessions() {
+  static const Route kRows[] = {
+      // No key: signing in is what trades one for the cookie.
+      {.method = "POST", .pattern = "/v2/session", .needs_key = false, .serve = &Api::SignIn},
+      {.method = "GET", .pattern = "/v2/session", .serve = &Api::GetSession},
+      {.method = "POST", .pattern = "/v2/session/end", .serve = &Api::SignOut},
+  };
+  return kRows;
+}
 
 HttpResponse Api::SignIn(const Call& call, HttpRequest& req) {
   // A sign-in from another site's page would sign the browser in as the

@@ -35,7 +35,7 @@ std::string Bucket(const std::string& address) {
 int SignInLimiter::Admit(const std::string& client) {
   const auto now = std::chrono::steady_clock::now();
   const std::string address = Bucket(client);
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = windows_.find(address);
   if (it == windows_.end()) {
     if (windows_.size() >= max_addresses_) {

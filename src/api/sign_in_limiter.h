@@ -8,9 +8,10 @@
 #pragma once
 
 #include <chrono>
-#include <mutex>
 #include <string>
 #include <unordered_map>
+
+#include "core/mutex.h"
 
 namespace docwright {
 
@@ -21,7 +22,7 @@ class SignInLimiter {
 
   // Counts an attempt from `address`: 0 if it may go on, else the seconds
   // until it may try again. Thread-safe.
-  int Admit(const std::string& client);
+  int Admit(const std::string& client) EXCLUDES(mu_);
 
  private:
   struct Window {
@@ -30,8 +31,8 @@ class SignInLimiter {
   };
   const int per_minute_;
   const size_t max_addresses_;
-  std::mutex mu_;
-  std::unordered_map<std::string, Window> windows_;  // under mu_
+  Mutex mu_;
+  std::unordered_map<std::string, Window> windows_ GUARDED_BY(mu_);
 };
 
 }  // namespace docwright

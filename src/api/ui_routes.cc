@@ -6,6 +6,7 @@
 
 #include "api/call.h"
 #include "api/etag.h"
+#include "api/routes.h"
 #include "api/ui_files.h"
 
 namespace docwright {
@@ -39,6 +40,36 @@ const std::string& TagOf(const UiFile& file) {
 }
 
 }  // namespace
+
+// What a probe, a client generator and a browser open without a key.
+std::span<const Api::Route> Api::Route::Service() {
+  static const Route kRows[] = {
+      {.method = "GET",
+       .pattern = "/healthz",
+       .needs_key = false,
+       .quick = true,
+       .serve = &Api::Health},
+      // The API's own OpenAPI document (docs/openapi.json), for client generators.
+      {.method = "GET",
+       .pattern = "/openapi.json",
+       .needs_key = false,
+       .quick = true,
+       .serve = &Api::OpenApiDocument},
+      // The dashboard's static files; /ui is its index.
+      {.method = "GET",
+       .pattern = "/ui",
+       .needs_key = false,
+       .quick = true,
+       .serve = &Api::DashboardFile},
+      {.method = "GET",
+       .pattern = "/ui/{path}",
+       .needs_key = false,
+       .quick = true,
+       .rest = true,
+       .serve = &Api::DashboardFile},
+  };
+  return kRows;
+}
 
 HttpResponse Api::DashboardFile(const Call& call, HttpRequest& req) {
   // segments: {"ui"} for /ui, {"ui", ""} for /ui/, else {"ui", each segment...}.

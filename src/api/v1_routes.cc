@@ -8,6 +8,7 @@
 #include "api/call.h"
 #include "api/request_body.h"
 #include "api/request_target.h"
+#include "api/routes.h"
 #include "api/v1_stream.h"
 #include "api/v1_views.h"
 #include "api/views.h"
@@ -67,6 +68,27 @@ class V1Framing final : public EventFraming {
 };
 
 }  // namespace
+
+std::span<const Api::Route> Api::Route::V1() {
+  static const Route kRows[] = {
+      {.method = "POST",
+       .pattern = "/v1/agent/{projectId}/job",
+       .needs_key = true,
+       .quick = false,
+       .serve = &Api::V1CreateJob},
+      {.method = "GET",
+       .pattern = "/v1/agent/{projectId}/job/{id}",
+       .needs_key = true,
+       .quick = false,
+       .serve = &Api::V1GetJob},
+      {.method = "GET",
+       .pattern = "/v1/agent/{projectId}/jobs",
+       .needs_key = true,
+       .quick = false,
+       .serve = &Api::V1ListJobs},
+  };
+  return kRows;
+}
 
 HttpResponse Api::V1CreateJob(const Call& call, HttpRequest& req) {
   if (!IsJsonContentType(req.content_type)) return UnsupportedMediaType();

@@ -10,6 +10,7 @@
 #include "api/api.h"
 #include "api/call.h"
 #include "api/request_body.h"
+#include "api/routes.h"
 #include "api/views.h"
 #include "api/workflow_body.h"
 #include "api/workflow_views.h"
@@ -87,6 +88,41 @@ int64_t SecondsToMidnightUtc(UnixMillis now) {
 }
 
 }  // namespace
+
+// Admin keys write them (auth.cc); member keys read them and run by hand.
+std::span<const Api::Route> Api::Route::Workflows() {
+  static const Route kRows[] = {
+      {.method = "GET",
+       .pattern = "/v2/agent/{projectId}/context",
+       .serve = &Api::ListContextRepositories},
+      {.method = "POST",
+       .pattern = "/v2/agent/{projectId}/context",
+       .serve = &Api::AddContextRepository},
+      {.method = "DELETE",
+       .pattern = "/v2/agent/{projectId}/context/{name}",
+       .serve = &Api::RemoveContextRepository},
+      {.method = "GET", .pattern = "/v2/agent/{projectId}/workflows", .serve = &Api::ListWorkflows},
+      {.method = "POST",
+       .pattern = "/v2/agent/{projectId}/workflows",
+       .serve = &Api::CreateWorkflow},
+      {.method = "GET",
+       .pattern = "/v2/agent/{projectId}/workflows/{name}",
+       .serve = &Api::GetWorkflow},
+      {.method = "PATCH",
+       .pattern = "/v2/agent/{projectId}/workflows/{name}",
+       .serve = &Api::UpdateWorkflow},
+      {.method = "DELETE",
+       .pattern = "/v2/agent/{projectId}/workflows/{name}",
+       .serve = &Api::DeleteWorkflow},
+      {.method = "POST",
+       .pattern = "/v2/agent/{projectId}/workflows/{name}/run",
+       .serve = &Api::RunWorkflow},
+      {.method = "GET",
+       .pattern = "/v2/agent/{projectId}/workflows/{name}/runs",
+       .serve = &Api::ListWorkflowRuns},
+  };
+  return kRows;
+}
 
 // --- Context repositories ------------------------------------------------------
 

@@ -14,7 +14,6 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <tuple>
 
@@ -22,6 +21,7 @@
 #include "cli/common.h"
 #include "cli/node_sizing.h"
 #include "cli/serve_metrics.h"
+#include "cli/serve_runner.h"
 #include "cli/serve_workflows.h"
 #include "core/crash_point.h"
 #include "core/job.h"
@@ -486,75 +486,6 @@ int RunWorker(const Common& common, const NodeOptions& given, const AgentFactory
   if (!runner.Stop()) ExitLeavingThreadsBehind();
   return 0;
 }
-
-// The runner of `serve`, started once the server listens (its port makes the
-// default public URL); until then the API's hooks have nothing to wake. The
-// hooks may be called from any thread.
-class LateRunner {
- public:
-  ApiHooks Hooks() {
-    QueuedTurnHook queued{
-        .reserve =
-            [this] {
-              std::optional<ClaimFor> owner;
-              With([&](Runner& r) { owner = r.ReserveQueuedTurn(); });
-              return owner;
-            },
-        // Only after a reservation, so the runner is there.
-        .claimed =
-            [this](const ClaimFor& owner, TurnInput claimed, std::shared_future<bool> committed) {
-              bool took = false;
-              With([&](Runner& r) {
-                took = r.QueuedTurnClaimed(owner, std::move(claimed), std::move(committed));
-              });
-              return took;
-            },
-        .unclaimed =
-            [this](const ClaimFor& owner) {
-              With([&](Runner& r) { r.QueuedTurnUnclaimed(owner); });
-            },
-        .queued = [this] { With([](Runner& r) { r.Wake(); }); }};
-    return ApiHooks{std::move(queued),
-                    [this](const std::string& id) { With([&](Runner& r) { r.CancelJob(id); }); },
-                    [this](const std::string& id) { With([&](Runner& r) { r.StopJob(id); }); },
-                    [this](const LocalPullRequest& pr, std::string_view method,
-                           std::string_view expected_head) {
-                      RepositoryTurns* turns = nullptr;
-                      With([&](Runner&) { turns = turns_.get(); });  // kept until the end
-                      if (!turns) return Result<PullRequestMerge>(Status::Unavailable("starting"));
-                      return turns->MergePullRequest(pr, method, expected_head);
-                    }};
-  }
-
-  // `store` and `agent` must outlive this.
-  void Start(Store& store, agent::Agent& agent, const RepositoryTurnsOptions& to,
-             const RunnerOptions& ro, std::shared_ptr<git::MirrorPool> mirrors) {
-    std::lock_guard lock(mu_);
-    turns_ = std::make_unique<RepositoryTurns>(store, agent, to, std::move(mirrors));
-    runner_ = std::make_unique<Runner>(store, *turns_, ro);
-    runner_->Start();
-  }
-
-  // After Start, once nothing calls the hooks any more. False: see Runner::Stop.
-  bool Stop() { return runner_->Stop(); }
-
- private:
-  // Calls fn outside the lock (a hook runs inside a store write, which holds
-  // up no other hook): the runner, once started, is kept until this ends.
-  template <typename Fn>
-  void With(Fn fn) {
-    Runner* runner = nullptr;
-    {
-      std::lock_guard lock(mu_);
-      runner = runner_.get();
-    }
-    if (runner) fn(*runner);
-  }
-
-  std::mutex mu_;
-  std::unique_ptr<RepositoryTurns> turns_;
-  std::unique_ptr<Runner> runner_;
-};
 
 // The server's settings from `serve`'s options; InvalidArgument on a trusted
 // proxy that is no address range.

@@ -7,9 +7,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <mutex>
 
 #include "core/metrics.h"
+#include "core/mutex.h"
 #include "core/time.h"
 #include "core/version.h"
 #include "docs/commit_cache.h"
@@ -148,14 +148,15 @@ std::shared_ptr<docs::CommitCache> MakeDocsCache(int megabytes) {
 // once a second whatever the scrape rate; between reads (and when a read
 // fails) the last values stand.
 struct MetricsListener::State {
+  // Set once, before the collector is added.
   Store* store = nullptr;
-  std::mutex mu;  // one read at a time; scrapes that overlap wait for it
-  std::chrono::steady_clock::time_point last_read{};
-  bool read_once = false;
+  Mutex mu;  // one read at a time; scrapes that overlap wait for it
+  std::chrono::steady_clock::time_point last_read GUARDED_BY(mu){};
+  bool read_once GUARDED_BY(mu) = false;
   std::shared_ptr<void> collector;
 
-  void Collect() {
-    std::lock_guard lock(mu);
+  void Collect() EXCLUDES(mu) {
+    MutexLock lock(mu);
     auto now = std::chrono::steady_clock::now();
     if (read_once && now - last_read < std::chrono::seconds(1)) return;
     read_once = true;

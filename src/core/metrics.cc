@@ -13,9 +13,9 @@
 #include <list>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
-#include <shared_mutex>
+
+#include "core/mutex.h"
 
 namespace docwright::metrics {
 
@@ -106,18 +106,18 @@ class Family {
         labels_(std::move(labels)),
         buckets_(std::move(buckets)) {}
 
-  void Add(std::initializer_list<std::string_view> labels, double by) {
+  void Add(std::initializer_list<std::string_view> labels, double by) EXCLUDES(mu_) {
     Find(labels).value.fetch_add(by, std::memory_order_relaxed);
   }
-  void Set(std::initializer_list<std::string_view> labels, double value) {
+  void Set(std::initializer_list<std::string_view> labels, double value) EXCLUDES(mu_) {
     Find(labels).value.store(value, std::memory_order_relaxed);
   }
-  void Clear() {
-    std::lock_guard lock(mu_);
+  void Clear() EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     id_.store(next_id_.fetch_add(1, std::memory_order_relaxed), std::memory_order_release);
     series_.clear();
   }
-  void Observe(std::initializer_list<std::string_view> labels, double value) {
+  void Observe(std::initializer_list<std::string_view> labels, double value) EXCLUDES(mu_) {
     Series& s = Find(labels);
     // The first bucket whose bound is at least the value; past the last: +Inf only.
     size_t i = std::lower_bound(buckets_.begin(), buckets_.end(), value) - buckets_.begin();
@@ -125,7 +125,7 @@ class Family {
     s.value.fetch_add(value, std::memory_order_relaxed);
   }
 
-  void Render(std::string& out) const {
+  void Render(std::string& out) const EXCLUDES(mu_) {
     out += "# HELP ";
     out += name_;
     out += ' ';
@@ -135,7 +135,7 @@ class Family {
     out += kind_ == Kind::kCounter ? " counter\n"
            : kind_ == Kind::kGauge ? " gauge\n"
                                    : " histogram\n";
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     for (const auto& [values, s] : series_) {
       if (kind_ != Kind::kHistogram) {
         Line(out, "", values, nullptr, s->value.load(std::memory_order_relaxed));
@@ -187,7 +187,7 @@ class Family {
 
   // The series of `labels`, made if new; past kMaxSeries a new label set is
   // counted as every label "other".
-  Series& Find(std::initializer_list<std::string_view> labels) {
+  Series& Find(std::initializer_list<std::string_view> labels) EXCLUDES(mu_) {
     if (labels.size() != labels_.size()) {
       Bug("family " + name_ + " takes " + std::to_string(labels_.size()) + " labels");
     }
@@ -199,7 +199,7 @@ class Family {
     }
     Series* found = nullptr;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       id = id_.load(std::memory_order_relaxed);  // as of the series found below
       hash = HashOf(id, labels);
       std::vector<std::string> key(labels.begin(), labels.end());
@@ -253,9 +253,9 @@ class Family {
   const Kind kind_;
   const std::vector<std::string> labels_;
   const std::vector<double> buckets_;
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   // Ordered by label values, for a stable exposition; never erased (see above).
-  std::map<std::vector<std::string>, std::unique_ptr<Series>, std::less<>> series_;
+  std::map<std::vector<std::string>, std::unique_ptr<Series>, std::less<>> series_ GUARDED_BY(mu_);
 };
 
 void Counter::Add(std::initializer_list<std::string_view> labels, double by) {
@@ -290,22 +290,24 @@ std::vector<double> DurationBuckets() {
 // The collectors live in a list of their own, shared with the handles that
 // remove them, so that a handle may outlive the registry.
 struct CollectorList {
-  std::mutex mu;
-  uint64_t next_id = 0;
-  std::map<uint64_t, std::shared_ptr<Registry::Collector>> collectors;
+  Mutex mu;
+  uint64_t next_id GUARDED_BY(mu) = 0;
+  std::map<uint64_t, std::shared_ptr<Registry::Collector>> collectors GUARDED_BY(mu);
 };
 
 struct Registry::State {
-  std::mutex mu;  // families_ and the objects handed out
-  std::map<std::string, std::unique_ptr<Family>, std::less<>> families;
-  std::list<Counter> counters;  // stable addresses
-  std::list<Gauge> gauges;
-  std::list<Histogram> histograms;
-  std::map<std::string, void*, std::less<>> handles;  // name -> Counter*/Gauge*/Histogram*
-  std::shared_ptr<CollectorList> collectors = std::make_shared<CollectorList>();
+  Mutex mu;  // the families and the objects handed out
+  std::map<std::string, std::unique_ptr<Family>, std::less<>> families GUARDED_BY(mu);
+  std::list<Counter> counters GUARDED_BY(mu);  // stable addresses
+  std::list<Gauge> gauges GUARDED_BY(mu);
+  std::list<Histogram> histograms GUARDED_BY(mu);
+  // name -> Counter*/Gauge*/Histogram*
+  std::map<std::string, void*, std::less<>> handles GUARDED_BY(mu);
+  // Set once; the list has a mutex of its own.
+  const std::shared_ptr<CollectorList> collectors = std::make_shared<CollectorList>();
 
   Family* Make(std::string name, std::string help, Kind kind, std::vector<std::string> labels,
-               std::vector<double> buckets) {
+               std::vector<double> buckets) REQUIRES(mu) {
     if (!ValidName(name, true)) Bug("invalid metric name " + name);
     for (const std::string& l : labels) {
       // "le" is the histograms' own; "__" starts names Prometheus reserves.
@@ -336,7 +338,7 @@ Registry::~Registry() = default;
 
 Counter& Registry::MakeCounter(std::string name, std::string help,
                                std::vector<std::string> labels) {
-  std::lock_guard lock(state_->mu);
+  MutexLock lock(state_->mu);
   std::string key = name;
   if (Family* f =
           state_->Make(std::move(name), std::move(help), Kind::kCounter, std::move(labels), {})) {
@@ -348,7 +350,7 @@ Counter& Registry::MakeCounter(std::string name, std::string help,
 }
 
 Gauge& Registry::MakeGauge(std::string name, std::string help, std::vector<std::string> labels) {
-  std::lock_guard lock(state_->mu);
+  MutexLock lock(state_->mu);
   std::string key = name;
   bool unlabelled = labels.empty();
   if (Family* f =
@@ -364,7 +366,7 @@ Gauge& Registry::MakeGauge(std::string name, std::string help, std::vector<std::
 
 Histogram& Registry::MakeHistogram(std::string name, std::string help,
                                    std::vector<std::string> labels, std::vector<double> buckets) {
-  std::lock_guard lock(state_->mu);
+  MutexLock lock(state_->mu);
   std::string key = name;
   if (Family* f = state_->Make(std::move(name), std::move(help), Kind::kHistogram,
                                std::move(labels), std::move(buckets))) {
@@ -379,7 +381,7 @@ std::shared_ptr<void> Registry::AddCollector(Collector collect) {
   auto list = state_->collectors;
   uint64_t id;
   {
-    std::lock_guard lock(list->mu);
+    MutexLock lock(list->mu);
     id = list->next_id++;
     list->collectors[id] = std::make_shared<Collector>(std::move(collect));
   }
@@ -387,7 +389,7 @@ std::shared_ptr<void> Registry::AddCollector(Collector collect) {
   // The handle owns nothing but the removal.
   return std::shared_ptr<void>(static_cast<void*>(nullptr), [weak, id](void*) {
     if (auto l = weak.lock()) {
-      std::lock_guard lock(l->mu);
+      MutexLock lock(l->mu);
       l->collectors.erase(id);
     }
   });
@@ -396,12 +398,12 @@ std::shared_ptr<void> Registry::AddCollector(Collector collect) {
 std::string Registry::Render() {
   std::vector<std::shared_ptr<Collector>> collectors;
   {
-    std::lock_guard lock(state_->collectors->mu);
+    MutexLock lock(state_->collectors->mu);
     for (auto& [id, c] : state_->collectors->collectors) collectors.push_back(c);
   }
   for (auto& c : collectors) (*c)();  // outside the lock: they record into families
   std::string out;
-  std::lock_guard lock(state_->mu);
+  MutexLock lock(state_->mu);
   for (const auto& [name, family] : state_->families) family->Render(out);
   return out;
 }
@@ -529,8 +531,9 @@ std::string_view OneOf(std::string_view value, std::initializer_list<std::string
   return "other";
 }
 
-std::shared_mutex models_mu;
-std::set<std::string, std::less<>>* allowed_models = new std::set<std::string, std::less<>>();
+SharedMutex models_mu;
+std::set<std::string, std::less<>>* const allowed_models PT_GUARDED_BY(models_mu) =
+    new std::set<std::string, std::less<>>();
 
 }  // namespace
 
@@ -546,7 +549,7 @@ Registry& Default() {
 }
 
 void AllowModelLabels(std::vector<std::string> models) {
-  std::unique_lock lock(models_mu);
+  WriterMutexLock lock(models_mu);
   allowed_models->clear();
   for (std::string& m : models) {
     // A label is short and printable; the table's "prefix*" keys stand as written.
@@ -555,7 +558,7 @@ void AllowModelLabels(std::vector<std::string> models) {
 }
 
 std::string ModelLabel(std::string_view model) {
-  std::shared_lock lock(models_mu);
+  ReaderMutexLock lock(models_mu);
   if (allowed_models->count(model)) return std::string(model);
   // A model the price table prices by a "prefix*" key is shown as that key
   // (bounded: the table's keys), the longest that matches, as it is priced.

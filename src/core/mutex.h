@@ -6,8 +6,17 @@
 //   void Bump() REQUIRES(mu_);  // callers hold mu_
 //   void Poke() EXCLUDES(mu_);  // callers must not: it takes mu_
 //
+// SharedMutex is held by one writer (WriterMutexLock) or by any number of
+// readers together (ReaderMutexLock); a reader may only read what it guards:
+//
+//   SharedMutex mu_;
+//   std::map<K, V> map_ GUARDED_BY(mu_);
+//   V Get(const K& k) EXCLUDES(mu_);   // takes a ReaderMutexLock
+//   void Put(K k, V v) EXCLUDES(mu_);  // takes a WriterMutexLock
+//
 // MutexLock holds a Mutex for its scope, may release and take it again, and
-// waits on a std::condition_variable. Write waits as loops over the condition
+// waits on a std::condition_variable (or, to be woken by a std::stop_token as
+// well, a std::condition_variable_any). Write waits as loops over the condition
 // (`while (!ready_) lock.Wait(cv_);`) rather than with a predicate lambda: the
 // analysis checks each function by itself and does not know a lambda runs
 // under the lock. The annotations are empty for other compilers.
@@ -16,6 +25,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <shared_mutex>
+#include <stop_token>
+#include <utility>
 
 #if defined(__clang__)
 #define DW_THREAD_ANNOTATION(x) __attribute__((x))
@@ -29,6 +41,7 @@
 #define PT_GUARDED_BY(x) DW_THREAD_ANNOTATION(pt_guarded_by(x))
 #define REQUIRES(...) DW_THREAD_ANNOTATION(requires_capability(__VA_ARGS__))
 #define ACQUIRE(...) DW_THREAD_ANNOTATION(acquire_capability(__VA_ARGS__))
+#define ACQUIRE_SHARED(...) DW_THREAD_ANNOTATION(acquire_shared_capability(__VA_ARGS__))
 #define RELEASE(...) DW_THREAD_ANNOTATION(release_capability(__VA_ARGS__))
 #define EXCLUDES(...) DW_THREAD_ANNOTATION(locks_excluded(__VA_ARGS__))
 #define NO_THREAD_SAFETY_ANALYSIS DW_THREAD_ANNOTATION(no_thread_safety_analysis)
@@ -72,9 +85,51 @@ class SCOPED_CAPABILITY MutexLock {
                  const std::chrono::time_point<Clock, Duration>& deadline) {
     return cv.wait_until(lock_, deadline) == std::cv_status::no_timeout;
   }
+  // As WaitUntil, on a std::condition_variable_any, woken also when `stop` is
+  // requested; false if the deadline passed or `stop` was requested.
+  template <typename Clock, typename Duration>
+  bool WaitUntil(std::condition_variable_any& cv, std::stop_token stop,
+                 const std::chrono::time_point<Clock, Duration>& deadline) {
+    // The standard's wait that a stop token ends takes a predicate: this one
+    // lets it wait once, as the waits above do.
+    bool waited = false;
+    cv.wait_until(lock_, stop, deadline, [&] { return std::exchange(waited, true); });
+    return !stop.stop_requested() && Clock::now() < deadline;
+  }
 
  private:
   std::unique_lock<std::mutex> lock_;
+};
+
+class CAPABILITY("mutex") SharedMutex {
+ private:
+  friend class WriterMutexLock;
+  friend class ReaderMutexLock;
+  std::shared_mutex mu_;
+};
+
+// Holds a SharedMutex alone for its scope.
+class SCOPED_CAPABILITY WriterMutexLock {
+ public:
+  explicit WriterMutexLock(SharedMutex& mu) ACQUIRE(mu) : lock_(mu.mu_) {}
+  ~WriterMutexLock() RELEASE() {}
+  WriterMutexLock(const WriterMutexLock&) = delete;
+  WriterMutexLock& operator=(const WriterMutexLock&) = delete;
+
+ private:
+  std::unique_lock<std::shared_mutex> lock_;
+};
+
+// Holds a SharedMutex for its scope, shared with other readers.
+class SCOPED_CAPABILITY ReaderMutexLock {
+ public:
+  explicit ReaderMutexLock(SharedMutex& mu) ACQUIRE_SHARED(mu) : lock_(mu.mu_) {}
+  ~ReaderMutexLock() RELEASE() {}
+  ReaderMutexLock(const ReaderMutexLock&) = delete;
+  ReaderMutexLock& operator=(const ReaderMutexLock&) = delete;
+
+ private:
+  std::shared_lock<std::shared_mutex> lock_;
 };
 
 }  // namespace docwright

@@ -1,5 +1,7 @@
 // Errors as values. Every fallible operation in docwright returns a Status or a
-// Result<T>; exceptions never cross a layer boundary.
+// Result<T>; exceptions never cross a layer boundary. Both are [[nodiscard]]: a
+// caller handles the error, or says why it may be ignored with a (void) cast
+// and a comment.
 #pragma once
 
 #include <cassert>
@@ -22,7 +24,7 @@ enum class Code {
   kResourceExhausted,  // a budget of the work was spent (WorkBudget): the work was cut short
 };
 
-class Status {
+class [[nodiscard]] Status {
  public:
   Status() = default;
 
@@ -57,7 +59,7 @@ class Status {
 
 // A value or the Status explaining why there is none.
 template <typename T>
-class Result {
+class [[nodiscard]] Result {
  public:
   Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {  // NOLINT

@@ -8,12 +8,12 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/job.h"
+#include "core/mutex.h"
 #include "core/usage.h"
 
 namespace docwright {
@@ -55,9 +55,9 @@ class CancelToken {
  public:
   enum class Reason { kNone, kArchived, kLeaseLost, kShutdown, kDeadline };
 
-  void Cancel(Reason why) {
+  void Cancel(Reason why) EXCLUDES(mu_) {
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       if (reason_ != Reason::kNone) return;
       reason_ = why;
       cancelled_.store(true, std::memory_order_release);
@@ -71,23 +71,27 @@ class CancelToken {
   // request as usual.
   void RequestStop() { stop_.store(true, std::memory_order_release); }
   bool stop_requested() const { return stop_.load(std::memory_order_acquire); }
-  Reason reason() const {
-    std::lock_guard lock(mu_);
+  Reason reason() const EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     return reason_;
   }
   // Sleeps up to `d`; returns true if cancelled meanwhile.
   template <typename Rep, typename Period>
-  bool WaitFor(std::chrono::duration<Rep, Period> d) {
-    std::unique_lock lock(mu_);
-    return cv_.wait_for(lock, d, [&] { return reason_ != Reason::kNone; });
+  bool WaitFor(std::chrono::duration<Rep, Period> d) EXCLUDES(mu_) {
+    MutexLock lock(mu_);
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::ceil<std::chrono::steady_clock::duration>(d);
+    while (reason_ == Reason::kNone && lock.WaitUntil(cv_, deadline)) {
+    }
+    return reason_ != Reason::kNone;
   }
 
  private:
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::condition_variable cv_;
   std::atomic<bool> cancelled_{false};
   std::atomic<bool> stop_{false};
-  Reason reason_ = Reason::kNone;
+  Reason reason_ GUARDED_BY(mu_) = Reason::kNone;
 };
 
 // A turn as the store hands it out: a runner holds a lease on it.

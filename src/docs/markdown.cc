@@ -399,6 +399,85 @@ bool ClosesFence(std::string_view line, char marker, int length) {
          fence->bare;
 }
 
+// The lines of a text by number (the first is 1), for what cmark-gfm does not
+// say of a block: how its last line reads. `text` outlives it.
+class SourceLines {
+ public:
+  explicit SourceLines(const std::string& text) : text_(text) {
+    for (size_t i = 0; i < text.size(); ++i) {
+      if (text[i] == '\n') starts_.push_back(i + 1);
+    }
+    last_ = static_cast<int>(starts_.size());
+    while (last_ > 1 && IsBlank(Line(last_))) --last_;
+  }
+
+  // Line `line`; empty if there is none.
+  std::string_view Line(int line) const {
+    if (line < 1 || static_cast<size_t>(line) > starts_.size()) return {};
+    size_t next;
+    return LineFrom(text_, starts_[line - 1], &next);
+  }
+  // The last line that is not blank (1 if none is).
+  int last() const { return last_; }
+
+ private:
+  const std::string& text_;
+  std::vector<size_t> starts_ = {0};
+  int last_ = 1;
+};
+
+// A link's or an image's target, while the page has room for them.
+void ReadLinkNode(cmark_node* node, cmark_node_type type, int line, Page& page) {
+  const char* url = cmark_node_get_url(node);
+  if (!url || !*url) return;
+  if (page.links.size() >= kMaxLinksPerPage) {
+    page.links_truncated = true;
+    return;
+  }
+  page.links.push_back(PageLink{
+      url, line, type == CMARK_NODE_IMAGE ? PageLink::Kind::kImage : PageLink::Kind::kLink});
+}
+
+// Raw HTML's links and anchors. In MDX the tags were read before; what is left
+// is HTML comments.
+void ReadHtmlNode(cmark_node* node, int line, bool mdx, Page& page) {
+  if (mdx) return;
+  const char* literal = cmark_node_get_literal(node);
+  if (!literal) return;
+  std::string_view html(literal);
+  LineIndex lines(html);
+  AttributeLinks(html, 0, lines, line, page.links);
+  ReadHtmlAnchors(html, page.anchors, &page.anchors_open);
+}
+
+// A fenced code block that runs to the end of the text without its closing
+// fence (cmark-gfm closes it there silently): a syntax problem at `line`.
+void CheckFenceClosed(cmark_node* node, int line, const SourceLines& source, Page& page) {
+  int length = 0, indent = 0;
+  char marker = 0;
+  if (!cmark_node_get_fenced(node, &length, &indent, &marker)) return;
+  int end = cmark_node_get_end_line(node);
+  int start = cmark_node_get_start_line(node);
+  if (end >= source.last() && (end == start || !ClosesFence(source.Line(end), marker, length))) {
+    page.syntax.push_back(
+        LineProblem{line, "code block opened here is never closed: add a closing " +
+                              std::string(std::max(length, 3), marker) + " line"});
+  }
+}
+
+// The headings' ids and texts, once all their text is read.
+void FinishHeadings(Page& page, bool mdx) {
+  for (Heading& h : page.headings) {
+    h.id = TakeExplicitId(h.slug_text);
+    // In MDX a JSX tag in a heading was blanked to spaces, and the framework
+    // makes its id of the tag's text: the id is not known here.
+    if (mdx && h.slug_text.find("   ") != std::string::npos) page.anchors_open = true;
+    std::string text = h.slug_text.substr(0, 2 * kMaxTitleLength);
+    while (!text.empty() && text.back() == '#') text.pop_back();
+    h.text = CleanLine(text, kMaxTitleLength);
+  }
+}
+
 // The links, headings and code blocks of Markdown `text`, whose first line is
 // line `first_line` of the file.
 void ReadMarkdown(const std::string& text, int first_line, bool mdx, Page& page, Budget& budget) {
@@ -408,17 +487,7 @@ void ReadMarkdown(const std::string& text, int first_line, bool mdx, Page& page,
   std::unique_ptr<cmark_node, CmarkNodeDeleter> doc(
       cmark_parse_document(text.data(), text.size(), CMARK_OPT_FOOTNOTES | CMARK_OPT_SOURCEPOS));
   if (!doc) return;
-  std::vector<size_t> line_starts = {0};
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\n') line_starts.push_back(i + 1);
-  }
-  auto source_line = [&](int line) -> std::string_view {
-    if (line < 1 || static_cast<size_t>(line) > line_starts.size()) return {};
-    size_t next;
-    return LineFrom(text, line_starts[line - 1], &next);
-  };
-  int last_line = static_cast<int>(line_starts.size());
-  while (last_line > 1 && IsBlank(source_line(last_line))) --last_line;
+  const SourceLines source(text);
   const int offset = first_line - 1;
 
   std::unique_ptr<cmark_iter, CmarkIterDeleter> iter(cmark_iter_new(doc.get()));
@@ -436,29 +505,13 @@ void ReadMarkdown(const std::string& text, int first_line, bool mdx, Page& page,
     int line = offset + cmark_node_get_start_line(node);
     switch (type) {
       case CMARK_NODE_LINK:
-      case CMARK_NODE_IMAGE: {
-        const char* url = cmark_node_get_url(node);
-        if (!url || !*url) break;
-        if (page.links.size() >= kMaxLinksPerPage) {
-          page.links_truncated = true;
-          break;
-        }
-        page.links.push_back(PageLink{
-            url, line, type == CMARK_NODE_IMAGE ? PageLink::Kind::kImage : PageLink::Kind::kLink});
+      case CMARK_NODE_IMAGE:
+        ReadLinkNode(node, type, line, page);
         break;
-      }
       case CMARK_NODE_HTML_BLOCK:
-      case CMARK_NODE_HTML_INLINE: {
-        // In MDX the tags were read before; what is left is HTML comments.
-        if (mdx) break;
-        const char* literal = cmark_node_get_literal(node);
-        if (!literal) break;
-        std::string_view html(literal);
-        LineIndex lines(html);
-        AttributeLinks(html, 0, lines, line, page.links);
-        ReadHtmlAnchors(html, page.anchors, &page.anchors_open);
+      case CMARK_NODE_HTML_INLINE:
+        ReadHtmlNode(node, line, mdx, page);
         break;
-      }
       case CMARK_NODE_HEADING:
         page.headings.push_back(Heading{cmark_node_get_heading_level(node), line, ""});
         heading = &page.headings.back();
@@ -483,32 +536,14 @@ void ReadMarkdown(const std::string& text, int first_line, bool mdx, Page& page,
       case CMARK_NODE_LINEBREAK:
         if (heading) heading->slug_text += '\n';  // a setext heading's lines
         break;
-      case CMARK_NODE_CODE_BLOCK: {
-        int length = 0, indent = 0;
-        char marker = 0;
-        if (!cmark_node_get_fenced(node, &length, &indent, &marker)) break;
-        int end = cmark_node_get_end_line(node);
-        int start = cmark_node_get_start_line(node);
-        if (end >= last_line && (end == start || !ClosesFence(source_line(end), marker, length))) {
-          page.syntax.push_back(
-              LineProblem{line, "code block opened here is never closed: add a closing " +
-                                    std::string(std::max(length, 3), marker) + " line"});
-        }
+      case CMARK_NODE_CODE_BLOCK:
+        CheckFenceClosed(node, line, source, page);
         break;
-      }
       default:
         break;
     }
   }
-  for (Heading& h : page.headings) {
-    h.id = TakeExplicitId(h.slug_text);
-    // In MDX a JSX tag in a heading was blanked to spaces, and the framework
-    // makes its id of the tag's text: the id is not known here.
-    if (mdx && h.slug_text.find("   ") != std::string::npos) page.anchors_open = true;
-    std::string text = h.slug_text.substr(0, 2 * kMaxTitleLength);
-    while (!text.empty() && text.back() == '#') text.pop_back();
-    h.text = CleanLine(text, kMaxTitleLength);
-  }
+  FinishHeadings(page, mdx);
 }
 
 }  // namespace

@@ -4,28 +4,28 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <mutex>
 #include <random>
 
 #include "core/crash_point.h"
 #include "core/ids.h"
 #include "core/metrics.h"
+#include "core/mutex.h"
 
 namespace docwright::events {
 
 // Outlives the workers when the store's watcher still holds it.
 struct DeliveryWorkers::Shared {
-  std::mutex mu;
+  Mutex mu;
   std::condition_variable cv;
-  uint64_t wakes = 0;  // guarded by mu
+  uint64_t wakes GUARDED_BY(mu) = 0;
   std::atomic<bool> stopping{false};
 
   // A waiting worker looks once `wakes` moves past what it saw before its
   // last look, so a wake-up while every worker is busy is not lost: the next
   // to finish looks again at once.
-  void Wake(bool all) {
+  void Wake(bool all) EXCLUDES(mu) {
     {
-      std::lock_guard lock(mu);
+      MutexLock lock(mu);
       ++wakes;
     }
     // One look per delivery made due, not one per worker: a worker that
@@ -82,7 +82,7 @@ void DeliveryWorkers::Run(int index) {
   while (!shared.stopping) {
     uint64_t seen;
     {
-      std::lock_guard lock(shared.mu);
+      MutexLock lock(shared.mu);
       seen = shared.wakes;
     }
     auto claimed = store_.ClaimWebhookDelivery(worker_id, options_.lease);
@@ -91,9 +91,10 @@ void DeliveryWorkers::Run(int index) {
     }
     failing = !claimed.ok();
     if (!claimed.ok() || !*claimed) {
-      std::unique_lock lock(shared.mu);
-      shared.cv.wait_for(lock, options_.poll,
-                         [&] { return shared.stopping || shared.wakes != seen; });
+      MutexLock lock(shared.mu);
+      const auto deadline = std::chrono::steady_clock::now() + options_.poll;
+      while (!shared.stopping && shared.wakes == seen && lock.WaitUntil(shared.cv, deadline)) {
+      }
       continue;
     }
     // There may be more due: another idle worker looks at once, and so on.

@@ -54,6 +54,24 @@ struct EventStreams::Core {
   // One round: reads for the streams that need it, heartbeats, lifetimes.
   // Returns when the next round is due.
   Clock::time_point Round() EXCLUDES(mu);
+  // A round's read of one job's events: from the earliest its waiting streams
+  // lack.
+  struct Read {
+    Scope scope;
+    std::string job_id;
+    int64_t after = 0;
+  };
+  // Deliveries to make once mu is released: a piece, or nullopt (the end).
+  using Sends = std::vector<std::pair<Deliver, std::optional<std::string>>>;
+  // A round's first part, under mu: ends the streams whose lifetime is over,
+  // sends heartbeats, and lists the reads due. Returns when the next round is
+  // due, `due` at the latest.
+  Clock::time_point Survey(Clock::time_point now, Clock::time_point due, std::vector<Read>* reads,
+                           Sends* sends) REQUIRES(mu);
+  // A round's second part, for one read: reads the store without mu, then
+  // hands what it read to the job's streams waiting for it. Returns whether a
+  // stream is left waiting for the next round.
+  bool ReadFor(const Read& read, Sends* sends) EXCLUDES(mu);
   void Close(Stream* stream) EXCLUDES(mu);
   // Ends the open streams `ended` names: each sends nothing more. Returns the
   // deliveries of their ends, to make once mu is released.
@@ -255,113 +273,22 @@ void EventStreams::Core::Run() {
 }
 
 Clock::time_point EventStreams::Core::Round() {
-  struct Read {
-    Scope scope;
-    std::string job_id;
-    int64_t after = 0;
-  };
-  std::vector<Read> reads;
-  std::vector<std::pair<Deliver, std::optional<std::string>>> sends;
   // First: a stream whose key was revoked is sent nothing more.
   const Clock::time_point check_due = CheckCredentials(Clock::now());
-  Clock::time_point now = Clock::now();
-  Clock::time_point due = std::min(now + options.heartbeat, check_due);
+  const Clock::time_point now = Clock::now();
+  std::vector<Read> reads;
+  Sends sends;
+  Clock::time_point due;
   {
     MutexLock lock(mu);
-    const bool poll_due = now >= next_poll;
-    if (poll_due)
-      next_poll = now + (hearing ? poll : std::min(poll, std::chrono::milliseconds(1000)));
-    due = std::min(due, next_poll);
-    for (auto& [job_id, streams] : by_job) {
-      const bool told = announced.contains(job_id);
-      std::optional<int64_t> lowest;
-      for (auto& s : streams) {
-        if (!s->pending) continue;
-        if (told || poll_due) s->needs_read = true;
-        if (now >= s->ends) {
-          // Its end, then (at the next piece) the end of the body.
-          s->ending = true;
-          std::string end = s->framing->End();
-          sends.emplace_back(std::move(s->pending),
-                             end.empty() ? std::nullopt : std::optional(std::move(end)));
-          s->pending = nullptr;
-          continue;
-        }
-        due = std::min(due, s->ends);
-        if (s->needs_read) {
-          lowest = lowest ? std::min(*lowest, s->after) : s->after;
-        } else if (now - s->last_sent >= options.heartbeat) {
-          s->last_sent = now;
-          if (std::string beat = s->framing->Heartbeat(); !beat.empty()) {
-            sends.emplace_back(std::move(s->pending), std::move(beat));
-            s->pending = nullptr;
-          }
-          due = std::min(due, now + options.heartbeat);
-        } else {
-          due = std::min(due, s->last_sent + options.heartbeat);
-        }
-      }
-      if (lowest) reads.push_back(Read{streams.front()->scope, job_id, *lowest});
-    }
-    announced.clear();
+    due = Survey(now, std::min(now + options.heartbeat, check_due), &reads, &sends);
   }
   for (auto& [deliver, piece] : sends) deliver(std::move(piece));
   sends.clear();
 
   bool again = false;  // a stream waiting to be read for is left for the next round
   for (const Read& read : reads) {
-    auto events = store.ListEvents(read.scope, read.job_id, read.after, options.batch);
-    MutexLock lock(mu);
-    auto it = by_job.find(read.job_id);
-    if (it == by_job.end()) continue;
-    if (!events.ok()) {
-      if (events.status().code() == Code::kNotFound) {
-        // The job or its project was deleted: nothing more will come.
-        for (auto& s : it->second) {
-          if (s->pending) sends.emplace_back(std::move(s->pending), std::nullopt);
-          s->pending = nullptr;
-        }
-      } else {
-        spdlog::warn("event streams of job {}: cannot read its events: {}", read.job_id,
-                     events.status().message());
-      }
-      continue;  // the next poll tries again
-    }
-    const bool full = static_cast<int>(events->size()) >= options.batch;
-    for (auto& s : it->second) {
-      if (!s->pending || !s->needs_read) continue;
-      if (s->after < read.after) {
-        // It began waiting during the read, from further back than the read
-        // started: it is read for in the next round, from where it is.
-        again = true;
-        continue;
-      }
-      std::string piece;
-      for (const JobEvent& e : *events) {
-        if (e.sequence <= s->after) continue;
-        s->after = e.sequence;
-        piece += s->framing->Event(e);
-        if (s->framing->EndsAfter(e)) {  // its bytes end the stream
-          s->ending = true;
-          break;
-        }
-      }
-      // A full batch may not be all there is: read again once this is sent.
-      s->needs_read = full && !s->ending;
-      if (piece.empty() && s->ending) {
-        sends.emplace_back(std::move(s->pending), std::nullopt);
-      } else if (!piece.empty()) {
-        s->last_sent = Clock::now();
-        sends.emplace_back(std::move(s->pending), std::move(piece));
-      } else {
-        // Nothing past it in this batch. If the batch was full (read from a
-        // stream further back), what follows is read in the next round, at
-        // once: a stream behind does not hold back one that is not.
-        again |= s->needs_read;
-        continue;
-      }
-      s->pending = nullptr;
-    }
+    if (ReadFor(read, &sends)) again = true;
   }
   if (again) {
     MutexLock lock(mu);
@@ -369,6 +296,104 @@ Clock::time_point EventStreams::Core::Round() {
   }
   for (auto& [deliver, piece] : sends) deliver(std::move(piece));
   return due;
+}
+
+Clock::time_point EventStreams::Core::Survey(Clock::time_point now, Clock::time_point due,
+                                             std::vector<Read>* reads, Sends* sends) {
+  const bool poll_due = now >= next_poll;
+  if (poll_due)
+    next_poll = now + (hearing ? poll : std::min(poll, std::chrono::milliseconds(1000)));
+  due = std::min(due, next_poll);
+  for (auto& [job_id, streams] : by_job) {
+    const bool told = announced.contains(job_id);
+    std::optional<int64_t> lowest;
+    for (auto& s : streams) {
+      if (!s->pending) continue;
+      if (told || poll_due) s->needs_read = true;
+      if (now >= s->ends) {
+        // Its end, then (at the next piece) the end of the body.
+        s->ending = true;
+        std::string end = s->framing->End();
+        sends->emplace_back(std::move(s->pending),
+                            end.empty() ? std::nullopt : std::optional(std::move(end)));
+        s->pending = nullptr;
+        continue;
+      }
+      due = std::min(due, s->ends);
+      if (s->needs_read) {
+        lowest = lowest ? std::min(*lowest, s->after) : s->after;
+      } else if (now - s->last_sent >= options.heartbeat) {
+        s->last_sent = now;
+        if (std::string beat = s->framing->Heartbeat(); !beat.empty()) {
+          sends->emplace_back(std::move(s->pending), std::move(beat));
+          s->pending = nullptr;
+        }
+        due = std::min(due, now + options.heartbeat);
+      } else {
+        due = std::min(due, s->last_sent + options.heartbeat);
+      }
+    }
+    if (lowest) reads->push_back(Read{streams.front()->scope, job_id, *lowest});
+  }
+  announced.clear();
+  return due;
+}
+
+bool EventStreams::Core::ReadFor(const Read& read, Sends* sends) {
+  auto events = store.ListEvents(read.scope, read.job_id, read.after, options.batch);
+  MutexLock lock(mu);
+  auto it = by_job.find(read.job_id);
+  if (it == by_job.end()) return false;
+  if (!events.ok()) {
+    if (events.status().code() == Code::kNotFound) {
+      // The job or its project was deleted: nothing more will come.
+      for (auto& s : it->second) {
+        if (s->pending) sends->emplace_back(std::move(s->pending), std::nullopt);
+        s->pending = nullptr;
+      }
+    } else {
+      spdlog::warn("event streams of job {}: cannot read its events: {}", read.job_id,
+                   events.status().message());
+    }
+    return false;  // the next poll tries again
+  }
+  bool again = false;
+  const bool full = static_cast<int>(events->size()) >= options.batch;
+  for (auto& s : it->second) {
+    if (!s->pending || !s->needs_read) continue;
+    if (s->after < read.after) {
+      // It began waiting during the read, from further back than the read
+      // started: it is read for in the next round, from where it is.
+      again = true;
+      continue;
+    }
+    std::string piece;
+    for (const JobEvent& e : *events) {
+      if (e.sequence <= s->after) continue;
+      s->after = e.sequence;
+      piece += s->framing->Event(e);
+      if (s->framing->EndsAfter(e)) {  // its bytes end the stream
+        s->ending = true;
+        break;
+      }
+    }
+    // A full batch may not be all there is: read again once this is sent.
+    s->needs_read = full && !s->ending;
+    if (piece.empty() && s->ending) {
+      sends->emplace_back(std::move(s->pending), std::nullopt);
+    } else if (!piece.empty()) {
+      s->last_sent = Clock::now();
+      sends->emplace_back(std::move(s->pending), std::move(piece));
+    } else {
+      // Nothing past it in this batch. If the batch was full (read from a
+      // stream further back), what follows is read in the next round, at
+      // once: a stream behind does not hold back one that is not.
+      again |= s->needs_read;
+      continue;
+    }
+    s->pending = nullptr;
+  }
+  return again;
 }
 
 EventStreams::EventStreams(Store& store, EventStreamOptions options)

@@ -8,10 +8,11 @@
 #include <condition_variable>
 #include <filesystem>
 #include <limits>
-#include <mutex>
+#include <memory>
 
 #include "core/crash_point.h"
 #include "core/metrics.h"
+#include "core/mutex.h"
 #include "git/file_lock.h"
 #include "git/libgit2.h"
 #include "git/local_remote.h"
@@ -30,43 +31,44 @@ namespace {
 // every unlock looked like one of an unlocked mutex.
 class TimedMutex {
  public:
-  void lock() {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return !held_; });
-    held_ = true;
-  }
-  bool try_lock() {
-    std::lock_guard lock(mu_);
+  template <typename Rep, typename Period>
+  bool try_lock_for(std::chrono::duration<Rep, Period> d) EXCLUDES(mu_) {
+    MutexLock lock(mu_);
+    const auto deadline = std::chrono::steady_clock::now() + d;
+    while (held_ && lock.WaitUntil(cv_, deadline)) {
+    }
     if (held_) return false;
     held_ = true;
     return true;
   }
-  template <typename Rep, typename Period>
-  bool try_lock_for(std::chrono::duration<Rep, Period> d) {
-    std::unique_lock lock(mu_);
-    if (!cv_.wait_for(lock, d, [&] { return !held_; })) return false;
-    held_ = true;
-    return true;
-  }
-  void unlock() {
+  void unlock() EXCLUDES(mu_) {
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       held_ = false;
     }
     cv_.notify_one();
   }
 
  private:
-  std::mutex mu_;
+  Mutex mu_;
   std::condition_variable cv_;
-  bool held_ = false;
+  bool held_ GUARDED_BY(mu_) = false;
 };
+
+// A TimedMutex taken, released when this ends; movable, so it can be returned.
+struct TimedUnlock {
+  void operator()(TimedMutex* mu) const { mu->unlock(); }
+};
+using TimedHold = std::unique_ptr<TimedMutex, TimedUnlock>;
 
 }  // namespace
 
 struct Mirror::Impl {
   // Serialises the methods; timed, so that one stuck behind another's transfer
-  // gives up after the lock timeout instead of waiting with it.
+  // gives up after the lock timeout instead of waiting with it. It guards the
+  // members below down to snapshot_handles, but is held through a Hold that
+  // Take returns (in a Result), which Clang's analysis cannot follow: they are
+  // not annotated.
   TimedMutex mu;
   std::string path;
   std::string url;
@@ -81,37 +83,37 @@ struct Mirror::Impl {
   std::shared_ptr<SnapshotHandles> snapshot_handles;
   // Replaced between operations without waiting for one under way; each
   // operation works with a copy.
-  mutable std::mutex settings_mu;
-  Credentials credentials;
-  TransferLimits limits;
+  mutable Mutex settings_mu;
+  Credentials credentials GUARDED_BY(settings_mu);
+  TransferLimits limits GUARDED_BY(settings_mu);
 
-  Credentials CredentialsNow() const {
-    std::lock_guard lock(settings_mu);
+  Credentials CredentialsNow() const EXCLUDES(settings_mu) {
+    MutexLock lock(settings_mu);
     return credentials;
   }
-  TransferLimits LimitsNow() const {
-    std::lock_guard lock(settings_mu);
+  TransferLimits LimitsNow() const EXCLUDES(settings_mu) {
+    MutexLock lock(settings_mu);
     return limits;
   }
 
   // The mirror for one operation: this process's turn, then (with `files`) the
   // lock shared with other processes, within the lock timeout in all.
   struct Hold {
-    std::unique_lock<TimedMutex> guard;
+    TimedHold guard;
     std::optional<FileLock> file;
   };
   Result<Hold> Take(const TransferLimits& limits, const std::function<bool()>& cancelled,
                     bool files) {
     auto until = std::chrono::steady_clock::now() + limits.lock_timeout;
-    Hold hold{std::unique_lock<TimedMutex>(mu, std::defer_lock), std::nullopt};
     // In slices, to ask the cancel check between them.
-    while (!hold.guard.try_lock_for(std::chrono::milliseconds(100))) {
+    while (!mu.try_lock_for(std::chrono::milliseconds(100))) {
       if (cancelled && cancelled()) return Status::Unavailable("cancelled");
       if (std::chrono::steady_clock::now() >= until) {
         return Status::Unavailable("the mirror is busy: another operation on it has run for over " +
                                    FormatSeconds(limits.lock_timeout));
       }
     }
+    Hold hold{TimedHold(&mu), std::nullopt};
     if (files) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           until - std::chrono::steady_clock::now());
@@ -178,8 +180,11 @@ Result<std::unique_ptr<Mirror>> Mirror::Open(const std::string& path, const std:
   auto impl = std::make_unique<Impl>();
   impl->path = path;
   impl->url = remote_url;
-  impl->credentials = std::move(credentials);
-  impl->limits = limits;
+  {
+    MutexLock lock(impl->settings_mu);  // not shared yet: for the analysis
+    impl->credentials = std::move(credentials);
+    impl->limits = limits;
+  }
   std::error_code ec;
   std::filesystem::create_directories(path, ec);
   if (ec) return Status::Unavailable("cannot create " + path + ": " + ec.message());
@@ -283,12 +288,12 @@ void Mirror::Forget(const std::string& branch) {
 }
 
 void Mirror::SetCredentials(Credentials credentials) {
-  std::lock_guard lock(impl_->settings_mu);
+  MutexLock lock(impl_->settings_mu);
   impl_->credentials = std::move(credentials);
 }
 
 void Mirror::SetLimits(const TransferLimits& limits) {
-  std::lock_guard lock(impl_->settings_mu);
+  MutexLock lock(impl_->settings_mu);
   impl_->limits = limits;
 }
 

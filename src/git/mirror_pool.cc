@@ -52,14 +52,14 @@ Result<std::shared_ptr<Mirror>> MirrorPool::Get(const std::string& key, const st
                                                 const std::string& url, Credentials credentials) {
   std::shared_ptr<Slot> slot;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     auto& entry = slots_[key];
     if (!entry) entry = std::make_shared<Slot>();
     slot = entry;
   }
   // Opening may wait on another process's lock on this mirror: only the users
   // of this mirror wait with it, not the pool's other users.
-  std::lock_guard open_lock(slot->mu);
+  MutexLock open_lock(slot->mu);
   if (!slot->mirror || slot->url != url) {  // the repository was changed (`project update`)
     auto opened = Mirror::Open(path, url, std::move(credentials), limits_);
     if (!opened.ok()) return opened.status();

@@ -9,10 +9,10 @@
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "core/job.h"
+#include "core/mutex.h"
 #include "core/status.h"
 #include "core/workflow.h"
 #include "git/git.h"
@@ -38,16 +38,17 @@ class MirrorPool {
 
  private:
   Result<std::shared_ptr<Mirror>> Get(const std::string& key, const std::string& path,
-                                      const std::string& url, Credentials credentials);
+                                      const std::string& url, Credentials credentials)
+      EXCLUDES(mu_);
   struct Slot {
-    std::mutex mu;
-    std::shared_ptr<Mirror> mirror;
-    std::string url;
+    Mutex mu;  // held while the mirror is opened
+    std::shared_ptr<Mirror> mirror GUARDED_BY(mu);
+    std::string url GUARDED_BY(mu);
   };
   std::string dir_;
   TransferLimits limits_;
-  std::mutex mu_;  // guards the map, not the slots
-  std::map<std::string, std::shared_ptr<Slot>> slots_;
+  Mutex mu_;  // guards the map, not the slots
+  std::map<std::string, std::shared_ptr<Slot>> slots_ GUARDED_BY(mu_);
 };
 
 }  // namespace docwright::git

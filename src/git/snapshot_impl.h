@@ -11,12 +11,12 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "core/mutex.h"
 #include "git/git.h"
 #include "git/libgit2.h"
 
@@ -68,10 +68,10 @@ class SnapshotHandles {
 
   // A kept handle, or one opened now. libgit2's error code if it cannot be
   // opened.
-  int Take(RepoPtr* out) {
+  int Take(RepoPtr* out) EXCLUDES(mu_) {
     std::vector<Idle> expired;  // freed outside the lock
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       expired = TakeExpired();
       if (!idle_.empty()) {
         *out = std::move(idle_.back().repo);
@@ -86,9 +86,9 @@ class SnapshotHandles {
   }
 
   // `repo`'s objects must all have been freed.
-  void GiveBack(RepoPtr repo) {
+  void GiveBack(RepoPtr repo) EXCLUDES(mu_) {
     std::vector<Idle> expired;
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     idle_.push_back(Idle{std::move(repo), std::chrono::steady_clock::now()});
     expired = TakeExpired();
   }
@@ -98,8 +98,8 @@ class SnapshotHandles {
     RepoPtr repo;
     std::chrono::steady_clock::time_point since;
   };
-  // The handles idle too long, and the oldest beyond kMaxIdle. Under mu_.
-  std::vector<Idle> TakeExpired() {
+  // The handles idle too long, and the oldest beyond kMaxIdle.
+  std::vector<Idle> TakeExpired() REQUIRES(mu_) {
     const auto oldest = std::chrono::steady_clock::now() - kMaxIdleTime;
     size_t n = 0;
     while (n < idle_.size() && (idle_[n].since < oldest || idle_.size() - n > kMaxIdle)) ++n;
@@ -110,8 +110,8 @@ class SnapshotHandles {
   }
 
   const std::string path_;
-  std::mutex mu_;
-  std::vector<Idle> idle_;  // oldest first
+  Mutex mu_;
+  std::vector<Idle> idle_ GUARDED_BY(mu_);  // oldest first
 };
 
 // A snapshot's handle on its mirror's repository, given back to the mirror's

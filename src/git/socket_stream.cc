@@ -15,12 +15,13 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
-#include <mutex>
 #include <stop_token>
 #include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include "core/mutex.h"
 
 namespace docwright::git {
 
@@ -63,7 +64,7 @@ class TransferContext {
 
   // Why this scope must stop, asking the cancel check and the clock now; empty
   // while it may go on.
-  std::string Check() {
+  std::string Check() EXCLUDES(mu_) {
     if (std::string why = stopped(); !why.empty()) return why;
     if (cancelled_ && cancelled_()) {
       Stop("cancelled", /*by_cancel=*/true);
@@ -75,40 +76,40 @@ class TransferContext {
 
   // Records the first reason and wakes every connection of the scope: a
   // connection libssh2 waits on learns of it only from its socket.
-  void Stop(const std::string& why, bool by_cancel = false) {
-    std::lock_guard lock(mu_);
+  void Stop(const std::string& why, bool by_cancel = false) EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     if (!why_.empty()) return;
     why_ = why;
     by_cancel_ = by_cancel;
     for (int fd : FdsLocked()) ::shutdown(fd, SHUT_RDWR);
   }
 
-  std::string stopped() const {
-    std::lock_guard lock(mu_);
+  std::string stopped() const EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     return why_;
   }
-  bool cancelled() const {
-    std::lock_guard lock(mu_);
+  bool cancelled() const EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     return by_cancel_;
   }
 
   // A connected socket, watched until Remove; starts the watchdog.
-  void Add(Connection* connection, const std::string& host, const std::string& port);
-  std::optional<std::pair<std::string, std::string>> last_connected() const {
-    std::lock_guard lock(mu_);
+  void Add(Connection* connection, const std::string& host, const std::string& port) EXCLUDES(mu_);
+  std::optional<std::pair<std::string, std::string>> last_connected() const EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     return last_connected_;
   }
-  void Remove(Connection* connection) {
-    std::lock_guard lock(mu_);
+  void Remove(Connection* connection) EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     std::erase(live_, connection);
   }
 
   // Stops and joins the watchdog, after which the cancel check is not called
   // from it; connections still open keep the limits.
-  void End() {
+  void End() EXCLUDES(mu_) {
     std::jthread watchdog;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       ended_ = true;
       watchdog = std::move(watchdog_);
     }
@@ -120,24 +121,24 @@ class TransferContext {
   }
 
  private:
-  std::vector<int> FdsLocked() const;
-  void Watch(std::stop_token stop);
+  std::vector<int> FdsLocked() const REQUIRES(mu_);
+  void Watch(std::stop_token stop) EXCLUDES(mu_);
   // One look at the connections: shuts down what has broken a limit.
-  void Inspect();
+  void Inspect() EXCLUDES(mu_);
 
   const TransferLimits limits_;
   // Set once, called from the scope's thread and the watchdog: the caller
   // promises it is thread-safe.
   const std::function<bool()> cancelled_;
   const Clock::time_point deadline_;
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::condition_variable_any wake_;
-  std::string why_;
-  bool by_cancel_ = false;
-  bool ended_ = false;
-  std::vector<Connection*> live_;
-  std::optional<std::pair<std::string, std::string>> last_connected_;
-  std::jthread watchdog_;  // last: stopped before the members it reads go
+  std::string why_ GUARDED_BY(mu_);
+  bool by_cancel_ GUARDED_BY(mu_) = false;
+  bool ended_ GUARDED_BY(mu_) = false;
+  std::vector<Connection*> live_ GUARDED_BY(mu_);
+  std::optional<std::pair<std::string, std::string>> last_connected_ GUARDED_BY(mu_);
+  std::jthread watchdog_ GUARDED_BY(mu_);  // last: stopped before the members it reads go
 };
 
 namespace {
@@ -349,7 +350,7 @@ class Connection {
 
 void TransferContext::Add(Connection* connection, const std::string& host,
                           const std::string& port) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   live_.push_back(connection);
   last_connected_.emplace(host, port);
   if (!why_.empty()) ::shutdown(connection->fd(), SHUT_RDWR);
@@ -367,8 +368,10 @@ std::vector<int> TransferContext::FdsLocked() const {
 void TransferContext::Watch(std::stop_token stop) {
   while (!stop.stop_requested()) {
     {
-      std::unique_lock lock(mu_);
-      wake_.wait_for(lock, stop, kSlice, [] { return false; });
+      MutexLock lock(mu_);
+      const auto deadline = Clock::now() + kSlice;
+      while (!stop.stop_requested() && lock.WaitUntil(wake_, stop, deadline)) {
+      }
     }
     if (stop.stop_requested()) return;
     Inspect();
@@ -384,11 +387,11 @@ void TransferContext::Inspect() {
     return !c->streamed() && now - c->connected_at() >= kSlice;
   };
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (std::none_of(live_.begin(), live_.end(), unwatched)) return;
   }
   if (!Check().empty()) return;  // Stop has shut every connection down
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   for (const Connection* c : live_) {
     if (!unwatched(c)) continue;
     // libssh2 works the socket itself: the kernel's record of the last data in

@@ -175,6 +175,108 @@ curl_socket_t OpenPublicSocket(void* refused, curlsocktype purpose, curl_sockadd
   return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
 }
 
+// The request's header lines, as curl takes them, into `*list`. Bodies go at
+// once: no "Expect: 100-continue" round trip (curl adds it for large bodies,
+// and a server that ignores it costs a second's wait).
+Status HeaderLines(const Request& request, std::unique_ptr<curl_slist, SlistDeleter>* list) {
+  std::vector<std::pair<std::string, std::string>> all = request.headers;
+  all.emplace_back("Expect", "");
+  for (const auto& [name, value] : all) {
+    std::string line = value.empty() ? name + ":" : name + ": " + value;
+    curl_slist* l = curl_slist_append(list->get(), line.c_str());
+    if (!l) return Status::Internal("out of memory");
+    list->release();
+    list->reset(l);
+  }
+  return Status();
+}
+
+// The options of one exchange of `request` on `c` (just reset): its URL,
+// method, headers, body, time limits and sinks. `headers`, `sink` and
+// `header_sink` must outlive the exchange.
+void SetExchangeOptions(CURL* c, const Request& request, curl_slist* headers, Sink* sink,
+                        HeaderSink* header_sink) {
+  curl_easy_setopt(c, CURLOPT_URL, request.url.c_str());
+  curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout.count()));
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(request.connect_timeout.count()));
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  // A connection idle for longer is not used again: servers and load balancers
+  // close idle ones after a minute or so, some sending a 408 first, which
+  // libcurl would read as the next request's reply.
+  curl_easy_setopt(c, CURLOPT_MAXAGE_CONN, 30L);
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, CollectBody);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, sink);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, CollectHeader);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, header_sink);
+  if (request.idle_timeout.count() > 0) {
+    // Under a byte a second for this many seconds: nothing but, at most, a
+    // stray heartbeat arrived.
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(
+        c, CURLOPT_LOW_SPEED_TIME,
+        static_cast<long>(std::max<int64_t>(1, (request.idle_timeout.count() + 999) / 1000)));
+  }
+  if (!request.body.empty() || request.method == "POST" || request.method == "PUT" ||
+      request.method == "PATCH") {
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, request.body.data());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+  }
+  if (request.connect_only) curl_easy_setopt(c, CURLOPT_CONNECT_ONLY, 1L);
+}
+
+// What an exchange came to, once curl_easy_perform returned `rc`: `response`
+// completed, or why there is none. Unavailable only for what may pass (the
+// retries' test); `refused` is the last private address refused, if any.
+Result<Response> ExchangeResult(CURL* c, CURLcode rc, const Request& request, Response response,
+                                const Sink& sink, const HeaderSink& header_sink,
+                                const std::string& refused) {
+  if (rc == CURLE_ABORTED_BY_CALLBACK) {
+    return Status::Unavailable("the request to " + Origin(request.url) + " was cancelled");
+  }
+  if (sink.stopped) {  // the caller has what it wanted
+    response.status = header_sink.status;
+    return response;
+  }
+  if (sink.overflow && request.truncate_response) {
+    long status = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    response.status = static_cast<int>(status);
+    return response;
+  }
+  if (sink.overflow) {  // not transient: no retry will shrink it
+    return Status::Internal("the response from " + Origin(request.url) + " is larger than " +
+                            std::to_string(request.max_response_bytes) + " bytes");
+  }
+  if (rc != CURLE_OK && !refused.empty()) {
+    return Status::Unavailable("refused to connect to " + Origin(request.url) + ": " + refused +
+                               " is a private address");
+  }
+  if (rc == CURLE_OPERATION_TIMEDOUT && request.idle_timeout.count() > 0 &&
+      header_sink.status != 0) {
+    std::string idle = std::to_string((request.idle_timeout.count() + 999) / 1000) + " s";
+    return Status::Unavailable(
+        Origin(request.url) + " sent nothing for " + idle +
+        (request.timeout.count() > 0 ? ", or took longer than the exchange may" : ""));
+  }
+  if (rc != CURLE_OK && header_sink.status != 0) {  // it answered, then broke off
+    return Status::Unavailable("the response from " + Origin(request.url) +
+                               " broke off: " + curl_easy_strerror(rc));
+  }
+  if (rc != CURLE_OK) {
+    return Status::Unavailable("cannot reach " + Origin(request.url) + ": " +
+                               curl_easy_strerror(rc));
+  }
+  if (request.connect_only) return response;
+  long status = 0;
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+  response.status = static_cast<int>(status);
+  return response;
+}
+
 }  // namespace
 
 bool IsPrivateAddress(const std::string& ip) {
@@ -283,17 +385,7 @@ Result<Response> Client::Attempt(const Request& request, bool* sent) {
   if (!c) return Status::Internal("cannot initialise libcurl");
   curl_easy_reset(c);
   std::unique_ptr<curl_slist, SlistDeleter> headers;
-  // Bodies go at once: no "Expect: 100-continue" round trip (curl adds it for
-  // large bodies, and a server that ignores it costs a second's wait).
-  std::vector<std::pair<std::string, std::string>> all = request.headers;
-  all.emplace_back("Expect", "");
-  for (const auto& [name, value] : all) {
-    std::string line = value.empty() ? name + ":" : name + ": " + value;
-    curl_slist* l = curl_slist_append(headers.get(), line.c_str());
-    if (!l) return Status::Internal("out of memory");
-    headers.release();
-    headers.reset(l);
-  }
+  if (Status s = HeaderLines(request, &headers); !s.ok()) return s;
   Response response;
   HeaderSink header_sink{&response.headers};
   Sink sink{&response.body, request.max_response_bytes, request.truncate_response};
@@ -301,35 +393,7 @@ Result<Response> Client::Attempt(const Request& request, bool* sent) {
     sink.status = &header_sink.status;
     sink.on_body = &request.on_body;
   }
-  curl_easy_setopt(c, CURLOPT_URL, request.url.c_str());
-  curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout.count()));
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
-                   static_cast<long>(request.connect_timeout.count()));
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  // A connection idle for longer is not used again: servers and load balancers
-  // close idle ones after a minute or so, some sending a 408 first, which
-  // libcurl would read as the next request's reply.
-  curl_easy_setopt(c, CURLOPT_MAXAGE_CONN, 30L);
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, CollectBody);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
-  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, CollectHeader);
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, &header_sink);
-  if (request.idle_timeout.count() > 0) {
-    // Under a byte a second for this many seconds: nothing but, at most, a
-    // stray heartbeat arrived.
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(
-        c, CURLOPT_LOW_SPEED_TIME,
-        static_cast<long>(std::max<int64_t>(1, (request.idle_timeout.count() + 999) / 1000)));
-  }
-  if (!request.body.empty() || request.method == "POST" || request.method == "PUT" ||
-      request.method == "PATCH") {
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, request.body.data());
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
-  }
+  SetExchangeOptions(c, request, headers.get(), &sink, &header_sink);
   Progress progress{.cancelled = request.cancelled ? &request.cancelled : nullptr,
                     .on_sent = request.on_sent ? &request.on_sent : nullptr,
                     .sent = sent};
@@ -338,7 +402,6 @@ Result<Response> Client::Attempt(const Request& request, bool* sent) {
     curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, OnProgress);
     curl_easy_setopt(c, CURLOPT_XFERINFODATA, &progress);
   }
-  if (request.connect_only) curl_easy_setopt(c, CURLOPT_CONNECT_ONLY, 1L);
   std::string refused;  // the last private address refused
   if (impl_->options.refuse_private_addresses) {
     // A proxy's address would be the one checked, not the receiver's.
@@ -349,47 +412,7 @@ Result<Response> Client::Attempt(const Request& request, bool* sent) {
   }
   CURLcode rc = curl_easy_perform(c);
   if (progress.error) std::rethrow_exception(progress.error);
-  if (rc == CURLE_ABORTED_BY_CALLBACK) {
-    return Status::Unavailable("the request to " + Origin(request.url) + " was cancelled");
-  }
-  if (sink.stopped) {  // the caller has what it wanted
-    response.status = header_sink.status;
-    return response;
-  }
-  if (sink.overflow && request.truncate_response) {
-    long status = 0;
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-    response.status = static_cast<int>(status);
-    return response;
-  }
-  if (sink.overflow) {  // not transient: no retry will shrink it
-    return Status::Internal("the response from " + Origin(request.url) + " is larger than " +
-                            std::to_string(request.max_response_bytes) + " bytes");
-  }
-  if (rc != CURLE_OK && !refused.empty()) {
-    return Status::Unavailable("refused to connect to " + Origin(request.url) + ": " + refused +
-                               " is a private address");
-  }
-  if (rc == CURLE_OPERATION_TIMEDOUT && request.idle_timeout.count() > 0 &&
-      header_sink.status != 0) {
-    std::string idle = std::to_string((request.idle_timeout.count() + 999) / 1000) + " s";
-    return Status::Unavailable(
-        Origin(request.url) + " sent nothing for " + idle +
-        (request.timeout.count() > 0 ? ", or took longer than the exchange may" : ""));
-  }
-  if (rc != CURLE_OK && header_sink.status != 0) {  // it answered, then broke off
-    return Status::Unavailable("the response from " + Origin(request.url) +
-                               " broke off: " + curl_easy_strerror(rc));
-  }
-  if (rc != CURLE_OK) {
-    return Status::Unavailable("cannot reach " + Origin(request.url) + ": " +
-                               curl_easy_strerror(rc));
-  }
-  if (request.connect_only) return response;
-  long status = 0;
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-  response.status = static_cast<int>(status);
-  return response;
+  return ExchangeResult(c, rc, request, std::move(response), sink, header_sink, refused);
 }
 
 Result<Response> Client::SendWithRetries(const Request& request, const RetryPolicy& policy,

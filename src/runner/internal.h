@@ -20,7 +20,6 @@
 #include <list>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -118,13 +117,15 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
    public:
     CommitWait(std::shared_future<bool> committed, Clock::time_point deadline)
         : committed_(std::move(committed)), deadline_(deadline) {}
-    bool Get();
+    bool Get() EXCLUDES(mu_);
 
    private:
-    std::mutex mu_;
+    // Held over the whole of Get(): one thread waits, the others then read
+    // result_.
+    Mutex mu_;
     const std::shared_future<bool> committed_;
     const Clock::time_point deadline_;
-    std::optional<bool> result_;
+    std::optional<bool> result_ GUARDED_BY(mu_);
   };
   // What `committed` says now: nullopt while its write is open.
   static std::optional<bool> CommittedNow(const std::shared_future<bool>& committed);

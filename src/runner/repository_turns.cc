@@ -27,6 +27,72 @@ constexpr int kMaxCommitsToSearch = 50;
 constexpr size_t kMaxContextFilesCounted = 100000;
 constexpr uint64_t kMaxContextCountEntries = 200000;
 
+// The context repositories of `listed` a turn of `job` reads: the job's own
+// list, if it has one (names the project lacks are noted in
+// `context.unread`), else all of the project's; at most
+// kMaxContextRepositories, each once.
+std::vector<const ContextRepository*> ChooseContext(const Job& job,
+                                                    const std::vector<ContextRepository>& listed,
+                                                    agent::TurnContext& context) {
+  std::vector<const ContextRepository*> chosen;
+  auto named = [&](const std::string& name) -> const ContextRepository* {
+    for (const ContextRepository& repo : listed) {
+      if (repo.name == name) return &repo;
+    }
+    return nullptr;
+  };
+  if (job.context) {
+    for (const std::string& name : *job.context) {
+      if (chosen.size() == kMaxContextRepositories ||
+          context.unread.size() == kMaxContextRepositories) {
+        break;
+      }
+      const ContextRepository* repo = named(name);
+      if (!repo) {
+        context.unread.push_back({name, "the project has no context repository of that name"});
+      } else if (std::find(chosen.begin(), chosen.end(), repo) == chosen.end()) {
+        chosen.push_back(repo);
+      }
+    }
+  } else {
+    for (const ContextRepository& repo : listed) {
+      if (chosen.size() == kMaxContextRepositories) break;
+      chosen.push_back(&repo);
+    }
+  }
+  return chosen;
+}
+
+// The branch of `repo` a turn reads: its own, else the remote's default branch
+// (what HEAD names there now). An error says why the repository cannot be read.
+Result<std::string> ContextBranch(const ContextRepository& repo,
+                                  const git::Credentials& credentials,
+                                  const git::TransferLimits& limits) {
+  std::string branch = repo.branch.value_or("");
+  if (!branch.empty()) return branch;
+  auto probe = git::ProbeRemote(repo.repository, credentials, limits);
+  if (!probe.ok()) return probe.status();
+  if (!probe->default_branch) {
+    return Status::NotFound("the repository has no default branch (is it empty?)");
+  }
+  return *probe->default_branch;
+}
+
+// How many files `snapshot` has, counted within a bound of its own (and the
+// turn's `work`): a huge tree costs the turn a little, and is told as "more
+// than" (`*cut`). The snapshot charges `work` again afterwards.
+size_t CountFiles(git::Snapshot& snapshot, const CancelToken& cancel, WorkBudget& work, bool* cut) {
+  size_t files = 0;
+  WorkBudget counting(WorkBudget::Limits{.entries = kMaxContextCountEntries}, &cancel,
+                      std::chrono::steady_clock::time_point::max(), &work);
+  snapshot.SetBudget(&counting);
+  auto walked = snapshot.Walk("", kMaxContextFilesCounted, cut);
+  snapshot.SetBudget(&work);
+  if (walked.ok()) files = walked->size();
+  *cut = *cut || !walked.ok();
+  return files;
+}
+
 }  // namespace
 
 RepositoryTurns::RepositoryTurns(Store& store, agent::Agent& agent, RepositoryTurnsOptions options,
@@ -235,34 +301,7 @@ void RepositoryTurns::ReadContext(Turn& turn) const {
         {"(all)", "the project's context repositories could not be listed; try again later"});
     return;
   }
-  // The job's own list, if it has one (names the project lacks are noted), else
-  // all of the project's.
-  std::vector<const ContextRepository*> chosen;
-  auto named = [&](const std::string& name) -> const ContextRepository* {
-    for (const ContextRepository& repo : *listed) {
-      if (repo.name == name) return &repo;
-    }
-    return nullptr;
-  };
-  if (job.context) {
-    for (const std::string& name : *job.context) {
-      if (chosen.size() == kMaxContextRepositories ||
-          context.unread.size() == kMaxContextRepositories) {
-        break;
-      }
-      const ContextRepository* repo = named(name);
-      if (!repo) {
-        context.unread.push_back({name, "the project has no context repository of that name"});
-      } else if (std::find(chosen.begin(), chosen.end(), repo) == chosen.end()) {
-        chosen.push_back(repo);
-      }
-    }
-  } else {
-    for (const ContextRepository& repo : *listed) {
-      if (chosen.size() == kMaxContextRepositories) break;
-      chosen.push_back(&repo);
-    }
-  }
+  std::vector<const ContextRepository*> chosen = ChooseContext(job, *listed, context);
 
   git::Credentials credentials = git::CredentialsFor(project);
   for (const ContextRepository* repo : chosen) {
@@ -279,29 +318,20 @@ void RepositoryTurns::ReadContext(Turn& turn) const {
       unread(mirror.status());
       continue;
     }
-    std::string branch = repo->branch.value_or("");
-    if (branch.empty()) {
-      // The remote's default branch: what HEAD names there now.
-      auto probe = git::ProbeRemote(repo->repository, credentials, mirrors_->limits());
-      if (!probe.ok()) {
-        unread(probe.status());
-        continue;
-      }
-      if (!probe->default_branch) {
-        unread(Status::NotFound("the repository has no default branch (is it empty?)"));
-        continue;
-      }
-      branch = *probe->default_branch;
+    auto branch = ContextBranch(*repo, credentials, mirrors_->limits());
+    if (!branch.ok()) {
+      unread(branch.status());
+      continue;
     }
-    auto fetched = (*mirror)->FetchBranches({branch}, turn.stopped);
+    auto fetched = (*mirror)->FetchBranches({*branch}, turn.stopped);
     if (turn.cancel.cancelled()) return;
     if (!fetched.ok()) {
       unread(fetched.status());
       continue;
     }
-    auto head = fetched->find(branch);
+    auto head = fetched->find(*branch);
     if (head == fetched->end() || !head->second) {
-      unread(Status::NotFound("the repository has no branch " + branch));
+      unread(Status::NotFound("the repository has no branch " + *branch));
       continue;
     }
     auto snapshot = (*mirror)->OpenSnapshot(*head->second);
@@ -309,21 +339,10 @@ void RepositoryTurns::ReadContext(Turn& turn) const {
       unread(snapshot.status());
       continue;
     }
-    // Counted within a bound of its own (and the turn's): a huge tree costs the
-    // turn a little, and is told as "more than".
     bool cut = false;
-    size_t files = 0;
-    {
-      WorkBudget counting(WorkBudget::Limits{.entries = kMaxContextCountEntries}, &turn.cancel,
-                          std::chrono::steady_clock::time_point::max(), &turn.work);
-      (*snapshot)->SetBudget(&counting);
-      auto walked = (*snapshot)->Walk("", kMaxContextFilesCounted, &cut);
-      (*snapshot)->SetBudget(&turn.work);
-      if (walked.ok()) files = walked->size();
-      cut = cut || !walked.ok();
-    }
+    const size_t files = CountFiles(**snapshot, turn.cancel, turn.work, &cut);
     context.repositories.push_back(agent::ContextSnapshot{.name = repo->name,
-                                                          .branch = branch,
+                                                          .branch = *branch,
                                                           .commit = *head->second,
                                                           .files = files,
                                                           .files_cut = cut,

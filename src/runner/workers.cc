@@ -118,7 +118,7 @@ std::optional<bool> Runner::Impl::CommittedNow(const std::shared_future<bool>& c
 }
 
 bool Runner::Impl::CommitWait::Get() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (result_) return *result_;
   const auto awake_until = std::min(deadline_, Clock::now() + kHandOffWatch);
   while (!CommittedNow(committed_) && Clock::now() < awake_until) std::this_thread::yield();

@@ -2,9 +2,9 @@
 
 #include <atomic>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <unordered_map>
+
+#include "core/mutex.h"
 
 namespace docwright {
 namespace {
@@ -23,10 +23,10 @@ class TtlCache {
 
   // Readers share the lock and copy the value outside it: polls of many
   // connections hit the same entries at once.
-  std::shared_ptr<const V> Get(const std::string& key) {
+  std::shared_ptr<const V> Get(const std::string& key) EXCLUDES(mu_) {
     std::shared_ptr<const Entry> entry;
     {
-      std::shared_lock lock(mu_);
+      ReaderMutexLock lock(mu_);
       auto it = map_.find(key);
       if (it == map_.end()) return nullptr;
       entry = it->second;
@@ -36,10 +36,10 @@ class TtlCache {
   }
 
   // Stores `value` unless an invalidation happened since `generation` was read.
-  void Put(const std::string& key, V value, uint64_t generation) {
+  void Put(const std::string& key, V value, uint64_t generation) EXCLUDES(mu_) {
     auto now = Clock::now();
     auto entry = std::make_shared<const Entry>(Entry{std::move(value), now + options_.ttl});
-    std::unique_lock lock(mu_);
+    WriterMutexLock lock(mu_);
     if (generation != generation_.load(std::memory_order_relaxed)) return;
     if (map_.size() >= options_.max_entries) {
       std::erase_if(map_, [&](const auto& kv) { return kv.second->expires <= now; });
@@ -48,14 +48,14 @@ class TtlCache {
     map_[key] = std::move(entry);
   }
 
-  void Erase(const std::string& key) {
-    std::unique_lock lock(mu_);
+  void Erase(const std::string& key) EXCLUDES(mu_) {
+    WriterMutexLock lock(mu_);
     generation_.fetch_add(1, std::memory_order_acq_rel);
     map_.erase(key);
   }
 
-  void Clear() {
-    std::unique_lock lock(mu_);
+  void Clear() EXCLUDES(mu_) {
+    WriterMutexLock lock(mu_);
     generation_.fetch_add(1, std::memory_order_acq_rel);
     map_.clear();
   }
@@ -66,9 +66,10 @@ class TtlCache {
     Clock::time_point expires;
   };
   const CacheOptions options_;
-  std::shared_mutex mu_;
+  SharedMutex mu_;
+  // Bumped under mu_ (held alone), read without it.
   std::atomic<uint64_t> generation_{0};
-  std::unordered_map<std::string, std::shared_ptr<const Entry>> map_;
+  std::unordered_map<std::string, std::shared_ptr<const Entry>> map_ GUARDED_BY(mu_);
 };
 
 class CachedStore final : public Store {

@@ -4,16 +4,16 @@
 
 #include <fstream>
 #include <memory>
-#include <mutex>
 
+#include "core/mutex.h"
 #include "core/text.h"
 
 namespace docwright::workflows {
 
 std::function<UnixMillis()> FileClock(std::string path) {
   struct State {
-    std::mutex mu;
-    std::optional<UnixMillis> last;
+    Mutex mu;
+    std::optional<UnixMillis> last GUARDED_BY(mu);
   };
   auto state = std::make_shared<State>();
   return [path = std::move(path), state]() -> UnixMillis {
@@ -31,7 +31,7 @@ std::function<UnixMillis()> FileClock(std::string path) {
                                        OneLogLine(trimmed, 100) + "\"");
       }
     }
-    std::lock_guard lock(state->mu);
+    MutexLock lock(state->mu);
     if (read.ok()) {
       state->last = *read;
       return *read;

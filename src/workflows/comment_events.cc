@@ -90,6 +90,118 @@ bool IsRefusal(const Status& s) {
 
 std::string Sender(const ForgeEvent& event) { return "@" + OneLogLine(event.sender, 100); }
 
+// A refusal: the sentence for the operator, the event done with; nullopt when
+// there is none.
+using Refusal = std::optional<std::string>;
+
+// Why the comment starts nothing, judged from the project and the event alone
+// (before the forge or the store is asked anything).
+Refusal WhyIgnored(const Project& project, const ForgeEvent& event) {
+  if (project.archived_at) return "the project is archived: nothing started";
+  if (project.forge == ForgeKind::kLocal) {
+    return "the local forge has no comments: its pull requests take follow-ups "
+           "through the API";
+  }
+  if (event.forge != project.forge) {
+    return "a comment from " + std::string(ToString(event.forge)) + ", not the project's forge (" +
+           std::string(ToString(project.forge)) + "): nothing started";
+  }
+  if (!event.comment_created) return "an edit or a deletion: nothing started";
+  if (event.comment_body.find(kReplyMarker) != std::string::npos) {
+    return "docwright's own reply: nothing started";
+  }
+  const std::string& handle = project.mention_handle;
+  const bool mentioned = MentionsHandle(event.comment_body, handle);
+  if (!mentioned && !IsChangesRequested(event)) {
+    return "the comment does not mention @" + handle + ": nothing started";
+  }
+  if (event.sender.empty()) return "the comment names no author: nothing started";
+  if (event.comment_id.empty() || event.comment_id.size() > kMaxCommentIdBytes ||
+      HasControlCharacter(ScrubUtf8(event.comment_id), false)) {
+    return "the comment has no usable id: nothing started";
+  }
+  if (event.pr_number < 1 || (event.pr_head.empty() && event.pr_url.empty())) {
+    return "the comment names no pull request: nothing started";
+  }
+  return std::nullopt;
+}
+
+// Why the comment's author may not steer docwright's commits: only accounts
+// that may push to the repository do, as the project's forge says. An error
+// is a failure that may pass (the event is handled again).
+Result<Refusal> WhyMayNotWrite(Store& store, const ForgeEventContext& context,
+                               const Project& project, const ForgeEvent& event) {
+  auto forge = forge::MakeForge(project, ForgeContextFor(store, context));
+  if (!forge.ok()) {
+    if (!IsRefusal(forge.status())) return forge.status();
+    return Refusal("the project's forge settings: " + OneLogLine(forge.status().message(), 300) +
+                   ": nothing started");
+  }
+  auto writes = (*forge)->CanWrite(event.sender);
+  if (!writes.ok()) {
+    if (writes.status().code() == Code::kNotFound) {
+      return Refusal(Sender(event) + " is not an account the forge knows: nothing started");
+    }
+    // The token may not read permissions: handling it again would not help.
+    if (!IsRefusal(writes.status())) return writes.status();
+    return Refusal("the forge would not say whether " + Sender(event) + " may write: " +
+                   OneLogLine(writes.status().message(), 300) + ": nothing started");
+  }
+  if (!*writes) return Refusal(Sender(event) + " may not write to the repository: nothing started");
+  return Refusal();
+}
+
+// The job whose pull request the comment is on; NotFound if it is no job's.
+// A comment on a pull request's conversation names it by its page only
+// (GitHub's and Gitea's issue_comment); a review comment by its branch too.
+// Either way the pull request must be the job's own, by its number: a branch
+// of the same name in a fork is another pull request.
+Result<Job> JobOfComment(Store& store, const Project& project, const ForgeEvent& event) {
+  auto job = event.pr_head.empty() ? store.FindJobByPullRequestLink(project.id, event.pr_url)
+                                   : store.FindJobByBranch(project.id, event.pr_head);
+  if (job.ok() && (!job->pr_link || PullRequestNumberOf(*job->pr_link) != event.pr_number)) {
+    return Status::NotFound("not the job's pull request");
+  }
+  return job;
+}
+
+// The follow-up's write, keyed by the comment: a comment handled (or
+// delivered) twice starts one turn. `event` outlives the write.
+IdempotentRequest FollowUpKey(const ForgeEvent& event, const std::string& job_id) {
+  IdempotentRequest keyed;
+  keyed.key = "comment:" + std::string(ToString(event.forge)) + ":" + event.comment_id;
+  keyed.route = "message " + job_id;
+  keyed.body_sha256 = Sha256Hex(event.comment_id);
+  keyed.status = 200;
+  keyed.render = [&event](const Job& written) {
+    std::string out;
+    JsonWriter w(&out);
+    w.BeginObject().Key("jobId").String(written.id).Key("commentId").String(event.comment_id);
+    w.EndObject();
+    return out;
+  };
+  return keyed;
+}
+
+// Records the reply owed for the follow-up `prompt` of `job`, and returns
+// `done` completed with its message. Recorded once per message, so a comment
+// handled again after a crash between the two writes still gets it.
+Result<std::string> RecordReply(Store& store, const Scope& scope, const Job& job,
+                                const ForgeEvent& event, const std::string& prompt,
+                                const std::string& done) {
+  auto seq = FollowUpSeq(store, scope, job.id, prompt);
+  if (!seq.ok()) return seq.status();
+  if (!*seq) return done + "; its reply is not known any more";
+  CommentReply reply;
+  reply.job_id = job.id;
+  reply.project_id = scope.project_id;
+  reply.message_seq = **seq;
+  reply.pr_number = event.pr_number;
+  if (event.comment_kind == "review_comment") reply.in_reply_to = event.comment_id;
+  if (Status s = store.AddCommentReply(reply); !s.ok()) return s;
+  return done + " (message " + std::to_string(**seq) + ")";
+}
+
 }  // namespace
 
 Result<std::string> HandleCommentEvent(Store& store, git::MirrorPool& /*mirrors*/,
@@ -100,66 +212,16 @@ Result<std::string> HandleCommentEvent(Store& store, git::MirrorPool& /*mirrors*
     if (project.status().code() == Code::kNotFound) return std::string("the project is gone");
     return project.status();
   }
-  if (project->archived_at) return std::string("the project is archived: nothing started");
-  if (project->forge == ForgeKind::kLocal) {
-    return std::string(
-        "the local forge has no comments: its pull requests take follow-ups "
-        "through the API");
-  }
-  if (event.forge != project->forge) {
-    return "a comment from " + std::string(ToString(event.forge)) + ", not the project's forge (" +
-           std::string(ToString(project->forge)) + "): nothing started";
-  }
-  if (!event.comment_created) return std::string("an edit or a deletion: nothing started");
-  if (event.comment_body.find(kReplyMarker) != std::string::npos) {
-    return std::string("docwright's own reply: nothing started");
-  }
+  if (Refusal why = WhyIgnored(*project, event)) return std::move(*why);
   const std::string& handle = project->mention_handle;
-  const bool mentioned = MentionsHandle(event.comment_body, handle);
-  if (!mentioned && !IsChangesRequested(event)) {
-    return "the comment does not mention @" + handle + ": nothing started";
-  }
-  if (event.sender.empty()) return std::string("the comment names no author: nothing started");
-  if (event.comment_id.empty() || event.comment_id.size() > kMaxCommentIdBytes ||
-      HasControlCharacter(ScrubUtf8(event.comment_id), false)) {
-    return std::string("the comment has no usable id: nothing started");
-  }
-  if (event.pr_number < 1 || (event.pr_head.empty() && event.pr_url.empty())) {
-    return std::string("the comment names no pull request: nothing started");
-  }
   std::string prompt = FollowUpPrompt(event, handle);
   if (prompt.empty()) return "the comment asks nothing of @" + handle + ": nothing started";
 
-  // Only accounts that may push to the repository steer docwright's commits.
-  auto forge = forge::MakeForge(*project, ForgeContextFor(store, context));
-  if (!forge.ok()) {
-    if (!IsRefusal(forge.status())) return forge.status();
-    return "the project's forge settings: " + OneLogLine(forge.status().message(), 300) +
-           ": nothing started";
-  }
-  auto writes = (*forge)->CanWrite(event.sender);
-  if (!writes.ok()) {
-    if (writes.status().code() == Code::kNotFound) {
-      return Sender(event) + " is not an account the forge knows: nothing started";
-    }
-    // The token may not read permissions: handling it again would not help.
-    if (!IsRefusal(writes.status())) return writes.status();
-    return "the forge would not say whether " + Sender(event) +
-           " may write: " + OneLogLine(writes.status().message(), 300) + ": nothing started";
-  }
-  if (!*writes) {
-    return Sender(event) + " may not write to the repository: nothing started";
-  }
+  auto may_not_write = WhyMayNotWrite(store, context, *project, event);
+  if (!may_not_write.ok()) return may_not_write.status();
+  if (*may_not_write) return std::move(**may_not_write);
 
-  // A comment on a pull request's conversation names it by its page only
-  // (GitHub's and Gitea's issue_comment); a review comment by its branch too.
-  // Either way the pull request must be the job's own, by its number: a
-  // branch of the same name in a fork is another pull request.
-  auto job = event.pr_head.empty() ? store.FindJobByPullRequestLink(project->id, event.pr_url)
-                                   : store.FindJobByBranch(project->id, event.pr_head);
-  if (job.ok() && (!job->pr_link || PullRequestNumberOf(*job->pr_link) != event.pr_number)) {
-    job = Status::NotFound("not the job's pull request");
-  }
+  auto job = JobOfComment(store, *project, event);
   if (!job.ok()) {
     if (job.status().code() == Code::kNotFound) {
       return "pull request #" + std::to_string(event.pr_number) + " is no job's: nothing started";
@@ -168,19 +230,8 @@ Result<std::string> HandleCommentEvent(Store& store, git::MirrorPool& /*mirrors*
   }
 
   const Scope scope{project->org_id, project->id};
-  IdempotentRequest keyed;
-  keyed.key = "comment:" + std::string(ToString(event.forge)) + ":" + event.comment_id;
-  keyed.route = "message " + job->id;
-  keyed.body_sha256 = Sha256Hex(event.comment_id);
-  keyed.status = 200;
-  keyed.render = [&event](const Job& written) {
-    std::string out;
-    JsonWriter w(&out);
-    w.BeginObject().Key("jobId").String(written.id).Key("commentId").String(event.comment_id);
-    w.EndObject();
-    return out;
-  };
-  auto written = store.AddMessageWithKey(scope, job->id, NewMessage{.prompt = prompt}, keyed);
+  auto written = store.AddMessageWithKey(scope, job->id, NewMessage{.prompt = prompt},
+                                         FollowUpKey(event, job->id));
   if (!written.ok()) {
     Code code = written.status().code();
     if (code == Code::kConflict || code == Code::kNotFound || code == Code::kInvalidArgument) {
@@ -203,20 +254,7 @@ Result<std::string> HandleCommentEvent(Store& store, git::MirrorPool& /*mirrors*
     case IdempotentWrite::Outcome::kInProgress:
       return Status::Unavailable("the comment's follow-up is being written by another node");
   }
-
-  // The reply owed: recorded once per message, so a comment handled again after
-  // a crash between the two writes still gets it.
-  auto seq = FollowUpSeq(store, scope, job->id, prompt);
-  if (!seq.ok()) return seq.status();
-  if (!*seq) return done + "; its reply is not known any more";
-  CommentReply reply;
-  reply.job_id = job->id;
-  reply.project_id = project->id;
-  reply.message_seq = **seq;
-  reply.pr_number = event.pr_number;
-  if (event.comment_kind == "review_comment") reply.in_reply_to = event.comment_id;
-  if (Status s = store.AddCommentReply(reply); !s.ok()) return s;
-  return done + " (message " + std::to_string(**seq) + ")";
+  return RecordReply(store, scope, *job, event, prompt, done);
 }
 
 }  // namespace docwright::workflows

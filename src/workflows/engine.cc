@@ -113,7 +113,7 @@ WorkflowEngine::WorkflowEngine(Store& store, std::shared_ptr<git::MirrorPool> mi
 WorkflowEngine::~WorkflowEngine() { Stop(); }
 
 void WorkflowEngine::Start() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (started_ || stop_) return;
   started_ = true;
   thread_ = std::thread([this] { Loop(); });
@@ -121,7 +121,7 @@ void WorkflowEngine::Start() {
 
 void WorkflowEngine::Stop() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     stop_ = true;
   }
   wake_.notify_all();
@@ -129,7 +129,7 @@ void WorkflowEngine::Stop() {
 }
 
 bool WorkflowEngine::stopping() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return stop_;
 }
 
@@ -140,14 +140,17 @@ void WorkflowEngine::Loop() {
                options_.tick.count(), options_.poll_interval.count());
   while (true) {
     (void)Tick();  // its errors are logged where they are met
-    std::unique_lock lock(mu_);
-    if (wake_.wait_for(lock, options_.tick, [&] { return stop_; })) break;
+    MutexLock lock(mu_);
+    const auto deadline = std::chrono::steady_clock::now() + options_.tick;
+    while (!stop_ && lock.WaitUntil(wake_, deadline)) {
+    }
+    if (stop_) break;
   }
   spdlog::info("workflows: engine stopped");
 }
 
 Status WorkflowEngine::Tick() {
-  std::lock_guard round_lock(round_mu_);
+  MutexLock round_lock(round_mu_);
   if (stopping()) return Status::Unavailable("the workflows' engine is stopped");
   Round round;
   round.now = Now();

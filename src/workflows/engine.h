@@ -1,4 +1,4 @@
-// The workflows' engine (DESIGN.md section 2, "workflows"): one per `serve` or
+// The workflows' engine (docs/architecture.md, "Workflows"): one per `serve` or
 // `worker` process, it starts the runs of the workflows whose triggers fired.
 // Each round (Tick):
 //   1. schedules: each enabled schedule workflow whose next slot after its
@@ -37,13 +37,13 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
+#include "core/mutex.h"
 #include "core/status.h"
 #include "core/time.h"
 #include "core/workflow.h"
@@ -92,19 +92,19 @@ class WorkflowEngine {
   WorkflowEngine& operator=(const WorkflowEngine&) = delete;
 
   // Runs rounds on a thread of its own, one every `tick`, until Stop. Once.
-  void Start();
+  void Start() EXCLUDES(mu_);
   // Ends the round under way at its next check (a fetch is abandoned) and
   // joins the thread. Idempotent; Tick refuses to run after it.
-  void Stop();
+  void Stop() EXCLUDES(mu_);
 
   // One round, now. OK, or the first error met (the round goes on past it:
   // every other project and workflow is still seen to).
-  Status Tick();
+  Status Tick() EXCLUDES(round_mu_, mu_);
 
  private:
   struct Round;
-  void Loop();
-  bool stopping() const;
+  void Loop() EXCLUDES(round_mu_, mu_);
+  bool stopping() const EXCLUDES(mu_);
   UnixMillis Now() const;
 
   Status RunSchedules(Round& round);
@@ -153,13 +153,15 @@ class WorkflowEngine {
   std::shared_ptr<git::MirrorPool> mirrors_;
   WorkflowEngineOptions options_;
 
-  std::mutex round_mu_;                                             // one round at a time
-  std::optional<std::chrono::steady_clock::time_point> last_poll_;  // under round_mu_
+  Mutex round_mu_;  // one round at a time
+  std::optional<std::chrono::steady_clock::time_point> last_poll_ GUARDED_BY(round_mu_);
 
-  mutable std::mutex mu_;  // guards stop_ and started_
+  mutable Mutex mu_;
   std::condition_variable wake_;
-  bool stop_ = false;
-  bool started_ = false;
+  bool stop_ GUARDED_BY(mu_) = false;
+  bool started_ GUARDED_BY(mu_) = false;
+  // Set by Start under mu_, joined by Stop without it: both are the owner's
+  // calls, never made at once.
   std::thread thread_;
 };
 

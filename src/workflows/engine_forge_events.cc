@@ -52,6 +52,87 @@ std::string Join(const std::vector<std::string>& parts) {
 
 using namespace engine;
 
+namespace {
+
+// A watched branch moved: from where it was (nullopt: first seen) to `to`;
+// names the runs it started in `started`.
+using Moved = std::function<Status(const std::optional<std::string>& from, const std::string& to,
+                                   std::vector<std::string>* started)>;
+
+// Fetches the pushed branch into `mirror` and hands its move to `moved`: from
+// the head last seen under `watch` (else the push's `before`: a branch first
+// seen) to the head fetched now, so a late or retried delivery neither acts on
+// an old commit nor skips commits an earlier push brought. Nothing when the
+// branch is gone or its head was seen already (a poll, or a delivery of the
+// same push). Returns what it did, for the event's outcome.
+Result<std::string> FollowPush(Store& store, git::Mirror& mirror,
+                               const std::function<bool()>& stopping, const std::string& project_id,
+                               const ForgeEvent& event, const std::string& watch,
+                               const Moved& moved) {
+  const std::string& branch = event.branch;
+  auto heads = mirror.FetchBranches({branch}, stopping);
+  if (!heads.ok()) return heads.status();
+  auto head = heads->find(branch);
+  if (head == heads->end() || !head->second) return std::string("the branch is gone");
+  auto old = store.GetWatchedHead(project_id, watch);
+  if (!old.ok()) return old.status();
+  if (*old == event.after || *old == head->second) return std::string("already seen");
+  std::optional<std::string> from = *old;
+  if (!from && !event.before.empty() && !IsZeroSha(event.before)) from = event.before;
+  std::vector<std::string> started;
+  if (Status s = moved(from, *head->second, &started); !s.ok()) return s;
+  if (!from) return std::string("first seen: its head recorded");
+  return started.empty() ? std::string("no workflow run") : Join(started);
+}
+
+// The branches of the docs repository a push is followed on: the base branch
+// and those of its runnable push workflows.
+std::set<std::string> WatchedDocsBranches(const Project& project,
+                                          const std::vector<Workflow>& listed) {
+  std::set<std::string> watched{project.base_ref};
+  for (const Workflow& w : listed) {
+    if (Runnable(w, TriggerKind::kPush)) watched.insert(PushBranch(w, project));
+  }
+  return watched;
+}
+
+// The runnable merge workflows of `listed` that watch context repository `repo`.
+std::vector<const Workflow*> MergeWorkflowsOf(const std::vector<Workflow>& listed,
+                                              const ContextRepository& repo) {
+  std::vector<const Workflow*> merged;
+  for (const Workflow& w : listed) {
+    if (Runnable(w, TriggerKind::kMerge) && w.trigger.repository == repo.name) {
+      merged.push_back(&w);
+    }
+  }
+  return merged;
+}
+
+// Those of `merged` that watch `branch` of `repo`: a workflow's own branch,
+// else the repository's configured one, else its default branch (asked of
+// `mirror` only when some workflow needs it).
+Result<std::vector<const Workflow*>> WatchingBranch(const std::vector<const Workflow*>& merged,
+                                                    const ContextRepository& repo,
+                                                    git::Mirror& mirror,
+                                                    const std::string& branch) {
+  std::string default_branch;
+  if (!repo.branch && std::any_of(merged.begin(), merged.end(),
+                                  [](const Workflow* w) { return w->trigger.branch.empty(); })) {
+    auto found = mirror.DefaultBranch();
+    if (!found.ok()) return found.status();
+    default_branch = *found;
+  }
+  std::vector<const Workflow*> on_branch;
+  for (const Workflow* w : merged) {
+    const std::string& watched =
+        !w->trigger.branch.empty() ? w->trigger.branch : repo.branch.value_or(default_branch);
+    if (watched == branch) on_branch.push_back(w);
+  }
+  return on_branch;
+}
+
+}  // namespace
+
 bool SameRepository(std::string_view a, std::string_view b) {
   std::string key = RepositoryKey(a);
   return !key.empty() && key == RepositoryKey(b);
@@ -114,51 +195,23 @@ Result<std::string> WorkflowEngine::HandlePush(Round& round, const ForgeEvent& e
                        [&](const std::string& u) { return SameRepository(u, url); });
   };
   const std::string& branch = event.branch;
-
-  // Fetches the branch into `mirror` and hands its move to `moved`: from the
-  // head last seen (else the push's `before`: a branch first seen) to the
-  // head fetched now, so a late or retried delivery neither acts on an old
-  // commit nor skips commits an earlier push brought. Nothing when the branch
-  // is gone or its head was seen already (a poll, or a delivery of the same
-  // push).
-  using Moved = std::function<Status(const std::optional<std::string>& from, const std::string& to,
-                                     std::vector<std::string>* started)>;
-  auto follow = [&](git::Mirror& mirror, const std::string& watch,
-                    const Moved& moved) -> Result<std::string> {
-    auto heads = mirror.FetchBranches({branch}, [this] { return stopping(); });
-    if (!heads.ok()) return heads.status();
-    auto head = heads->find(branch);
-    if (head == heads->end() || !head->second) return std::string("the branch is gone");
-    auto old = store_.GetWatchedHead(project->id, watch);
-    if (!old.ok()) return old.status();
-    if (*old == event.after || *old == head->second) return std::string("already seen");
-    std::optional<std::string> from = *old;
-    if (!from && !event.before.empty() && !IsZeroSha(event.before)) from = event.before;
-    std::vector<std::string> started;
-    if (Status s = moved(from, *head->second, &started); !s.ok()) return s;
-    if (!from) return std::string("first seen: its head recorded");
-    return started.empty() ? std::string("no workflow run") : Join(started);
-  };
+  const std::function<bool()> stopped = [this] { return stopping(); };
 
   std::vector<std::string> said;
   bool matched = false;
   if (pushed_to(project->repository)) {
     matched = true;
-    std::set<std::string> watched{project->base_ref};
-    for (const Workflow& w : *listed) {
-      if (Runnable(w, TriggerKind::kPush)) watched.insert(PushBranch(w, *project));
-    }
     const std::string where = "branch " + branch + " of the docs repository: ";
-    if (!watched.contains(branch)) {
+    if (!WatchedDocsBranches(*project, *listed).contains(branch)) {
       said.push_back(where + "not watched");
     } else {
       auto mirror = mirrors_->ForProject(*project);
       if (!mirror.ok()) return mirror.status();
-      auto done =
-          follow(**mirror, "docs:" + branch, [&](const auto& from, const auto& to, auto* started) {
-            return DocsBranchMoved(round, *project, **mirror, *listed, *contexts, branch, from, to,
-                                   started);
-          });
+      auto done = FollowPush(store_, **mirror, stopped, project->id, event, "docs:" + branch,
+                             [&](const auto& from, const auto& to, auto* started) {
+                               return DocsBranchMoved(round, *project, **mirror, *listed, *contexts,
+                                                      branch, from, to, started);
+                             });
       if (!done.ok()) return done.status();
       said.push_back(where + *done);
     }
@@ -167,40 +220,25 @@ Result<std::string> WorkflowEngine::HandlePush(Round& round, const ForgeEvent& e
     if (!pushed_to(repo.repository)) continue;
     matched = true;
     const std::string where = "branch " + branch + " of context repository " + repo.name + ": ";
-    std::vector<const Workflow*> merged;
-    for (const Workflow& w : *listed) {
-      if (Runnable(w, TriggerKind::kMerge) && w.trigger.repository == repo.name) {
-        merged.push_back(&w);
-      }
-    }
+    std::vector<const Workflow*> merged = MergeWorkflowsOf(*listed, repo);
     if (merged.empty()) {
       said.push_back(where + "no merge workflow watches the repository");
       continue;
     }
     auto mirror = mirrors_->ForContext(*project, repo);
     if (!mirror.ok()) return mirror.status();
-    std::string default_branch;
-    if (!repo.branch && std::any_of(merged.begin(), merged.end(),
-                                    [](const Workflow* w) { return w->trigger.branch.empty(); })) {
-      auto found = (*mirror)->DefaultBranch();
-      if (!found.ok()) return found.status();
-      default_branch = *found;
-    }
-    std::vector<const Workflow*> on_branch;
-    for (const Workflow* w : merged) {
-      const std::string& watched =
-          !w->trigger.branch.empty() ? w->trigger.branch : repo.branch.value_or(default_branch);
-      if (watched == branch) on_branch.push_back(w);
-    }
-    if (on_branch.empty()) {
+    auto on_branch = WatchingBranch(merged, repo, **mirror, branch);
+    if (!on_branch.ok()) return on_branch.status();
+    if (on_branch->empty()) {
       said.push_back(where + "not watched");
       continue;
     }
-    auto done = follow(**mirror, "context:" + repo.name + ":" + branch,
-                       [&](const auto& from, const auto& to, auto* started) {
-                         return ContextBranchMoved(round, *project, repo, **mirror, on_branch,
-                                                   branch, from, to, started);
-                       });
+    auto done = FollowPush(store_, **mirror, stopped, project->id, event,
+                           "context:" + repo.name + ":" + branch,
+                           [&](const auto& from, const auto& to, auto* started) {
+                             return ContextBranchMoved(round, *project, repo, **mirror, *on_branch,
+                                                       branch, from, to, started);
+                           });
     if (!done.ok()) return done.status();
     said.push_back(where + *done);
   }

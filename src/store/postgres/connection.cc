@@ -210,11 +210,10 @@ Status Connection::Commit() {
 // --- Pool ---
 
 Result<Pool::Lease> Pool::Acquire() {
-  std::unique_lock lock(mu_);
+  MutexLock lock(mu_);
   auto deadline = std::chrono::steady_clock::now() + wait_;
   while (idle_.empty() && open_ >= max_) {
-    if (freed_.wait_until(lock, deadline) == std::cv_status::timeout && idle_.empty() &&
-        open_ >= max_) {
+    if (!lock.WaitUntil(freed_, deadline) && idle_.empty() && open_ >= max_) {
       return Status::Unavailable("all " + std::to_string(max_) +
                                  " database connections of this process are busy");
     }
@@ -225,10 +224,10 @@ Result<Pool::Lease> Pool::Acquire() {
     return Lease(this, std::move(conn));
   }
   ++open_;
-  lock.unlock();
+  lock.Unlock();
   auto opened = Connection::Open(url_, options_);
   if (!opened.ok()) {
-    std::lock_guard relock(mu_);
+    lock.Lock();
     --open_;
     freed_.notify_one();
     return opened.status();
@@ -239,7 +238,7 @@ Result<Pool::Lease> Pool::Acquire() {
 void Pool::DropIdle() {
   std::vector<std::unique_ptr<Connection>> dropped;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     open_ -= static_cast<int>(idle_.size());
     dropped.swap(idle_);
   }
@@ -247,7 +246,7 @@ void Pool::DropIdle() {
 }
 
 void Pool::Return(std::unique_ptr<Connection> conn) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (conn->healthy() && PQtransactionStatus(conn->raw()) == PQTRANS_IDLE) {
     idle_.push_back(std::move(conn));
   } else {

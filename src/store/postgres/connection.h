@@ -16,7 +16,6 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,6 +23,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/mutex.h"
 #include "core/status.h"
 #include "store/sql/driver.h"
 
@@ -105,24 +105,24 @@ class Pool {
     std::unique_ptr<Connection> conn_;
   };
 
-  Result<Lease> Acquire();
+  Result<Lease> Acquire() EXCLUDES(mu_);
   // Closes the idle connections: after one was found broken (the server
   // restarted, the network dropped), the others likely are too.
-  void DropIdle();
+  void DropIdle() EXCLUDES(mu_);
   const std::string& url() const { return url_; }
   const ConnectOptions& options() const { return options_; }
 
  private:
-  void Return(std::unique_ptr<Connection> conn);
+  void Return(std::unique_ptr<Connection> conn) EXCLUDES(mu_);
 
   const std::string url_;
   const ConnectOptions options_;
   const int max_;
   const std::chrono::milliseconds wait_;
-  std::mutex mu_;
+  Mutex mu_;
   std::condition_variable freed_;
-  int open_ = 0;  // handed out + idle
-  std::vector<std::unique_ptr<Connection>> idle_;
+  int open_ GUARDED_BY(mu_) = 0;  // handed out + idle
+  std::vector<std::unique_ptr<Connection>> idle_ GUARDED_BY(mu_);
 };
 
 }  // namespace docwright::postgres

@@ -73,7 +73,9 @@ class Driver final : public sql::Driver {
       Lent lent(c);
       if (s.ok()) s = fn(lent);
       if (!s.ok()) {
-        if (c.healthy()) c.ExecScript("ROLLBACK");
+        // The write's own error is the one to report; a connection left in a
+        // transaction is closed as it goes back to the pool (Pool::Return).
+        if (c.healthy()) (void)c.ExecScript("ROLLBACK");
         return s;
       }
       s = c.Commit();

@@ -4,9 +4,10 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <mutex>
 #include <thread>
 #include <vector>
+
+#include "core/mutex.h"
 
 namespace docwright::postgres {
 
@@ -24,7 +25,7 @@ class Listener::Impl {
     return Status();
   }
 
-  void Run() {
+  void Run() EXCLUDES(mu_) {
     std::chrono::milliseconds backoff{100};
     auto heard_at = std::chrono::steady_clock::now();
     while (!stopping()) {
@@ -69,7 +70,7 @@ class Listener::Impl {
     }
   }
 
-  void Dispatch(const std::string& payload) {
+  void Dispatch(const std::string& payload) EXCLUDES(mu_) {
     if (payload == "t") {
       Tell([](const StoreWatcher& w) {
         if (w.turn_queued) w.turn_queued();
@@ -96,26 +97,28 @@ class Listener::Impl {
   }
 
   template <typename Fn>
-  void Tell(Fn&& fn) {
+  void Tell(Fn&& fn) EXCLUDES(mu_) {
     std::vector<StoreWatcher> watchers;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       watchers = watchers_;
     }
     for (const auto& w : watchers) fn(w);
   }
 
-  void Sleep(std::chrono::milliseconds d) {
-    std::unique_lock lock(mu_);
-    stop_cv_.wait_for(lock, d, [&] { return stop_; });
+  void Sleep(std::chrono::milliseconds d) EXCLUDES(mu_) {
+    MutexLock lock(mu_);
+    const auto deadline = std::chrono::steady_clock::now() + d;
+    while (!stop_ && lock.WaitUntil(stop_cv_, deadline)) {
+    }
   }
-  bool stopping() {
-    std::lock_guard lock(mu_);
+  bool stopping() EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     return stop_;
   }
-  void Stop() {
+  void Stop() EXCLUDES(mu_) {
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       stop_ = true;
     }
     stop_cv_.notify_all();
@@ -125,11 +128,11 @@ class Listener::Impl {
   const ConnectOptions options_;
   std::unique_ptr<Connection> conn_;  // the listening thread's only
   std::atomic<bool> hearing_{false};
-  std::mutex mu_;
+  Mutex mu_;
   std::condition_variable stop_cv_;
-  bool stop_ = false;
-  std::vector<StoreWatcher> watchers_;
-  std::thread thread_;
+  bool stop_ GUARDED_BY(mu_) = false;
+  std::vector<StoreWatcher> watchers_ GUARDED_BY(mu_);
+  std::thread thread_;  // set by Start, joined by ~Listener
 };
 
 Result<std::unique_ptr<Listener>> Listener::Start(const std::string& url,
@@ -151,7 +154,7 @@ Listener::~Listener() {
 void Listener::Add(StoreWatcher watcher) {
   // One that arrives while the connection is down hears so at once.
   if (!impl_->hearing_.load() && watcher.hearing) watcher.hearing(false);
-  std::lock_guard lock(impl_->mu_);
+  MutexLock lock(impl_->mu_);
   impl_->watchers_.push_back(std::move(watcher));
 }
 

@@ -468,7 +468,9 @@ Status Migrate(Connection& c) {
   Status s = c.ExecScript("BEGIN");
   if (!s.ok()) return s;
   auto fail = [&](Status why) {
-    c.ExecScript("ROLLBACK");
+    // `why` is the error to report; a connection left in a transaction is not
+    // used again (Pool::Return closes it).
+    (void)c.ExecScript("ROLLBACK");
     return why;
   };
   s = c.ExecScript(kLockMigrations);

@@ -13,12 +13,12 @@
 #include <condition_variable>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/metrics.h"
+#include "core/mutex.h"
 #include "store/sql/driver.h"
 #include "store/sql/store.h"
 #include "store/sqlite/connection.h"
@@ -148,8 +148,8 @@ class Driver final : public sql::Driver {
 
   // Once, before any other call: the log is opened when the schema is
   // current, so it exists by then, and only in WAL mode.
-  Status Migrate() {
-    std::lock_guard lock(write_mu_);
+  Status Migrate() EXCLUDES(write_mu_) {
+    MutexLock lock(write_mu_);
     Status s = sqlite::Migrate(*writer_);
     if (!s.ok()) return s;
     Query mode(writer_->db(), writer_->Prepare("PRAGMA journal_mode"), {});
@@ -172,14 +172,14 @@ class Driver final : public sql::Driver {
   // the process restarts: Linux may drop what it could not write and not say
   // so at the next flush.
   Status Write(sql::Commit commit, const std::function<Status(sql::Connection&)>& fn,
-               const std::function<void()>& visible) override {
+               const std::function<void()>& visible) override EXCLUDES(write_mu_) {
     if (log_failed_.load()) return LogFailed();
     const bool flush_after = commit == sql::Commit::kDurable && visible && wal_ && wal_->ok();
     {
       // The wait for the writer included; `visible` (timed as what it does)
       // and the flush ("flush") not.
       TransactionTimer timer("write");
-      std::lock_guard lock(write_mu_);
+      MutexLock lock(write_mu_);
       Connection& c = *writer_;
       // The setting stays from one write to the next: set only when it changes.
       const bool full = commit == sql::Commit::kDurable && !flush_after;
@@ -194,16 +194,19 @@ class Driver final : public sql::Driver {
       try {
         s = fn(lent);
       } catch (...) {  // the writer is left out of a transaction, whatever threw
-        c.ExecCached("ROLLBACK");
+        // What threw is what the caller learns, whether the rollback works or not.
+        (void)c.ExecCached("ROLLBACK");
         throw;
       }
+      // On a failure the write's own error is the one to report: a ROLLBACK
+      // that fails too adds nothing the caller could act on.
       if (!s.ok()) {
-        c.ExecCached("ROLLBACK");
+        (void)c.ExecCached("ROLLBACK");
         return s;
       }
       s = c.ExecCached("COMMIT");
       if (!s.ok()) {
-        c.ExecCached("ROLLBACK");
+        (void)c.ExecCached("ROLLBACK");
         return s;
       }
     }
@@ -221,15 +224,16 @@ class Driver final : public sql::Driver {
   // On a pooled reader connection: at most kMaxReaders are open (each holds a
   // file descriptor and a page cache, and a node may run 2000 workers); a read
   // waits up to 10 s for one to be free.
-  Status Read(const std::function<Status(sql::Connection&)>& fn) override {
+  Status Read(const std::function<Status(sql::Connection&)>& fn) override EXCLUDES(pool_mu_) {
     TransactionTimer timer("read");  // the wait for a reader included
     std::unique_ptr<Connection> conn;
     {
-      std::unique_lock lock(pool_mu_);
-      bool free = reader_freed_.wait_for(lock, std::chrono::seconds(10), [&] {
-        return !readers_.empty() || open_readers_ < kMaxReaders;
-      });
-      if (!free) {
+      MutexLock lock(pool_mu_);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (readers_.empty() && open_readers_ >= kMaxReaders &&
+             lock.WaitUntil(reader_freed_, deadline)) {
+      }
+      if (readers_.empty() && open_readers_ >= kMaxReaders) {
         return Status::Unavailable("all " + std::to_string(kMaxReaders) +
                                    " database readers of this process are busy");
       }
@@ -243,7 +247,7 @@ class Driver final : public sql::Driver {
     if (!conn) {
       auto opened = Connection::Open(path_);
       if (!opened.ok()) {
-        std::lock_guard lock(pool_mu_);
+        MutexLock lock(pool_mu_);
         --open_readers_;
         reader_freed_.notify_one();
         return opened.status();
@@ -253,7 +257,7 @@ class Driver final : public sql::Driver {
     Lent lent(*conn);
     Status result = fn(lent);
     {
-      std::lock_guard lock(pool_mu_);
+      MutexLock lock(pool_mu_);
       readers_.push_back(std::move(conn));
     }
     reader_freed_.notify_one();
@@ -281,15 +285,16 @@ class Driver final : public sql::Driver {
   }
 
   const std::string path_;
-  std::unique_ptr<const WriteAheadLog> wal_;  // set by Migrate, in WAL mode
+  // Set by Migrate, in WAL mode, before any other call: then only read.
+  std::unique_ptr<const WriteAheadLog> wal_;
   std::atomic<bool> log_failed_{false};
-  std::mutex write_mu_;
-  bool synchronous_full_ = true;  // the writer's setting (Connection::Open's)
-  const std::unique_ptr<Connection> writer_;
-  std::mutex pool_mu_;
+  Mutex write_mu_;
+  bool synchronous_full_ GUARDED_BY(write_mu_) = true;  // the writer's setting (Connection::Open's)
+  const std::unique_ptr<Connection> writer_ PT_GUARDED_BY(write_mu_);
+  Mutex pool_mu_;
   std::condition_variable reader_freed_;
-  int open_readers_ = 0;  // idle in readers_, or in use
-  std::vector<std::unique_ptr<Connection>> readers_;
+  int open_readers_ GUARDED_BY(pool_mu_) = 0;  // idle in readers_, or in use
+  std::vector<std::unique_ptr<Connection>> readers_ GUARDED_BY(pool_mu_);
 };
 
 }  // namespace

@@ -489,21 +489,23 @@ Status Migrate(Connection& c) {
     if (q.Next()) version = q.Int(0);
   }
   constexpr int64_t kLatest = std::size(kMigrations);
+  // On each failure below the first error is the one to report: the store is
+  // not opened, and its connection is closed, whether the rollback works or not.
   if (version > kLatest) {
-    c.ExecScript("ROLLBACK");
+    (void)c.ExecScript("ROLLBACK");
     return Status::Internal("the database was written by a newer docwright (schema " +
                             std::to_string(version) + ")");
   }
   for (int64_t v = version; v < kLatest; ++v) {
     s = c.ExecScript(kMigrations[v]);
     if (!s.ok()) {
-      c.ExecScript("ROLLBACK");
+      (void)c.ExecScript("ROLLBACK");
       return s;
     }
   }
   s = c.ExecScript(("PRAGMA user_version = " + std::to_string(kLatest)).c_str());
   if (!s.ok()) {
-    c.ExecScript("ROLLBACK");
+    (void)c.ExecScript("ROLLBACK");
     return s;
   }
   return c.ExecScript("COMMIT");
