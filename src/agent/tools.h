@@ -1,5 +1,5 @@
-// The agent's tools (DESIGN.md section 3), over a workspace: exactly these names
-// and parameters. Every path is checked (git::CheckPath), every output bounded,
+// The agent's tools (docs/architecture.md, "The agent's tools"), over a workspace: exactly these
+// names and parameters. Every path is checked (git::CheckPath), every output bounded,
 // and every mistake of the model (bad JSON, a missing or mistyped argument, an
 // unknown tool) is a tool error the model sees, never a failure of the turn.
 //

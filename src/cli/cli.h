@@ -1,4 +1,5 @@
-// The docwright command line: serve, worker and the admin commands.
+// The docwright command line: every command (serve, worker, the admin, workflow,
+// usage and job commands), each wiring the rooms it needs; main.cc calls RunCli.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +12,7 @@
 
 namespace docwright {
 
-// The model settings of DESIGN.md section 6, read from the environment.
+// The model settings (docs/architecture.md, "Model settings"), read from the environment.
 struct ModelConfig {
   std::optional<std::string> provider;  // "openai" or "anthropic"
   std::optional<std::string> base_url;  // set, to the provider's own, when a provider is

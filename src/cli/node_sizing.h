@@ -55,8 +55,8 @@ inline constexpr uint64_t kTurnThreads = 2;
 // and 8 for blocking work), the webhook delivery workers, the runner's
 // heartbeat, the workflow engine, the store's listener and the log's writer.
 inline constexpr uint64_t kThreadsBesideTurns = 128;
-// The default's bounds: at most what a node is measured at (DESIGN.md section
-// 4, "In flight"), at least one turn running while another waits on the model.
+// The default's bounds: at most what a node is measured at (docs/architecture.md,
+// "Quality bars", "In flight"), at least one turn running while another waits on the model.
 inline constexpr int kMostDefaultWorkers = 1000;
 inline constexpr int kLeastDefaultWorkers = 2;
 

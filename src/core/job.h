@@ -1,4 +1,5 @@
-// Domain types of docwright and the job state machine.
+// Domain types of docwright and the job state machine: the heart of core/, the
+// domain and small shared utilities that every room links and that link no room.
 //
 // A Job belongs to a Project, which belongs to an Org. Each prompt sent to a job
 // (the first one and every follow-up) is a Message and creates one Turn: the unit

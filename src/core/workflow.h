@@ -1,4 +1,4 @@
-// Workflows (DESIGN.md section 2, "workflows"): saved instructions that start
+// Workflows (docs/architecture.md, "Workflows"): saved instructions that start
 // jobs by themselves, and the read-only code repositories a project's agent may
 // read (its context). Types and the pure rules they follow; the store keeps
 // them, workflows/ fires them, api/ and cli/ define them.

@@ -1,3 +1,6 @@
+// The events room (events/): the jobs' events the store writes, streamed to
+// clients (here) and delivered to webhook endpoints (delivery_workers.h).
+//
 // Streams of jobs' events to clients: the v2 event stream (Server-Sent Events)
 // and the v1 endpoint's own framing. One EventStreams per process fans each
 // job's events out to every stream open on it, read from the store when they

@@ -1,3 +1,6 @@
+// The http room (http/): HTTP on both sides, this server and the outgoing client
+// (http/client.h); neither knows the API.
+//
 // An asynchronous HTTP/1.1 server (Boost.Beast): keep-alive, bounded request
 // size and headers, timeouts for slow clients, connection caps (in all and per
 // client address) and graceful shutdown. It knows nothing of the API: it hands

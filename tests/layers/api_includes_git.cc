@@ -1,2 +1,3 @@
-// Must not compile: api/ knows the store and the domain, never git (DESIGN.md 2).
+// Must not compile: api/ knows the store and the domain, never git
+// (docs/architecture.md, "The layers").
 #include "git/git.h"
