@@ -166,8 +166,10 @@ TEST_F(ApiTest, ABranchThatMovesDuringTheTurnIsRetriedOnceFromItsNewHead) {
   };
 
   // Moved once, while the agent works: carried out again from the new head.
+  // The agent takes 2.5 s, so that the person's push lands while it works even
+  // when other tests share the machine's cores.
   ASSERT_EQ(
-      Post(Job(project_a_, id) + "/message", Prompt("Add a question [sleep 700]"), key_a_).status,
+      Post(Job(project_a_, id) + "/message", Prompt("Add a question [sleep 2500]"), key_a_).status,
       200);
   ASSERT_TRUE(WaitUntil([&] { return turns_started() == 1; }));
   push_one("moved-once.md");
@@ -179,7 +181,7 @@ TEST_F(ApiTest, ABranchThatMovesDuringTheTurnIsRetriedOnceFromItsNewHead) {
 
   // Moved during both rounds: the turn fails with a clear error; nothing is lost.
   Sh("cd " + clone + " && " + kGit + " pull -q --ff-only origin " + branch);
-  ASSERT_EQ(Post(Job(project_a_, id) + "/message", Prompt("Another [sleep 700]"), key_a_).status,
+  ASSERT_EQ(Post(Job(project_a_, id) + "/message", Prompt("Another [sleep 2500]"), key_a_).status,
             200);
   auto started = [&](const std::string& what) {
     size_t n = 0;
@@ -191,7 +193,7 @@ TEST_F(ApiTest, ABranchThatMovesDuringTheTurnIsRetriedOnceFromItsNewHead) {
   };
   ASSERT_TRUE(WaitUntil([&] { return started("turn 3 started") == 1; }));
   for (int round = 0; round < 2; ++round) {
-    std::this_thread::sleep_for(milliseconds(300));  // the turn has fetched by now
+    std::this_thread::sleep_for(milliseconds(600));  // the turn has fetched by now
     push_one("moved-" + std::to_string(round) + ".md");
     if (round == 0) {
       ASSERT_TRUE(WaitUntil([&] {
