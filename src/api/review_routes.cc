@@ -8,16 +8,11 @@
 #include "api/call.h"
 #include "api/views.h"
 #include "core/json_writer.h"
+#include "core/review_json.h"
 #include "core/time.h"
 
 namespace docwright {
 namespace {
-
-void WriteStrings(const std::vector<std::string>& items, JsonWriter& w) {
-  w.BeginArray();
-  for (const std::string& s : items) w.String(s);
-  w.EndArray();
-}
 
 // The review's JSON (docs/api.md, "Review of a job's branch"); `recorded` false
 // is the shape before the job's first push: no head commit, empty lists.
@@ -43,24 +38,14 @@ std::string ReviewJson(const Review& r, bool recorded) {
   } else {
     w.Null();
   }
-  w.Key("files").BeginArray();
-  for (const ReviewFile& f : r.files) {
-    w.BeginObject();
-    w.Key("path").String(f.path);
-    w.Key("change").String(f.change);
-    w.Key("from").OptString(f.from);
-    w.Key("additions").Int(f.additions);
-    w.Key("deletions").Int(f.deletions);
-    w.Key("previewHtml").OptString(f.preview_html);
-    w.EndObject();
-  }
-  w.EndArray();
+  w.Key("files");
+  WriteReviewFiles(r.files, w);
   w.Key("diff").String(r.diff);
   w.Key("diffTruncated").Bool(r.diff_truncated);
   w.Key("problems");
-  WriteStrings(r.problems, w);
+  WriteStringList(r.problems, w);
   w.Key("notes");
-  WriteStrings(r.notes, w);
+  WriteStringList(r.notes, w);
   w.Key("pullRequestBodyHtml").String(r.pull_request_body_html);
   w.EndObject();
   return body;

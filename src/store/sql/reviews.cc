@@ -6,36 +6,19 @@
 
 #include "core/json_fields.h"
 #include "core/json_writer.h"
+#include "core/review_json.h"
 #include "store/sql/internal.h"
 #include "store/sql/statements.h"
 
 namespace docwright::sql {
 namespace {
 
-std::string FilesJson(const std::vector<ReviewFile>& files) {
+// The lists as the API shows them (core/review.h).
+template <typename List, typename Write>
+std::string ListJson(const List& list, Write write) {
   std::string out;
   JsonWriter w(&out);
-  w.BeginArray();
-  for (const ReviewFile& f : files) {
-    w.BeginObject();
-    w.Key("path").String(f.path);
-    w.Key("change").String(f.change);
-    w.Key("from").OptString(f.from);
-    w.Key("additions").Int(f.additions);
-    w.Key("deletions").Int(f.deletions);
-    w.Key("previewHtml").OptString(f.preview_html);
-    w.EndObject();
-  }
-  w.EndArray();
-  return out;
-}
-
-std::string StringsJson(const std::vector<std::string>& items) {
-  std::string out;
-  JsonWriter w(&out);
-  w.BeginArray();
-  for (const std::string& s : items) w.String(s);
-  w.EndArray();
+  write(list, w);
   return out;
 }
 
@@ -94,9 +77,9 @@ Review ReadReview(const Rows& r) {
 }  // namespace
 
 Status SqlStore::PutReview(const Review& review) {
-  const std::string files = FilesJson(review.files);
-  const std::string problems = StringsJson(review.problems);
-  const std::string notes = StringsJson(review.notes);
+  const std::string files = ListJson(review.files, &WriteReviewFiles);
+  const std::string problems = ListJson(review.problems, &WriteStringList);
+  const std::string notes = ListJson(review.notes, &WriteStringList);
   const UnixMillis updated_at = review.updated_at != 0 ? review.updated_at : NowMillis();
   return Write([&](Connection& c) -> Status {
     auto job = LoadJobById(c, review.job_id);
