@@ -28,6 +28,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -265,6 +266,22 @@ class FenceTracker {
 // Blanks inline code spans of `text` (a run of backticks up to the next run of
 // the same length in the same paragraph), found in one pass from the right.
 void BlankCodeSpans(std::string& text);
+
+// MDX's own syntax that is not Markdown, blanked to spaces (line breaks kept, so
+// offsets and lines stay the page's), once for both readers of MDX pages: the
+// checks (markdown.cc) and the previews (preview.cc). Linear in `body`.
+struct MdxBlanked {
+  // `body` with its ESM blocks (import/export, each to a blank line) and its
+  // {/* */} comments blanked: what is rendered.
+  std::string markdown;
+  // The same with code (fences and spans) blanked too: where JSX tags are read.
+  std::string prose;
+};
+// `on_import(line, offset)`, if given, is called for each import line of an ESM
+// block, with its offset in `body`.
+MdxBlanked BlankMdxSyntax(
+    std::string_view body,
+    const std::function<void(std::string_view line, size_t offset)>& on_import = {});
 // The end of a {...} expression starting at `i`, strings inside included.
 size_t SkipBraces(std::string_view text, size_t i);
 

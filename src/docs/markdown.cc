@@ -121,6 +121,37 @@ void BlankBetween(const std::string& text, std::string_view open, std::string_vi
   }
 }
 
+}  // namespace
+
+MdxBlanked BlankMdxSyntax(std::string_view body,
+                          const std::function<void(std::string_view, size_t)>& on_import) {
+  MdxBlanked out{std::string(body), std::string(body)};
+  FenceTracker fences;
+  bool in_esm = false;
+  bool after_blank = true;
+  for (size_t pos = 0; pos < body.size();) {
+    size_t start = pos;
+    std::string_view line = LineFrom(body, pos, &pos);
+    bool blank = IsBlank(line);
+    if (fences.IsCode(line)) {
+      Blank(out.prose, start, pos);
+    } else if (in_esm ||
+               (after_blank && (line.starts_with("import ") || line.starts_with("export ")))) {
+      // MDX's import/export blocks are JavaScript, and run to a blank line.
+      if (on_import && line.starts_with("import ")) on_import(line, start);
+      in_esm = !blank;
+      Blank(out.prose, start, pos);
+      Blank(out.markdown, start, pos);
+    }
+    after_blank = blank;
+  }
+  BlankCodeSpans(out.prose);
+  BlankBetween(out.prose, "{/*", "*/}", {&out.prose, &out.markdown});
+  return out;
+}
+
+namespace {
+
 // href="..." and src="..." in the text of an HTML or JSX tag.
 void AttributeLinks(std::string_view tag, size_t offset, const LineIndex& lines, int first_line,
                     std::vector<PageLink>& out) {
@@ -295,38 +326,18 @@ std::string ImportSource(std::string_view line) {
 // dropped from every line: MDX has no indented code blocks, and JSX children
 // are indented.
 std::string PrepareMdx(std::string_view body, int first_line, Page& page, Budget& budget) {
-  std::string markdown(body);
-  std::string prose(body);
   LineIndex lines(body);
-  FenceTracker fences;
-  bool in_esm = false;
-  bool after_blank = true;
-  for (size_t pos = 0; pos < body.size();) {
-    size_t start = pos;
-    std::string_view line = LineFrom(body, pos, &pos);
-    bool blank = IsBlank(line);
-    if (fences.IsCode(line)) {
-      Blank(prose, start, pos);
-    } else if (in_esm ||
-               (after_blank && (line.starts_with("import ") || line.starts_with("export ")))) {
-      // MDX's import/export blocks are JavaScript, and run to a blank line.
-      if (line.starts_with("import ")) {
-        page.anchors_open = true;  // what it imports may render headings
-        std::string source = ImportSource(line);
-        if (!source.empty() && page.links.size() < kMaxLinksPerPage) {
-          page.links.push_back(PageLink{std::move(source), first_line - 1 + lines.LineOf(start),
-                                        PageLink::Kind::kImport});
-        }
-      }
-      in_esm = !blank;
-      Blank(prose, start, pos);
-      Blank(markdown, start, pos);
+  MdxBlanked blanked = BlankMdxSyntax(body, [&](std::string_view line, size_t offset) {
+    page.anchors_open = true;  // what it imports may render headings
+    std::string source = ImportSource(line);
+    if (!source.empty() && page.links.size() < kMaxLinksPerPage) {
+      page.links.push_back(PageLink{std::move(source), first_line - 1 + lines.LineOf(offset),
+                                    PageLink::Kind::kImport});
     }
-    after_blank = blank;
-  }
+  });
   if (!budget.Spend(body.size() / 64 + 1)) return "";
-  BlankCodeSpans(prose);
-  BlankBetween(prose, "{/*", "*/}", {&prose, &markdown});
+  std::string& markdown = blanked.markdown;
+  std::string& prose = blanked.prose;
   BlankBetween(prose, "<!--", "-->", {&prose});
   ReadTags(prose, lines, first_line, markdown, page, budget);
 

@@ -508,37 +508,9 @@ struct Segment {
 // The Markdown of `body` (MDX) with its components as placeholder markers, the
 // placeholders rendered into ctx.components as each closes.
 std::string SplitMdx(std::string_view body, Context& ctx) {
-  std::string md(body);     // what is rendered: ESM and comments blanked
-  std::string prose(body);  // where tags are looked for: code blanked too
-  FenceTracker fences;
-  bool in_esm = false, after_blank = true;
-  auto blank = [](std::string& s, size_t b, size_t e) {
-    for (size_t i = b; i < e; ++i) {
-      if (s[i] != '\n') s[i] = ' ';
-    }
-  };
-  for (size_t pos = 0; pos < body.size();) {
-    size_t start = pos;
-    std::string_view line = LineFrom(body, pos, &pos);
-    bool is_blank = IsBlank(line);
-    if (fences.IsCode(line)) {
-      blank(prose, start, pos);
-    } else if (in_esm ||
-               (after_blank && (line.starts_with("import ") || line.starts_with("export ")))) {
-      in_esm = !is_blank;
-      blank(prose, start, pos);
-      blank(md, start, pos);
-    }
-    after_blank = is_blank;
-  }
-  BlankCodeSpans(prose);
-  for (size_t i = prose.find("{/*"); i != std::string::npos; i = prose.find("{/*", i)) {
-    size_t end = prose.find("*/}", i + 3);
-    end = end == std::string::npos ? prose.size() : end + 3;
-    blank(prose, i, end);
-    blank(md, i, end);
-    i = end;
-  }
+  MdxBlanked blanked = BlankMdxSyntax(body);
+  const std::string& md = blanked.markdown;  // what is rendered
+  const std::string& prose = blanked.prose;  // where tags are looked for
 
   std::vector<Segment> open(1);
   // Components opened without a placeholder (inline, or too deep), by name.
