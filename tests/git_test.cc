@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <array>
-#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -180,28 +179,6 @@ TEST_F(GitTest, KeptHandlesSeeWhatChangedSinceTheyWereOpened) {
   auto snap = Snap(*mirror, replaced);
   ASSERT_NE(snap, nullptr);
   EXPECT_FALSE(snap->Read("docs/third.md").ok());
-}
-
-// Many turns open and close snapshots of one mirror at once: each has a handle
-// of its own while it lives, taken from and given back to the kept ones.
-TEST_F(GitTest, SnapshotsOpenedOnManyThreadsEachReadThroughAHandleOfTheirOwn) {
-  auto mirror = OpenMirror(remote_);
-  const std::string head = Fetch(*mirror, "main");
-  std::atomic<int> read{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 8; ++t) {
-    threads.emplace_back([&] {
-      for (int i = 0; i < 20; ++i) {
-        auto snap = mirror->OpenSnapshot(head);
-        if (!snap.ok()) continue;
-        auto page = (*snap)->Read(i % 2 ? "docs/index.md" : "docs/guide/install.md");
-        auto listed = (*snap)->List("docs/guide");
-        if (page.ok() && listed.ok() && listed->size() == 2) ++read;
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  EXPECT_EQ(read.load(), 160);
 }
 
 TEST_F(GitTest, DiffShowsWhatABranchChangesSinceItForked) {
