@@ -50,17 +50,18 @@ class RunnerTest : public ::testing::Test {
   }
 
   Job Create(const std::string& prompt) { return *store_->CreateJob(scope_, NewJob{prompt}); }
-  // Created as the API creates: `hook` (Runner::OnQueued) told of its turn.
-  Job CreateWith(const std::string& prompt, QueuedTurnHook hook) {
-    NewJob nj{prompt};
-    nj.on_queued = std::move(hook);
-    return *store_->CreateJob(scope_, nj);
+  // Created with `taker` (the runner's, Runner::Taker, or one wrapping it) as
+  // the store's taker of queued turns from now on.
+  Job CreateWith(const std::string& prompt, TurnTaker taker) {
+    store_->TakeQueuedTurns(std::move(taker));
+    return Create(prompt);
   }
   // Whether a write queuing a turn now would find a worker idle for it (the
   // reservation taken is ended at once).
   static bool IdleForAHandOff(Runner& runner) {
-    auto owner = runner.ReserveQueuedTurn();
-    if (owner) runner.QueuedTurnUnclaimed(*owner);
+    TurnTaker taker = runner.Taker();
+    auto owner = taker.reserve();
+    if (owner) taker.unclaimed(*owner);
     return owner.has_value();
   }
   Job Get(const std::string& id) { return *store_->GetJob(scope_, id); }
@@ -215,18 +216,19 @@ TEST_F(RunnerTest, AWorkerWokenForQueuedWorkClaimsItWithoutLookingFirst) {
     return look_first;
   };
   {
-    // No poll: only the start's claim and wake-ups.
+    // No poll: only the start's claim and wake-ups; no hand-off in the write.
     ClaimRecorder recorder(*store_);
     RunnerOptions o;
     o.workers = 4;
     o.poll_interval = std::chrono::hours(1);
+    o.claim_when_queued = false;
     Runner runner(recorder, agent_, o);
     runner.Start();
     ASSERT_TRUE(WaitUntil([&] { return !recorder.Claims().empty(); })) << "the start's claim";
-    // Queued by other means and announced (Wake, as after a workflow's run): the
-    // woken worker's claim goes straight to it.
+    // Queued by a write of this process, which the store announces to it
+    // (StoreWatcher::turn_queued_here): the woken worker's claim goes straight
+    // to it.
     Job announced = Create("announced");
-    runner.Wake();
     ASSERT_TRUE(Reaches(announced.id, JobStatus::kCompleted));
     runner.Stop();
     std::vector<ClaimRecorder::Claim> claims = recorder.Claims();
@@ -245,7 +247,11 @@ TEST_F(RunnerTest, AWorkerWokenForQueuedWorkClaimsItWithoutLookingFirst) {
     o.poll_interval = milliseconds(20);
     Runner runner(recorder, agent_, o);
     runner.Start();
-    Job polled = Create("polled");
+    // Through another process's store on the same file, which tells this one
+    // nothing.
+    auto other = OpenStore(dir_ / "docwright.db", testing::TestSecrets());
+    ASSERT_TRUE(other.ok()) << other.status().message();
+    Job polled = *(*other)->CreateJob(scope_, NewJob{"polled"});
     ASSERT_TRUE(Reaches(polled.id, JobStatus::kCompleted));
     runner.Stop();
     std::vector<ClaimRecorder::Claim> claims = recorder.Claims();
@@ -298,7 +304,7 @@ TEST_F(RunnerTest, ATurnQueuedHereIsClaimedInItsWriteAndAnIdleWorkerRunsIt) {
   ASSERT_TRUE(WaitUntil([&] { return !recorder.Claims().empty(); })) << "the start's claim";
   ASSERT_TRUE(WaitUntil([&] { return IdleForAHandOff(runner); }));
   const size_t claims_before = recorder.Claims().size();
-  Job j = CreateWith("handed over", runner.OnQueued());
+  Job j = Create("handed over");  // offered to the runner, the store's taker since Start()
   // The create returned with the turn claimed: no other worker can take it now.
   auto other = store_->ClaimTurn("another node", milliseconds(1000), kMaxTurnAttempts);
   ASSERT_TRUE(other.ok());
@@ -383,7 +389,7 @@ TEST_F(RunnerTest, ATurnHandedOverStartsBeforeItsWriteCommitsAndWaitsForTheCommi
   Runner runner(*store_, handler, o);
   runner.Start();
   ASSERT_TRUE(WaitUntil([&] { return IdleForAHandOff(runner); }));
-  QueuedTurnHook hook = runner.OnQueued();
+  TurnTaker hook = runner.Taker();
   bool started_inside = false;
   hook.claimed = [&, inner = hook.claimed](const ClaimFor& owner, TurnInput claimed,
                                            std::shared_future<bool> committed) {
@@ -429,7 +435,6 @@ TEST_F(RunnerTest, ATurnHandedOverByAWriteThatFailsIsDropped) {
     ASSERT_TRUE(WaitUntil([&] { return IdleForAHandOff(runner); }));
     counted.Reset();
     NewJob nj{"never committed"};
-    nj.on_queued = runner.OnQueued();
     IdempotentRequest keyed{.key = "k1",
                             .route = "create",
                             .body_sha256 = std::string(64, 'a'),
@@ -471,7 +476,7 @@ TEST_F(RunnerTest, ATurnQueuedWithNoIdleWorkerOrTheOptionOffIsClaimedByAWorker) 
     runner.Start();
     if (claim_when_queued) {
       ASSERT_TRUE(WaitUntil([&] { return IdleForAHandOff(runner); }));
-      Job busy = CreateWith("busy", runner.OnQueued());
+      Job busy = CreateWith("busy", runner.Taker());
       ASSERT_TRUE(WaitUntil([&] { return gated.Started() == 1; })) << "the one worker is busy";
       EXPECT_FALSE(IdleForAHandOff(runner));
     } else {
@@ -479,7 +484,7 @@ TEST_F(RunnerTest, ATurnQueuedWithNoIdleWorkerOrTheOptionOffIsClaimedByAWorker) 
       EXPECT_FALSE(IdleForAHandOff(runner));
     }
     const size_t before = recorder.Claims().size();
-    Job next = CreateWith("next", runner.OnQueued());
+    Job next = CreateWith("next", runner.Taker());
     auto waiting = store_->ListMessages(scope_, next.id);
     ASSERT_TRUE(waiting.ok());
     if (claim_when_queued) {
@@ -514,14 +519,14 @@ TEST_F(RunnerTest, ATurnClaimedInAWriteThatEndsAfterStopIsGivenBack) {
   runner.Start();
   // One worker runs a turn until the stop cancels it; the other idles.
   Job running = Create("running [sleep 60000]");
-  runner.Wake();
   ASSERT_TRUE(WaitUntil([&] { return agent_.turns_started.load() == 1; }));
   ASSERT_TRUE(WaitUntil([&] { return IdleForAHandOff(runner); }));
   std::mutex mu;
   std::condition_variable cv;
   bool told = false, released = false, was_claimed = false;
-  QueuedTurnHook hook = runner.OnQueued();
-  hook.claimed = [&](const ClaimFor& owner, TurnInput claimed, std::shared_future<bool> committed) {
+  TurnTaker hook = runner.Taker();
+  hook.claimed = [&, inner = hook.claimed](const ClaimFor& owner, TurnInput claimed,
+                                           std::shared_future<bool> committed) {
     {
       std::unique_lock lock(mu);
       told = true;
@@ -529,7 +534,7 @@ TEST_F(RunnerTest, ATurnClaimedInAWriteThatEndsAfterStopIsGivenBack) {
       cv.notify_all();
       cv.wait(lock, [&] { return released; });
     }
-    return runner.QueuedTurnClaimed(owner, std::move(claimed), std::move(committed));
+    return inner(owner, std::move(claimed), std::move(committed));
   };
   std::string j_id;
   std::thread writer([&] { j_id = CreateWith("claimed as the runner stops", hook).id; });
@@ -587,7 +592,7 @@ TEST_F(RunnerTest, ManyTurnsQueuedFromManyThreadsRunEachOnce) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kJobs; ++i) {
         ids[t].push_back(
-            CreateWith("job " + std::to_string(t) + "." + std::to_string(i), runner.OnQueued()).id);
+            CreateWith("job " + std::to_string(t) + "." + std::to_string(i), runner.Taker()).id);
       }
     });
   }

@@ -24,9 +24,26 @@ using std::chrono::seconds;
 
 class StoreClaimTest : public testing::StoreTest {
  protected:
+  void SetUp() override {
+    StoreTest::SetUp();
+    if (!store_) return;
+    // This process's wake-ups of queued turns (store/wakeups.h), each told to
+    // on_turn_queued_ as the test sets it for its next write.
+    store_->Watch(StoreWatcher{.turn_queued_here = [this] {
+      if (on_turn_queued_) on_turn_queued_();
+    }});
+  }
   std::function<double()> Flushes() {
     return [this] { return Transactions("flush"); };
   }
+  // Makes `q` the store's turn taker, lending `owner` to the first write that
+  // asks (once), and counts in q.woken the wake-ups of the writes after.
+  template <typename Claims>
+  void Take(Claims& q, std::optional<ClaimFor> owner) {
+    store_->TakeQueuedTurns(q.Taker(Flushes(), std::move(owner)));
+    on_turn_queued_ = [&q] { ++q.woken; };
+  }
+  std::function<void()> on_turn_queued_;
 };
 
 TEST_P(StoreClaimTest, ABacklogIsTakenFairlyOldestFirstAndEachJobInOrder) {
@@ -186,7 +203,7 @@ TEST_P(StoreClaimTest, ATurnWrittenWithoutItsProjectTakesItsJobsAndItsCap) {
   EXPECT_TRUE(NothingToClaim()) << a1.id << " waits for its project's cap, filled by a0";
 }
 
-// NewJob::on_queued.queued: the runner is woken while the job is made durable, and
+// StoreWatcher::turn_queued_here: the runner is woken while the job is made durable, and
 // its worker (here, this store and another node's) can claim the turn from the
 // call on, before CreateJob returns; nothing refused or replayed wakes anyone.
 TEST_P(StoreClaimTest, AJobCanBeClaimedFromItsOnQueuedBeforeItsCreateReturns) {
@@ -207,14 +224,14 @@ TEST_P(StoreClaimTest, AJobCanBeClaimedFromItsOnQueuedBeforeItsCreateReturns) {
     };
   };
   NewJob nj{"Fix the typo"};
-  nj.on_queued.queued = claim_with(*store_);  // a worker of this process: the writer is free
+  on_turn_queued_ = claim_with(*store_);  // a worker of this process: the writer is free
   const double flushes_before = Transactions("flush");
   auto mine = store_->CreateJob(ScopeOf(project_), nj);
   ASSERT_TRUE(mine.ok()) << mine.status().message();
   EXPECT_EQ(flushes_at_call, flushes_before) << "woken before the flush";
   EXPECT_EQ(Transactions("flush"), flushes_at_call + (postgres() ? 0 : 1))
       << "flushed before it returned";
-  nj.on_queued.queued = claim_with(*other);
+  on_turn_queued_ = claim_with(*other);
   auto theirs = store_->CreateJob(ScopeOf(project_), nj);
   ASSERT_TRUE(theirs.ok()) << theirs.status().message();
   EXPECT_EQ(calls, 2);
@@ -237,7 +254,7 @@ TEST_P(StoreClaimTest, AJobCanBeClaimedFromItsOnQueuedBeforeItsCreateReturns) {
                           .body_sha256 = std::string(64, 'a'),
                           .status = 201,
                           .render = [](const Job& j) { return j.id; }};
-  nj.on_queued.queued = claim_with(*store_);
+  on_turn_queued_ = claim_with(*store_);
   auto written = store_->CreateJobWithKey(ScopeOf(project_), nj, keyed);
   ASSERT_TRUE(written.ok()) << written.status().message();
   EXPECT_EQ(written->outcome, IdempotentWrite::Outcome::kDone);
@@ -250,7 +267,7 @@ TEST_P(StoreClaimTest, AJobCanBeClaimedFromItsOnQueuedBeforeItsCreateReturns) {
   EXPECT_EQ(calls, 4);
 }
 
-// NewMessage::on_queued.queued, likewise: a follow-up's turn can be claimed from the
+// turn_queued_here, likewise: a follow-up's turn can be claimed from the
 // call, once its job's turn has ended, and is flushed before AddMessage
 // returns; a replay under the same key wakes nobody.
 TEST_P(StoreClaimTest, AFollowUpCanBeClaimedFromItsOnQueuedBeforeAddMessageReturns) {
@@ -260,7 +277,7 @@ TEST_P(StoreClaimTest, AFollowUpCanBeClaimedFromItsOnQueuedBeforeAddMessageRetur
   std::vector<std::string> claimed;
   double flushes_at_call = -1;
   NewMessage follow_up{"And the heading"};
-  follow_up.on_queued.queued = [&] {
+  on_turn_queued_ = [&] {
     flushes_at_call = Transactions("flush");
     auto c = store_->ClaimTurn("w", milliseconds(60000), kMaxTurnAttempts, {},
                                /*look_first=*/false);
@@ -292,20 +309,22 @@ TEST_P(StoreClaimTest, AFollowUpCanBeClaimedFromItsOnQueuedBeforeAddMessageRetur
   EXPECT_EQ(claimed, (std::vector<std::string>{"And the heading", "And the footer"}));
 }
 
-// A hook that reserves a lease claims the turn inside the write that queues it
-// (QueuedTurnHook): told once, with the turn, before the write commits; the
-// turn is held under that lease when the write returns (another node finds
-// nothing), its turn.started event written with the job's; `queued` is not
-// called. `visible_to`, if set, is read at the call: whether the job is there.
+// A taker that reserves a lease claims the turn inside the write that queues
+// it (TurnTaker): told once, with the turn, before the write commits; the turn
+// is held under that lease when the write returns (another node finds
+// nothing), its turn.started event written with the job's; no worker is woken
+// (turn_queued_here). `visible_to`, if set, is read at the call: whether the
+// job is there.
 class QueuedClaims {
  public:
-  QueuedTurnHook Hook(std::function<double()> flushes, std::optional<ClaimFor> owner) {
-    return QueuedTurnHook{
-        .reserve =
-            [this, owner] {
-              ++reserved;
-              return owner;
-            },
+  TurnTaker Taker(std::function<double()> flushes, std::optional<ClaimFor> owner) {
+    return TurnTaker{
+        .reserve = [this, owner]() -> std::optional<ClaimFor> {
+          ++reserved;
+          if (lent) return std::nullopt;  // one write's
+          lent = owner.has_value();
+          return owner;
+        },
         .claimed =
             [this, flushes](const ClaimFor& by, TurnInput turn,
                             std::shared_future<bool> committed) {
@@ -326,8 +345,7 @@ class QueuedClaims {
               owners.push_back(by.worker_id);
               turns.push_back(std::nullopt);
               commits.emplace_back();
-            },
-        .queued = [this] { ++woken; }};
+            }};
   }
   // Whether the write committed the turn handed over as turns[i].
   bool Committed(size_t i) const {
@@ -337,6 +355,7 @@ class QueuedClaims {
   bool take = true;  // what `claimed` answers
   Store* visible_to = nullptr;
   int reserved = 0, woken = 0;
+  bool lent = false;
   double flushes_at_call = -1;
   std::vector<std::string> owners;
   std::vector<std::optional<TurnInput>> turns;  // nullopt: unclaimed
@@ -354,7 +373,7 @@ TEST_P(StoreClaimTest, AReservedTurnIsClaimedInsideTheWriteThatQueuesIt) {
   QueuedClaims q;
   q.visible_to = other.get();
   NewJob nj{"Fix the typo"};
-  nj.on_queued = q.Hook(Flushes(), Lease("here/1"));
+  Take(q, Lease("here/1"));
   const double flushes_before = Transactions("flush");
   const double writes_before = Transactions("write");
   auto job = store_->CreateJob(ScopeOf(project_), nj);
@@ -391,7 +410,7 @@ TEST_P(StoreClaimTest, AReservedTurnIsClaimedInsideTheWriteThatQueuesIt) {
 
   // No lease reserved: nothing claimed, the runner woken instead.
   QueuedClaims none;
-  nj.on_queued = none.Hook(Flushes(), std::nullopt);
+  Take(none, std::nullopt);
   auto unclaimed = store_->CreateJob(ScopeOf(project_), nj);
   ASSERT_TRUE(unclaimed.ok()) << unclaimed.status().message();
   EXPECT_EQ(none.reserved, 1);
@@ -402,7 +421,7 @@ TEST_P(StoreClaimTest, AReservedTurnIsClaimedInsideTheWriteThatQueuesIt) {
   // Refused: nothing reserved, nobody told.
   Project limited = NewProject(org_.id, 1);
   QueuedClaims refused;
-  nj.on_queued = refused.Hook(Flushes(), Lease("here/2"));
+  Take(refused, Lease("here/2"));
   ASSERT_TRUE(store_->CreateJob(ScopeOf(limited), nj).ok());
   EXPECT_EQ(refused.turns.size(), 1u);
   EXPECT_EQ(store_->CreateJob(ScopeOf(limited), nj).status().code(), Code::kRateLimited);
@@ -417,7 +436,7 @@ TEST_P(StoreClaimTest, AReservedTurnIsClaimedInsideTheWriteThatQueuesIt) {
                           .status = 201,
                           .render = [](const Job& j) { return j.id; }};
   QueuedClaims by_key;
-  nj.on_queued = by_key.Hook(Flushes(), Lease("here/3"));
+  Take(by_key, Lease("here/3"));
   auto written = store_->CreateJobWithKey(ScopeOf(project_), nj, keyed);
   ASSERT_TRUE(written.ok()) << written.status().message();
   ASSERT_EQ(by_key.turns.size(), 1u);
@@ -438,7 +457,7 @@ TEST_P(StoreClaimTest, AHandOffRefusedOrNeverCommittedLeavesNothingClaimed) {
   QueuedClaims refused;
   refused.take = false;
   NewJob nj{"Fix the typo"};
-  nj.on_queued = refused.Hook(Flushes(), Lease("here/refused"));
+  Take(refused, Lease("here/refused"));
   auto job = store_->CreateJob(ScopeOf(project_), nj);
   ASSERT_TRUE(job.ok()) << job.status().message();
   ASSERT_EQ(refused.turns.size(), 1u) << "handed over, which ended the reservation";
@@ -466,7 +485,7 @@ TEST_P(StoreClaimTest, AHandOffRefusedOrNeverCommittedLeavesNothingClaimed) {
            "BEGIN SELECT RAISE(ABORT, 'key refused'); END;");
   }
   QueuedClaims failed;
-  nj.on_queued = failed.Hook(Flushes(), Lease("here/failed"));
+  Take(failed, Lease("here/failed"));
   IdempotentRequest keyed{.key = "k1",
                           .route = "create",
                           .body_sha256 = std::string(64, 'a'),
@@ -498,7 +517,7 @@ TEST_P(StoreClaimTest, AQueuedTurnThatIsNotRunnableIsLeftToTheWorkers) {
   TurnInput first = Claim("w");
   QueuedClaims q;
   NewMessage follow_up{"And the heading"};
-  follow_up.on_queued = q.Hook(Flushes(), Lease("here/1"));
+  Take(q, Lease("here/1"));
   ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), job.id, follow_up).ok());
   ASSERT_EQ(q.turns.size(), 1u);
   EXPECT_FALSE(q.turns[0].has_value()) << "its job's first turn is running";
@@ -511,7 +530,7 @@ TEST_P(StoreClaimTest, AQueuedTurnThatIsNotRunnableIsLeftToTheWorkers) {
   // Once the job's turns have ended, a follow-up is claimed by its write.
   QueuedClaims after;
   follow_up.prompt = "And the footer";
-  follow_up.on_queued = after.Hook(Flushes(), Lease("here/2"));
+  Take(after, Lease("here/2"));
   ASSERT_TRUE(store_->AddMessage(ScopeOf(project_), job.id, follow_up).ok());
   ASSERT_EQ(after.turns.size(), 1u);
   ASSERT_TRUE(after.turns[0].has_value());
@@ -526,7 +545,7 @@ TEST_P(StoreClaimTest, AQueuedTurnThatIsNotRunnableIsLeftToTheWorkers) {
   ASSERT_TRUE(store_->UpdateProject(capped).ok());
   QueuedClaims held;
   NewJob nj{"Fix the typo"};
-  nj.on_queued = held.Hook(Flushes(), Lease("here/3", {capped.id}));
+  Take(held, Lease("here/3", {capped.id}));
   auto waits = store_->CreateJob(ScopeOf(capped), nj);
   ASSERT_TRUE(waits.ok()) << waits.status().message();
   ASSERT_EQ(held.turns.size(), 1u);
@@ -534,7 +553,7 @@ TEST_P(StoreClaimTest, AQueuedTurnThatIsNotRunnableIsLeftToTheWorkers) {
   TurnInput running = Claim("w");
   EXPECT_EQ(running.job.id, waits->id);
   QueuedClaims full;
-  nj.on_queued = full.Hook(Flushes(), Lease("here/4"));
+  Take(full, Lease("here/4"));
   auto behind = store_->CreateJob(ScopeOf(capped), nj);
   ASSERT_TRUE(behind.ok()) << behind.status().message();
   ASSERT_EQ(full.turns.size(), 1u);
@@ -549,13 +568,13 @@ TEST_P(StoreClaimTest, AQueuedTurnThatIsNotRunnableIsLeftToTheWorkers) {
   TurnInput busy = Claim("w");
   EXPECT_EQ(busy.project.id, other_project_.id);
   QueuedClaims org_full;
-  nj.on_queued = org_full.Hook(Flushes(), Lease("here/5"));
+  Take(org_full, Lease("here/5"));
   ASSERT_TRUE(store_->CreateJob(ScopeOf(sibling), nj).ok());
   ASSERT_EQ(org_full.turns.size(), 1u);
   EXPECT_FALSE(org_full.turns[0].has_value()) << "the organisation's cap is full";
   ASSERT_TRUE(store_->FinishTurn(busy.turn_id, "w", TurnOutcome{.succeeded = true}).ok());
   QueuedClaims org_free;
-  nj.on_queued = org_free.Hook(Flushes(), Lease("here/6"));
+  Take(org_free, Lease("here/6"));
   auto free = store_->CreateJob(ScopeOf(sibling), nj);
   ASSERT_TRUE(free.ok()) << free.status().message();
   ASSERT_EQ(org_free.turns.size(), 1u);
@@ -582,7 +601,7 @@ TEST_P(StoreClaimTest, AClaimThatFailsInsideTheWriteIsUndoneAndTheWriteGoesOn) {
   }
   QueuedClaims q;
   NewJob nj{"Fix the typo"};
-  nj.on_queued = q.Hook(Flushes(), Lease("here/refused"));
+  Take(q, Lease("here/refused"));
   auto job = store_->CreateJob(ScopeOf(project_), nj);
   ASSERT_TRUE(job.ok()) << job.status().message();
   ASSERT_EQ(q.turns.size(), 1u);
@@ -606,7 +625,7 @@ TEST_P(StoreClaimTest, ACreateWhoseLogCannotBeFlushedIsUnavailableAndStopsTheWri
   ASSERT_EQ(::unlink((url_ + "-wal").c_str()), 0) << "the log is open";
   bool claimed = false;
   NewJob nj{"Fix the typo"};
-  nj.on_queued.queued = [&] {
+  on_turn_queued_ = [&] {
     auto c = store_->ClaimTurn("w", milliseconds(60000), kMaxTurnAttempts, {},
                                /*look_first=*/false);
     claimed = c.ok() && c->has_value();

@@ -346,9 +346,8 @@ HttpResponse Api::CreateJob(const Call& call, HttpRequest& req) {
             .default_model = options_.default_model,
             .draft = body->draft};
   // The runner takes the turn (claimed in the write for an idle worker, or a
-  // worker woken) as soon as it can be claimed, while the store makes the job
-  // durable; the answer waits for that.
-  nj.on_queued = hooks_.work_queued;
+  // worker woken: store/wakeups.h) as soon as it can be claimed, while the
+  // store makes the job durable; the answer waits for that.
   if (!req.idempotency_key.empty()) {
     auto written = store_.CreateJobWithKey(call.scope, nj, Keyed(req, "create", 201, currency_));
     if (!written.ok()) return ResponseFromStatus(written.status());
@@ -407,8 +406,7 @@ HttpResponse Api::AddMessage(const Call& call, HttpRequest& req) {
   if (!body.ok()) return ResponseFromStatus(body.status());
   NewMessage message{.prompt = std::move(body->prompt),
                      .requested_model = std::move(body->model),
-                     .default_model = options_.default_model,
-                     .on_queued = hooks_.work_queued};  // as CreateJob's
+                     .default_model = options_.default_model};
   if (!req.idempotency_key.empty()) {
     auto written = store_.AddMessageWithKey(call.scope, call.job_id, message,
                                             Keyed(req, "message " + call.job_id, 200, currency_));

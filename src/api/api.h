@@ -28,9 +28,6 @@ namespace docwright {
 
 // What the API tells the rest of the process, so it does not depend on it.
 struct ApiHooks {
-  // A turn is being queued (NewJob::on_queued); `queued` alone for a turn
-  // queued by other means (a workflow's run).
-  QueuedTurnHook work_queued;
   std::function<void(const std::string& job_id)> job_archived;
   std::function<void(const std::string& job_id)> job_stopped;  // asked to stop (job stop)
   // Merges a local pull request into its base on its project's repository

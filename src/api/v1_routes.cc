@@ -101,7 +101,6 @@ HttpResponse Api::V1CreateJob(const Call& call, HttpRequest& req) {
             .default_model = options_.default_model,
             .draft = body->draft,
             .ref = std::move(body->branch)};
-  nj.on_queued = hooks_.work_queued;  // as CreateJob's
   auto job = store_.CreateJob(call.scope, nj);
   if (!job.ok()) return ResponseFromStatus(job.status());
 

@@ -289,7 +289,6 @@ HttpResponse Api::RunWorkflow(const Call& call, HttpRequest& req) {
   using Outcome = WorkflowRunStart::Outcome;
   switch (started->outcome) {
     case Outcome::kStarted:
-      if (hooks_.work_queued.queued) hooks_.work_queued.queued();
       if (started->job) return JobResponse(201, *started->job, currency_);
       break;
     case Outcome::kQueued:

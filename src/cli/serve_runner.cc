@@ -16,27 +16,7 @@ void LateRunner::With(Fn fn) {
 }
 
 ApiHooks LateRunner::Hooks() {
-  QueuedTurnHook queued{
-      .reserve =
-          [this] {
-            std::optional<ClaimFor> owner;
-            With([&](Runner& r) { owner = r.ReserveQueuedTurn(); });
-            return owner;
-          },
-      // Only after a reservation, so the runner is there.
-      .claimed =
-          [this](const ClaimFor& owner, TurnInput claimed, std::shared_future<bool> committed) {
-            bool took = false;
-            With([&](Runner& r) {
-              took = r.QueuedTurnClaimed(owner, std::move(claimed), std::move(committed));
-            });
-            return took;
-          },
-      .unclaimed =
-          [this](const ClaimFor& owner) { With([&](Runner& r) { r.QueuedTurnUnclaimed(owner); }); },
-      .queued = [this] { With([](Runner& r) { r.Wake(); }); }};
   return ApiHooks{
-      std::move(queued),
       [this](const std::string& id) { With([&](Runner& r) { r.CancelJob(id); }); },
       [this](const std::string& id) { With([&](Runner& r) { r.StopJob(id); }); },
       [this](const LocalPullRequest& pr, std::string_view method, std::string_view expected_head) {

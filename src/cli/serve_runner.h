@@ -13,11 +13,12 @@
 namespace docwright {
 
 // The runner of `serve`, started once the server listens (its port makes the
-// default public URL); until then the API's hooks have nothing to wake. The
+// default public URL); until then the API's hooks have nothing to stop, and the
+// turns queued wait in the store (the runner takes them as it starts). The
 // hooks may be called from any thread.
 class LateRunner {
  public:
-  // The API's hooks into the runner: before Start they wake nothing, and a
+  // The API's hooks into the runner: before Start they stop nothing, and a
   // merge is answered Unavailable.
   ApiHooks Hooks();
 

@@ -117,7 +117,7 @@ struct TurnInput {
   // AgentResult::budget_error.
   std::optional<SpendLimit> spend_limit;
   // Set by the runner for a turn handed to it by the write that claimed it
-  // before that write committed (QueuedTurnHook::claimed): waits for the
+  // before that write committed (TurnTaker::claimed): waits for the
   // write to end (bounded by the turn's lease), true once it committed, false
   // if it did not (the turn was never claimed: the handler returns at once,
   // interrupted, having written nothing of it). Call Committed() before the

@@ -42,23 +42,23 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   bool Stop() EXCLUDES(mu_);
 
   // workers.cc
-  // Wakes an idle worker to claim. `announce`: a turn was just queued here (the
-  // API's creates and follow-ups), so the worker claims without looking first
+  // Wakes an idle worker to claim. `announce`: a turn was just queued here
+  // (StoreWatcher::turn_queued_here), so the worker claims without looking first
   // (Store::ClaimTurn's look_first); false for a wake-up that only may find
   // work (another node's notice, the next of a backlog).
   void Wake(bool announce) EXCLUDES(mu_);
-  // Runner::ReserveQueuedTurn: when a worker idles that no other wake-up or
+  // TurnTaker::reserve: when a worker idles that no other wake-up or
   // hand-off is for, keeps it for the turn being queued (a hand-off under way)
   // and names the lease to claim the turn under; else nullopt.
   std::optional<ClaimFor> Reserve() EXCLUDES(mu_);
-  // Runner::QueuedTurnClaimed, inside the write that claimed the turn under a
+  // TurnTaker::claimed, inside the write that claimed the turn under a
   // lease Reserve gave: hands the turn to the worker kept for it (handed_),
   // to start on while the write commits; false (the write undoes the claim)
   // when the runner is stopping or no such reservation is open. Never calls
   // the store.
   bool Claimed(const ClaimFor& owner, TurnInput claimed, std::shared_future<bool> committed)
       EXCLUDES(mu_);
-  // Runner::QueuedTurnUnclaimed: ends a reservation no turn was handed for.
+  // TurnTaker::unclaimed: ends a reservation no turn was handed for.
   void Unclaimed(const ClaimFor& owner) EXCLUDES(mu_);
   void StopJob(const std::string& job_id) EXCLUDES(mu_);
   void CancelJob(const std::string& job_id) EXCLUDES(mu_);

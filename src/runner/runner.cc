@@ -109,44 +109,52 @@ void Runner::Impl::ThreadDone(Thread& t) {
 Runner::Runner(Store& store, TurnHandler& handler, RunnerOptions options)
     : impl_(std::make_shared<Impl>(store, handler, options)) {}
 Runner::~Runner() { Stop(); }
+TurnTaker Runner::Taker() {
+  // The store keeps it for its lifetime, which may outlast the runner: it
+  // holds the runner weakly.
+  std::weak_ptr<Impl> weak = impl_;
+  return TurnTaker{
+      .reserve = [weak]() -> std::optional<ClaimFor> {
+        if (auto impl = weak.lock()) return impl->Reserve();
+        return std::nullopt;
+      },
+      .claimed =
+          [weak](const ClaimFor& owner, TurnInput claimed, std::shared_future<bool> committed) {
+            auto impl = weak.lock();
+            return impl && impl->Claimed(owner, std::move(claimed), std::move(committed));
+          },
+      .unclaimed =
+          [weak](const ClaimFor& owner) {
+            if (auto impl = weak.lock()) impl->Unclaimed(owner);
+          },
+  };
+}
+
 void Runner::Start() {
-  // On a store that announces other processes' writes, a turn queued or a job
-  // archived through another node reaches this one at once, not at the next
-  // poll or lease renewal. The watcher outlives the runner: it holds it weakly.
-  if (impl_->store().AnnouncesChanges()) {
-    std::weak_ptr<Impl> weak = impl_;
-    impl_->store().Watch(StoreWatcher{
-        .turn_queued =
-            [weak] {
-              if (auto impl = weak.lock()) impl->Wake(/*announce=*/false);
-            },
-        .job_archived =
-            [weak](const std::string& job_id) {
-              if (auto impl = weak.lock()) impl->CancelJob(job_id);
-            },
-    });
-  }
+  std::weak_ptr<Impl> weak = impl_;
+  Store& store = impl_->store();
+  store.TakeQueuedTurns(Taker());
+  // A turn queued here wakes a worker at once, to claim without looking first;
+  // on a store that announces other processes' writes, a turn queued or a job
+  // archived through another node reaches this one at once too, not at the
+  // next poll or lease renewal.
+  store.Watch(StoreWatcher{
+      .turn_queued_here =
+          [weak] {
+            if (auto impl = weak.lock()) impl->Wake(/*announce=*/true);
+          },
+      .turn_queued =
+          [weak] {
+            if (auto impl = weak.lock()) impl->Wake(/*announce=*/false);
+          },
+      .job_archived =
+          [weak](const std::string& job_id) {
+            if (auto impl = weak.lock()) impl->CancelJob(job_id);
+          },
+  });
   impl_->Start();
 }
 bool Runner::Stop() { return impl_->Stop(); }
-QueuedTurnHook Runner::OnQueued() {
-  return QueuedTurnHook{
-      .reserve = [impl = impl_] { return impl->Reserve(); },
-      .claimed =
-          [impl = impl_](const ClaimFor& owner, TurnInput claimed,
-                         std::shared_future<bool> committed) {
-            return impl->Claimed(owner, std::move(claimed), std::move(committed));
-          },
-      .unclaimed = [impl = impl_](const ClaimFor& owner) { impl->Unclaimed(owner); },
-      .queued = [impl = impl_] { impl->Wake(/*announce=*/true); }};
-}
-std::optional<ClaimFor> Runner::ReserveQueuedTurn() { return impl_->Reserve(); }
-bool Runner::QueuedTurnClaimed(const ClaimFor& owner, TurnInput claimed,
-                               std::shared_future<bool> committed) {
-  return impl_->Claimed(owner, std::move(claimed), std::move(committed));
-}
-void Runner::QueuedTurnUnclaimed(const ClaimFor& owner) { impl_->Unclaimed(owner); }
-void Runner::Wake() { impl_->Wake(/*announce=*/true); }
 void Runner::CancelJob(const std::string& job_id) { impl_->CancelJob(job_id); }
 void Runner::StopJob(const std::string& job_id) { impl_->StopJob(job_id); }
 

@@ -453,6 +453,7 @@ class CachedStore final : public Store {
   Status Ping() override { return inner_->Ping(); }
   bool AnnouncesChanges() const override { return inner_->AnnouncesChanges(); }
   void Watch(StoreWatcher watcher) override { inner_->Watch(std::move(watcher)); }
+  void TakeQueuedTurns(TurnTaker taker) override { inner_->TakeQueuedTurns(std::move(taker)); }
 
  private:
   struct ScopedJob {

@@ -28,57 +28,6 @@ struct QueueStats {
   std::optional<UnixMillis> oldest_queued_at;
 };
 
-// The lease a write that queues a turn claims it under, in its own transaction
-// (QueuedTurnHook::reserve): as Store::ClaimTurn's arguments.
-struct ClaimFor {
-  std::string worker_id;
-  std::chrono::milliseconds lease{0};
-  std::vector<std::string> held_projects;
-};
-
-// What a write that queues a turn (CreateJob, AddMessage and their keyed
-// forms) tells the runner of this process. Every member is optional, and is
-// called on the writing thread.
-struct QueuedTurnHook {
-  // Inside the write's transaction, once the write is admitted (a create's,
-  // before its turn is queued; a follow-up's, once it is queued), at most
-  // once a write: the lease to claim the turn under
-  // at once, if a worker of this process is free to run it; nullopt to leave
-  // it to any worker. Must be quick and must not call the store. The turn is claimed only if it is
-  // runnable now (its job's earlier turns ended, its organisation and project
-  // under their caps of turns in flight, counting `held_projects`; its
-  // project's secrets readable): Store::ClaimTurn's rules but its fairness,
-  // for the turn is this one, not the oldest. A claim that fails is undone
-  // alone: the write goes on. A `reserve` that throws reserves nothing.
-  std::function<std::optional<ClaimFor>()> reserve;
-  // Inside the write's transaction, before it commits, once the turn is
-  // claimed under the lease `reserve` gave (its first attempt, its
-  // turn.started event written): the turn, and `committed`, which becomes
-  // ready once the write has ended: true if it committed (the claim is the
-  // caller's from then on, as a worker's claim), false if not (no such turn
-  // was ever visible: nothing may be written of it, nor run past what is
-  // undone by dropping it). So a worker may start on the turn while the write
-  // commits. Returns whether the caller takes the turn: false undoes the
-  // claim within the write (the turn left queued, `queued` called as the
-  // write becomes visible). Either way the reservation has ended. Must be
-  // quick, must not call the store, and must not wait for `committed` (it is
-  // ready only once this has returned). At most once a write: a transaction
-  // the store runs again after a hand-off tells that hand-off it was not
-  // committed, and leaves its own turn to the workers (`queued`).
-  std::function<bool(const ClaimFor& owner, TurnInput claimed, std::shared_future<bool> committed)>
-      claimed;
-  // Once for a write whose `reserve` gave a lease that `claimed` was never
-  // called for: as the write becomes visible (the turn not runnable, or its
-  // claim failed: undone alone, `queued` following), or once a failed write
-  // has returned. Ends the reservation.
-  std::function<void(const ClaimFor& owner)> unclaimed;
-  // Otherwise, once, as soon as the turn can be claimed by any connection:
-  // that may be before the write is on the disk (the SQLite store flushes its
-  // log after the call, so a worker woken by it claims the turn while the disk
-  // flushes). Not called when nothing is written.
-  std::function<void()> queued;
-};
-
 struct NewJob {
   std::string prompt;
   std::optional<std::string> requested_model;  // the creator's choice, if any
@@ -96,11 +45,6 @@ struct NewJob {
   // How the job publishes its changes (Job::publish); nullopt: as its project
   // does.
   std::optional<PublishMode> publish;
-  // Told of the job's first turn by CreateJob (and CreateJobWithKey when it
-  // writes). CreateJob still returns once the job is durable, and Unavailable
-  // if that flush failed, the job being made (and its turn claimed) all the
-  // same.
-  QueuedTurnHook on_queued;
 };
 
 // A follow-up message, and the model the job is to use from now on if it names
@@ -109,9 +53,6 @@ struct NewMessage {
   std::string prompt;
   std::optional<std::string> requested_model;
   std::optional<std::string> default_model;  // the server's: always allowed
-  // As NewJob::on_queued, for AddMessage and AddMessageWithKey: the follow-up's
-  // turn is queued (it runs once the job's earlier turns have ended).
-  QueuedTurnHook on_queued;
 };
 
 // An Idempotency-Key on a create or follow-up (docs/api.md). The key names one
@@ -205,8 +146,8 @@ inline constexpr size_t kMaxLeasesPerRenewal = 500;
 // RenewLease, RenewLeases), which a power loss (not a crash) may undo: the turn
 // is then back in the queue as its lease's expiry would put it. Across nodes,
 // a turn is claimed by one worker at a time (a lease; on PostgreSQL `SKIP
-// LOCKED`), and a queued turn wakes this process's runner through the
-// write's QueuedTurnHook, other nodes' through Store::Watch (PostgreSQL).
+// LOCKED`), and a queued turn is offered to this process's turn taker and
+// wakes the watchers as store/wakeups.h says.
 class JobStore {
  public:
   virtual ~JobStore() = default;
@@ -214,7 +155,10 @@ class JobStore {
   // --- Jobs ---
   // Creates the job, its first message and its first turn in one transaction,
   // unless the project's rate limit (creates + messages per hour) is reached:
-  // then RateLimited with the seconds until a slot frees.
+  // then RateLimited with the seconds until a slot frees. The turn is offered
+  // to this process's turn taker (Wakeups::TakeQueuedTurns). Returns once the
+  // job is durable; Unavailable if that flush failed, the job being made (and
+  // its turn claimed) all the same.
   virtual Result<Job> CreateJob(const Scope& scope, const NewJob& job) = 0;
   virtual Result<Job> GetJob(const Scope& scope, const std::string& job_id) = 0;
   // The job `job_id` if it is in one of `org_id`'s projects; NotFound otherwise.

@@ -6,8 +6,9 @@
 // budgets), EventStore (the event log, webhook endpoints and their outbox),
 // WorkflowStore (context repositories, workflows, runs, watched branches,
 // forge events) and PullRequestStore (publishing, local pull requests,
-// reviews, comment replies). A caller that needs one concern takes that
-// interface, not the Store (docs/architecture.md, "The store").
+// reviews, comment replies); and who is woken when (Wakeups, wakeups.h). A
+// caller that needs one concern takes that interface, not the Store
+// (docs/architecture.md, "The store").
 //
 // Implementations: the SQLite store (embedded default, sqlite_store.h) and the
 // PostgreSQL store (many nodes on one database, postgres_store.h), held to one
@@ -34,29 +35,10 @@
 #include "store/scope.h"
 #include "store/tenant_store.h"
 #include "store/usage_store.h"
+#include "store/wakeups.h"
 #include "store/workflow_store.h"
 
 namespace docwright {
-
-// What other processes wrote, as a store that announces it tells (see
-// Store::Watch). Each member may be empty. Called on the store's own thread:
-// handlers must be quick and must not call back into the store.
-struct StoreWatcher {
-  std::function<void()> turn_queued;  // a turn may have become runnable
-  std::function<void(const std::string& job_id)> job_changed;
-  std::function<void(const std::string& job_id)> job_archived;  // job_changed is told too
-  std::function<void()> keys_changed;                           // API keys revoked, sessions ended
-  // The job has new events (Store::ListEvents). Unlike the others, also told of
-  // this process's own writes, on every store, once they are committed.
-  std::function<void(const std::string& job_id)> job_events;
-  // Webhook deliveries became due (an event an enabled endpoint takes, or an
-  // endpoint enabled again), told as job_events is; events no endpoint takes
-  // are not, so a node without endpoints hears nothing.
-  std::function<void()> webhook_deliveries;
-  // false: announcements stopped (the store lost its way to hear them), and
-  // changes made until they resume go unheard; true: they resumed.
-  std::function<void(bool hearing)> hearing;
-};
 
 // Every concern, over one database. Implementations: the SQL store over
 // SQLite or PostgreSQL (store/sql/), and the read cache (cached_store.h).
@@ -65,7 +47,8 @@ class Store : public TenantStore,
               public UsageStore,
               public EventStore,
               public WorkflowStore,
-              public PullRequestStore {
+              public PullRequestStore,
+              public Wakeups {
  public:
   ~Store() override = default;
 
@@ -80,17 +63,6 @@ class Store : public TenantStore,
 
   // Cheap liveness check for /healthz.
   virtual Status Ping() = 0;
-
-  // --- Announcements of other processes' writes ---
-  // Whether this store tells watchers of every write any process makes to the
-  // jobs, turns and keys (PostgreSQL: LISTEN/NOTIFY). SQLite does not: other
-  // processes' writes are seen by reading again (polls, the cache's ttl).
-  virtual bool AnnouncesChanges() const { return false; }
-  // Adds `watcher` for the store's lifetime. Where nothing is announced, only
-  // its job_events and webhook_deliveries hear anything (this process's writes).
-  // A watcher added while announcements are interrupted hears hearing(false) at
-  // once, on the caller's thread.
-  virtual void Watch(StoreWatcher watcher) {}
 };
 
 // Opens (creating and migrating as needed) the store `url` names:

@@ -1,6 +1,6 @@
 // A Store that passes every call to another: tests derive from it to count,
 // delay or fail the calls they care about, over a real store. Every call that
-// reaches the store (all but AnnouncesChanges and Watch) is told to Called
+// reaches the store (all but AnnouncesChanges, Watch and TakeQueuedTurns) is told to Called
 // first, by its method's name.
 //
 // Thread-safe as the inner store is; the inner store must outlive it.
@@ -422,6 +422,7 @@ class ForwardingStore : public Store {
   }
   bool AnnouncesChanges() const override { return inner_->AnnouncesChanges(); }
   void Watch(StoreWatcher watcher) override { inner_->Watch(std::move(watcher)); }
+  void TakeQueuedTurns(TurnTaker taker) override { inner_->TakeQueuedTurns(std::move(taker)); }
 
  protected:
   // Before each call that reaches the store, on the caller's thread.

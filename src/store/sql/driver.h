@@ -99,12 +99,18 @@ class Connection {
   // Connection is lent for one attempt of one transaction, so it starts unset.
   void NoteDeliveriesDue() { deliveries_due_ = true; }
   bool deliveries_due() const { return deliveries_due_; }
+  // Likewise, when the transaction queues a turn it did not hand over (a job,
+  // a follow-up), to tell this process's watchers
+  // (StoreWatcher::turn_queued_here).
+  void NoteTurnQueued() { turn_queued_ = true; }
+  bool turn_queued() const { return turn_queued_; }
 
  protected:
   ~Connection() = default;
 
  private:
   bool deliveries_due_ = false;
+  bool turn_queued_ = false;
 };
 
 // How a write transaction reaches the disk.

@@ -108,21 +108,42 @@ Status SqlStore::AppendEvent(Connection& c, const std::string& job_id,
 Status SqlStore::WriteAs(Commit commit, const std::function<Status(Connection&)>& fn,
                          const std::function<void()>& visible) {
   bool due = false;
+  bool queued = false;
+  bool told = false;
+  std::function<void()> tell;
+  if (visible) {
+    tell = [&] {
+      visible();
+      if (queued && !told) {
+        told = true;
+        AnnounceTurnQueued();
+      }
+    };
+  }
   Status s = driver_->Write(
       commit,
       [&](Connection& c) -> Status {
         Status done = fn(c);
-        due = c.deliveries_due();  // of this attempt: a retried one starts afresh
+        // Of this attempt: a retried one starts afresh.
+        due = c.deliveries_due();
+        queued = c.turn_queued();
         return done;
       },
-      visible);
+      tell);
   // Also when the commit failed (it may have been made): a wake-up that finds
-  // nothing costs the workers one look, a lost one a delivery's promptness.
+  // nothing costs a look, a lost one a turn's or a delivery's promptness.
+  if (queued && !told) AnnounceTurnQueued();
   if (due) AnnounceDeliveries();
   return s;
 }
 
 void SqlStore::Watch(StoreWatcher watcher) {
+  {
+    MutexLock lock(watchers_mu_);
+    // This process's own writes, whatever the backend: told as they become
+    // visible, before any announcement could arrive.
+    if (watcher.turn_queued_here) turn_watchers_.push_back(watcher.turn_queued_here);
+  }
   if (driver_->AnnouncesChanges()) {
     // The driver hears every node's announcements, this one's included.
     driver_->Watch(std::move(watcher));
@@ -131,6 +152,31 @@ void SqlStore::Watch(StoreWatcher watcher) {
   if (!watcher.job_events && !watcher.webhook_deliveries) return;
   MutexLock lock(watchers_mu_);
   local_watchers_.push_back(std::move(watcher));
+}
+
+void SqlStore::TakeQueuedTurns(TurnTaker taker) {
+  MutexLock lock(watchers_mu_);
+  taker_ = std::move(taker);
+}
+
+TurnTaker SqlStore::Taker() {
+  MutexLock lock(watchers_mu_);
+  return taker_;
+}
+
+bool SqlStore::HasTurnListeners() {
+  MutexLock lock(watchers_mu_);
+  return !turn_watchers_.empty() || (taker_.reserve && taker_.claimed && taker_.unclaimed);
+}
+
+void SqlStore::AnnounceTurnQueued() {
+  std::vector<std::function<void()>> watchers;
+  {
+    MutexLock lock(watchers_mu_);
+    if (turn_watchers_.empty()) return;
+    watchers = turn_watchers_;
+  }
+  for (const auto& w : watchers) w();
 }
 
 void SqlStore::AnnounceEvents(const std::string& job_id) {

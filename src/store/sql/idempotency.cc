@@ -24,7 +24,7 @@ constexpr int64_t kExpiredKeysPerWrite = 16;
 
 Result<IdempotentWrite> SqlStore::CreateJobWithKey(const Scope& scope, const NewJob& job,
                                                    const IdempotentRequest& request) {
-  QueuedClaim claim(*this, job.on_queued);
+  QueuedClaim claim(*this);
   return WriteWithKey(
       scope, request,
       [&](Connection& c, const Project& p, UnixMillis now) {
@@ -36,7 +36,7 @@ Result<IdempotentWrite> SqlStore::CreateJobWithKey(const Scope& scope, const New
 Result<IdempotentWrite> SqlStore::AddMessageWithKey(const Scope& scope, const std::string& job_id,
                                                     const NewMessage& message,
                                                     const IdempotentRequest& request) {
-  QueuedClaim claim(*this, message.on_queued);
+  QueuedClaim claim(*this);
   return WriteWithKey(
       scope, request,
       [&](Connection& c, const Project& p, UnixMillis now) {

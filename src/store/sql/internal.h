@@ -170,6 +170,7 @@ class SqlStore final : public Store {
   Result<LeaseState> RecordStep(int64_t turn_id, const std::string& worker_id, int index,
                                 const TranscriptStep& step) override;
   void Watch(StoreWatcher watcher) override;
+  void TakeQueuedTurns(TurnTaker taker) override;
 
   // idempotency.cc
   Result<IdempotentWrite> CreateJobWithKey(const Scope& scope, const NewJob& job,
@@ -280,11 +281,13 @@ class SqlStore final : public Store {
   bool AnnouncesChanges() const override { return driver_->AnnouncesChanges(); }
 
  private:
-  // A write transaction (Driver::Write) of `commit`; once it ends, this
-  // process's watchers hear of the webhook deliveries it made due
-  // (Connection::NoteDeliveriesDue). Every write of the store goes through it,
-  // so a writer of events cannot forget to wake the delivery workers.
-  // `visible`, if set: as Driver::Write's.
+  // A write transaction (Driver::Write) of `commit`; this process's watchers
+  // hear of the turns it may have made runnable (Connection::NoteTurnQueued)
+  // as it becomes visible when `visible` is set, else once it ends, and of the
+  // webhook deliveries it made due (Connection::NoteDeliveriesDue) once it
+  // ends. Every write of the store goes through it, so a writer cannot forget
+  // to wake the runner or the delivery workers. `visible`, if set: as
+  // Driver::Write's.
   Status WriteAs(Commit commit, const std::function<Status(Connection&)>& fn,
                  const std::function<void()>& visible = nullptr);
   // A durable write transaction, as WriteAs.
@@ -352,26 +355,26 @@ class SqlStore final : public Store {
   // OK if a new job may work on `branch`: not the project's base branch
   // (InvalidArgument), not held by an active or archived job (Conflict).
   static Status CheckBranchIsFree(Connection& c, const Project& project, const std::string& branch);
-  // turns.cc: a write's dealings with its QueuedTurnHook, over its
-  // transaction's attempts; one a write, on its thread. When destroyed, tells
-  // a turn handed over by an attempt that did not commit so (`committed`
-  // false), and ends a reservation nothing took (QueuedTurnHook::unclaimed):
-  // keep it until the write has returned.
+  // turns.cc: a write's dealings with this process's turn taker (as it was
+  // when the write began), over its transaction's attempts; one a write, on
+  // its thread. When destroyed, tells a turn handed over by an attempt that
+  // did not commit so (`committed` false), and ends a reservation nothing took
+  // (TurnTaker::unclaimed): keep it until the write has returned.
   class QueuedClaim {
    public:
-    QueuedClaim(SqlStore& store, const QueuedTurnHook& hook) : store_(store), hook_(hook) {}
+    explicit QueuedClaim(SqlStore& store) : store_(store), hook_(store.Taker()) {}
     ~QueuedClaim();
     QueuedClaim(const QueuedClaim&) = delete;
     QueuedClaim& operator=(const QueuedClaim&) = delete;
     // Inside the transaction, once the write is admitted, before its turn is
-    // queued: reserves a worker (QueuedTurnHook::reserve), which wakes while
+    // queued: reserves a worker (TurnTaker::reserve), which wakes while
     // the rest of the write runs. Once a write; Claim reserves if this was
     // not called (a follow-up's turn, often not runnable, is reserved for
     // only once it is known to be).
     void Reserve(const std::string& job_id);
     // Inside the transaction, once turn `seq` of `job_id` is queued: claims it
     // if the hook reserves a lease and it is runnable, and hands it over
-    // (QueuedTurnHook::claimed) before the commit. A claim that fails (a
+    // (TurnTaker::claimed) before the commit. A claim that fails (a
     // statement's error) or that the hook refuses is undone alone (a
     // savepoint), the turn left queued and a worker woken for it: only the
     // savepoint's own errors are the write's. A turn an earlier attempt of
@@ -380,9 +383,9 @@ class SqlStore final : public Store {
     Status Claim(Connection& c, const std::string& job_id, int64_t seq, UnixMillis now);
     // Whether this attempt of the transaction claimed the turn.
     bool claimed() const { return claimed_turn_ != 0; }
-    // The write's `visible` (null if the hook calls nothing): tells the turn
-    // handed over that it is committed, ends an unused reservation, or wakes
-    // (queued).
+    // The write's `visible` (null if nobody here is told of queued turns):
+    // tells the turn handed over that it is committed, or ends an unused
+    // reservation (the watchers are told by WriteAs).
     std::function<void()> Visible();
 
    private:
@@ -390,11 +393,10 @@ class SqlStore final : public Store {
     // whether its write committed.
     void Settle(bool committed);
     SqlStore& store_;
-    const QueuedTurnHook& hook_;
+    const TurnTaker hook_;
     bool asked_ = false;
     bool told_ = false;   // the write became visible
     bool ended_ = false;  // `claimed` was called (in some attempt): the reservation ended
-    bool wake_ = false;   // left queued though it may be runnable: a worker is woken
     std::optional<ClaimFor> owner_;
     int64_t claimed_turn_ = 0;                     // by this attempt of the transaction
     std::optional<std::promise<bool>> committed_;  // of the turn handed over, until told
@@ -472,6 +474,12 @@ class SqlStore final : public Store {
   // Tells this process's watchers that webhook deliveries became due (other
   // processes hear of them from the driver, where it announces).
   void AnnounceDeliveries();
+  // Tells this process's watchers that a turn may have become runnable.
+  void AnnounceTurnQueued();
+  // This process's turn taker (TakeQueuedTurns), and whether anyone here is
+  // told of queued turns (a taker or a watcher).
+  TurnTaker Taker();
+  bool HasTurnListeners();
 
   // secrets.cc: `p`'s forge token and hook secret, as stored, sealed for its
   // row (`p.id` set); and both of `p`'s, as read, opened (a forge token stored
@@ -493,6 +501,9 @@ class SqlStore final : public Store {
   const std::shared_ptr<const SecretBox> secrets_;  // never null
   Mutex watchers_mu_;
   std::vector<StoreWatcher> local_watchers_ GUARDED_BY(watchers_mu_);
+  // This process's listeners to its own writes' queued turns, on every backend.
+  std::vector<std::function<void()>> turn_watchers_ GUARDED_BY(watchers_mu_);
+  TurnTaker taker_ GUARDED_BY(watchers_mu_);
 };
 
 }  // namespace docwright::sql

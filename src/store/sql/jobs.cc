@@ -8,7 +8,7 @@ namespace docwright::sql {
 
 Result<Job> SqlStore::CreateJob(const Scope& scope, const NewJob& nj) {
   std::optional<Job> created;
-  QueuedClaim claim(*this, nj.on_queued);
+  QueuedClaim claim(*this);
   Status s = WriteAs(
       Commit::kDurable,
       [&](Connection& c) -> Status {
@@ -71,7 +71,10 @@ Result<Job> SqlStore::InsertJob(Connection& c, const Project& project, const New
   }
   if (w.ok() && claim) w = claim->Claim(c, j.id, 1, now);
   // Other nodes' workers look for it, unless it was claimed here.
-  if (w.ok() && !(claim && claim->claimed())) w = Notify(c, "t");
+  if (w.ok() && !(claim && claim->claimed())) {
+    c.NoteTurnQueued();  // this process's workers (WriteAs)
+    w = Notify(c, "t");
+  }
   if (!w.ok()) return w;
   return j;
 }
@@ -147,7 +150,7 @@ Result<std::vector<std::vector<MessageHead>>> SqlStore::ListMessageHeads(
 Result<Job> SqlStore::AddMessage(const Scope& scope, const std::string& job_id,
                                  const NewMessage& message) {
   std::optional<Job> updated;
-  QueuedClaim claim(*this, message.on_queued);
+  QueuedClaim claim(*this);
   Status s = WriteAs(
       Commit::kDurable,
       [&](Connection& c) -> Status {
@@ -200,7 +203,10 @@ Result<Job> SqlStore::AppendMessage(Connection& c, const Scope& scope, const Pro
   w = AppendEvent(c, job_id, scope.project_id, EventType::kMessageAdded,
                   MessageAddedData(*updated, static_cast<int>(*seq), message.prompt), now);
   if (w.ok() && claim) w = claim->Claim(c, job_id, *seq, now);
-  if (w.ok() && !(claim && claim->claimed())) w = Notify(c, "t");
+  if (w.ok() && !(claim && claim->claimed())) {
+    c.NoteTurnQueued();  // this process's workers (WriteAs)
+    w = Notify(c, "t");
+  }
   if (!w.ok()) return w;
   return updated;
 }

@@ -40,7 +40,7 @@ SQL_EACH(kLockTurn,
 // Claims take turns one at a time, across every node: the counts of turns in
 // flight that fairness and the caps read must not change under the claim. A
 // claim takes it first, then no row lock it would wait for (SKIP LOCKED); a
-// write that claims the turn it queued (QueuedTurnHook) takes it last, after
+// write that claims the turn it queued (TurnTaker, store/wakeups.h) takes it last, after
 // its project's and job's rows: no circle either way, but every node's claims
 // wait for such a write's commit, which is why `serve` leaves that to SQLite.
 SQL_POSTGRES(kLockClaims, "SELECT pg_advisory_xact_lock(7237952079556063848)");

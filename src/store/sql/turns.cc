@@ -144,7 +144,6 @@ Status SqlStore::QueuedClaim::Claim(Connection& c, const std::string& job_id, in
   if (ended_) {
     // A transaction run again: its reservation went with an earlier attempt's
     // hand-off, told it was not committed. This turn is left to the workers.
-    wake_ = true;
     return Status();
   }
   if (Status s = Run(c, kSavepointClaim, {}); !s.ok()) return s;
@@ -160,8 +159,7 @@ Status SqlStore::QueuedClaim::Claim(Connection& c, const std::string& job_id, in
     auto loaded = LoadClaimed(c, id, *r);
     if (!loaded.ok()) return loaded.status();
     if (!store_.OpenProjectSecrets(loaded->project).ok()) {
-      wake_ = true;  // a worker's claim fails the turn, saying why (ClaimTurn)
-      return Status();
+      return Status();  // a worker's claim fails the turn, saying why (ClaimTurn)
     }
     Status w =
         Run(c, kClaimTurn,
@@ -193,7 +191,6 @@ Status SqlStore::QueuedClaim::Claim(Connection& c, const std::string& job_id, in
     if (!claim.ok()) {
       spdlog::warn("job {}: cannot claim its turn as it is queued: {}", job_id, claim.message());
     }
-    wake_ = true;
     if (Status undone = Run(c, kUndoClaim, {}); !undone.ok()) return undone;
   }
   if (Status kept = Run(c, kKeepClaim, {}); !kept.ok()) return kept;
@@ -202,16 +199,13 @@ Status SqlStore::QueuedClaim::Claim(Connection& c, const std::string& job_id, in
 }
 
 std::function<void()> SqlStore::QueuedClaim::Visible() {
-  if (!hook_.queued && !(hook_.reserve && hook_.claimed && hook_.unclaimed)) return nullptr;
+  if (!store_.HasTurnListeners()) return nullptr;
   return [this] {
     if (told_) return;
     told_ = true;
     if (owner_) {
       Settle(true);
       if (!ended_) hook_.unclaimed(*owner_);
-      if (claimed_turn_ == 0 && wake_ && hook_.queued) hook_.queued();
-    } else if (hook_.queued) {
-      hook_.queued();
     }
   };
 }
