@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/api_key.h"
+#include "store/store.h"
 #include "support/secrets.h"
 #include "support/temp_dir.h"
 

@@ -38,8 +38,12 @@ struct DeliveryWorkers::Shared {
   }
 };
 
-DeliveryWorkers::DeliveryWorkers(Store& store, DeliveryWorkersOptions options)
-    : store_(store), options_(std::move(options)), shared_(std::make_shared<Shared>()) {}
+DeliveryWorkers::DeliveryWorkers(EventStore& outbox, Wakeups& wakeups,
+                                 DeliveryWorkersOptions options)
+    : store_(outbox),
+      wakeups_(wakeups),
+      options_(std::move(options)),
+      shared_(std::make_shared<Shared>()) {}
 
 DeliveryWorkers::~DeliveryWorkers() { Stop(); }
 
@@ -48,15 +52,15 @@ void DeliveryWorkers::Start() {
   // Woken by deliveries made due, not by every event: on a node whose events
   // no endpoint takes (most steps of most turns) the workers do nothing per
   // event. After a gap in the store's announcements, all look once.
-  store_.Watch(StoreWatcher{.webhook_deliveries =
-                                [weak] {
-                                  if (auto shared = weak.lock()) shared->Wake(false);
-                                },
-                            .hearing =
-                                [weak](bool hearing) {
-                                  if (!hearing) return;
-                                  if (auto shared = weak.lock()) shared->Wake(true);
-                                }});
+  wakeups_.Watch(StoreWatcher{.webhook_deliveries =
+                                  [weak] {
+                                    if (auto shared = weak.lock()) shared->Wake(false);
+                                  },
+                              .hearing =
+                                  [weak](bool hearing) {
+                                    if (!hearing) return;
+                                    if (auto shared = weak.lock()) shared->Wake(true);
+                                  }});
   for (int i = 0; i < options_.threads; ++i) threads_.emplace_back([this, i] { Run(i); });
 }
 
@@ -110,20 +114,20 @@ void DeliveryWorkers::Run(int index) {
     auto recorded =
         store_.FinishWebhookDelivery(d.id, worker_id, attempt, options_.retry.give_up_after);
     const std::string event_id = EventId(d.event);
-    bool gave_up = recorded.ok() && *recorded == Store::DeliveryRecorded::kEndpointDisabled;
+    bool gave_up = recorded.ok() && *recorded == EventStore::DeliveryRecorded::kEndpointDisabled;
     metrics::RecordWebhookDelivery("out", sent.delivered ? "delivered"
                                           : gave_up      ? "gave_up"
                                                          : "failed");
     if (!recorded.ok()) {
       spdlog::warn("webhooks: cannot record the delivery of {} to endpoint {}: {}", event_id,
                    d.endpoint_id, recorded.status().message());
-    } else if (*recorded == Store::DeliveryRecorded::kLeaseLost) {
+    } else if (*recorded == EventStore::DeliveryRecorded::kLeaseLost) {
       spdlog::warn("webhooks: the claim of {} for endpoint {} expired during its attempt", event_id,
                    d.endpoint_id);
     } else if (sent.delivered) {
       spdlog::debug("webhooks: {} delivered to endpoint {} ({})", event_id, d.endpoint_id,
                     sent.status.value_or(0));
-    } else if (*recorded == Store::DeliveryRecorded::kEndpointDisabled) {
+    } else if (*recorded == EventStore::DeliveryRecorded::kEndpointDisabled) {
       spdlog::warn(
           "webhooks: endpoint {} disabled: its deliveries failed for {} s (last: {}); "
           "`docwright project webhook enable {}` resumes them",

@@ -27,7 +27,8 @@
 
 #include "core/webhook.h"
 #include "events/webhook_sender.h"
-#include "store/store.h"
+#include "store/event_store.h"
+#include "store/wakeups.h"
 
 namespace docwright::events {
 
@@ -46,8 +47,13 @@ struct DeliveryWorkersOptions {
 
 class DeliveryWorkers {
  public:
-  // `store` must outlive this object; it is watched (Store::Watch) from Start.
-  DeliveryWorkers(Store& store, DeliveryWorkersOptions options);
+  // `outbox` and `wakeups` (a Store is both) must outlive this object; the
+  // wake-ups are watched (Wakeups::Watch) from Start.
+  DeliveryWorkers(EventStore& outbox, Wakeups& wakeups, DeliveryWorkersOptions options);
+  template <typename AStore>
+  DeliveryWorkers(AStore& store, DeliveryWorkersOptions options)
+      : DeliveryWorkers(static_cast<EventStore&>(store), static_cast<Wakeups&>(store),
+                        std::move(options)) {}
   ~DeliveryWorkers();  // Stop
   DeliveryWorkers(const DeliveryWorkers&) = delete;
   DeliveryWorkers& operator=(const DeliveryWorkers&) = delete;
@@ -65,7 +71,8 @@ class DeliveryWorkers {
  private:
   void Run(int index);
 
-  Store& store_;
+  EventStore& store_;
+  Wakeups& wakeups_;
   const DeliveryWorkersOptions options_;
   std::shared_ptr<Shared> shared_;
   std::vector<std::thread> threads_;

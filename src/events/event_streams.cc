@@ -48,7 +48,8 @@ std::unique_ptr<EventFraming> ServerSentEventFraming() {
 struct EventStreams::Core {
   struct Stream;
 
-  Core(Store& s, EventStreamOptions o) : store(s), options(std::move(o)) {}
+  Core(EventStore& e, TenantStore& k, EventStreamOptions o)
+      : store(e), tenants(k), options(std::move(o)) {}
 
   void Run();
   // One round: reads for the streams that need it, heartbeats, lifetimes.
@@ -81,7 +82,8 @@ struct EventStreams::Core {
   // the next check is due.
   Clock::time_point CheckCredentials(Clock::time_point now) EXCLUDES(mu);
 
-  Store& store;
+  EventStore& store;
+  TenantStore& tenants;  // keys and sessions, for CheckCredentials
   const EventStreamOptions options;
   std::chrono::milliseconds poll{2000};
   std::chrono::milliseconds credential_check{5000};
@@ -221,7 +223,7 @@ Clock::time_point EventStreams::Core::CheckCredentials(Clock::time_point now) {
   // definite answer ends a stream; a failed read is tried at the next check.
   std::unordered_set<std::string> revoked_keys, ended_sessions;
   for (const auto& [org_id, key_ids] : keys_by_org) {
-    auto keys = store.ListApiKeys(org_id);
+    auto keys = tenants.ListApiKeys(org_id);
     if (!keys.ok()) {
       spdlog::warn("event streams: cannot check the keys of organisation {}: {}", org_id,
                    keys.status().message());
@@ -237,7 +239,7 @@ Clock::time_point EventStreams::Core::CheckCredentials(Clock::time_point now) {
   }
   const UnixMillis at = NowMillis();
   for (const std::string& hash : sessions) {
-    auto found = store.FindSession(hash, at);
+    auto found = tenants.FindSession(hash, at);
     if (found.ok()) continue;
     if (found.status().code() == Code::kNotFound) {
       ended_sessions.insert(hash);
@@ -396,22 +398,23 @@ bool EventStreams::Core::ReadFor(const Read& read, Sends* sends) {
   return again;
 }
 
-EventStreams::EventStreams(Store& store, EventStreamOptions options)
-    : core_(std::make_shared<Core>(store, std::move(options))) {
+EventStreams::EventStreams(EventStore& events, TenantStore& keys, Wakeups& wakeups,
+                           EventStreamOptions options)
+    : core_(std::make_shared<Core>(events, keys, std::move(options))) {
   if (core_->options.poll) {
     core_->poll = *core_->options.poll;
   } else {
-    core_->poll = store.AnnouncesChanges() ? std::chrono::milliseconds(30000)
-                                           : std::chrono::milliseconds(2000);
+    core_->poll = wakeups.AnnouncesChanges() ? std::chrono::milliseconds(30000)
+                                             : std::chrono::milliseconds(2000);
   }
   if (core_->options.credential_check) {
     core_->credential_check = *core_->options.credential_check;
   } else {
-    core_->credential_check = store.AnnouncesChanges() ? std::chrono::milliseconds(60000)
-                                                       : std::chrono::milliseconds(5000);
+    core_->credential_check = wakeups.AnnouncesChanges() ? std::chrono::milliseconds(60000)
+                                                         : std::chrono::milliseconds(5000);
   }
   std::weak_ptr<Core> weak = core_;
-  store.Watch(StoreWatcher{
+  wakeups.Watch(StoreWatcher{
       .keys_changed =
           [weak] {
             // Quick, as a watcher must be: the hub's thread reads the store.
