@@ -342,6 +342,13 @@ TEST_F(MultiNodeTest, TheDatabasePasswordIsNeverLogged) {
   worker.Start(kScripted,
                {"worker", "--data-dir", dir_ / "node-pw", "--database", url, "--workers", "1"},
                dir_ / "node-pw.out", dir_ / "node-pw.log");
+  // Started (its log written with the URL, its SIGTERM handled) before the job:
+  // the node's own worker may finish the job before this one is up, and a
+  // SIGTERM that comes before a process handles it ends it at once.
+  ASSERT_TRUE(
+      WaitUntil([&] { return WorkerLog("node-pw").find("worker started") != std::string::npos; },
+                milliseconds(60000)))
+      << WorkerLog("node-pw");
   HttpResult r = PostVia(node, Jobs(project_a_), "Say hello");
   ASSERT_EQ(r.status, 201) << r.body;
   json job = WaitForEndVia(node, r.Json()["id"]);
