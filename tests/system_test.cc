@@ -71,15 +71,19 @@ TEST_F(SystemTest, KillNineLosesNoAcknowledgedJobOrMessage) {
       }
     });
   }
+  // Killed once the clients have had more than ten jobs acknowledged (on a
+  // machine shared with other tests that may take longer than the moment drawn).
   std::this_thread::sleep_for(milliseconds(500 + std::random_device{}() % 500));
-  size_t acked_before_kill;
-  {
+  auto acked_so_far = [&] {
     std::lock_guard lock(mu);
-    acked_before_kill = acked.size();
-  }
+    return acked.size();
+  };
+  const bool writing = WaitUntil([&] { return acked_so_far() > 10; }, milliseconds(30000));
+  const size_t acked_before_kill = acked_so_far();
   server_->Kill9();
   stop = true;
   for (auto& t : clients) t.join();
+  ASSERT_TRUE(writing) << acked_before_kill << " jobs acknowledged in 30 s";
   ASSERT_GT(acked_before_kill, 10u) << "the clients must be writing when the server dies";
 
   StartServer(kScripted, {"--lease-seconds", "1"});
