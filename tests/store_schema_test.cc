@@ -161,53 +161,48 @@ Schema ReadPostgres(const std::string& url) {
   return schema;
 }
 
+// Walks the names of `sqlite` and `postgres` together: "WHAT only in ..." for
+// a name one side lacks, `both(name, theirs_sqlite, theirs_postgres)` for the rest.
+template <typename V, typename Both>
+void Compare(const std::map<std::string, V>& sqlite, const std::map<std::string, V>& postgres,
+             const std::string& what, std::vector<std::string>* out, Both both) {
+  std::set<std::string> names;
+  for (const auto& [name, _] : sqlite) names.insert(name);
+  for (const auto& [name, _] : postgres) names.insert(name);
+  for (const std::string& name : names) {
+    auto s = sqlite.find(name);
+    auto p = postgres.find(name);
+    if (s == sqlite.end() || p == postgres.end()) {
+      out->push_back(what + name + " only in " + (s == sqlite.end() ? "PostgreSQL" : "SQLite"));
+    } else {
+      both(name, s->second, p->second);
+    }
+  }
+}
+
 // Every difference between the two, one line each.
 std::vector<std::string> Differences(const Schema& sqlite, const Schema& postgres) {
   std::vector<std::string> out;
-  std::set<std::string> tables;
-  for (const auto& [t, _] : sqlite.tables) tables.insert(t);
-  for (const auto& [t, _] : postgres.tables) tables.insert(t);
-  for (const std::string& t : tables) {
-    auto s = sqlite.tables.find(t);
-    auto p = postgres.tables.find(t);
-    if (s == sqlite.tables.end() || p == postgres.tables.end()) {
-      out.push_back("table " + t + " only in " +
-                    (s == sqlite.tables.end() ? "PostgreSQL" : "SQLite"));
-      continue;
-    }
-    std::set<std::string> names;
-    for (const auto& [c, _] : s->second) names.insert(c);
-    for (const auto& [c, _] : p->second) names.insert(c);
-    for (const std::string& c : names) {
-      auto sc = s->second.find(c);
-      auto pc = p->second.find(c);
-      if (sc == s->second.end() || pc == p->second.end()) {
-        out.push_back(t + "." + c + " only in " +
-                      (sc == s->second.end() ? "PostgreSQL" : "SQLite"));
-      } else if (!(sc->second == pc->second)) {
-        out.push_back(t + "." + c + ": SQLite " + sc->second.kind +
-                      (sc->second.not_null ? " NOT NULL" : "") + ", PostgreSQL " + pc->second.kind +
-                      (pc->second.not_null ? " NOT NULL" : ""));
-      }
-    }
-  }
-  std::set<std::string> indexes;
-  for (const auto& [i, _] : sqlite.indexes) indexes.insert(i);
-  for (const auto& [i, _] : postgres.indexes) indexes.insert(i);
-  for (const std::string& i : indexes) {
-    auto s = sqlite.indexes.find(i);
-    auto p = postgres.indexes.find(i);
-    if (s == sqlite.indexes.end() || p == postgres.indexes.end()) {
-      out.push_back("index " + i + " only in " +
-                    (s == sqlite.indexes.end() ? "PostgreSQL" : "SQLite"));
-    } else if (!(s->second == p->second)) {
-      auto say = [](const Index& x) {
-        return x.table + "(" + x.columns + ")" + (x.unique ? " unique" : "") +
-               (x.partial ? " partial" : "");
-      };
-      out.push_back("index " + i + ": SQLite " + say(s->second) + ", PostgreSQL " + say(p->second));
-    }
-  }
+  auto say_column = [](const Column& c) { return c.kind + (c.not_null ? " NOT NULL" : ""); };
+  Compare(sqlite.tables, postgres.tables, "table ", &out,
+          [&](const std::string& t, const auto& s, const auto& p) {
+            Compare(s, p, t + ".", &out,
+                    [&](const std::string& c, const Column& sc, const Column& pc) {
+                      if (sc == pc) return;
+                      out.push_back(t + "." + c + ": SQLite " + say_column(sc) + ", PostgreSQL " +
+                                    say_column(pc));
+                    });
+          });
+  auto say_index = [](const Index& x) {
+    return x.table + "(" + x.columns + ")" + (x.unique ? " unique" : "") +
+           (x.partial ? " partial" : "");
+  };
+  Compare(
+      sqlite.indexes, postgres.indexes, "index ", &out,
+      [&](const std::string& i, const Index& s, const Index& p) {
+        if (s == p) return;
+        out.push_back("index " + i + ": SQLite " + say_index(s) + ", PostgreSQL " + say_index(p));
+      });
   return out;
 }
 
