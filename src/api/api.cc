@@ -11,6 +11,7 @@
 
 #include "api/call.h"
 #include "api/etag.h"
+#include "api/job_renderings.h"
 #include "api/openapi.h"
 #include "api/request_body.h"
 #include "api/request_target.h"
@@ -83,15 +84,17 @@ HttpResponse KeyedResponse(IdempotentWrite w) {
   return r;
 }
 
-// `r` (a 200 with a job) with its ETag; 304 without a body if the client's
-// If-None-Match names it.
-HttpResponse WithEntityTag(HttpResponse r, const HttpRequest& req) {
-  std::string tag = EntityTag(r.body);
-  if (!req.if_none_match.empty() && IfNoneMatchMatches(req.if_none_match, tag)) {
+// A 200 with the job and its ETag (JobRenderings: rendered again only when the
+// job changed); 304 without a body if the client's If-None-Match names it.
+HttpResponse JobWithEntityTag(const Job& job, std::string_view currency, const HttpRequest& req) {
+  const RenderedJob& rendered = JobRenderings::Of(job, currency);
+  HttpResponse r;
+  if (!req.if_none_match.empty() && IfNoneMatchMatches(req.if_none_match, rendered.tag)) {
     r.status = 304;
-    r.body.clear();
+  } else {
+    r.body = rendered.body;
   }
-  r.headers.emplace_back("ETag", std::move(tag));
+  r.headers.emplace_back("ETag", rendered.tag);
   return r;
 }
 
@@ -387,7 +390,7 @@ HttpResponse Api::ListJobs(const Call& call, HttpRequest& req) {
 HttpResponse Api::GetJob(const Call& call, HttpRequest& req) {
   auto job = store_.GetJob(call.scope, call.job_id);
   if (!job.ok()) return ResponseFromStatus(job.status());
-  return WithEntityTag(JobResponse(200, *job, currency_), req);
+  return JobWithEntityTag(*job, currency_, req);
 }
 
 HttpResponse Api::GetJobById(const Call& call, HttpRequest& req) {
@@ -396,7 +399,7 @@ HttpResponse Api::GetJobById(const Call& call, HttpRequest& req) {
   if (!KeySeesProject(call.key, job->project_id)) {
     return ErrorResponse(404, "job not found", "not_found");  // as if it were not there
   }
-  return WithEntityTag(JobResponse(200, *job, currency_), req);
+  return JobWithEntityTag(*job, currency_, req);
 }
 
 HttpResponse Api::AddMessage(const Call& call, HttpRequest& req) {

@@ -61,6 +61,7 @@ struct TokenUsage {
     cache_write_tokens += more.cache_write_tokens;
     return *this;
   }
+  bool operator==(const TokenUsage&) const = default;
 };
 
 // What turns used, added up (a job's, or a project's on one day with one model,
@@ -79,6 +80,7 @@ struct UsageTotals {
     unpriced_turns += more.unpriced_turns;
     return *this;
   }
+  bool operator==(const UsageTotals&) const = default;
 };
 
 // A monthly spending cap of a project or an organisation (the calendar month
@@ -225,6 +227,9 @@ struct Job {
   // What the job's turns used so far, all together: kept on the job's row and
   // added to as each turn ends (Store::FinishTurn), so reading it costs nothing.
   UsageTotals usage;
+  // Every field equal (the API's memo of rendered jobs, api/job_renderings.h,
+  // relies on this covering every field a job's JSON shows).
+  bool operator==(const Job&) const = default;
 };
 
 enum class TurnState { kQueued, kRunning, kSucceeded, kFailed, kCancelled };
