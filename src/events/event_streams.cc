@@ -48,8 +48,8 @@ std::unique_ptr<EventFraming> ServerSentEventFraming() {
 struct EventStreams::Core {
   struct Stream;
 
-  Core(EventStore& e, TenantStore& k, EventStreamOptions o)
-      : store(e), tenants(k), options(std::move(o)) {}
+  Core(EventStore& e, AccessStore& k, EventStreamOptions o)
+      : store(e), access(k), options(std::move(o)) {}
 
   void Run();
   // One round: reads for the streams that need it, heartbeats, lifetimes.
@@ -83,7 +83,7 @@ struct EventStreams::Core {
   Clock::time_point CheckCredentials(Clock::time_point now) EXCLUDES(mu);
 
   EventStore& store;
-  TenantStore& tenants;  // keys and sessions, for CheckCredentials
+  AccessStore& access;  // keys and sessions, for CheckCredentials
   const EventStreamOptions options;
   std::chrono::milliseconds poll{2000};
   std::chrono::milliseconds credential_check{5000};
@@ -223,7 +223,7 @@ Clock::time_point EventStreams::Core::CheckCredentials(Clock::time_point now) {
   // definite answer ends a stream; a failed read is tried at the next check.
   std::unordered_set<std::string> revoked_keys, ended_sessions;
   for (const auto& [org_id, key_ids] : keys_by_org) {
-    auto keys = tenants.ListApiKeys(org_id);
+    auto keys = access.ListApiKeys(org_id);
     if (!keys.ok()) {
       spdlog::warn("event streams: cannot check the keys of organisation {}: {}", org_id,
                    keys.status().message());
@@ -239,7 +239,7 @@ Clock::time_point EventStreams::Core::CheckCredentials(Clock::time_point now) {
   }
   const UnixMillis at = NowMillis();
   for (const std::string& hash : sessions) {
-    auto found = tenants.FindSession(hash, at);
+    auto found = access.FindSession(hash, at);
     if (found.ok()) continue;
     if (found.status().code() == Code::kNotFound) {
       ended_sessions.insert(hash);
@@ -398,7 +398,7 @@ bool EventStreams::Core::ReadFor(const Read& read, Sends* sends) {
   return again;
 }
 
-EventStreams::EventStreams(EventStore& events, TenantStore& keys, Wakeups& wakeups,
+EventStreams::EventStreams(EventStore& events, AccessStore& keys, Wakeups& wakeups,
                            EventStreamOptions options)
     : core_(std::make_shared<Core>(events, keys, std::move(options))) {
   if (core_->options.poll) {

@@ -39,8 +39,8 @@
 #include "core/event.h"
 #include "core/status.h"
 #include "http/server.h"
+#include "store/access_store.h"
 #include "store/event_store.h"
-#include "store/tenant_store.h"
 #include "store/wakeups.h"
 
 namespace docwright {
@@ -104,10 +104,10 @@ class EventStreams {
   // Watches `wakeups` and starts the hub's thread. `events` (the jobs' events),
   // `keys` (whether a stream's key or session still holds) and `wakeups` must
   // outlive every stream's source, and this; a Store is all three.
-  EventStreams(EventStore& events, TenantStore& keys, Wakeups& wakeups, EventStreamOptions options);
+  EventStreams(EventStore& events, AccessStore& keys, Wakeups& wakeups, EventStreamOptions options);
   template <typename AStore>
   EventStreams(AStore& store, EventStreamOptions options)
-      : EventStreams(static_cast<EventStore&>(store), static_cast<TenantStore&>(store),
+      : EventStreams(static_cast<EventStore&>(store), static_cast<AccessStore&>(store),
                      static_cast<Wakeups&>(store), std::move(options)) {}
   // Ends every stream, as Stop.
   ~EventStreams();

@@ -86,7 +86,7 @@ Result<BranchStory> ReadBranchStory(git::Mirror& repo, const std::string& base_h
   return story;
 }
 
-std::vector<Message> JobInstructions(Store& store, const TurnInput& input) {
+std::vector<Message> JobInstructions(JobStore& jobs, const TurnInput& input) {
   // Each prompt cut to what a description quotes of it: a job of
   // kMaxMessagesPerJob long prompts is held in a few MiB.
   auto kept = [](const Message& m) {
@@ -113,7 +113,7 @@ std::vector<Message> JobInstructions(Store& store, const TurnInput& input) {
   query.limit = 100;
   for (;;) {
     auto page =
-        store.ListMessages(Scope{input.project.org_id, input.project.id}, input.job.id, query);
+        jobs.ListMessages(Scope{input.project.org_id, input.project.id}, input.job.id, query);
     if (!page.ok()) {
       spdlog::warn("job {}: cannot read its instructions for the pull request: {}", input.job.id,
                    OneLogLine(page.status().message()));

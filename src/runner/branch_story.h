@@ -16,7 +16,7 @@
 #include "core/turn.h"
 #include "core/work_budget.h"
 #include "git/git.h"
-#include "store/store.h"
+#include "store/job_store.h"
 
 namespace docwright::docs {
 class CommitCache;
@@ -51,7 +51,7 @@ Result<BranchStory> ReadBranchStory(git::Mirror& repo, const std::string& base_h
 // history and its own message when the history holds every earlier one (no
 // store call), else read from the store (at most kMaxMessagesPerJob); the
 // turn's history and its own message if the store cannot be read.
-std::vector<Message> JobInstructions(Store& store, const TurnInput& input);
+std::vector<Message> JobInstructions(JobStore& jobs, const TurnInput& input);
 
 // What a reviewer reads about the branch: its files with their change and lines,
 // its diff, the checks' problems and notes, the pull request's description

@@ -40,7 +40,7 @@ std::optional<TurnOutcome> RepositoryTurns::ApplyBudgets(TurnInput& input,
   // claimed through the store reads it here.
   MonthlyBudget org_budget = input.org_budget.value_or(MonthlyBudget{});
   if (!input.org_budget) {
-    auto org = store_.GetOrg(input.project.org_id);
+    auto org = store_.tenants.GetOrg(input.project.org_id);
     if (!org.ok() && org.status().code() != Code::kNotFound) {
       return FailedTurn("cannot read the organisation's budget: " + org.status().message() +
                         "; send the instruction again to retry");
@@ -73,7 +73,7 @@ std::optional<TurnOutcome> RepositoryTurns::ApplyBudgets(TurnInput& input,
     }
   }
 
-  auto spent = store_.SpendSince(input.project.org_id, input.project.id, MonthStart(now));
+  auto spent = store_.usage.SpendSince(input.project.org_id, input.project.id, MonthStart(now));
   if (!spent.ok()) {
     // Not run unchecked: a budget is a promise to the operator.
     return FailedTurn("cannot read what this month's turns spent against the budget: " +

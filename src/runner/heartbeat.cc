@@ -48,7 +48,7 @@ void Runner::Impl::Renew(const std::vector<std::pair<uint64_t, Running>>& snapsh
   }
   if (leases.empty()) return;
   auto renew_started = Clock::now();
-  std::vector<Result<LeaseState>> states = store_.RenewLeases(leases, options_.lease);
+  std::vector<Result<LeaseState>> states = store_.jobs.RenewLeases(leases, options_.lease);
   std::vector<uint64_t> renewed;
   for (size_t i = 0; i < held.size(); ++i) {
     Result<LeaseState> state =

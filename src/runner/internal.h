@@ -34,8 +34,8 @@ namespace docwright {
 
 class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
  public:
-  Impl(Store& store, TurnHandler& handler, RunnerOptions options);
-  Store& store() { return store_; }
+  Impl(RunnerStores store, TurnHandler& handler, RunnerOptions options);
+  RunnerStores& store() { return store_; }
 
   // runner.cc
   void Start() EXCLUDES(mu_);
@@ -212,7 +212,7 @@ class Runner::Impl : public std::enable_shared_from_this<Runner::Impl> {
   // renewed (kHeld, or a kStopRequested the turn was told of already).
   bool Renewed(const Running& running, const Result<LeaseState>& state) EXCLUDES(mu_);
 
-  Store& store_;
+  RunnerStores store_;
   TurnHandler& handler_;
   const RunnerOptions options_;
   std::string worker_prefix_;

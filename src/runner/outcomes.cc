@@ -60,7 +60,7 @@ void Runner::Impl::RunTurn(Thread& self, const std::string& worker_id, TurnInput
   int steps = 0;
   input.on_step = [this, &steps, &input, &worker_id](const TranscriptStep& step) {
     if (!input.Committed()) return;  // no such turn: nothing to record it in
-    auto recorded = store_.RecordStep(input.turn_id, worker_id, ++steps, step);
+    auto recorded = store_.jobs.RecordStep(input.turn_id, worker_id, ++steps, step);
     if (!recorded.ok()) {
       spdlog::warn("job {}: cannot record step {} of turn {} yet: {}", input.job.id, steps,
                    input.message.seq, recorded.status().message());
@@ -130,7 +130,7 @@ std::optional<TurnOutcome> Runner::Impl::AfterInterruption(const TurnInput& inpu
   switch (cancel.reason()) {
     case CancelToken::Reason::kShutdown: {
       Charge(input, interrupted);
-      Status s = store_.ReleaseTurn(input.turn_id, worker_id);
+      Status s = store_.jobs.ReleaseTurn(input.turn_id, worker_id);
       if (!s.ok()) spdlog::warn("job {}: cannot release turn: {}", input.job.id, s.message());
       spdlog::info("job {}: turn {} handed back on shutdown", input.job.id, input.message.seq);
       return std::nullopt;
@@ -165,7 +165,7 @@ std::optional<TurnOutcome> Runner::Impl::AfterInterruption(const TurnInput& inpu
 void Runner::Impl::Charge(const TurnInput& input, const TurnOutcome& outcome) {
   if (outcome.usage.total() == 0) return;
   Status s =
-      store_.ChargeTurnUsage(input.turn_id, outcome.usage, outcome.model, outcome.cost_micros);
+      store_.jobs.ChargeTurnUsage(input.turn_id, outcome.usage, outcome.model, outcome.cost_micros);
   if (!s.ok()) {
     spdlog::warn("job {}: cannot count the tokens turn {} spent: {}", input.job.id,
                  input.message.seq, OneLogLine(s.message()));
@@ -185,7 +185,7 @@ std::string Runner::Impl::DeadlineError() const {
 void Runner::Impl::Record(int64_t turn_id, const std::string& worker_id, const std::string& job_id,
                           int seq, const TurnOutcome& outcome) {
   for (int attempt = 0;; ++attempt) {
-    auto finished = store_.FinishTurn(turn_id, worker_id, outcome);
+    auto finished = store_.jobs.FinishTurn(turn_id, worker_id, outcome);
     if (finished.ok()) {
       if (*finished == LeaseState::kHeld && outcome.succeeded) {
         spdlog::info("job {}: turn {} succeeded", job_id, seq);

@@ -60,7 +60,7 @@ std::optional<std::string> WithNote(const std::optional<std::string>& summary,
 
 forge::ForgeContext RepositoryTurns::ForgeContextFor(Turn& turn, WorkBudget& budget) const {
   forge::ForgeContext context;
-  context.pull_requests = &store_;
+  context.pull_requests = &store_.pull_requests;
   context.mirror = &turn.repo;
   context.budget = &budget;
   context.identity = &options_.identity;
@@ -80,7 +80,7 @@ std::optional<TurnOutcome> RepositoryTurns::NewBranchIfDone(TurnInput& input, Tu
     // The local forge knows at once: its record of the branch's pull request.
     std::string id = job.pr_link->substr(job.pr_link->rfind('/') + 1);
     if (LooksLikePullRequestId(id)) {
-      auto pr = store_.GetPullRequest(id);
+      auto pr = store_.pull_requests.GetPullRequest(id);
       if (pr.ok() && pr->project_id == job.project_id && pr->head == job.ref && pr->merged_at) {
         state = "merged";
       }
@@ -114,7 +114,7 @@ std::optional<TurnOutcome> RepositoryTurns::NewBranchIfDone(TurnInput& input, Tu
       continue;
     }
     if (chosen) continue;
-    auto holder = store_.FindJobByBranch(job.project_id, name);
+    auto holder = store_.pull_requests.FindJobByBranch(job.project_id, name);
     if (holder.ok() && holder->id != job.id) continue;  // another job's (not pushed yet)
     chosen = name;
   }
@@ -136,7 +136,7 @@ std::optional<TurnOutcome> RepositoryTurns::RecordNewBranch(Turn& turn) const {
   const Job& job = turn.input.job;
   // Before the push: a turn run again after a crash then finds its commit on
   // the job's branch, as any turn does.
-  if (Status s = store_.SetJobBranch(job.id, job.ref); !s.ok()) {
+  if (Status s = store_.pull_requests.SetJobBranch(job.id, job.ref); !s.ok()) {
     return FailedTurn("cannot move the job to the new branch " + job.ref + ": " + s.message());
   }
   turn.branch_recorded = true;

@@ -95,7 +95,8 @@ size_t CountFiles(git::Snapshot& snapshot, const CancelToken& cancel, WorkBudget
 
 }  // namespace
 
-RepositoryTurns::RepositoryTurns(Store& store, agent::Agent& agent, RepositoryTurnsOptions options,
+RepositoryTurns::RepositoryTurns(RunnerStores store, agent::Agent& agent,
+                                 RepositoryTurnsOptions options,
                                  std::shared_ptr<git::MirrorPool> mirrors)
     : store_(store), agent_(agent), options_(std::move(options)), mirrors_(std::move(mirrors)) {
   if (!mirrors_) {
@@ -116,7 +117,7 @@ Result<PullRequestMerge> RepositoryTurns::MergePullRequest(const LocalPullReques
   } else {
     return Status::InvalidArgument("method must be \"merge\" or \"fast-forward\"");
   }
-  auto project = store_.GetProjectById(pr.project_id);
+  auto project = store_.tenants.GetProjectById(pr.project_id);
   if (!project.ok()) return project.status();
   auto mirror = mirrors_->ForProject(*project);
   if (!mirror.ok()) return mirror.status();
@@ -125,7 +126,7 @@ Result<PullRequestMerge> RepositoryTurns::MergePullRequest(const LocalPullReques
   // The mirror keeps the base's head, not the branch's (as after a turn).
   (*mirror)->Forget(pr.head);
   if (!merged.ok()) return merged.status();
-  auto marked = store_.MarkPullRequestMerged(pr.id, merged->commit, NowMillis());
+  auto marked = store_.pull_requests.MarkPullRequestMerged(pr.id, merged->commit, NowMillis());
   if (!marked.ok()) {
     if (!merged->already_merged) {
       spdlog::warn("pull request #{} of project {} was merged into {} as {}, but not recorded: {}",
@@ -137,9 +138,9 @@ Result<PullRequestMerge> RepositoryTurns::MergePullRequest(const LocalPullReques
   spdlog::info("pull request #{} of project {} merged into {} as {}", pr.number, pr.project_id,
                pr.base, merged->commit);
   // The job of the branch, if this is its pull request, shows it merged.
-  auto job = store_.FindJobByBranch(pr.project_id, pr.head);
+  auto job = store_.pull_requests.FindJobByBranch(pr.project_id, pr.head);
   if (job.ok() && job->pr_link && job->pr_link->ends_with(PullRequestPagePath(pr.id))) {
-    if (Status s = store_.SetPullRequestState(job->id, "merged"); !s.ok()) {
+    if (Status s = store_.pull_requests.SetPullRequestState(job->id, "merged"); !s.ok()) {
       spdlog::warn("job {}: cannot record its pull request merged: {}", job->id,
                    OneLogLine(s.message()));
     }
@@ -156,7 +157,7 @@ TurnOutcome RepositoryTurns::RunTurn(const TurnInput& given, CancelToken& cancel
   if (model && model != input.job.model) {
     input.job.model = model;
     if (!input.Committed()) return InterruptedTurn();
-    if (Status s = store_.SetJobModel(input.job.id, *model); !s.ok()) {
+    if (Status s = store_.jobs.SetJobModel(input.job.id, *model); !s.ok()) {
       spdlog::warn("job {}: cannot record its model {}: {}", input.job.id, *model, s.message());
     }
   }
@@ -293,7 +294,7 @@ void RepositoryTurns::ReadContext(Turn& turn) const {
   const Job& job = turn.input.job;
   const Project& project = turn.input.project;
   agent::TurnContext& context = turn.context;
-  auto listed = store_.ListContextRepositories(project.id);
+  auto listed = store_.workflows.ListContextRepositories(project.id);
   if (!listed.ok()) {
     spdlog::warn("job {}: cannot list the project's context repositories: {}", job.id,
                  OneLogLine(listed.status().message()));
@@ -529,7 +530,7 @@ std::optional<TurnOutcome> RepositoryTurns::TellStory(Turn& turn, Round& round) 
     empty.project_id = input.project.id;
     empty.branch = input.job.ref;
     empty.base = input.project.base_ref;
-    if (Status s = store_.PutReview(empty); !s.ok()) {
+    if (Status s = store_.pull_requests.PutReview(empty); !s.ok()) {
       spdlog::warn("job {}: cannot clear the review of its branch: {}", input.job.id,
                    OneLogLine(s.message()));
     }
@@ -544,7 +545,7 @@ std::optional<TurnOutcome> RepositoryTurns::TellStory(Turn& turn, Round& round) 
   }
   round.problems = story->problems;
   round.spec.body = PullRequestBody(input, {.summary = round.done.summary,
-                                            .instructions = JobInstructions(store_, input),
+                                            .instructions = JobInstructions(store_.jobs, input),
                                             .files = story->diff.files,
                                             .problems = story->problems,
                                             .outside_site = story->outside_site,
@@ -552,7 +553,7 @@ std::optional<TurnOutcome> RepositoryTurns::TellStory(Turn& turn, Round& round) 
                                             .notes = story->notes});
   auto review = MakeReview(turn.repo, input, *story, round.spec.body, budget);
   if (turn.cancel.cancelled()) return InterruptedTurn();
-  Status stored = review.ok() ? store_.PutReview(*review) : review.status();
+  Status stored = review.ok() ? store_.pull_requests.PutReview(*review) : review.status();
   if (!stored.ok()) {
     spdlog::warn("job {}: cannot store the review of its branch: {}", input.job.id,
                  OneLogLine(stored.message()));

@@ -20,8 +20,8 @@
 #include "forge/forge.h"
 #include "git/git.h"
 #include "git/mirror_pool.h"
+#include "runner/runner_stores.h"
 #include "runner/turn.h"
-#include "store/store.h"
 
 namespace docwright {
 
@@ -51,11 +51,13 @@ struct RepositoryTurnsOptions {
 
 class RepositoryTurns final : public TurnHandler {
  public:
-  // `store` keeps the local forge's pull requests; `agent` does the editing.
+  // `store`: the concerns turns read and write (runner_stores.h; a Store is all
+  // of them), which keep the local forge's pull requests; `agent` does the
+  // editing.
   // `mirrors`, if given, is the process's pool of mirrors (shared with the
   // workflows' engine); else the turns keep one of their own under
   // options.mirrors_dir, within options.git_limits.
-  RepositoryTurns(Store& store, agent::Agent& agent, RepositoryTurnsOptions options,
+  RepositoryTurns(RunnerStores store, agent::Agent& agent, RepositoryTurnsOptions options,
                   std::shared_ptr<git::MirrorPool> mirrors = nullptr);
   ~RepositoryTurns() override;
 
@@ -204,7 +206,7 @@ class RepositoryTurns final : public TurnHandler {
   std::optional<TurnOutcome> MergeIfChecksPass(Turn& turn, Round& round, forge::Forge& forge,
                                                const forge::PullRequest& pr) const;
 
-  Store& store_;
+  RunnerStores store_;
   agent::Agent& agent_;
   RepositoryTurnsOptions options_;
   std::shared_ptr<git::MirrorPool> mirrors_;  // never null

@@ -10,7 +10,7 @@
 
 namespace docwright {
 
-Runner::Impl::Impl(Store& store, TurnHandler& handler, RunnerOptions options)
+Runner::Impl::Impl(RunnerStores store, TurnHandler& handler, RunnerOptions options)
     : store_(store), handler_(handler), options_(options) {
   char host[256] = "host";
   gethostname(host, sizeof host - 1);
@@ -106,7 +106,7 @@ void Runner::Impl::ThreadDone(Thread& t) {
   done_cv_.notify_all();
 }
 
-Runner::Runner(Store& store, TurnHandler& handler, RunnerOptions options)
+Runner::Runner(RunnerStores store, TurnHandler& handler, RunnerOptions options)
     : impl_(std::make_shared<Impl>(store, handler, options)) {}
 Runner::~Runner() { Stop(); }
 TurnTaker Runner::Taker() {
@@ -132,13 +132,13 @@ TurnTaker Runner::Taker() {
 
 void Runner::Start() {
   std::weak_ptr<Impl> weak = impl_;
-  Store& store = impl_->store();
-  store.TakeQueuedTurns(Taker());
+  Wakeups& wakeups = impl_->store().wakeups;
+  wakeups.TakeQueuedTurns(Taker());
   // A turn queued here wakes a worker at once, to claim without looking first;
   // on a store that announces other processes' writes, a turn queued or a job
   // archived through another node reaches this one at once too, not at the
   // next poll or lease renewal.
-  store.Watch(StoreWatcher{
+  wakeups.Watch(StoreWatcher{
       .turn_queued_here =
           [weak] {
             if (auto impl = weak.lock()) impl->Wake(/*announce=*/true);

@@ -28,8 +28,8 @@
 #include <memory>
 #include <string>
 
+#include "runner/runner_stores.h"
 #include "runner/turn.h"
-#include "store/store.h"
 
 namespace docwright {
 
@@ -65,7 +65,9 @@ struct RunnerOptions {
 
 class Runner {
  public:
-  Runner(Store& store, TurnHandler& handler, RunnerOptions options);
+  // `store`: the concerns the runner reads and writes (runner_stores.h; a Store
+  // is all of them).
+  Runner(RunnerStores store, TurnHandler& handler, RunnerOptions options);
   ~Runner();  // Stop()s
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;

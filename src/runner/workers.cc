@@ -129,7 +129,7 @@ bool Runner::Impl::CommitWait::Get() {
 
 void Runner::Impl::GiveBack(const Handed& h, Clock::time_point deadline) {
   if (h.committed.valid() && !CommitWait(h.committed, deadline).Get()) return;  // never claimed
-  Status s = store_.ReleaseTurn(h.input.turn_id, h.worker_id);
+  Status s = store_.jobs.ReleaseTurn(h.input.turn_id, h.worker_id);
   if (!s.ok()) {
     spdlog::warn("job {}: cannot give turn {} back: {}", h.input.job.id, h.input.message.seq,
                  s.message());
@@ -152,8 +152,8 @@ void Runner::Impl::WorkerLoop(Thread& self, const std::string& worker_id) {
       work = Work{};  // then looks for more at once, as after a claim
       continue;
     }
-    auto claimed = store_.ClaimTurn(worker_id, options_.lease, options_.max_attempts,
-                                    HeldProjects(), /*look_first=*/!work.announced);
+    auto claimed = store_.jobs.ClaimTurn(worker_id, options_.lease, options_.max_attempts,
+                                         HeldProjects(), /*look_first=*/!work.announced);
     if (!claimed.ok()) {
       spdlog::warn("worker {}: cannot claim work: {}", worker_id, claimed.status().message());
       work = IdleWait();

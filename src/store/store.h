@@ -1,7 +1,8 @@
 // The Store: every durable fact of docwright, as one interface per concern
 // (store/*_store.h), bundled here for whoever opens the database.
 //
-// The concerns: TenantStore (organisations, keys, sessions, projects),
+// The concerns: TenantStore (organisations and projects), AccessStore (API
+// keys and sign-in sessions),
 // JobStore (jobs, messages, turns: the work queue), UsageStore (spend and
 // budgets), EventStore (the event log, webhook endpoints and their outbox),
 // WorkflowStore (context repositories, workflows, runs, watched branches,
@@ -29,6 +30,7 @@
 
 #include "core/secret_box.h"
 #include "core/status.h"
+#include "store/access_store.h"
 #include "store/event_store.h"
 #include "store/job_store.h"
 #include "store/pull_request_store.h"
@@ -43,6 +45,7 @@ namespace docwright {
 // Every concern, over one database. Implementations: the SQL store over
 // SQLite or PostgreSQL (store/sql/), and the read cache (cached_store.h).
 class Store : public TenantStore,
+              public AccessStore,
               public JobStore,
               public UsageStore,
               public EventStore,
