@@ -16,6 +16,7 @@
 #include <fstream>
 
 #include "core/cron.h"
+#include "store/store.h"
 #include "support/git_repo.h"
 #include "support/secrets.h"
 #include "support/temp_dir.h"

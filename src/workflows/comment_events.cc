@@ -69,10 +69,10 @@ std::string FollowUpPrompt(const ForgeEvent& event, const std::string& handle) {
 
 // The seq of the follow-up `prompt` just written to `job_id`: the newest of
 // its latest messages with that prompt.
-Result<std::optional<int>> FollowUpSeq(Store& store, const Scope& scope, const std::string& job_id,
-                                       const std::string& prompt) {
-  auto heads = store.ListMessageHeads(scope, {job_id}, kMessagesLookedThrough,
-                                      static_cast<int>(kMaxPromptChars));
+Result<std::optional<int>> FollowUpSeq(WorkflowStores store, const Scope& scope,
+                                       const std::string& job_id, const std::string& prompt) {
+  auto heads = store.jobs.ListMessageHeads(scope, {job_id}, kMessagesLookedThrough,
+                                           static_cast<int>(kMaxPromptChars));
   if (!heads.ok()) return heads.status();
   std::optional<int> seq;
   if (heads->empty()) return seq;
@@ -129,7 +129,7 @@ Refusal WhyIgnored(const Project& project, const ForgeEvent& event) {
 // Why the comment's author may not steer docwright's commits: only accounts
 // that may push to the repository do, as the project's forge says. An error
 // is a failure that may pass (the event is handled again).
-Result<Refusal> WhyMayNotWrite(Store& store, const ForgeEventContext& context,
+Result<Refusal> WhyMayNotWrite(WorkflowStores store, const ForgeEventContext& context,
                                const Project& project, const ForgeEvent& event) {
   auto forge = forge::MakeForge(project, ForgeContextFor(store, context));
   if (!forge.ok()) {
@@ -156,9 +156,10 @@ Result<Refusal> WhyMayNotWrite(Store& store, const ForgeEventContext& context,
 // (GitHub's and Gitea's issue_comment); a review comment by its branch too.
 // Either way the pull request must be the job's own, by its number: a branch
 // of the same name in a fork is another pull request.
-Result<Job> JobOfComment(Store& store, const Project& project, const ForgeEvent& event) {
-  auto job = event.pr_head.empty() ? store.FindJobByPullRequestLink(project.id, event.pr_url)
-                                   : store.FindJobByBranch(project.id, event.pr_head);
+Result<Job> JobOfComment(WorkflowStores store, const Project& project, const ForgeEvent& event) {
+  auto job = event.pr_head.empty()
+                 ? store.pull_requests.FindJobByPullRequestLink(project.id, event.pr_url)
+                 : store.pull_requests.FindJobByBranch(project.id, event.pr_head);
   if (job.ok() && (!job->pr_link || PullRequestNumberOf(*job->pr_link) != event.pr_number)) {
     return Status::NotFound("not the job's pull request");
   }
@@ -186,7 +187,7 @@ IdempotentRequest FollowUpKey(const ForgeEvent& event, const std::string& job_id
 // Records the reply owed for the follow-up `prompt` of `job`, and returns
 // `done` completed with its message. Recorded once per message, so a comment
 // handled again after a crash between the two writes still gets it.
-Result<std::string> RecordReply(Store& store, const Scope& scope, const Job& job,
+Result<std::string> RecordReply(WorkflowStores store, const Scope& scope, const Job& job,
                                 const ForgeEvent& event, const std::string& prompt,
                                 const std::string& done) {
   auto seq = FollowUpSeq(store, scope, job.id, prompt);
@@ -198,16 +199,16 @@ Result<std::string> RecordReply(Store& store, const Scope& scope, const Job& job
   reply.message_seq = **seq;
   reply.pr_number = event.pr_number;
   if (event.comment_kind == "review_comment") reply.in_reply_to = event.comment_id;
-  if (Status s = store.AddCommentReply(reply); !s.ok()) return s;
+  if (Status s = store.pull_requests.AddCommentReply(reply); !s.ok()) return s;
   return done + " (message " + std::to_string(**seq) + ")";
 }
 
 }  // namespace
 
-Result<std::string> HandleCommentEvent(Store& store, git::MirrorPool& /*mirrors*/,
+Result<std::string> HandleCommentEvent(WorkflowStores store, git::MirrorPool& /*mirrors*/,
                                        const ForgeEventContext& context, const ForgeEvent& event) {
   if (event.kind != ForgeEventKind::kComment) return std::string("not a comment");
-  auto project = store.GetProjectById(event.project_id);
+  auto project = store.tenants.GetProjectById(event.project_id);
   if (!project.ok()) {
     if (project.status().code() == Code::kNotFound) return std::string("the project is gone");
     return project.status();
@@ -230,8 +231,8 @@ Result<std::string> HandleCommentEvent(Store& store, git::MirrorPool& /*mirrors*
   }
 
   const Scope scope{project->org_id, project->id};
-  auto written = store.AddMessageWithKey(scope, job->id, NewMessage{.prompt = prompt},
-                                         FollowUpKey(event, job->id));
+  auto written = store.jobs.AddMessageWithKey(scope, job->id, NewMessage{.prompt = prompt},
+                                              FollowUpKey(event, job->id));
   if (!written.ok()) {
     Code code = written.status().code();
     if (code == Code::kConflict || code == Code::kNotFound || code == Code::kInvalidArgument) {

@@ -84,16 +84,16 @@ std::string Where(const Job& job) {
 
 // Posts `reply`: OK once it is done with (posted, or given up on because its
 // job is gone); an error to try it again later.
-Status Post(Store& store, const ForgeEventContext& context, const CommentReply& reply,
+Status Post(WorkflowStores store, const ForgeEventContext& context, const CommentReply& reply,
             std::string* what) {
-  auto project = store.GetProjectById(reply.project_id);
+  auto project = store.tenants.GetProjectById(reply.project_id);
   if (!project.ok()) {
     if (project.status().code() != Code::kNotFound) return project.status();
     *what = "given up on: the project is gone";
     return Status();
   }
   Scope scope{project->org_id, project->id};
-  auto job = store.GetJob(scope, reply.job_id);
+  auto job = store.jobs.GetJob(scope, reply.job_id);
   if (!job.ok()) {
     if (job.status().code() != Code::kNotFound) return job.status();
     *what = "given up on: the job is gone";
@@ -102,7 +102,7 @@ Status Post(Store& store, const ForgeEventContext& context, const CommentReply& 
   MessageQuery query;
   query.after_seq = reply.message_seq - 1;
   query.limit = 1;
-  auto page = store.ListMessages(scope, reply.job_id, query);
+  auto page = store.jobs.ListMessages(scope, reply.job_id, query);
   if (!page.ok()) return page.status();
   if (page->messages.empty() || page->messages.front().seq != reply.message_seq) {
     *what = "given up on: the message is gone";
@@ -168,17 +168,17 @@ std::string ReplyBody(const Job& job, const Message& message) {
   return body;
 }
 
-forge::ForgeContext ForgeContextFor(Store& store, const ForgeEventContext& context) {
+forge::ForgeContext ForgeContextFor(WorkflowStores store, const ForgeEventContext& context) {
   forge::ForgeContext forge_context;
-  forge_context.pull_requests = &store;
+  forge_context.pull_requests = &store.pull_requests;
   forge_context.public_url = context.public_url;
   forge_context.max_attempts = context.forge_attempts;
   forge_context.max_delay = context.forge_max_delay;
   return forge_context;
 }
 
-void PostDueReplies(Store& store, const ForgeEventContext& context) {
-  auto due = store.ListDueCommentReplies(kMaxRepliesPerRound);
+void PostDueReplies(WorkflowStores store, const ForgeEventContext& context) {
+  auto due = store.pull_requests.ListDueCommentReplies(kMaxRepliesPerRound);
   if (!due.ok()) {
     spdlog::warn("workflows: the replies due to pull request comments: {} (tried again next round)",
                  OneLogLine(due.status().message(), 1000));
@@ -192,7 +192,7 @@ void PostDueReplies(Store& store, const ForgeEventContext& context) {
     Status posted = Post(store, context, reply, &what);
     if (posted.ok()) {
       spdlog::info("workflows: {}: {}", which, what);
-      if (Status s = store.FinishCommentReply(reply.id); !s.ok()) {
+      if (Status s = store.pull_requests.FinishCommentReply(reply.id); !s.ok()) {
         // Listed again once its lease ends: posted twice at worst.
         spdlog::warn("workflows: {}: not marked done: {}", which, OneLogLine(s.message(), 1000));
       }
@@ -202,14 +202,15 @@ void PostDueReplies(Store& store, const ForgeEventContext& context) {
     if (attempts >= kMaxReplyAttempts) {
       spdlog::warn("workflows: {}: given up on after {} attempts: {}", which, attempts,
                    OneLogLine(posted.message(), 1000));
-      if (Status s = store.FinishCommentReply(reply.id); !s.ok()) {
+      if (Status s = store.pull_requests.FinishCommentReply(reply.id); !s.ok()) {
         spdlog::warn("workflows: {}: not marked done: {}", which, OneLogLine(s.message(), 1000));
       }
       continue;
     }
     spdlog::warn("workflows: {}: attempt {} of {} failed: {}", which, attempts, kMaxReplyAttempts,
                  OneLogLine(posted.message(), 1000));
-    if (Status s = store.RetryCommentReply(reply.id, kReplyRetryDelays[attempts - 1]); !s.ok()) {
+    if (Status s = store.pull_requests.RetryCommentReply(reply.id, kReplyRetryDelays[attempts - 1]);
+        !s.ok()) {
       spdlog::warn("workflows: {}: not rescheduled: {}", which, OneLogLine(s.message(), 1000));
     }
   }

@@ -17,8 +17,8 @@
 
 #include "core/job.h"
 #include "forge/forge.h"
-#include "store/store.h"
 #include "workflows/forge_events.h"
+#include "workflows/workflow_stores.h"
 
 namespace docwright::workflows {
 
@@ -57,12 +57,12 @@ std::string ReplyBody(const Job& job, const Message& message);
 
 // The forge context of the hosted forges' calls made while handling a forge's
 // events: `context`'s attempts and delays.
-forge::ForgeContext ForgeContextFor(Store& store, const ForgeEventContext& context);
+forge::ForgeContext ForgeContextFor(WorkflowStores store, const ForgeEventContext& context);
 
 // Posts the replies whose follow-ups' turns have finished (at most
 // kMaxRepliesPerRound), each in the thread of its review comment when it has
 // one. Never fails: every error is logged, and the reply tried again later as
 // above. Replies of a project or job that no longer exists are given up on.
-void PostDueReplies(Store& store, const ForgeEventContext& context);
+void PostDueReplies(WorkflowStores store, const ForgeEventContext& context);
 
 }  // namespace docwright::workflows

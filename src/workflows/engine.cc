@@ -106,7 +106,7 @@ bool IsDocwrightCommit(const git::CommitSummary& commit) {
   return false;
 }
 
-WorkflowEngine::WorkflowEngine(Store& store, std::shared_ptr<git::MirrorPool> mirrors,
+WorkflowEngine::WorkflowEngine(WorkflowStores store, std::shared_ptr<git::MirrorPool> mirrors,
                                WorkflowEngineOptions options)
     : store_(store), mirrors_(std::move(mirrors)), options_(std::move(options)) {}
 
@@ -184,7 +184,7 @@ Status WorkflowEngine::Start(const Workflow& workflow, const std::string& dedup_
   request.trigger = trigger;
   request.prompt = BuildRunPrompt(workflow, trigger, changes);
   request.schedule_from = schedule_from;
-  auto started = store_.StartWorkflowRun(request);
+  auto started = store_.workflows.StartWorkflowRun(request);
   if (!started.ok()) return started.status();
   if (outcome) *outcome = started->outcome;
   if (started->outcome != WorkflowRunStart::Outcome::kDuplicate) {
@@ -197,7 +197,8 @@ Status WorkflowEngine::Start(const Workflow& workflow, const std::string& dedup_
 }
 
 Status WorkflowEngine::RunSchedules(Round& round) {
-  auto workflows = store_.ListWorkflowsByTrigger(TriggerKind::kSchedule, kMaxScheduledPerRound);
+  auto workflows =
+      store_.workflows.ListWorkflowsByTrigger(TriggerKind::kSchedule, kMaxScheduledPerRound);
   if (!workflows.ok()) return workflows.status();
   for (const Workflow& w : *workflows) {
     if (stopping()) break;
@@ -228,7 +229,7 @@ RunChanges WorkflowEngine::ChangesOf(const Project& project, const RunTrigger& t
   if (trigger.repository == "docs" && trigger.kind == "push") {
     mirror = mirrors_->ForProject(project);
   } else {
-    auto contexts = store_.ListContextRepositories(project.id);
+    auto contexts = store_.workflows.ListContextRepositories(project.id);
     if (!contexts.ok()) {
       none.unavailable = contexts.status().message();
       return none;
@@ -256,18 +257,18 @@ RunChanges WorkflowEngine::ChangesOf(const Project& project, const RunTrigger& t
 }
 
 Status WorkflowEngine::StartQueuedRuns(Round& round) {
-  auto runs = store_.ListStartableQueuedRuns(kMaxQueuedPerRound);
+  auto runs = store_.workflows.ListStartableQueuedRuns(kMaxQueuedPerRound);
   if (!runs.ok()) return runs.status();
   for (const WorkflowRun& run : *runs) {
     if (stopping()) break;
     const std::string what = "queued run " + std::to_string(run.id);
-    auto workflow = store_.GetWorkflow(run.workflow_id);
+    auto workflow = store_.workflows.GetWorkflow(run.workflow_id);
     if (!workflow.ok()) {
       // A workflow removed meanwhile takes its queued runs with it.
       if (workflow.status().code() != Code::kNotFound) round.Note(workflow.status(), what);
       continue;
     }
-    auto project = store_.GetProjectById(workflow->project_id);
+    auto project = store_.tenants.GetProjectById(workflow->project_id);
     if (!project.ok()) {
       round.Note(project.status(), what);
       continue;
@@ -278,8 +279,8 @@ Status WorkflowEngine::StartQueuedRuns(Round& round) {
       changes = ChangesOf(*project, run.trigger);
       known = &changes;
     }
-    auto started =
-        store_.StartQueuedWorkflowRun(run.id, BuildRunPrompt(*workflow, run.trigger, known));
+    auto started = store_.workflows.StartQueuedWorkflowRun(
+        run.id, BuildRunPrompt(*workflow, run.trigger, known));
     if (!started.ok()) {
       round.Note(started.status(), what + " of " + workflow->name);
       continue;

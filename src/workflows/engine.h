@@ -48,9 +48,9 @@
 #include "core/time.h"
 #include "core/workflow.h"
 #include "git/mirror_pool.h"
-#include "store/store.h"
 #include "workflows/forge_events.h"
 #include "workflows/run_prompt.h"
+#include "workflows/workflow_stores.h"
 
 namespace docwright::workflows {
 
@@ -85,7 +85,7 @@ bool IsDocwrightCommit(const git::CommitSummary& commit);
 
 class WorkflowEngine {
  public:
-  WorkflowEngine(Store& store, std::shared_ptr<git::MirrorPool> mirrors,
+  WorkflowEngine(WorkflowStores store, std::shared_ptr<git::MirrorPool> mirrors,
                  WorkflowEngineOptions options);
   ~WorkflowEngine();
   WorkflowEngine(const WorkflowEngine&) = delete;
@@ -149,7 +149,7 @@ class WorkflowEngine {
                const RunChanges* changes, std::optional<UnixMillis> schedule_from,
                WorkflowRunStart::Outcome* outcome = nullptr);
 
-  Store& store_;
+  WorkflowStores store_;
   std::shared_ptr<git::MirrorPool> mirrors_;
   WorkflowEngineOptions options_;
 

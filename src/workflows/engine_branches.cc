@@ -15,10 +15,10 @@ namespace docwright::workflows {
 using namespace engine;
 
 Status WorkflowEngine::PollProjects(Round& round) {
-  auto orgs = store_.ListOrgs();
+  auto orgs = store_.tenants.ListOrgs();
   if (!orgs.ok()) return orgs.status();
   for (const Org& org : *orgs) {
-    auto projects = store_.ListProjects(org.id);
+    auto projects = store_.tenants.ListProjects(org.id);
     if (!projects.ok()) {
       round.Note(projects.status(), "the projects of organisation " + org.id);
       continue;
@@ -53,8 +53,9 @@ Status WorkflowEngine::DocsBranchMoved(Round& round, const Project& project, git
       f.project_id = project.id;
       f.source = WorkflowSource::kFile;
     }
-    if (Status s = store_.SyncFileWorkflows(project.id, to, std::move(*files)); !s.ok()) return s;
-    auto again = store_.ListWorkflows(project.id);
+    if (Status s = store_.workflows.SyncFileWorkflows(project.id, to, std::move(*files)); !s.ok())
+      return s;
+    auto again = store_.workflows.ListWorkflows(project.id);
     if (!again.ok()) return again.status();
     workflows = std::move(*again);
   }
@@ -95,13 +96,13 @@ Status WorkflowEngine::DocsBranchMoved(Round& round, const Project& project, git
   // Not moved on while a run failed to start: the next round tries again
   // (the dedup key keeps those that started from starting twice).
   if (failed) return Status();
-  return store_.SetWatchedHead(project.id, watch, to);
+  return store_.workflows.SetWatchedHead(project.id, watch, to);
 }
 
 Status WorkflowEngine::PollProject(Round& round, const Project& project) {
-  auto listed = store_.ListWorkflows(project.id);
+  auto listed = store_.workflows.ListWorkflows(project.id);
   if (!listed.ok()) return listed.status();
-  auto contexts = store_.ListContextRepositories(project.id);
+  auto contexts = store_.workflows.ListContextRepositories(project.id);
   if (!contexts.ok()) return contexts.status();
   auto cancelled = [this] { return stopping(); };
 
@@ -121,7 +122,7 @@ Status WorkflowEngine::PollProject(Round& round, const Project& project) {
     if (!heads.ok()) return heads.status();
     for (const auto& [branch, head] : *heads) {
       if (!head || stopping()) continue;  // no such branch (yet)
-      auto old = store_.GetWatchedHead(project.id, "docs:" + branch);
+      auto old = store_.workflows.GetWatchedHead(project.id, "docs:" + branch);
       if (!old.ok()) return old.status();
       if (*old == *head) continue;
       Status s = DocsBranchMoved(round, project, **mirror, *listed, *contexts, branch, *old, *head,
@@ -183,7 +184,7 @@ Status WorkflowEngine::ContextBranchMoved(Round& round, const Project& project,
     }
   }
   if (failed) return Status();
-  return store_.SetWatchedHead(project.id, "context:" + repo.name + ":" + branch, to);
+  return store_.workflows.SetWatchedHead(project.id, "context:" + repo.name + ":" + branch, to);
 }
 
 Status WorkflowEngine::PollContext(Round& round, const Project& project,
@@ -211,7 +212,7 @@ Status WorkflowEngine::PollContext(Round& round, const Project& project,
   if (!heads.ok()) return heads.status();
   for (const auto& [branch, head] : *heads) {
     if (!head || stopping()) continue;
-    auto old = store_.GetWatchedHead(project.id, "context:" + repo.name + ":" + branch);
+    auto old = store_.workflows.GetWatchedHead(project.id, "context:" + repo.name + ":" + branch);
     if (!old.ok()) return old.status();
     if (*old == *head) continue;
     std::vector<const Workflow*> on_branch;

@@ -65,7 +65,7 @@ using Moved = std::function<Status(const std::optional<std::string>& from, const
 // an old commit nor skips commits an earlier push brought. Nothing when the
 // branch is gone or its head was seen already (a poll, or a delivery of the
 // same push). Returns what it did, for the event's outcome.
-Result<std::string> FollowPush(Store& store, git::Mirror& mirror,
+Result<std::string> FollowPush(WorkflowStores store, git::Mirror& mirror,
                                const std::function<bool()>& stopping, const std::string& project_id,
                                const ForgeEvent& event, const std::string& watch,
                                const Moved& moved) {
@@ -74,7 +74,7 @@ Result<std::string> FollowPush(Store& store, git::Mirror& mirror,
   if (!heads.ok()) return heads.status();
   auto head = heads->find(branch);
   if (head == heads->end() || !head->second) return std::string("the branch is gone");
-  auto old = store.GetWatchedHead(project_id, watch);
+  auto old = store.workflows.GetWatchedHead(project_id, watch);
   if (!old.ok()) return old.status();
   if (*old == event.after || *old == head->second) return std::string("already seen");
   std::optional<std::string> from = *old;
@@ -139,7 +139,7 @@ bool SameRepository(std::string_view a, std::string_view b) {
 }
 
 Status WorkflowEngine::HandleForgeEvents(Round& round) {
-  auto events = store_.ListPendingForgeEvents(kMaxForgeEventsPerRound);
+  auto events = store_.workflows.ListPendingForgeEvents(kMaxForgeEventsPerRound);
   if (!events.ok()) return events.status();
   const int64_t retry_window =
       std::chrono::duration_cast<std::chrono::milliseconds>(kForgeEventRetryWindow).count();
@@ -171,13 +171,13 @@ Status WorkflowEngine::HandleForgeEvents(Round& round) {
       text = "failed: " + outcome.status().message();
     }
     spdlog::info("workflows: {}: {}", what, OneLogLine(text, 500));
-    round.Note(store_.FinishForgeEvent(e.id, text), what);
+    round.Note(store_.workflows.FinishForgeEvent(e.id, text), what);
   }
   return Status();
 }
 
 Result<std::string> WorkflowEngine::HandlePush(Round& round, const ForgeEvent& event) {
-  auto project = store_.GetProjectById(event.project_id);
+  auto project = store_.tenants.GetProjectById(event.project_id);
   if (!project.ok()) {
     if (project.status().code() == Code::kNotFound) return std::string("the project is gone");
     return project.status();
@@ -186,9 +186,9 @@ Result<std::string> WorkflowEngine::HandlePush(Round& round, const ForgeEvent& e
   if (event.branch.empty() || event.after.empty() || IsZeroSha(event.after)) {
     return std::string("not a push to a branch: nothing done");
   }
-  auto listed = store_.ListWorkflows(project->id);
+  auto listed = store_.workflows.ListWorkflows(project->id);
   if (!listed.ok()) return listed.status();
-  auto contexts = store_.ListContextRepositories(project->id);
+  auto contexts = store_.workflows.ListContextRepositories(project->id);
   if (!contexts.ok()) return contexts.status();
   auto pushed_to = [&](const std::string& url) {
     return std::any_of(event.repository_urls.begin(), event.repository_urls.end(),

@@ -23,7 +23,7 @@
 #include "core/status.h"
 #include "git/git.h"
 #include "git/mirror_pool.h"
-#include "store/store.h"
+#include "workflows/workflow_stores.h"
 
 namespace docwright::workflows {
 
@@ -41,7 +41,7 @@ struct ForgeEventContext {
 // done, in a sentence ("job X: pull request merged", "no job has branch Y").
 // An error is recorded as the event's outcome (Unavailable: tried again next
 // round, for a while).
-Result<std::string> HandlePullRequestEvent(Store& store, git::MirrorPool& mirrors,
+Result<std::string> HandlePullRequestEvent(WorkflowStores store, git::MirrorPool& mirrors,
                                            const ForgeEventContext& context,
                                            const ForgeEvent& event);
 
@@ -49,7 +49,7 @@ Result<std::string> HandlePullRequestEvent(Store& store, git::MirrorPool& mirror
 // kComment): a follow-up of the job whose pull request it is when it asks for
 // one (see the contract of unit COMMENTS). Returns what was done, in a
 // sentence; errors as HandlePullRequestEvent's.
-Result<std::string> HandleCommentEvent(Store& store, git::MirrorPool& mirrors,
+Result<std::string> HandleCommentEvent(WorkflowStores store, git::MirrorPool& mirrors,
                                        const ForgeEventContext& context, const ForgeEvent& event);
 
 }  // namespace docwright::workflows

@@ -11,7 +11,7 @@
 
 namespace docwright::workflows {
 
-Result<std::string> HandlePullRequestEvent(Store& store, git::MirrorPool& /*mirrors*/,
+Result<std::string> HandlePullRequestEvent(WorkflowStores store, git::MirrorPool& /*mirrors*/,
                                            const ForgeEventContext& context,
                                            const ForgeEvent& event) {
   if (event.kind != ForgeEventKind::kPullRequest) {
@@ -29,7 +29,7 @@ Result<std::string> HandlePullRequestEvent(Store& store, git::MirrorPool& /*mirr
     return what + " " + std::string(CutUtf8(event.pr_action, 100)) + ": nothing to record";
   }
   if (event.pr_head.empty()) return what + " names no branch: nothing done";
-  auto job = store.FindJobByBranch(event.project_id, event.pr_head);
+  auto job = store.pull_requests.FindJobByBranch(event.project_id, event.pr_head);
   if (!job.ok()) {
     if (job.status().code() != Code::kNotFound) return job.status();
     return what + ": no job works on its branch; nothing done";
@@ -44,14 +44,14 @@ Result<std::string> HandlePullRequestEvent(Store& store, git::MirrorPool& /*mirr
   // The delivery says what happened, but deliveries come late, twice, or out
   // of order (a "closed" after the "reopened" that followed it): what is
   // recorded is what the forge says now.
-  auto project = store.GetProjectById(event.project_id);
+  auto project = store.tenants.GetProjectById(event.project_id);
   if (!project.ok()) return project.status();
   auto forge = forge::MakeForge(*project, ForgeContextFor(store, context));
   if (!forge.ok()) return forge.status();
   auto now = (*forge)->State(event.pr_number);
   if (!now.ok()) return now.status();
   state = now->state;
-  if (Status s = store.SetPullRequestState(job->id, state); !s.ok()) return s;
+  if (Status s = store.pull_requests.SetPullRequestState(job->id, state); !s.ok()) return s;
   spdlog::info("workflows: the pull request of job {} is {} (webhook)", job->id, state);
   return what + " of job " + job->id + " is " + state;
 }

@@ -15,10 +15,10 @@ namespace docwright::workflows {
 namespace {
 
 // The state of the local forge's pull request `pr_link` names, from its record.
-Result<std::string> LocalState(Store& store, const Job& job) {
+Result<std::string> LocalState(WorkflowStores store, const Job& job) {
   std::string id = job.pr_link->substr(job.pr_link->rfind('/') + 1);
   if (!LooksLikePullRequestId(id)) return Status::InvalidArgument("not a local pull request link");
-  auto pr = store.GetPullRequest(id);
+  auto pr = store.pull_requests.GetPullRequest(id);
   if (!pr.ok()) return pr.status();
   if (pr->project_id != job.project_id) return Status::NotFound("pull request not found");
   if (pr->merged_at) return std::string("merged");
@@ -40,9 +40,9 @@ std::optional<int64_t> PullRequestNumberOf(const std::string& pr_link) {
   return std::stoll(std::string(last));
 }
 
-Status PollPullRequests(Store& store, const ForgeEventContext& context,
+Status PollPullRequests(WorkflowStores store, const ForgeEventContext& context,
                         const std::function<bool()>& stopping, int limit) {
-  auto jobs = store.ListJobsWithOpenPullRequests(limit);
+  auto jobs = store.pull_requests.ListJobsWithOpenPullRequests(limit);
   if (!jobs.ok()) return jobs.status();
   Status first;
   auto note = [&](const Job& job, const Status& s) {
@@ -66,7 +66,7 @@ Status PollPullRequests(Store& store, const ForgeEventContext& context,
     if (!job.pr_link) continue;
     auto known = projects.find(job.project_id);
     if (known == projects.end()) {
-      known = projects.emplace(job.project_id, store.GetProjectById(job.project_id)).first;
+      known = projects.emplace(job.project_id, store.tenants.GetProjectById(job.project_id)).first;
     }
     if (!known->second.ok()) {
       note(job, known->second.status());
@@ -83,7 +83,7 @@ Status PollPullRequests(Store& store, const ForgeEventContext& context,
         continue;
       }
       forge::ForgeContext fc;
-      fc.pull_requests = &store;
+      fc.pull_requests = &store.pull_requests;
       fc.identity = &context.identity;
       fc.public_url = context.public_url;
       fc.max_attempts = context.forge_attempts;
@@ -109,7 +109,7 @@ Status PollPullRequests(Store& store, const ForgeEventContext& context,
       spdlog::info("workflows: the pull request of job {} is {}", job.id, *state);
     }
     // Also when unchanged: the job is then asked about after the others.
-    if (Status s = store.SetPullRequestState(job.id, *state); !s.ok()) note(job, s);
+    if (Status s = store.pull_requests.SetPullRequestState(job.id, *state); !s.ok()) note(job, s);
   }
   return first;
 }

@@ -12,8 +12,8 @@
 
 #include "core/status.h"
 #include "git/mirror_pool.h"
-#include "store/store.h"
 #include "workflows/forge_events.h"
+#include "workflows/workflow_stores.h"
 
 namespace docwright::workflows {
 
@@ -31,7 +31,7 @@ std::optional<int64_t> PullRequestNumberOf(const std::string& pr_link);
 // local forge: its record's merged_at), recorded with SetPullRequestState.
 // `stopping` ends the poll between jobs and cuts retries short. OK, or the
 // first error met (every job is still tried); never logs a secret.
-Status PollPullRequests(Store& store, const ForgeEventContext& context,
+Status PollPullRequests(WorkflowStores store, const ForgeEventContext& context,
                         const std::function<bool()>& stopping, int limit = kMaxPullRequestsPolled);
 
 }  // namespace docwright::workflows
