@@ -632,15 +632,19 @@ TEST_F(RunnerTest, TurnOfACrashedWorkerIsReRunAfterItsLeaseExpires) {
 
 TEST_F(RunnerTest, TurnsOfDifferentJobsRunInParallel) {
   auto runner = StartRunner();
-  Job a = Create("a [sleep 400]");
-  Job b = Create("b [sleep 400]");
-  ASSERT_TRUE(Reaches(a.id, JobStatus::kCompleted));
-  ASSERT_TRUE(Reaches(b.id, JobStatus::kCompleted));
+  // Each turn lasts a minute unless stopped: with two workers, the second
+  // starts while the first still runs, however slow the machine (a turn of
+  // 400 ms ended before the second began under TSan on a loaded machine).
+  Job a = Create("a [sleep 60000]");
+  Job b = Create("b [sleep 60000]");
+  ASSERT_TRUE(WaitUntil([&] { return agent_.turns_started.load() == 2; }));
   auto events = agent_.Events();
-  ASSERT_EQ(events.size(), 4u);
-  // Two workers: both started before either ended.
+  ASSERT_EQ(events.size(), 2u) << "both started, neither ended";
   EXPECT_EQ(events[0].rfind("start", 0), 0u);
   EXPECT_EQ(events[1].rfind("start", 0), 0u);
+  runner->Stop();
+  EXPECT_EQ(Get(a.id).status, JobStatus::kActive);
+  EXPECT_EQ(Get(b.id).status, JobStatus::kActive);
 }
 
 TEST_F(RunnerTest, AResultThatArrivesWithAShutdownIsStillRecorded) {

@@ -279,7 +279,9 @@ TEST_F(SystemTest, SigtermAnswersRequestsInFlight) {
                     {{"Authorization", "Bearer " + key_a_}, {"Content-Type", "application/json"}});
     });
   }
-  std::this_thread::sleep_for(milliseconds(400));
+  // Time for the four requests to be read and wait on the lock: 400 ms was
+  // too short under TSan on a loaded machine (one of four had been read).
+  std::this_thread::sleep_for(milliseconds(3000));
   kill(server_->pid(), SIGTERM);
   std::this_thread::sleep_for(milliseconds(400));
   sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
