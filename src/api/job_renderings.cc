@@ -5,8 +5,7 @@
 #include <optional>
 
 #include "api/etag.h"
-#include "core/job_json.h"
-#include "core/json_writer.h"
+#include "api/views.h"
 
 namespace docwright {
 namespace {
@@ -17,11 +16,10 @@ struct Slot {
   RenderedJob rendered;
 };
 
+// The job as the API's other answers render it (views.h), with its tag.
 RenderedJob Render(const Job& job, std::string_view currency) {
   RenderedJob r;
-  r.body.reserve(768);
-  JsonWriter w(&r.body);
-  WriteAgentJob(job, w, currency);
+  r.body = std::move(JobResponse(200, job, currency).body);
   r.tag = EntityTag(r.body);
   return r;
 }

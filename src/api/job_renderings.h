@@ -24,7 +24,7 @@
 namespace docwright {
 
 struct RenderedJob {
-  std::string body;  // WriteAgentJob's JSON
+  std::string body;  // JobResponse's body (views.h: WriteAgentJob's JSON)
   std::string tag;   // EntityTag(body)
 };
 
